@@ -1,0 +1,206 @@
+"""The Tool protocol and what every tool shares: its context, its result, its error.
+
+A tool is a small object with a name the model knows (Claude Code's names), a description
+written for the model, a JSON schema for its input, a ``read_only`` flag that lets the loop run
+it concurrently with other read-only calls, and an async ``run``. Failures are raised as
+:class:`ToolError` and become ``is_error`` tool results; nothing else may escape a tool.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+
+class ToolError(Exception):
+    """A failure the model can act on; its message becomes an is_error tool result."""
+
+
+@dataclass(frozen=True)
+class ToolLimits:
+    """Caps that keep one tool call from flooding the context or the machine."""
+
+    read_max_bytes: int = 10 * 1024 * 1024
+    """Largest file Read opens (larger files need offset/limit, which streams lines)."""
+    read_max_lines: int = 2000
+    """Lines Read returns when no limit is given."""
+    read_max_line_chars: int = 2000
+    """Longer lines are cut with a note."""
+    output_max_chars: int = 30_000
+    """Bash output kept (head and tail) and the cap on Glob/Grep output."""
+    bash_default_timeout_ms: int = 120_000
+    """Bash timeout when the model gives none (2 minutes)."""
+    bash_max_timeout_ms: int = 600_000
+    """The largest timeout the model may ask for (10 minutes)."""
+    glob_max_results: int = 100
+    """Glob returns at most this many paths, newest first."""
+
+
+@dataclass(frozen=True)
+class ResolvedPath:
+    """A path as the tools and the permission layer see it.
+
+    Attributes:
+        path: the real path (symlinks and ``..`` resolved).
+        inside: whether ``path`` lies inside the workspace (or an added directory).
+    """
+
+    path: Path
+    inside: bool
+
+
+@dataclass
+class FileRecord:
+    """What a file looked like when the model last read (or wrote) it."""
+
+    mtime_ns: int
+    size: int
+
+
+@dataclass
+class SessionFiles:
+    """Per-session knowledge the file tools share: what was read, and when.
+
+    Write/Edit refuse to change an existing file the model has not read, or that changed on
+    disk since it was read: that protects the user's concurrent edits.
+    """
+
+    records: dict[Path, FileRecord] = field(default_factory=dict)
+
+    def remember(self, path: Path) -> None:
+        """Record the current on-disk state of ``path`` as seen by the model."""
+        st = path.stat()
+        self.records[path] = FileRecord(st.st_mtime_ns, st.st_size)
+
+    def forget(self, path: Path) -> None:
+        self.records.pop(path, None)
+
+
+@dataclass
+class ShellState:
+    """State the Bash tool keeps between calls: the working directory (``cd`` persists)."""
+
+    cwd: Path | None = None
+
+
+OutputSink = Callable[[str], None]
+"""Receives streamed output (Bash) as it arrives; the UI shows it live."""
+
+ChangeHook = Callable[[list[Path]], Awaitable[None]]
+"""Called with the paths a tool is about to change, before it changes them (checkpoints)."""
+
+
+def _noop_output(_text: str) -> None:
+    return None
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may use. One per session; ``for_call`` binds the per-call output sink.
+
+    Attributes:
+        workspace: the real path of the workspace root.
+        extra_dirs: further directories treated as inside (``--add-dir``).
+        limits: the caps above.
+        files: read/write records shared by the file tools.
+        shell: Bash's persistent state.
+        output: streamed output sink for the current call.
+        allow_outside: the permission layer's answer to "may this tool touch this path outside
+            the workspace?"; by default nothing outside is allowed.
+        before_change: checkpoint hook awaited before any file is changed.
+        before_shell: checkpoint hook awaited before a shell command runs (it may change
+            anything in the workspace); ``after_shell`` after it ends, however it ends.
+    """
+
+    workspace: Path
+    extra_dirs: tuple[Path, ...] = ()
+    limits: ToolLimits = field(default_factory=ToolLimits)
+    files: SessionFiles = field(default_factory=SessionFiles)
+    shell: ShellState = field(default_factory=ShellState)
+    output: OutputSink = _noop_output
+    allow_outside: Callable[[str, Path], bool] = lambda _tool, _path: False
+    before_change: ChangeHook | None = None
+    before_shell: Callable[[], Awaitable[None]] | None = None
+    after_shell: Callable[[], Awaitable[None]] | None = None
+
+    def __post_init__(self) -> None:
+        self.workspace = Path(os.path.realpath(self.workspace))
+
+    def for_call(self, output: OutputSink) -> ToolContext:
+        """A shallow copy sharing all state, with ``output`` as the streaming sink."""
+        ctx = ToolContext.__new__(ToolContext)
+        ctx.__dict__.update(self.__dict__)
+        ctx.output = output
+        return ctx
+
+    def roots(self) -> tuple[Path, ...]:
+        return (self.workspace, *self.extra_dirs)
+
+    def resolve(self, raw: str) -> ResolvedPath:
+        """Turn a path from the model into a real path and say whether it lies inside.
+
+        Relative paths are taken from the workspace root; ``~`` is expanded. Symlinks are
+        resolved (also for a path that does not exist yet: its existing parent is resolved),
+        so neither ``..`` nor a symlink can smuggle a path out of the workspace.
+        """
+        if not isinstance(raw, str) or not raw.strip():
+            raise ToolError("file path must be a non-empty string")
+        if "\x00" in raw:
+            raise ToolError("file path contains a NUL byte")
+        p = Path(os.path.expanduser(raw))
+        if not p.is_absolute():
+            p = self.workspace / p
+        real = Path(os.path.realpath(p))
+        inside = any(real == r or r in real.parents for r in self.roots())
+        return ResolvedPath(real, inside)
+
+    def resolve_for(self, tool: str, raw: str) -> Path:
+        """Resolve ``raw`` and refuse it when it lies outside and was not explicitly allowed."""
+        rp = self.resolve(raw)
+        if not rp.inside and not self.allow_outside(tool, rp.path):
+            raise ToolError(
+                f"{raw} resolves to {rp.path}, which is outside the workspace {self.workspace}; "
+                "access outside the workspace needs the user's permission."
+            )
+        return rp.path
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns.
+
+    Attributes:
+        content: text for the model, or a list of API content blocks (text / image).
+        is_error: whether the call failed.
+        display: structured data for the UI, e.g. ``{"kind": "diff", "path": ..., "diff": ...,
+            "added": n, "removed": n}`` or ``{"kind": "todos", "todos": [...]}``.
+    """
+
+    content: str | list[dict[str, Any]]
+    is_error: bool = False
+    display: dict[str, Any] | None = None
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A tool the model can call."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run the call. Raises ToolError for failures the model should see."""
+        ...
+
+    def paths(self, args: dict[str, Any], ctx: ToolContext) -> list[ResolvedPath]:
+        """The paths this call would touch, for the permission layer (may be empty)."""
+        ...
+
+    def summary(self, args: dict[str, Any]) -> str:
+        """A one-line description of the call for the UI (path, command, pattern)."""
+        ...
