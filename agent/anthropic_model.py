@@ -1,0 +1,185 @@
+"""The Anthropic Messages API over the official SDK, streaming.
+
+``anthropic`` is imported on the first call, not at import time: it costs about 2 s of start-up.
+Prompt caching uses two breakpoints: the end of the system prompt, and the last block of the
+newest message (moving each call). The cached API form of earlier messages is never modified,
+so their bytes stay identical between requests.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agent.messages import Message, block_from_param
+from agent.model import ModelError, ModelRequest, ModelResponse, StreamSink
+from agent.pricing import Usage
+
+CACHE = {"type": "ephemeral"}
+
+_KIND_BY_STATUS = {
+    400: "invalid_request",
+    401: "authentication",
+    403: "permission",
+    404: "not_found",
+    413: "request_too_large",
+    429: "rate_limit",
+    500: "api_error",
+    529: "overloaded",
+}
+
+_ADVICE = {
+    "authentication": "Check ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN).",
+    "permission": "Your API key is not allowed to use this model or feature.",
+    "not_found": "Check the model name (--model) and ANTHROPIC_BASE_URL.",
+    "rate_limit": "You hit a rate limit; wait a moment and send a message to retry.",
+    "overloaded": "The API is overloaded; wait a moment and send a message to retry.",
+    "api_error": "The API had an internal error; send a message to retry.",
+    "request_too_large": "The request is too large; compact the conversation (/compact).",
+    "invalid_request": "The API rejected the request.",
+}
+
+
+def request_params(request: ModelRequest) -> dict[str, Any]:
+    """The keyword arguments of ``messages.stream`` for ``request``, breakpoints included."""
+    messages = [m.to_param() for m in request.messages]
+    if messages:
+        last = messages[-1]
+        content = list(last["content"])
+        if content:
+            content[-1] = {**content[-1], "cache_control": CACHE}
+        messages[-1] = {"role": last["role"], "content": content}
+    params: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "messages": messages,
+    }
+    if request.system:
+        system = [dict(b) for b in request.system]
+        system[-1]["cache_control"] = CACHE
+        params["system"] = system
+    if request.tools:
+        params["tools"] = request.tools
+    if request.thinking:
+        params["thinking"] = request.thinking
+    return params
+
+
+def _usage(raw: Any) -> Usage:
+    def get(name: str) -> int:
+        return int(getattr(raw, name, 0) or 0)
+
+    creation = getattr(raw, "cache_creation", None)
+    one_hour = int(getattr(creation, "ephemeral_1h_input_tokens", 0) or 0) if creation else 0
+    return Usage(
+        get("input_tokens"),
+        get("output_tokens"),
+        get("cache_creation_input_tokens"),
+        get("cache_read_input_tokens"),
+        one_hour,
+    )
+
+
+def _error(exc: Exception) -> ModelError:
+    """Map an SDK or transport exception to a ModelError with advice for the user."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        body = exc.body if isinstance(exc.body, dict) else {}
+        err = body.get("error", {}) if isinstance(body.get("error"), dict) else {}
+        api_type = str(err.get("type", ""))
+        detail = str(err.get("message") or exc.message)
+        kind = _KIND_BY_STATUS.get(status, "api_error")
+        if api_type == "overloaded_error":
+            kind = "overloaded"
+        if status == 200:  # an SSE error event after the stream began
+            msg = f"The response stream failed mid-way ({api_type or 'error'}: {detail})."
+            return ModelError("stream_error", msg + " Send a message to retry.", status)
+        msg = f"API error {status} ({api_type or kind}): {detail}. {_ADVICE.get(kind, '')}"
+        return ModelError(kind, msg.strip(), status)
+    if isinstance(exc, anthropic.APITimeoutError) or "Timeout" in type(exc).__name__:
+        return ModelError(
+            "timeout",
+            "The API stopped responding (timed out). Send a message to retry.",
+        )
+    if isinstance(exc, anthropic.APIConnectionError):
+        return ModelError(
+            "connection",
+            f"Could not reach the API ({exc}). Check your network or ANTHROPIC_BASE_URL.",
+        )
+    name = type(exc).__name__
+    return ModelError(
+        "connection", f"The connection to the API broke ({name}: {exc}). Send a message to retry."
+    )
+
+
+class AnthropicModel:
+    """A ``Model`` over ``AsyncAnthropic.messages.stream``.
+
+    Args:
+        name: the model id.
+        api_key: defaults to ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN).
+        base_url: defaults to ANTHROPIC_BASE_URL, else the real API.
+        max_retries: the SDK's retries before the body starts (429, 5xx, connection).
+        timeout: seconds; also the longest silence tolerated inside a stream.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_retries: int = 2,
+        timeout: float | None = None,
+    ) -> None:
+        self.name = name
+        self._api_key = api_key
+        self._base_url = base_url
+        self._max_retries = max_retries
+        if timeout is None:
+            timeout = float(os.environ.get("API_TIMEOUT_MS", "600000")) / 1000
+        self._timeout = timeout
+        self._client: Any = None
+
+    def client(self) -> Any:
+        if self._client is None:
+            import anthropic
+
+            kwargs: dict[str, Any] = {"max_retries": self._max_retries, "timeout": self._timeout}
+            token = os.environ.get("ANTHROPIC_AUTH_TOKEN")
+            if self._api_key is not None:
+                kwargs["api_key"] = self._api_key
+            elif not os.environ.get("ANTHROPIC_API_KEY") and token:
+                kwargs["auth_token"] = token
+            if self._base_url is not None:
+                kwargs["base_url"] = self._base_url
+            self._client = anthropic.AsyncAnthropic(**kwargs)
+        return self._client
+
+    async def respond(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
+        client = self.client()
+        params = request_params(request)
+        try:
+            async with client.messages.stream(**params) as stream:
+                async for event in stream:
+                    kind = event.type
+                    if kind == "text":
+                        sink.text(event.text)
+                    elif kind == "thinking":
+                        sink.thinking(event.thinking)
+                    elif kind == "content_block_stop":
+                        sink.block_done(block_from_param(_dump(event.content_block)))
+                final = await stream.get_final_message()
+        except Exception as exc:  # CancelledError (Esc) is not an Exception: it passes
+            raise _error(exc) from exc
+        blocks = tuple(block_from_param(_dump(b)) for b in final.content)
+        return ModelResponse(Message("assistant", blocks), final.stop_reason, _usage(final.usage))
+
+
+def _dump(block: Any) -> dict[str, Any]:
+    data: dict[str, Any] = block.model_dump(exclude_none=True)
+    if data.get("type") == "text":
+        return {"type": "text", "text": data.get("text", "")}
+    return data

@@ -1,0 +1,226 @@
+"""What the engine tells a front end: frozen dataclasses, one closed union.
+
+Every event names its turn; tool events name their call id. Every ``TurnStarted`` has exactly
+one ``TurnFinished``; every ``ToolCallStarted`` exactly one ``ToolCallFinished``. A front end
+(the TUI, the headless JSON printer) only consumes these, so anything the TUI shows can be
+printed as JSONL and asserted in a test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ToolStatus = Literal["done", "failed", "refused", "interrupted"]
+TurnSubtype = Literal[
+    "success", "error_max_turns", "error_max_budget_usd", "error_during_execution", "interrupted"
+]
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    turn_id: int
+    prompt: str
+    type: Literal["turn_started"] = "turn_started"
+
+
+@dataclass(frozen=True)
+class ModelCallStarted:
+    """The engine is about to call the model (call ``index`` of the turn, from 1)."""
+
+    turn_id: int
+    index: int
+    context_tokens: int
+    type: Literal["model_call_started"] = "model_call_started"
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    turn_id: int
+    text: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    turn_id: int
+    text: str
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclass(frozen=True)
+class AssistantMessage:
+    """A complete assistant message as it entered the history (API param form)."""
+
+    turn_id: int
+    message: dict[str, Any]
+    stop_reason: str | None
+    type: Literal["assistant_message"] = "assistant_message"
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    turn_id: int
+    call_id: str
+    name: str
+    input: dict[str, Any]
+    summary: str
+    type: Literal["tool_call_started"] = "tool_call_started"
+
+
+@dataclass(frozen=True)
+class ToolCallRunning:
+    """The gate let the call through; it is executing now."""
+
+    turn_id: int
+    call_id: str
+    type: Literal["tool_call_running"] = "tool_call_running"
+
+
+@dataclass(frozen=True)
+class ToolOutputDelta:
+    turn_id: int
+    call_id: str
+    text: str
+    type: Literal["tool_output_delta"] = "tool_output_delta"
+
+
+@dataclass(frozen=True)
+class ToolCallFinished:
+    """A call ended. ``content`` is what the model receives; ``display`` is for the UI."""
+
+    turn_id: int
+    call_id: str
+    name: str
+    status: ToolStatus
+    content: str | list[dict[str, Any]]
+    is_error: bool
+    display: dict[str, Any] | None = None
+    type: Literal["tool_call_finished"] = "tool_call_finished"
+
+
+@dataclass(frozen=True)
+class PermissionRequested:
+    """A call needs the user's approval; answer with ``ops.AnswerPermission(request_id, ...)``."""
+
+    turn_id: int
+    request_id: str
+    call_id: str
+    name: str
+    input: dict[str, Any]
+    summary: str
+    suggested_rule: str | None = None
+    type: Literal["permission_requested"] = "permission_requested"
+
+
+@dataclass(frozen=True)
+class PermissionResolved:
+    turn_id: int
+    request_id: str
+    decision: str
+    type: Literal["permission_resolved"] = "permission_resolved"
+
+
+@dataclass(frozen=True)
+class CorrectionsDelivered:
+    """Queued corrections went to the model, after the results of the current turn."""
+
+    turn_id: int
+    texts: tuple[str, ...]
+    type: Literal["corrections_delivered"] = "corrections_delivered"
+
+
+@dataclass(frozen=True)
+class QueueChanged:
+    queue: tuple[str, ...]
+    type: Literal["queue_changed"] = "queue_changed"
+
+
+@dataclass(frozen=True)
+class UsageUpdated:
+    """After each model response: its usage and cost, and the session's running totals."""
+
+    turn_id: int
+    usage: dict[str, int]
+    cost_usd: float
+    total_cost_usd: float
+    context_tokens: int
+    context_window: int
+    type: Literal["usage_updated"] = "usage_updated"
+
+
+@dataclass(frozen=True)
+class TodosUpdated:
+    turn_id: int
+    todos: tuple[dict[str, Any], ...]
+    type: Literal["todos_updated"] = "todos_updated"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should read that is not an error (e.g. max_tokens reached)."""
+
+    turn_id: int
+    text: str
+    type: Literal["notice"] = "notice"
+
+
+@dataclass(frozen=True)
+class Error:
+    """A failure explained for the user: what happened, and what they can do."""
+
+    turn_id: int
+    message: str
+    kind: str = "error"
+    type: Literal["error"] = "error"
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    turn_id: int
+    type: Literal["interrupted"] = "interrupted"
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    turn_id: int
+    subtype: TurnSubtype
+    num_turns: int
+    num_calls: int
+    cost_usd: float
+    total_cost_usd: float
+    duration_ms: int
+    usage: dict[str, int] = field(default_factory=dict)
+    result: str = ""
+    error: str | None = None
+    type: Literal["turn_finished"] = "turn_finished"
+
+
+Event = (
+    TurnStarted
+    | ModelCallStarted
+    | TextDelta
+    | ThinkingDelta
+    | AssistantMessage
+    | ToolCallStarted
+    | ToolCallRunning
+    | ToolOutputDelta
+    | ToolCallFinished
+    | PermissionRequested
+    | PermissionResolved
+    | CorrectionsDelivered
+    | QueueChanged
+    | UsageUpdated
+    | TodosUpdated
+    | Notice
+    | Error
+    | Interrupted
+    | TurnFinished
+)
+
+
+def to_json(event: Event) -> dict[str, Any]:
+    """The event as a JSON-ready dict (``type`` first)."""
+    data = dataclasses.asdict(event)
+    return {"type": data.pop("type"), **data}

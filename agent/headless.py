@@ -1,0 +1,82 @@
+"""``eddy -p``: run one prompt to completion without the TUI and print the result.
+
+Formats: ``text`` (the final answer), ``json`` (one result object), ``stream-json`` (one JSON
+object per event line; the last line is the result). Exit code 0 on success, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+import time
+from typing import Any
+
+from agent import events as ev
+from agent import ops
+from agent.factory import build_session
+
+
+def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) -> dict[str, Any]:
+    """The closing result line, shaped like Claude Code's."""
+    return {
+        "type": "result",
+        "subtype": finished.subtype,
+        "is_error": finished.subtype != "success",
+        "num_turns": finished.num_turns,
+        "num_model_calls": finished.num_calls,
+        "total_cost_usd": round(finished.total_cost_usd, 6),
+        "usage": finished.usage,
+        "session_id": session_id,
+        "duration_ms": duration_ms,
+        "result": finished.result,
+        "error": finished.error,
+    }
+
+
+async def _run(args: argparse.Namespace, prompt: str) -> int:
+    fmt = args.output_format
+    out = sys.stdout
+    finished: list[ev.TurnFinished] = []
+
+    def emit(event: ev.Event) -> None:
+        if isinstance(event, ev.TurnFinished):
+            finished.append(event)
+        if fmt == "stream-json":
+            out.write(json.dumps(ev.to_json(event), default=str) + "\n")
+            out.flush()
+        elif isinstance(event, ev.Error):
+            print(f"eddy: {event.message}", file=sys.stderr)
+        elif isinstance(event, ev.ToolCallFinished) and event.status == "refused" and fmt == "text":
+            print(f"eddy: refused {event.name}: {event.content}", file=sys.stderr)
+
+    started = time.monotonic()
+    session, problems = build_session(args, emit, headless=True)
+    for problem in problems:
+        print(f"eddy: {problem}", file=sys.stderr)
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, lambda: session.submit(ops.Interrupt()))
+    session.submit(ops.SubmitPrompt(prompt))
+    await session.wait_idle()
+    duration = int((time.monotonic() - started) * 1000)
+    last = finished[-1]
+    result = result_object(last, session.config.session_id, duration)
+    result["num_turns"] = session.turn_count
+    if fmt == "stream-json":
+        out.write(json.dumps(result) + "\n")
+    elif fmt == "json":
+        out.write(json.dumps(result, indent=2) + "\n")
+    else:
+        text = last.result if last.subtype == "success" else (last.error or last.subtype)
+        out.write(text.rstrip("\n") + "\n")
+    out.flush()
+    if last.subtype == "interrupted":
+        return 130
+    return 0 if last.subtype == "success" else 1
+
+
+def run_headless(args: argparse.Namespace, prompt: str) -> int:
+    """Run ``prompt`` to completion; returns the process exit code."""
+    return asyncio.run(_run(args, prompt))

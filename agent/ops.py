@@ -1,0 +1,59 @@
+"""What a front end asks of the engine: frozen dataclasses, one closed union.
+
+A front end never touches the history or the running task; it submits these to
+``Session.submit`` and renders the events that come back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Decision = Literal["allow", "allow_always", "deny"]
+
+
+@dataclass(frozen=True)
+class SubmitPrompt:
+    """A new prompt. While a turn runs, front ends send ``QueueCorrection`` instead."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class QueueCorrection:
+    """Text typed while a turn runs; delivered after the current tool results."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class TakeQueued:
+    """Take queued correction ``index`` back (to edit it): it leaves the queue.
+
+    ``index`` -1 means the newest. The removed text comes back in a ``QueueChanged`` event
+    and as the return value of ``Session.submit``.
+    """
+
+    index: int = -1
+
+
+@dataclass(frozen=True)
+class Interrupt:
+    """Esc: stop the running turn now. With a non-empty queue, send the queue at once."""
+
+
+@dataclass(frozen=True)
+class AnswerPermission:
+    """The user's answer to a ``PermissionRequested`` event."""
+
+    request_id: str
+    decision: Decision
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Shutdown:
+    """Stop any running turn and release resources."""
+
+
+Op = SubmitPrompt | QueueCorrection | TakeQueued | Interrupt | AnswerPermission | Shutdown

@@ -1,0 +1,284 @@
+"""The session: owns the history, the running turn, the queue and the pending approvals.
+
+Front ends talk to it through ``submit(op)`` (see ``agent/ops.py``) and listen to the events
+it emits (``agent/events.py``). It never blocks the caller: a prompt starts a turn task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent import events as ev
+from agent import ops
+from agent.loop import Limits, RequestSpec, Turn
+from agent.messages import Message, TextBlock, ToolUseBlock
+from agent.model import Model
+from agent.permissions import Policy, suggested_rule
+from agent.pricing import Usage
+from agent.toolrun import GateDecision, ToolRunner, tool_param
+from tools.base import Tool, ToolContext
+
+Emit = Callable[[ev.Event], None]
+
+
+@dataclass
+class SessionConfig:
+    """How a session runs.
+
+    Attributes:
+        workspace: the directory the agent works in.
+        model: the model id used for pricing and requests.
+        system: the system prompt text (kept stable for caching).
+        limits: T and B for each run of the loop.
+        policy: the permission policy.
+        headless: no one can answer a permission question: "ask" becomes a refusal.
+        max_tokens: max output tokens per response.
+    """
+
+    workspace: Path
+    model: str
+    system: str = ""
+    limits: Limits = field(default_factory=Limits)
+    policy: Policy = field(default_factory=Policy)
+    headless: bool = False
+    max_tokens: int = 32_000
+    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+
+class Session:
+    """One conversation with the model, driven by operations.
+
+    Args:
+        config: the session's settings.
+        model: the model (Anthropic client or scripted).
+        tools: the tools offered to the model.
+        emit: receives every event, synchronously, on the event loop's thread.
+        ctx: the tool context (defaults to one rooted at the workspace).
+    """
+
+    def __init__(
+        self,
+        config: SessionConfig,
+        model: Model,
+        tools: list[Tool],
+        emit: Emit,
+        ctx: ToolContext | None = None,
+    ) -> None:
+        self.config = config
+        self.model = model
+        self.history: list[Message] = []
+        self.queue: list[str] = []
+        self.total_cost = 0.0
+        self.total_usage = Usage()
+        self.turn_count = 0
+        self._emit_fn = emit
+        self._turn_ids = itertools.count(1)
+        self._task: asyncio.Task[None] | None = None
+        self._interrupt = asyncio.Event()
+        self._pending: dict[str, asyncio.Future[ops.AnswerPermission]] = {}
+        self._approved_outside: set[Path] = set()
+        self._checked_upto = 0
+        self.ctx = ctx or ToolContext(config.workspace)
+        self.ctx.allow_outside = lambda _tool, path: path in self._approved_outside
+        self.runner = ToolRunner(tools, self.ctx, self._gate, self._emit)
+        system = [{"type": "text", "text": config.system}] if config.system else []
+        self.spec = RequestSpec(
+            config.model, system, [tool_param(t) for t in tools], config.max_tokens
+        )
+
+    # -- operations ---------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def submit(self, op: ops.Op) -> Any:
+        """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
+        if isinstance(op, ops.SubmitPrompt):
+            if self.busy:
+                self._queue_add(op.text)
+            else:
+                self._start(op.text)
+        elif isinstance(op, ops.QueueCorrection):
+            if self.busy:
+                self._queue_add(op.text)
+            else:
+                self._start(op.text)
+        elif isinstance(op, ops.TakeQueued):
+            if not self.queue:
+                return None
+            try:
+                text = self.queue.pop(op.index)
+            except IndexError:
+                return None
+            self._emit(ev.QueueChanged(tuple(self.queue)))
+            return text
+        elif isinstance(op, ops.Interrupt):
+            if self.busy:
+                self._interrupt.set()
+        elif isinstance(op, ops.AnswerPermission):
+            fut = self._pending.get(op.request_id)
+            if fut is not None and not fut.done():
+                fut.set_result(op)
+        elif isinstance(op, ops.Shutdown):
+            if self._task is not None and not self._task.done():
+                self._task.cancel()
+        return None
+
+    async def wait_idle(self) -> None:
+        """Wait until no turn is running (including turns the queue starts)."""
+        while self._task is not None and not self._task.done():
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def close(self) -> None:
+        self.submit(ops.Shutdown())
+        await self.wait_idle()
+
+    # -- internals ------------------------------------------------------------------------
+    def _emit(self, event: ev.Event) -> None:
+        self._emit_fn(event)
+
+    def _queue_add(self, text: str) -> None:
+        if text.strip():
+            self.queue.append(text)
+            self._emit(ev.QueueChanged(tuple(self.queue)))
+
+    def _take_queue(self) -> list[str]:
+        taken, self.queue = self.queue, []
+        if taken:
+            self._emit(ev.QueueChanged(()))
+        return taken
+
+    def add_prompt(self, text: str) -> None:
+        """Append the prompt; after an interrupt it joins the trailing user message."""
+        if self.history and self.history[-1].role == "user":
+            self.history[-1] = self.history[-1].with_blocks(TextBlock(text))
+        else:
+            self.history.append(Message("user", (TextBlock(text),)))
+
+    def _start(self, text: str) -> None:
+        if not text.strip():
+            return
+        self._interrupt = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._run(text))
+
+    async def _run(self, text: str) -> None:
+        while True:
+            turn_id = next(self._turn_ids)
+            self.add_prompt(text)
+            self._emit(ev.TurnStarted(turn_id, text))
+            started = time.monotonic()
+            self.runner.turn_id = turn_id
+            turn = Turn(
+                history=self.history,
+                model=self.model,
+                spec=self.spec,
+                runner=self.runner,
+                emit=self._emit,
+                take_queue=self._take_queue,
+                interrupt=self._interrupt,
+                limits=self.config.limits,
+                turn_id=turn_id,
+                checked_upto=self._checked_upto,
+            )
+            try:
+                outcome = await turn.run()
+            except asyncio.CancelledError:
+                self._finish(turn, "interrupted", started, "")
+                raise
+            except Exception as exc:  # a bug: report it, keep the session usable
+                turn._close_interrupted()
+                msg = f"internal error: {type(exc).__name__}: {exc}"
+                self._emit(ev.Error(turn_id, msg, "internal"))
+                self._finish(turn, "error_during_execution", started, "", msg)
+                return
+            self._checked_upto = turn.checked_upto
+            self._finish(turn, outcome.subtype, started, outcome.result, outcome.error)
+            # Interrupt with a queue sends it at once; a finished turn makes it the next prompt.
+            if outcome.subtype in ("success", "interrupted") and self.queue:
+                text = "\n\n".join(self._take_queue())
+                self._interrupt = asyncio.Event()
+                continue
+            return
+
+    def _finish(
+        self, turn: Turn, subtype: ev.TurnSubtype, started: float, result: str, error: str | None = None
+    ) -> None:
+        self.total_cost += turn.cost
+        self.total_usage = self.total_usage + turn.usage
+        self.turn_count += turn.turns
+        self._emit(
+            ev.TurnFinished(
+                turn.turn_id,
+                subtype,
+                turn.turns,
+                turn.calls,
+                turn.cost,
+                self.total_cost,
+                int((time.monotonic() - started) * 1000),
+                turn.usage.to_dict(),
+                result,
+                error,
+            )
+        )
+
+    async def _gate(self, use: ToolUseBlock, tool: Tool | None) -> GateDecision:
+        if tool is None:
+            return GateDecision(False, f"No such tool: {use.name}")
+        verdict, reason = self.config.policy.decide(tool, use.input, self.ctx)
+        if verdict == "deny":
+            return GateDecision(False, reason)
+        if verdict == "allow":
+            self._approve_outside(tool, use)
+            return GateDecision(True)
+        if self.config.headless:
+            return GateDecision(
+                False,
+                f"Permission to use {use.name} was denied: eddy runs headless and cannot ask "
+                f"the user. Allow it with --allowed-tools {use.name} if intended.",
+            )
+        return await self._ask(use, tool)
+
+    def _approve_outside(self, tool: Tool, use: ToolUseBlock) -> None:
+        try:
+            paths = tool.paths(use.input, self.ctx)
+        except Exception:
+            return
+        self._approved_outside.update(p.path for p in paths if not p.inside)
+
+    async def _ask(self, use: ToolUseBlock, tool: Tool) -> GateDecision:
+        request_id = f"perm-{uuid.uuid4().hex[:8]}"
+        fut: asyncio.Future[ops.AnswerPermission] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = fut
+        rule = suggested_rule(use.name, use.input)
+        try:
+            summary = tool.summary(use.input)
+        except Exception:
+            summary = ""
+        self._emit(
+            ev.PermissionRequested(
+                self.runner.turn_id, request_id, use.id, use.name, use.input, summary, rule
+            )
+        )
+        try:
+            answer = await fut
+        finally:
+            self._pending.pop(request_id, None)
+        self._emit(ev.PermissionResolved(self.runner.turn_id, request_id, answer.decision))
+        if answer.decision == "deny":
+            text = f"The user refused this {use.name} call."
+            if answer.reason.strip():
+                text += f" The user said: {answer.reason.strip()}"
+            return GateDecision(False, text)
+        if answer.decision == "allow_always":
+            from agent.permissions import Rule
+
+            self.config.policy.allow.append(Rule.parse(rule))
+        self._approve_outside(tool, use)
+        return GateDecision(True)

@@ -1,0 +1,72 @@
+"""Helpers for engine tests: a Turn/Session over scripted models and test tools."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent import events as ev
+from agent.loop import Limits, RequestSpec, Turn, TurnOutcome
+from agent.messages import Message, user
+from agent.model import Model
+from agent.toolrun import Gate, ToolRunner, allow_all_gate
+from tools.base import Tool, ToolContext
+
+
+class Recorder:
+    """Collects events; ``of(cls)`` filters them."""
+
+    def __init__(self) -> None:
+        self.events: list[ev.Event] = []
+
+    def __call__(self, event: ev.Event) -> None:
+        self.events.append(event)
+
+    def of(self, cls: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, cls)]
+
+
+async def run_turn(
+    model: Model,
+    tools: list[Tool],
+    *,
+    workspace: Path,
+    prompt: str = "go",
+    gate: Gate | None = None,
+    limits: Limits | None = None,
+    queue: list[str] | None = None,
+    interrupt: asyncio.Event | None = None,
+    history: list[Message] | None = None,
+) -> tuple[TurnOutcome, list[Message], Recorder]:
+    """Run one turn of the real loop; returns its outcome, the history and the events."""
+    rec = Recorder()
+    ctx = ToolContext(workspace)
+    runner = ToolRunner(tools, ctx, gate or allow_all_gate(), rec)
+    h = history if history is not None else [user(prompt)]
+    q = queue if queue is not None else []
+
+    def take() -> list[str]:
+        taken = list(q)
+        q.clear()
+        return taken
+
+    turn = Turn(
+        history=h,
+        model=model,
+        spec=RequestSpec("claude-sonnet-5-5"),
+        runner=runner,
+        emit=rec,
+        take_queue=take,
+        interrupt=interrupt or asyncio.Event(),
+        limits=limits,
+    )
+    outcome = await turn.run()
+    return outcome, h, rec
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
