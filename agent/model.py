@@ -7,6 +7,7 @@ module (and the loop) never loads the SDK.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Sequence
@@ -137,6 +138,8 @@ class ScriptedModel:
 
     async def respond(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         self.calls += 1
+        # a snapshot: the loop passes the live history, which grows after this call
+        request = dataclasses.replace(request, messages=list(request.messages))
         self.requests.append(request)
         item: Any
         if self._fn is not None:

@@ -1,0 +1,54 @@
+"""The engine is headless: no module of agent/ or tools/ loads a UI library (STYLE.md)."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+UI_LIBS = ("textual", "rich", "prompt_toolkit", "pygments")
+
+
+def engine_modules() -> list[str]:
+    names = []
+    for pkg in ("agent", "tools"):
+        names.append(pkg)
+        for info in pkgutil.iter_modules([str(ROOT / pkg)]):
+            names.append(f"{pkg}.{info.name}")
+    return names
+
+
+def test_there_are_modules_to_check() -> None:
+    mods = engine_modules()
+    assert "agent.loop" in mods and "agent.session" in mods and "tools.base" in mods
+
+
+@pytest.mark.parametrize("module", engine_modules())
+def test_module_does_not_load_ui_libraries(module: str) -> None:
+    code = (
+        "import importlib, sys\n"
+        f"importlib.import_module({module!r})\n"
+        f"bad = [m for m in sys.modules if m.split('.')[0] in {UI_LIBS!r}]\n"
+        "print(','.join(sorted(bad)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "", f"{module} loaded {out.stdout.strip()}"
+
+
+def test_headless_entry_point_loads_no_ui_and_no_sdk_before_use() -> None:
+    code = (
+        "import sys\n"
+        "import agent.cli, agent.headless, agent.factory\n"
+        f"bad = [m for m in sys.modules if m.split('.')[0] in {(*UI_LIBS, 'anthropic')!r}]\n"
+        "print(','.join(sorted(bad)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
