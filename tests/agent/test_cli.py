@@ -1,0 +1,48 @@
+"""The `eddy` command's headless entry: arguments, missing key, exit codes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_eddy(args: list[str], env_extra: dict[str, str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(env_extra)
+    return subprocess.run(
+        [sys.executable, "-m", "agent.cli", *args],
+        cwd=cwd,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_no_api_key_explains_and_exits_2(tmp_path: Path) -> None:
+    out = run_eddy(["-p", "hello"], {}, tmp_path)
+    assert out.returncode == 2
+    assert "ANTHROPIC_API_KEY" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_missing_prompt_exits_2(tmp_path: Path) -> None:
+    out = run_eddy(["-p"], {"ANTHROPIC_API_KEY": "x"}, tmp_path)
+    assert out.returncode == 2
+    assert "needs a prompt" in out.stderr
+
+
+def test_rules_are_split() -> None:
+    from agent.cli import _split_rules
+
+    assert _split_rules(["Read Edit", "Bash(git diff:*),Write"]) == [
+        "Read",
+        "Edit",
+        "Bash(git diff:*)",
+        "Write",
+    ]
