@@ -188,13 +188,15 @@ def _check_pair(history: list[Message], i: int) -> None:
         raise InvariantViolation("P3", i, "a tool_result block answers no preceding tool_use")
 
 
-def check_invariant(history: list[Message], start: int = 0) -> None:
+def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = False) -> None:
     """Raise InvariantViolation if ``history`` breaks (P1)-(P3) as a request to send.
 
     Args:
         history: the messages to send.
         start: messages before ``start`` are known to be valid (incremental checking); the
             pair (start-1, start) is still checked.
+        at_rest: check a history between turns: it may end with an assistant message without
+            tool calls (the next prompt will follow it).
 
     Raises:
         InvariantViolation: naming the rule and the message index.
@@ -203,7 +205,8 @@ def check_invariant(history: list[Message], start: int = 0) -> None:
         raise InvariantViolation("P1", 0, "the history is empty")
     if history[0].role != "user":
         raise InvariantViolation("P1", 0, "the history must start with a user message")
-    if history[-1].role != "user":
+    last = history[-1]
+    if last.role != "user" and not (at_rest and not last.tool_uses):
         raise InvariantViolation("P1", len(history) - 1, "the history must end with a user message")
     for i in range(max(0, start), len(history)):
         if not history[i].content:
@@ -211,10 +214,10 @@ def check_invariant(history: list[Message], start: int = 0) -> None:
         _check_pair(history, i)
 
 
-def is_valid(history: list[Message]) -> bool:
-    """True when ``history`` may be sent as it is."""
+def is_valid(history: list[Message], *, at_rest: bool = False) -> bool:
+    """True when ``history`` may be sent as it is (or, ``at_rest``, after a next prompt)."""
     try:
-        check_invariant(history)
+        check_invariant(history, at_rest=at_rest)
     except InvariantViolation:
         return False
     return True

@@ -52,7 +52,7 @@ async def test_reference_run_unlimited(repo: Path) -> None:
     out, h, rec = await run_turn(model, default_tools(), workspace=repo, gate=deny_etc_gate())
     assert out.subtype == "success"
     assert (out.calls, out.turns, len(h)) == (4, 3, 8)
-    assert is_valid(h)
+    assert is_valid(h, at_rest=True)
     assert (repo / "a.py").read_text() == "fixed"
     assert not Path("/etc/x").exists()
     refusal = h[6].content[0]
@@ -68,7 +68,7 @@ async def test_reference_run_turn_limit_2(repo: Path) -> None:
     assert out.subtype == "error_max_turns"
     assert (out.calls, out.turns, len(h)) == (3, 2, 5)
     assert (repo / "a.py").read_text() == "fixed"
-    assert is_valid(h)
+    assert is_valid(h, at_rest=True)
 
 
 def always_tool_model(cost: float | None = None) -> ScriptedModel:
@@ -101,7 +101,7 @@ async def test_always_tool_model_budget(tmp_path: Path) -> None:
     assert out.subtype == "error_max_budget_usd"
     assert out.calls == 4
     assert out.cost_usd == 12
-    assert is_valid(h)
+    assert is_valid(h, at_rest=True)
 
 
 async def test_unlimited_turns_never_stop_on_their_own(tmp_path: Path) -> None:
