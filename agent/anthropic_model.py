@@ -40,15 +40,36 @@ _ADVICE = {
 }
 
 
-def request_params(request: ModelRequest) -> dict[str, Any]:
-    """The keyword arguments of ``messages.stream`` for ``request``, breakpoints included."""
+LOOKBACK_SAFE = 15
+"""A breakpoint finds an earlier cache write only within 20 blocks; add one before that."""
+
+
+def _mark(messages: list[dict[str, Any]], position: int) -> None:
+    """Put a cache breakpoint on the block at ``position`` (counted over all messages)."""
+    for i, msg in enumerate(messages):
+        content = msg["content"]
+        if position < len(content):
+            content = list(content)
+            content[position] = {**content[position], "cache_control": CACHE}
+            messages[i] = {"role": msg["role"], "content": content}
+            return
+        position -= len(content)
+
+
+def request_params(request: ModelRequest, previous_breakpoint: int | None = None) -> dict[str, Any]:
+    """The keyword arguments of ``messages.stream`` for ``request``, breakpoints included.
+
+    Breakpoints: the end of the system prompt; the last block of the newest message; and, when
+    more than ``LOOKBACK_SAFE`` blocks were added since ``previous_breakpoint`` (the block
+    position of the last request's moving breakpoint), one more within reach of it. At most 3.
+    The cached params of the messages are copied, never modified.
+    """
     messages = [m.to_param() for m in request.messages]
-    if messages:
-        last = messages[-1]
-        content = list(last["content"])
-        if content:
-            content[-1] = {**content[-1], "cache_control": CACHE}
-        messages[-1] = {"role": last["role"], "content": content}
+    total = sum(len(m["content"]) for m in messages)
+    if total:
+        _mark(messages, total - 1)
+        if previous_breakpoint is not None and total - 1 - previous_breakpoint > LOOKBACK_SAFE:
+            _mark(messages, previous_breakpoint + LOOKBACK_SAFE)
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
@@ -63,6 +84,10 @@ def request_params(request: ModelRequest) -> dict[str, Any]:
     if request.thinking:
         params["thinking"] = request.thinking
     return params
+
+
+def last_block_position(request: ModelRequest) -> int:
+    return sum(len(m.content) for m in request.messages) - 1
 
 
 def _usage(raw: Any) -> Usage:
@@ -142,6 +167,7 @@ class AnthropicModel:
             timeout = float(os.environ.get("API_TIMEOUT_MS", "600000")) / 1000
         self._timeout = timeout
         self._client: Any = None
+        self._last_breakpoint: int | None = None
 
     def client(self) -> Any:
         if self._client is None:
@@ -160,7 +186,8 @@ class AnthropicModel:
 
     async def respond(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         client = self.client()
-        params = request_params(request)
+        params = request_params(request, self._last_breakpoint)
+        self._last_breakpoint = last_block_position(request)
         try:
             async with client.messages.stream(**params) as stream:
                 async for event in stream:

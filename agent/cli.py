@@ -22,19 +22,38 @@ NO_KEY_MESSAGE = """eddy needs an Anthropic API key.
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="eddy", description="A terminal coding agent.")
     p.add_argument("prompt", nargs="?", help="the first prompt (with -p: the whole task)")
-    p.add_argument("-p", "--print", dest="print_mode", action="store_true",
-                   help="headless: run the prompt to completion, print the result, exit")
+    p.add_argument(
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        help="headless: run the prompt to completion, print the result, exit",
+    )
     p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text")
     p.add_argument("--max-turns", type=int, default=None, help="stop after N tool turns")
     p.add_argument("--max-budget-usd", type=float, default=None, help="stop at this spend")
     p.add_argument("--model", default=os.environ.get("EDDY_MODEL", DEFAULT_MODEL))
-    p.add_argument("--allowed-tools", "--allowedTools", dest="allowed_tools", action="append",
-                   default=[], help='rules that run without asking, e.g. "Bash(git diff:*)" Edit')
-    p.add_argument("--disallowed-tools", "--disallowedTools", dest="disallowed_tools",
-                   action="append", default=[], help="rules that never run")
-    p.add_argument("--permission-mode",
-                   choices=["default", "acceptEdits", "plan", "bypassPermissions"],
-                   default="default")
+    p.add_argument(
+        "--allowed-tools",
+        "--allowedTools",
+        dest="allowed_tools",
+        action="append",
+        default=[],
+        help='rules that run without asking, e.g. "Bash(git diff:*)" Edit',
+    )
+    p.add_argument(
+        "--disallowed-tools",
+        "--disallowedTools",
+        dest="disallowed_tools",
+        action="append",
+        default=[],
+        help="rules that never run",
+    )
+    p.add_argument(
+        "--permission-mode",
+        choices=["default", "acceptEdits", "plan", "bypassPermissions"],
+        default="default",
+    )
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
     p.add_argument("--demo", action="store_true", help="a scripted demo, no API key needed")
     return p
@@ -75,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if (prompt is None or prompt == "-") and not sys.stdin.isatty():
             prompt = sys.stdin.read()
         if not prompt or not prompt.strip():
-            print("eddy -p needs a prompt: eddy -p \"fix the failing test\"", file=sys.stderr)
+            print('eddy -p needs a prompt: eddy -p "fix the failing test"', file=sys.stderr)
             return 2
         if not has_api_key():
             print(NO_KEY_MESSAGE, file=sys.stderr)

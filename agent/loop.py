@@ -301,4 +301,3 @@ class Turn:
         else:
             self.history.append(Message("user", (TextBlock(INTERRUPT_NOTE),)))
         self.emit(ev.Interrupted(self.turn_id))
-

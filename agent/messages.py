@@ -80,7 +80,9 @@ class OtherBlock:
         return self.param
 
 
-Block = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock | OtherBlock
+Block = (
+    TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock | OtherBlock
+)
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,9 @@ def _check_pair(history: list[Message], i: int) -> None:
     """Check (P2)/(P3) for message ``i`` given its predecessor."""
     msg = history[i]
     prev = history[i - 1] if i > 0 else None
-    expected = [u.id for u in prev.tool_uses] if prev is not None and prev.role == "assistant" else []
+    expected = (
+        [u.id for u in prev.tool_uses] if prev is not None and prev.role == "assistant" else []
+    )
     if msg.role == "assistant":
         if any(isinstance(b, ToolResultBlock) for b in msg.content):
             raise InvariantViolation("P3", i, "tool_result block in an assistant message")

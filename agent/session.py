@@ -100,12 +100,8 @@ class Session:
 
     def submit(self, op: ops.Op) -> Any:
         """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
-        if isinstance(op, ops.SubmitPrompt):
-            if self.busy:
-                self._queue_add(op.text)
-            else:
-                self._start(op.text)
-        elif isinstance(op, ops.QueueCorrection):
+        if isinstance(op, (ops.SubmitPrompt, ops.QueueCorrection)):
+            # while a turn runs, anything typed is a correction for its next call
             if self.busy:
                 self._queue_add(op.text)
             else:
@@ -126,9 +122,9 @@ class Session:
             fut = self._pending.get(op.request_id)
             if fut is not None and not fut.done():
                 fut.set_result(op)
-        elif isinstance(op, ops.Shutdown):
-            if self._task is not None and not self._task.done():
-                self._task.cancel()
+        elif isinstance(op, ops.Shutdown) and self.busy:
+            assert self._task is not None
+            self._task.cancel()
         return None
 
     async def wait_idle(self) -> None:
@@ -208,7 +204,12 @@ class Session:
             return
 
     def _finish(
-        self, turn: Turn, subtype: ev.TurnSubtype, started: float, result: str, error: str | None = None
+        self,
+        turn: Turn,
+        subtype: ev.TurnSubtype,
+        started: float,
+        result: str,
+        error: str | None = None,
     ) -> None:
         self.total_cost += turn.cost
         self.total_usage = self.total_usage + turn.usage

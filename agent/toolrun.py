@@ -112,7 +112,9 @@ class ToolRunner:
         self._results = {}
         self._started = set()
         for use in uses:
-            self.emit(ev.ToolCallStarted(self.turn_id, use.id, use.name, use.input, self._summary(use)))
+            self.emit(
+                ev.ToolCallStarted(self.turn_id, use.id, use.name, use.input, self._summary(use))
+            )
         i = 0
         while i < len(uses):
             batch = [uses[i]]

@@ -10,7 +10,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_eddy(args: list[str], env_extra: dict[str, str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess:
+def run_eddy(
+    args: list[str], env_extra: dict[str, str], cwd: Path, stdin: str = ""
+) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(env_extra)
     return subprocess.run(

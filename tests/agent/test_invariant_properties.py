@@ -131,7 +131,11 @@ def test_invariant_holds_everywhere(responses, max_turns, interrupt_at, queue_at
             Message("assistant", (tool_call("old", "Ro", outcome="ok"),)),
             Message(
                 "user",
-                (ToolResultBlock("old", "x"), TextBlock("[Request interrupted by user]"), TextBlock("go on")),
+                (
+                    ToolResultBlock("old", "x"),
+                    TextBlock("[Request interrupted by user]"),
+                    TextBlock("go on"),
+                ),
             ),
         ]
 

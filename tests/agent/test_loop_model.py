@@ -115,7 +115,9 @@ async def test_unlimited_turns_never_stop_on_their_own(tmp_path: Path) -> None:
             interrupt.set()  # only the outside can stop it
         return assistant(tool_call(f"c{n}", "Noop"))
 
-    out, h, _ = await run_turn(ScriptedModel(script), [NOOP], workspace=tmp_path, interrupt=interrupt)
+    out, h, _ = await run_turn(
+        ScriptedModel(script), [NOOP], workspace=tmp_path, interrupt=interrupt
+    )
     assert out.subtype == "interrupted"
     assert n == 300
     check_invariant(h)

@@ -283,7 +283,9 @@ async def test_every_started_event_has_one_finished(tmp_path: Path) -> None:
     model = ScriptedModel(
         [assistant(tool_call("a", "Nope"), tool_call("b", "Ro", x=1)), assistant("final")]
     )
-    session, events = make_session(tmp_path, model, [FnTool("Ro", lambda a, c: "r", read_only=True)])
+    session, events = make_session(
+        tmp_path, model, [FnTool("Ro", lambda a, c: "r", read_only=True)]
+    )
     session.submit(ops.SubmitPrompt("go"))
     await session.wait_idle()
     started = [e.call_id for e in events.of(ev.ToolCallStarted)]
