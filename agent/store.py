@@ -1,0 +1,688 @@
+"""Session transcripts: append-only JSONL files that survive crashes.
+
+## Session transcripts
+
+Every session is saved as it happens, one file per session:
+`<data dir>/projects/<project>-<hash>/sessions/<session id>.jsonl`, where `<data dir>` is
+`~/.local/share/eddy` on Linux (or `$EDDY_DATA_DIR`). The file is UTF-8 JSON Lines: one JSON
+object (a *record*) per line. eddy only ever appends whole lines (one write each, flushed at
+once, fsynced at the end of every turn); it never rewrites a line, so a rewind or a repair adds
+lines and every earlier branch of the conversation stays readable.
+
+Every record has `type` and `ts` (UTC time, ISO 8601, e.g. `"2026-05-01T09:30:00.123Z"`); the
+header has `created` instead of `ts`. Readers ignore record types and fields they do not know.
+
+Records, by `type` (replaying them in order rebuilds the session):
+
+- `header`: `version` (1), `session_id`, `cwd`, `model`, `created`, and for a fork
+  `forked_from` (`{"session_id", "messages"}`). The first line (if a crash tore the first
+  line, eddy writes the header again when the session is resumed).
+- `message`: `index`, `message` (`{"role", "content": [blocks]}`, the Messages API form), and
+  optionally `prompts` and `delivered`. The message becomes message number `index` (from 0)
+  and any messages after it are dropped. When `index` is the last message, the record
+  *replaces* it with a longer one that keeps its prompts: a prompt typed after an
+  interruption joins the last user message, which is then written again with the same index
+  (any other change is preceded by a `rewind`). `prompts` lists the prompts the user sent that
+  this record adds; `delivered` lists the queued messages it delivers.
+- `queued`: `text`. The user queued a message while the agent was working.
+- `unqueued`: `index`, `text`. The user took queued message `index` back (to edit or drop it).
+- `delivered`: `texts`. These queued messages were sent (when no `message` record said so).
+- `interrupt`: the user pressed Esc (what it did to the conversation is in `message` records).
+- `rewind`: `to_index`, and any details. Keep only the first `to_index` messages; the messages
+  that follow start a new branch.
+- `compaction`: `summary`, and any details. The conversation was compacted: the messages are
+  cleared and the compacted conversation follows as `message` records from index 0.
+- `repair`: `to_index`, `problems`, `lines`. Written when a damaged transcript is resumed: keep
+  the first `to_index` messages, the repaired ones follow; `lines` lists the unreadable line
+  numbers (from 1) already reported.
+- `usage`: `usage` (token counts), `cost_usd`, and any details. One model response; the
+  session's cost is the sum of `cost_usd` over all branches.
+- `todos`: `todos`. The todo list, replaced whole.
+- `settings`: `model` and/or `permission_mode`. The user changed them.
+- `rename`: `title`. The session's title.
+- `checkpoint`: `index`, and any details. Files were saved before the turn that starts at
+  message `index` changed them.
+
+The queue of messages waiting to be sent is what `queued` added, less what `unqueued` took
+back and what `delivered` (a record, or the field of a `message`) sent. The sessions directory
+also holds `.index.json`, a cache that makes listing sessions fast (safe to delete). While a
+session runs, eddy holds a lock on its file, so a second eddy cannot write to it (fork it).
+
+Reading a transcript repairs what a crash can leave behind: a torn last line is ignored, an
+unreadable line is skipped, a tool call without a result gets an error result saying the
+session was interrupted, a result that answers no call is dropped, and queued messages that
+were never sent go back to the queue. Each repair is reported when the session is resumed.
+
+With `jq`:
+
+```sh
+jq -r '.prompts[]?' SESSION.jsonl                               # the prompts
+jq -s 'map(select(.type == "usage") | .cost_usd) | add' SESSION.jsonl   # the cost
+jq -r 'select(.type == "message") | .message.content[]
+       | select(.type == "tool_use") | .name' SESSION.jsonl    # the tools called
+```
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.messages import Message
+from agent.paths import project_data_dir
+from agent.repair import (
+    SUFFIX,
+    VERSION,
+    LoadedSession,
+    TranscriptError,
+    load,
+    parse_timestamp,
+)
+
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+class SessionInUse(TranscriptError):
+    """Another eddy process has this session open."""
+
+
+def sessions_dir(cwd: Path) -> Path:
+    """The directory holding the transcripts of the project at ``cwd``."""
+    return project_data_dir(cwd) / "sessions"
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+def check_session_id(session_id: str) -> str:
+    """Return ``session_id`` if it is usable as a file name; raise TranscriptError otherwise."""
+    if not SESSION_ID.fullmatch(session_id):
+        raise TranscriptError(f"invalid session id {session_id!r}: use letters, digits, . _ -")
+    return session_id
+
+
+def timestamp(t: float | None = None) -> str:
+    """``t`` (default now) as UTC ISO 8601 with milliseconds: ``2026-05-01T09:30:00.123Z``."""
+    t = time.time() if t is None else t
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}Z"
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """One record as one line of UTF-8 JSON, ``type`` and ``ts`` first, newline included."""
+    ordered = {"type": record["type"]}
+    if record["type"] != "header":
+        ordered["ts"] = record.get("ts") or timestamp()
+    ordered.update((k, v) for k, v in record.items() if k != "ts")
+    try:
+        text = json.dumps(ordered, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: let json escape them
+        text = json.dumps(ordered, separators=(",", ":"), allow_nan=False)
+        return (text + "\n").encode("ascii")
+
+
+def record_message(
+    index: int, message: Message, *, prompts: Sequence[str] = (), delivered: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The ``message`` record that makes ``message`` message number ``index``."""
+    record: dict[str, Any] = {"type": "message", "index": index}
+    if prompts:
+        record["prompts"] = list(prompts)
+    if delivered:
+        record["delivered"] = list(delivered)
+    record["message"] = message.to_param()
+    return record
+
+
+def _same(a: Message | None, b: Message | None) -> bool:
+    """Identity first (messages are immutable), then equality."""
+    return a is b or a == b
+
+
+class Transcript:
+    """An open transcript, appended to as the session runs. Use ``create`` or ``open``.
+
+    How a session records itself: ``record_history(history, prompt=text)`` right after a
+    prompt joins the history; ``record_history(history, delivered=texts)`` right after queued
+    corrections (or a queue that became the prompt) are delivered; ``record_history(history)``
+    after any other change (an assistant message, tool results, an interruption); ``queued``
+    and ``unqueued`` when the user edits the queue; ``usage`` after each response; ``rewind``,
+    ``compaction``, ``todos``, ``settings``, ``rename``, ``checkpoint`` as they happen; and
+    ``sync`` at the end of each turn. A file lock keeps a second eddy out of the session.
+
+    Attributes:
+        path: the file.
+        session_id: the session's id (the file name without ``.jsonl``).
+        loaded: what ``open`` resumed (None for a new transcript).
+    """
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self.session_id = path.name.removesuffix(SUFFIX)
+        self._fd: int | None = fd
+        self._recorded: list[Message] = []  # what the file replays to
+        self._torn = False
+        self.loaded: LoadedSession | None = None
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # pragma: no cover - not POSIX
+            pass
+        except OSError as exc:
+            os.close(fd)
+            self._fd = None
+            raise SessionInUse(f"session {self.session_id} is open in another eddy") from exc
+
+    # -- opening ---------------------------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        cwd: Path,
+        *,
+        model: str,
+        session_id: str | None = None,
+        directory: Path | None = None,
+        forked_from: dict[str, Any] | None = None,
+    ) -> Transcript:
+        """Start a new transcript for the project at ``cwd`` and write its header.
+
+        Args:
+            cwd: the project directory (recorded, and it picks the sessions directory).
+            model: the model id at the start.
+            session_id: the id to use (default: a new uuid4).
+            directory: where to put the file (default: ``sessions_dir(cwd)``).
+            forked_from: recorded in the header of a fork.
+
+        Raises:
+            FileExistsError: a transcript with this id exists.
+            TranscriptError: the id is not usable as a file name.
+        """
+        session_id = check_session_id(new_session_id() if session_id is None else session_id)
+        folder = directory or sessions_dir(cwd)
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = folder / f"{session_id}{SUFFIX}"
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
+        transcript = cls(path, fd)
+        header: dict[str, Any] = {
+            "type": "header",
+            "version": VERSION,
+            "session_id": session_id,
+            "cwd": str(cwd),
+            "model": model,
+            "created": timestamp(),
+        }
+        if forked_from:
+            header["forked_from"] = forked_from
+        transcript.append(header)
+        return transcript
+
+    @classmethod
+    def open(cls, path: Path, loaded: LoadedSession | None = None) -> Transcript:
+        """Open an existing transcript to append to it (resume).
+
+        If loading it repaired anything, a ``repair`` record and the repaired messages are
+        written first, so the file replays to exactly ``transcript.loaded.history`` from now
+        on. The session must continue from ``transcript.loaded`` (the same Message objects in
+        its history, its queue, cost, todos, ...).
+
+        Args:
+            path: the transcript.
+            loaded: ``load(path)`` if the caller already has it (it is loaded again if the
+                file changed since).
+
+        Raises:
+            SessionInUse: another eddy has it open.
+            TranscriptError: the format is newer than this eddy.
+        """
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        transcript = cls(path, fd)  # locked before reading, so nothing changes under us
+        try:
+            if loaded is None or loaded._size != os.fstat(fd).st_size:
+                loaded = load(path)
+        except BaseException:
+            transcript.close()
+            raise
+        transcript.loaded = loaded
+        transcript._torn = not loaded._ends_with_newline
+        if not loaded.header:  # the first line was torn: a header written now stands in for it
+            header = {"type": "header", "version": VERSION, "session_id": loaded.session_id}
+            header |= {"cwd": None, "model": loaded.model, "created": timestamp()}
+            transcript.append(header)
+        replayed, repaired = loaded._replayed, loaded.history
+        k = 0
+        while k < min(len(replayed), len(repaired)) and _same(replayed[k], repaired[k]):
+            k += 1
+        if k < max(len(replayed), len(repaired)) or loaded._bad_lines:
+            transcript.append(
+                {
+                    "type": "repair",
+                    "to_index": k,
+                    "problems": loaded.problems,
+                    "lines": loaded._bad_lines,
+                }
+            )
+        transcript._write_from(k, repaired, loaded.prompts)
+        return transcript
+
+    # -- writing ---------------------------------------------------------------------------
+    def append(self, record: dict[str, Any]) -> None:
+        """Write one record as one whole line (a single write) on the open file.
+
+        Raises:
+            OSError: the write failed (the next append starts on a fresh line).
+        """
+        if self._fd is None:
+            raise ValueError("the transcript is closed")
+        data = encode(record)
+        if self._torn:
+            data = b"\n" + data
+        self._torn = True  # until the whole line is down
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        self._torn = False
+
+    def record_history(
+        self,
+        history: Sequence[Message],
+        *,
+        prompt: str | None = None,
+        delivered: Sequence[str] = (),
+    ) -> int:
+        """Write what changed in ``history`` since the last call; call it after any change.
+
+        New messages are appended; a last user message replaced by a longer one (a prompt or
+        an interruption note joined it) is written again with its index; any other change
+        first gets a ``rewind`` record.
+
+        Args:
+            history: the session's history.
+            prompt: the prompt that this change added: it marks the last message written,
+                so record right after the prompt joins the history.
+            delivered: queued messages that this change delivered.
+
+        Returns:
+            The number of message records written.
+        """
+        rec = self._recorded
+        if len(rec) <= len(history) and rec == history[: len(rec)]:
+            k = len(rec)  # the usual case, compared in C (identity first)
+        else:
+            k = 0
+            while k < min(len(rec), len(history)) and _same(rec[k], history[k]):
+                k += 1
+        if k < len(rec):
+            old = rec[k]
+            new = history[k] if k < len(history) else None
+            extends_last = (
+                k == len(rec) - 1
+                and new is not None
+                and new.role == old.role
+                and new.content[: len(old.content)] == old.content
+            )
+            if not extends_last:
+                self.append({"type": "rewind", "to_index": k})
+        del rec[k:]
+        for i in range(k, len(history)):
+            last = i == len(history) - 1
+            self.append(
+                record_message(
+                    i,
+                    history[i],
+                    prompts=[prompt] if last and prompt is not None else (),
+                    delivered=delivered if last else (),
+                )
+            )
+            rec.append(history[i])
+        written = len(history) - k
+        if not written:
+            if prompt is not None:
+                raise ValueError("a prompt was given but the history did not change")
+            if delivered:
+                self.append({"type": "delivered", "texts": list(delivered)})
+        return written
+
+    def _write_from(
+        self, start: int, history: Sequence[Message], prompts: Sequence[tuple[int, str]]
+    ) -> None:
+        """Write messages ``start``.. of ``history`` with their prompts (resume and fork)."""
+        for i in range(start, len(history)):
+            carried = [text for index, text in prompts if index == i]
+            self.append(record_message(i, history[i], prompts=carried))
+        self._recorded = list(history)
+
+    def rewind(self, to_index: int, **details: Any) -> None:
+        """Record that the conversation now keeps only its first ``to_index`` messages."""
+        self.append({**details, "type": "rewind", "to_index": to_index})
+        del self._recorded[to_index:]
+
+    def compaction(self, history: Sequence[Message], summary: str, **details: Any) -> None:
+        """Record a compaction: ``history`` (the compacted conversation) replaces the old one."""
+        self.append({**details, "type": "compaction", "summary": summary})
+        self._recorded = []
+        self.record_history(history)
+
+    def queued(self, text: str) -> None:
+        self.append({"type": "queued", "text": text})
+
+    def unqueued(self, index: int, text: str) -> None:
+        self.append({"type": "unqueued", "index": index, "text": text})
+
+    def interrupt(self) -> None:
+        self.append({"type": "interrupt"})
+
+    def usage(self, usage: dict[str, int], cost_usd: float, **details: Any) -> None:
+        self.append({**details, "type": "usage", "usage": usage, "cost_usd": cost_usd})
+
+    def todos(self, todos: Iterable[dict[str, Any]]) -> None:
+        self.append({"type": "todos", "todos": list(todos)})
+
+    def settings(self, *, model: str | None = None, permission_mode: str | None = None) -> None:
+        record: dict[str, Any] = {"type": "settings"}
+        if model is not None:
+            record["model"] = model
+        if permission_mode is not None:
+            record["permission_mode"] = permission_mode
+        self.append(record)
+
+    def rename(self, title: str) -> None:
+        self.append({"type": "rename", "title": title})
+
+    def checkpoint(self, index: int, **details: Any) -> None:
+        self.append({**details, "type": "checkpoint", "index": index})
+
+    def sync(self) -> None:
+        """Make everything written so far durable (fsync); call it at the end of each turn."""
+        if self._fd is not None:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def __enter__(self) -> Transcript:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def fork(path: Path, new_id: str | None = None) -> Path:
+    """Copy a session's (repaired) conversation into a new session; the original is untouched.
+
+    The fork keeps the prompts, queue, todos, settings and checkpoints of the current branch;
+    its cost starts at zero (the spending stays with the original). Its header names the
+    original in ``forked_from``.
+
+    Returns:
+        The new transcript's path (in the same directory).
+    """
+    src = load(path)
+    cwd = Path(str(src.header.get("cwd") or "."))
+    forked_from = {"session_id": src.session_id, "messages": len(src.history)}
+    with Transcript.create(
+        cwd,
+        model=src.model or "",
+        session_id=new_id,
+        directory=path.parent,
+        forked_from=forked_from,
+    ) as t:
+        if src.permission_mode:
+            t.settings(permission_mode=src.permission_mode)
+        t._write_from(0, src.history, src.prompts)
+        for text in src.queue:
+            t.queued(text)
+        if src.todos:
+            t.todos(src.todos)
+        for checkpoint in src.checkpoints:
+            t.append(checkpoint)
+        return t.path
+
+
+# -- listing -------------------------------------------------------------------------------
+INDEX_FILE = ".index.json"
+_PREFIX = re.compile(rb'\{"type":"([a-z_]+)","ts":"([^"]*)"(?:,"index":(\d+))?')
+_SMALL = (b"usage", b"rename", b"settings", b"rewind", b"repair", b"compaction")
+
+
+@dataclass
+class SessionInfo:
+    """What the resume picker shows about one session.
+
+    Attributes:
+        session_id: the id.
+        path: the transcript.
+        first_prompt: the first prompt sent, or None for a session without prompts.
+        last_activity: the time of the last record (epoch seconds).
+        turns: the prompts in the current branch, plus those summarised by compactions.
+        messages: the number of messages in the current branch.
+        total_cost_usd: the cost so far.
+        title: the title given with /rename, or None.
+        rewinds: the number of rewinds (branches).
+        model: the last model used.
+        created: when the session started (epoch seconds).
+        forked_from: the id of the session this one was forked from.
+        size: the file size in bytes.
+    """
+
+    session_id: str
+    path: Path
+    first_prompt: str | None
+    last_activity: float | None
+    turns: int
+    messages: int
+    total_cost_usd: float
+    title: str | None
+    rewinds: int
+    model: str | None
+    created: float | None
+    forked_from: str | None
+    size: int
+
+
+def _new_summary(header: bytes) -> dict[str, Any]:
+    try:
+        rec = json.loads(header)
+    except ValueError:
+        rec = {}
+    rec = rec if isinstance(rec, dict) and rec.get("type") == "header" else {}
+    forked = rec.get("forked_from")
+    return {
+        "session_id": rec.get("session_id"),
+        "model": rec.get("model"),
+        "created": rec.get("created"),
+        "forked_from": forked.get("session_id") if isinstance(forked, dict) else None,
+        "last_ts": rec.get("created"),
+        "first_prompt": None,
+        "title": None,
+        "prompts": [],  # indices of the messages carrying prompts, in the current branch
+        "compacted_turns": 0,
+        "messages": 0,
+        "cost": 0.0,
+        "rewinds": 0,
+    }
+
+
+def _summarize_line(state: dict[str, Any], line: bytes) -> None:
+    """Update a listing summary from one line, parsing only small records fully."""
+    match = _PREFIX.match(line)
+    rec: dict[str, Any] = {}
+    if match and match.group(1) == b"message" and match.group(3) is not None:
+        kind, state["last_ts"] = "message", match.group(2).decode()
+        rec["index"] = int(match.group(3))
+        if line.startswith(b',"prompts":', match.end()):
+            text = line.decode("utf-8", "replace")
+            rec["prompts"] = json.JSONDecoder().raw_decode(text, match.end() + 11)[0]
+    elif match and match.group(1) not in _SMALL:
+        kind, state["last_ts"] = match.group(1).decode(), match.group(2).decode()
+    else:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
+            return
+        kind = rec["type"]
+        state["last_ts"] = rec.get("ts") or state["last_ts"]
+    try:
+        if kind == "header" and not state["session_id"]:
+            state.update(_new_summary(line), last_ts=state["last_ts"])
+        elif kind == "message":
+            index = int(rec["index"])
+            keep = index + 1 if index == state["messages"] - 1 else index
+            state["messages"] = index + 1
+            state["prompts"] = [i for i in state["prompts"] if i < keep]
+            for prompt in rec.get("prompts") or ():
+                state["prompts"].append(index)
+                state["first_prompt"] = state["first_prompt"] or str(prompt)
+        elif kind in ("rewind", "repair"):
+            keep = int(rec["to_index"])
+            state["messages"] = min(state["messages"], keep)
+            state["prompts"] = [i for i in state["prompts"] if i < keep]
+            state["rewinds"] += kind == "rewind"
+        elif kind == "compaction":
+            state["compacted_turns"] += len(state["prompts"])
+            state["messages"], state["prompts"] = 0, []
+        elif kind == "usage":
+            state["cost"] += float(rec.get("cost_usd") or 0.0)
+        elif kind == "rename":
+            state["title"] = rec.get("title")
+        elif kind == "settings":
+            state["model"] = rec.get("model", state["model"])
+    except (KeyError, TypeError, ValueError):
+        pass
+
+
+def _mark(f: Any, offset: int) -> str:
+    """The (up to) 64 bytes before ``offset``: they tell an appended file from a rewritten one."""
+    f.seek(max(0, offset - 64))
+    return str(f.read(min(64, offset)).decode("latin-1"))
+
+
+def _summarize(path: Path, cached: Any) -> dict[str, Any]:
+    """The cache entry for ``path``: reuses ``cached`` and reads only the bytes added since."""
+    with path.open("rb") as f:
+        st = os.fstat(f.fileno())
+        head = f.readline()
+        head_text = head.decode("utf-8", "replace")
+        entry: dict[str, Any] | None = None
+        try:  # reuse the cache if the file was only appended to since
+            offset = cached["offset"]
+            if (
+                cached["ino"] == st.st_ino
+                and (cached["size"] != st.st_size or cached["mtime_ns"] == st.st_mtime_ns)
+                and cached["head"] == head_text
+                and 0 < offset <= st.st_size
+                and cached["mark"] == _mark(f, offset)
+                and cached["state"].keys() == _new_summary(b"").keys()
+            ):
+                state = dict(cached["state"], prompts=list(cached["state"]["prompts"]))
+                entry = dict(cached, state=state)
+        except (TypeError, KeyError, AttributeError):
+            pass
+        if entry is None:
+            offset = len(head) if head.endswith(b"\n") else 0
+            state = _new_summary(head if offset else b"")
+            entry = {"ino": st.st_ino, "head": head_text, "offset": offset, "state": state}
+        if 0 < entry["offset"] < st.st_size:
+            f.seek(entry["offset"])
+            data = f.read(st.st_size - entry["offset"])
+            end = data.rfind(b"\n") + 1  # a torn last line waits for its newline
+            for line in data[:end].split(b"\n")[:-1]:
+                _summarize_line(entry["state"], line)
+            entry["offset"] += end
+        entry["mark"] = _mark(f, entry["offset"])
+        entry["size"], entry["mtime_ns"] = st.st_size, st.st_mtime_ns
+        return entry
+
+
+def _info(path: Path, entry: dict[str, Any]) -> SessionInfo:
+    st = entry["state"]
+    last = parse_timestamp(st["last_ts"] or "")
+    return SessionInfo(
+        session_id=st["session_id"] or path.name.removesuffix(SUFFIX),
+        path=path,
+        first_prompt=st["first_prompt"],
+        last_activity=last if last is not None else entry["mtime_ns"] / 1e9,
+        turns=st["compacted_turns"] + len(st["prompts"]),
+        messages=st["messages"],
+        total_cost_usd=st["cost"],
+        title=st["title"],
+        rewinds=st["rewinds"],
+        model=st["model"],
+        created=parse_timestamp(st["created"] or ""),
+        forked_from=st["forked_from"],
+        size=entry["size"],
+    )
+
+
+def list_sessions(cwd: Path, *, include_empty: bool = False) -> list[SessionInfo]:
+    """The sessions of the project at ``cwd``, most recently active first.
+
+    Reads only what changed since the last listing: a small cache
+    (``sessions/.index.json``) keeps each file's summary and how far it was read. Message
+    lines are never fully parsed.
+
+    Args:
+        cwd: the project directory.
+        include_empty: also list sessions that have no message yet.
+    """
+    folder = sessions_dir(cwd)
+    if not folder.is_dir():
+        return []
+    index_path = folder / INDEX_FILE
+    try:
+        cache = json.loads(index_path.read_bytes())
+        files = cache["files"] if cache.get("version") == VERSION else {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        files = {}
+    fresh: dict[str, Any] = {}
+    infos = []
+    for path in folder.glob(f"*{SUFFIX}"):
+        try:
+            entry = _summarize(path, files.get(path.name))
+        except OSError:
+            continue
+        fresh[path.name] = entry
+        info = _info(path, entry)
+        if include_empty or info.messages or info.turns:
+            infos.append(info)
+    if fresh != files:
+        tmp = folder / f"{INDEX_FILE}.{os.getpid()}.tmp"
+        try:
+            tmp.write_text(json.dumps({"version": VERSION, "files": fresh}))
+            os.replace(tmp, index_path)
+        except OSError:  # only a cache
+            tmp.unlink(missing_ok=True)
+    infos.sort(key=lambda i: (i.last_activity or 0.0, i.created or 0.0), reverse=True)
+    return infos
+
+
+def latest_session(cwd: Path) -> Path | None:
+    """The most recently active session of the project at ``cwd`` (for ``--continue``)."""
+    sessions = list_sessions(cwd)
+    return sessions[0].path if sessions else None
+
+
+def find_session(cwd: Path, session_id: str) -> Path | None:
+    """The transcript of ``session_id`` (or of the only id starting with it) at ``cwd``."""
+    folder = sessions_dir(cwd)
+    exact = folder / f"{session_id}{SUFFIX}"
+    if SESSION_ID.fullmatch(session_id) and exact.is_file():
+        return exact
+    matches = [p for p in folder.glob(f"*{SUFFIX}") if p.name.startswith(session_id)]
+    return matches[0] if len(matches) == 1 and SESSION_ID.fullmatch(session_id) else None
