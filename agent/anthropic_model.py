@@ -184,6 +184,12 @@ class AnthropicModel:
             self._client = anthropic.AsyncAnthropic(**kwargs)
         return self._client
 
+    async def aclose(self) -> None:
+        """Close the HTTP client (if one was made)."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
     async def respond(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         client = self.client()
         params = request_params(request, self._last_breakpoint)

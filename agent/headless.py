@@ -60,6 +60,7 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     loop.add_signal_handler(signal.SIGINT, lambda: session.submit(ops.Interrupt()))
     session.submit(ops.SubmitPrompt(prompt))
     await session.wait_idle()
+    await session.close()
     duration = int((time.monotonic() - started) * 1000)
     last = finished[-1]
     result = result_object(last, session.config.session_id, duration)

@@ -133,8 +133,12 @@ class Session:
             await asyncio.gather(self._task, return_exceptions=True)
 
     async def close(self) -> None:
+        """Stop any running turn and close the model's connection."""
         self.submit(ops.Shutdown())
         await self.wait_idle()
+        aclose = getattr(self.model, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
     # -- internals ------------------------------------------------------------------------
     def _emit(self, event: ev.Event) -> None:

@@ -14,3 +14,11 @@ def fake_api() -> Iterator[FakeAnthropic]:
     """A started fake Messages API on 127.0.0.1 (script it with ``push`` or ``responder``)."""
     with FakeAnthropic() as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """No test reads or writes the real user data or config directories."""
+    home = tmp_path_factory.mktemp("eddy-home")
+    monkeypatch.setenv("EDDY_DATA_DIR", str(home / "data"))
+    monkeypatch.setenv("EDDY_CONFIG_DIR", str(home / "config"))
