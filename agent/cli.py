@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text")
     p.add_argument("--max-turns", type=int, default=None, help="stop after N tool turns")
     p.add_argument("--max-budget-usd", type=float, default=None, help="stop at this spend")
-    p.add_argument("--model", default=os.environ.get("EDDY_MODEL", DEFAULT_MODEL))
+    p.add_argument("--model", default=None, help=f"the model (default {DEFAULT_MODEL})")
     p.add_argument(
         "--allowed-tools",
         "--allowedTools",
@@ -56,6 +56,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
     p.add_argument("--demo", action="store_true", help="a scripted demo, no API key needed")
+    p.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the latest session in this directory",
+    )
+    p.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="resume a session by id (without an id: pick one)",
+    )
+    p.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --continue or --resume: continue in a new session (a copy)",
+    )
+    p.add_argument("--session-id", default=None, help="the id for a new session")
     return p
 
 
@@ -87,6 +109,11 @@ def has_api_key() -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``eddy`` command."""
     args = build_parser().parse_args(argv)
+    args.model_explicit = args.model is not None
+    args.model = args.model or os.environ.get("EDDY_MODEL") or DEFAULT_MODEL
+    if args.fork_session and not (args.continue_ or args.resume is not None):
+        print("eddy: --fork-session needs --continue or --resume", file=sys.stderr)
+        return 2
     args.allowed_tools = _split_rules(args.allowed_tools)
     args.disallowed_tools = _split_rules(args.disallowed_tools)
     if args.print_mode:
@@ -98,6 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         if not has_api_key():
             print(NO_KEY_MESSAGE, file=sys.stderr)
+            return 2
+        if args.resume == "":
+            print("eddy -p --resume needs a session id (or use --continue)", file=sys.stderr)
             return 2
         from agent.headless import run_headless
 

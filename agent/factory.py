@@ -10,6 +10,7 @@ from agent.model import Model
 from agent.permissions import Policy, Rule
 from agent.prompt import load_memory, system_prompt
 from agent.session import Emit, Session, SessionConfig
+from agent.store import Transcript
 from tools import default_tools
 
 
@@ -30,10 +31,60 @@ def build_policy(args: argparse.Namespace) -> tuple[Policy, list[str]]:
     return policy, problems
 
 
+class SessionSetupError(Exception):
+    """The session to resume cannot be opened (not found, in use, unreadable)."""
+
+
+def open_transcript(args: argparse.Namespace, workspace: Path) -> Transcript:
+    """The transcript for ``args``: a new one, or the one to continue / resume / fork.
+
+    Raises:
+        SessionSetupError: with a message for the user.
+    """
+    from agent import store
+
+    try:
+        if args.continue_ or args.resume is not None:
+            if args.resume:
+                path = store.find_session(workspace, args.resume)
+                if path is None:
+                    raise SessionSetupError(f"No session {args.resume!r} in {workspace}.")
+            else:
+                path = store.latest_session(workspace)
+                if path is None:
+                    raise SessionSetupError(f"No earlier session in {workspace} to continue.")
+            if args.fork_session:
+                path = store.fork(path, args.session_id)
+            return store.Transcript.open(path)
+        return store.Transcript.create(workspace, model=args.model, session_id=args.session_id)
+    except SessionSetupError:
+        raise
+    except FileExistsError as exc:
+        raise SessionSetupError(f"A session with id {args.session_id!r} exists already.") from exc
+    except (OSError, store.TranscriptError) as exc:
+        raise SessionSetupError(str(exc)) from exc
+
+
 def build_session(
-    args: argparse.Namespace, emit: Emit, *, headless: bool, model: Model | None = None
+    args: argparse.Namespace,
+    emit: Emit,
+    *,
+    headless: bool,
+    model: Model | None = None,
+    persist: bool = True,
 ) -> tuple[Session, list[str]]:
-    """A session for ``args``; returns it with any configuration problems to show the user."""
+    """A session for ``args``; returns it with any configuration problems to show the user.
+
+    Args:
+        args: the parsed command line.
+        emit: the event sink.
+        headless: whether nobody can answer permission questions.
+        model: a model to use instead of the Anthropic client (tests, the demo).
+        persist: record the session in a transcript (and resume per ``args``).
+
+    Raises:
+        SessionSetupError: the session to resume cannot be opened.
+    """
     workspace = Path(args.cwd or Path.cwd()).resolve()
     policy, problems = build_policy(args)
     config = SessionConfig(
@@ -44,8 +95,22 @@ def build_session(
         policy=policy,
         headless=headless,
     )
+    transcript = open_transcript(args, workspace) if persist else None
+    loaded = transcript.loaded if transcript is not None else None
+    if loaded is not None and loaded.model and not model_given(args):
+        config.model = loaded.model
     if model is None:
         from agent.anthropic_model import AnthropicModel
 
-        model = AnthropicModel(args.model)
-    return Session(config, model, default_tools(), emit), problems
+        model = AnthropicModel(config.model)
+    session = Session(config, model, default_tools(), emit)
+    if transcript is not None:
+        session.attach_transcript(transcript)
+        if loaded is not None:
+            problems.extend(f"resumed session: {p}" for p in loaded.problems)
+    return session, problems
+
+
+def model_given(args: argparse.Namespace) -> bool:
+    """Whether --model was given explicitly (a resumed session keeps its model otherwise)."""
+    return bool(getattr(args, "model_explicit", False))

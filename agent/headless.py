@@ -16,7 +16,7 @@ from typing import Any
 
 from agent import events as ev
 from agent import ops
-from agent.factory import build_session
+from agent.factory import SessionSetupError, build_session
 
 
 def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) -> dict[str, Any]:
@@ -53,7 +53,11 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
             print(f"eddy: refused {event.name}: {event.content}", file=sys.stderr)
 
     started = time.monotonic()
-    session, problems = build_session(args, emit, headless=True)
+    try:
+        session, problems = build_session(args, emit, headless=True)
+    except SessionSetupError as exc:
+        print(f"eddy: {exc}", file=sys.stderr)
+        return 2
     for problem in problems:
         print(f"eddy: {problem}", file=sys.stderr)
     loop = asyncio.get_running_loop()
@@ -61,6 +65,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     session.submit(ops.SubmitPrompt(prompt))
     await session.wait_idle()
     await session.close()
+    if session.transcript is not None:
+        session.transcript.close()
     duration = int((time.monotonic() - started) * 1000)
     last = finished[-1]
     result = result_object(last, session.config.session_id, duration)

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent import ops
@@ -24,6 +24,10 @@ from agent.permissions import Policy, suggested_rule
 from agent.pricing import Usage
 from agent.toolrun import GateDecision, ToolRunner, tool_param
 from tools.base import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from agent.repair import LoadedSession
+    from agent.store import Transcript
 
 Emit = Callable[[ev.Event], None]
 
@@ -78,6 +82,9 @@ class Session:
         self.total_cost = 0.0
         self.total_usage = Usage()
         self.turn_count = 0
+        self.todos: list[dict[str, Any]] = []
+        self.transcript: Transcript | None = None
+        self._transcript_failed = False
         self._emit_fn = emit
         self._turn_ids = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
@@ -110,9 +117,11 @@ class Session:
             if not self.queue:
                 return None
             try:
-                text = self.queue.pop(op.index)
+                index = op.index % len(self.queue)
+                text = self.queue.pop(index)
             except IndexError:
                 return None
+            self._write(lambda t: t.unqueued(index, text))
             self._emit(ev.QueueChanged(tuple(self.queue)))
             return text
         elif isinstance(op, ops.Interrupt):
@@ -142,11 +151,70 @@ class Session:
 
     # -- internals ------------------------------------------------------------------------
     def _emit(self, event: ev.Event) -> None:
+        if self.transcript is not None:
+            self._record(event)
         self._emit_fn(event)
+
+    # -- the transcript ---------------------------------------------------------------------
+    def attach_transcript(self, transcript: Transcript) -> None:
+        """Record this session in ``transcript``; if it was resumed, continue from it."""
+        self.transcript = transcript
+        self.config.session_id = transcript.session_id
+        loaded = transcript.loaded
+        if loaded is not None:
+            self.restore(loaded)
+
+    def restore(self, loaded: LoadedSession) -> None:
+        """Continue a saved session: history, queue, cost, todos, model and mode."""
+        from agent.permissions import MODES
+
+        self.history = loaded.history
+        self._checked_upto = 0
+        self.queue = list(loaded.queue)
+        self.total_cost = loaded.total_cost_usd
+        self.turn_count = loaded.turns
+        self.todos = list(loaded.todos)
+        mode = loaded.permission_mode
+        if mode in MODES and mode != "bypassPermissions":
+            self.config.policy.mode = mode  # type: ignore[assignment]
+
+    def _write(self, action: Callable[[Transcript], Any]) -> None:
+        """Write to the transcript; a failure is reported once and never stops the session."""
+        if self.transcript is None or self._transcript_failed:
+            return
+        try:
+            action(self.transcript)
+        except (OSError, ValueError) as exc:
+            self._transcript_failed = True
+            self._emit_fn(
+                ev.Error(
+                    0,
+                    f"Could not save the session transcript ({exc}); "
+                    "the conversation goes on but will not be resumable.",
+                    "transcript",
+                )
+            )
+
+    def _record(self, event: ev.Event) -> None:
+        h = self.history
+        if isinstance(event, (ev.AssistantMessage, ev.ModelCallStarted)):
+            self._write(lambda t: t.record_history(h))
+        elif isinstance(event, ev.CorrectionsDelivered):
+            self._write(lambda t: t.record_history(h, delivered=event.texts))
+        elif isinstance(event, ev.Interrupted):
+            self._write(lambda t: _record_then(t, h, t.interrupt))
+        elif isinstance(event, ev.UsageUpdated):
+            self._write(lambda t: t.usage(event.usage, event.cost_usd))
+        elif isinstance(event, ev.TodosUpdated):
+            self.todos = list(event.todos)
+            self._write(lambda t: t.todos(event.todos))
+        elif isinstance(event, ev.TurnFinished):
+            self._write(lambda t: _record_then(t, h, t.sync))
 
     def _queue_add(self, text: str) -> None:
         if text.strip():
             self.queue.append(text)
+            self._write(lambda t: t.queued(text))
             self._emit(ev.QueueChanged(tuple(self.queue)))
 
     def _take_queue(self) -> list[str]:
@@ -155,12 +223,18 @@ class Session:
             self._emit(ev.QueueChanged(()))
         return taken
 
-    def add_prompt(self, text: str) -> None:
-        """Append the prompt; after an interrupt it joins the trailing user message."""
+    def add_prompt(self, text: str, delivered: tuple[str, ...] = ()) -> None:
+        """Append the prompt; after an interrupt it joins the trailing user message.
+
+        Args:
+            text: the prompt.
+            delivered: the queued corrections this prompt is made of (if it is the queue).
+        """
         if self.history and self.history[-1].role == "user":
             self.history[-1] = self.history[-1].with_blocks(TextBlock(text))
         else:
             self.history.append(Message("user", (TextBlock(text),)))
+        self._write(lambda t: t.record_history(self.history, prompt=text, delivered=delivered))
 
     def _start(self, text: str) -> None:
         if not text.strip():
@@ -169,9 +243,10 @@ class Session:
         self._task = asyncio.get_running_loop().create_task(self._run(text))
 
     async def _run(self, text: str) -> None:
+        delivered: tuple[str, ...] = ()
         while True:
             turn_id = next(self._turn_ids)
-            self.add_prompt(text)
+            self.add_prompt(text, delivered)
             self._emit(ev.TurnStarted(turn_id, text))
             started = time.monotonic()
             self.runner.turn_id = turn_id
@@ -202,7 +277,8 @@ class Session:
             self._finish(turn, outcome.subtype, started, outcome.result, outcome.error)
             # Interrupt with a queue sends it at once; a finished turn makes it the next prompt.
             if outcome.subtype in ("success", "interrupted") and self.queue:
-                text = "\n\n".join(self._take_queue())
+                delivered = tuple(self._take_queue())
+                text = "\n\n".join(delivered)
                 self._interrupt = asyncio.Event()
                 continue
             return
@@ -287,3 +363,8 @@ class Session:
             self.config.policy.allow.append(Rule.parse(rule))
         self._approve_outside(tool, use)
         return GateDecision(True)
+
+
+def _record_then(transcript: Transcript, history: list[Message], then: Callable[[], None]) -> None:
+    transcript.record_history(history)
+    then()

@@ -1,0 +1,138 @@
+"""Sessions across processes: continue, resume, fork, and SIGKILL at random moments."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from agent.messages import TextBlock, ToolResultBlock, check_invariant, message_from_param, user
+from agent.store import latest_session, list_sessions, load
+from tests.e2e.test_headless import eddy
+from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
+
+
+def result_of(out: subprocess.CompletedProcess[str]) -> dict:
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_continue_resume_and_fork(fake_api: FakeAnthropic, tmp_path: Path) -> None:
+    fake_api.push(Reply([text("first answer")]), Reply([text("second answer")]))
+    first = eddy(fake_api, tmp_path, "-p", "one", "--output-format", "stream-json")
+    assert first.returncode == 0, first.stderr
+    sid = result_of(first)["session_id"]
+    second = eddy(fake_api, tmp_path, "-p", "two", "--continue", "--output-format", "json")
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout)["session_id"] == sid
+    sent = fake_api.requests[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert sent[0]["content"][0]["text"] == "one" and sent[2]["content"][0]["text"] == "two"
+
+    path = latest_session(tmp_path)
+    assert path is not None and path.stem == sid
+    original = path.read_bytes()
+    fake_api.push(Reply([text("fork A")]), Reply([text("fork B")]))
+    forks = []
+    for word in ("A", "B"):
+        out = eddy(
+            fake_api,
+            tmp_path,
+            "-p",
+            f"branch {word}",
+            "--resume",
+            sid,
+            "--fork-session",
+            "--output-format",
+            "json",
+        )
+        assert out.returncode == 0, out.stderr
+        forks.append(json.loads(out.stdout)["session_id"])
+    assert path.read_bytes() == original  # the original is byte-identical
+    assert len(set(forks)) == 2 and sid not in forks
+    a, b = (load(path.with_name(f"{f}.jsonl")) for f in forks)
+    assert a.history[-1].text == "fork A" and b.history[-1].text == "fork B"
+    assert a.history[:4] == b.history[:4]
+    assert {s.session_id for s in list_sessions(tmp_path)} == {sid, *forks}
+
+
+def test_resume_unknown_id_is_a_clear_error(fake_api: FakeAnthropic, tmp_path: Path) -> None:
+    out = eddy(fake_api, tmp_path, "-p", "x", "--resume", "nope")
+    assert out.returncode == 2
+    assert "No session 'nope'" in out.stderr
+    assert fake_api.requests == []
+
+
+def slow_script(n: int, tag: str) -> list[Reply]:
+    """Streaming text with delays and tool calls, so a kill lands mid-stream or mid-tool."""
+    replies = []
+    for i in range(n):
+        replies.append(
+            Reply(
+                [
+                    text("step " * 30),
+                    tool_use(f"toolu_{tag}_{i}", "Bash", {"command": f"sleep 0.05; echo out{i}"}),
+                ],
+                "tool_use",
+                delay=0.002,
+            )
+        )
+    replies.append(Reply([text("finished")]))
+    return replies
+
+
+def test_sigkill_at_random_moments_always_resumes_valid(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    rng = random.Random(1234)
+    exe = Path(sys.executable).with_name("eddy")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env |= {"ANTHROPIC_BASE_URL": fake_api.base_url, "ANTHROPIC_API_KEY": "k"}
+    prompts: list[str] = []
+    for round_ in range(8):
+        fake_api.push(*slow_script(4, str(round_)))
+        prompt = f"prompt number {round_}"
+        prompts.append(prompt)
+        args = [str(exe), "-p", prompt, "--allowed-tools", "Bash"]
+        if round_:
+            args.append("--continue")
+        proc = subprocess.Popen(
+            args, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        time.sleep(rng.uniform(0.3, 1.5))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        # whatever was cut, the saved session loads valid with every prompt written so far
+        path = latest_session(tmp_path)
+        assert path is not None
+        loaded = load(path)
+        history = list(loaded.history)
+        if history and history[-1].role == "user":
+            nxt = [*history[:-1], history[-1].with_blocks(TextBlock("next"))]
+        else:
+            nxt = [*history, user("next")]
+        check_invariant(nxt)
+        texts = [p for _, p in loaded.prompts]
+        started = [json.dumps(r["messages"][0]["content"]) for r in fake_api.requests]
+        for p in prompts[:-1]:
+            assert p in texts
+        if any(prompt in s for s in started):
+            assert prompt in texts  # a prompt that reached the API was saved first
+        for msg in history:
+            for block in msg.content:
+                if isinstance(block, ToolResultBlock):
+                    assert block.content
+    # and the next turn's request passes the invariant
+    fake_api.push(Reply([text("resumed fine")]))
+    out = eddy(fake_api, tmp_path, "-p", "final", "--continue", "--output-format", "json")
+    assert out.returncode == 0, out.stderr
+    assert fake_api.violations == []
+    last = fake_api.requests[-1]["messages"]
+    check_invariant([message_from_param(m) for m in last])
+    sent_text = json.dumps(last)
+    for p in prompts:
+        assert p in sent_text
