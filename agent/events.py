@@ -183,6 +183,18 @@ class Interrupted:
 
 
 @dataclass(frozen=True)
+class Compacted:
+    """The conversation was compacted (by ``/compact`` or automatically)."""
+
+    turn_id: int
+    summary: str
+    dropped_messages: int
+    kept_messages: int
+    automatic: bool
+    type: Literal["compacted"] = "compacted"
+
+
+@dataclass(frozen=True)
 class TurnFinished:
     turn_id: int
     subtype: TurnSubtype
@@ -216,6 +228,7 @@ Event = (
     | Notice
     | Error
     | Interrupted
+    | Compacted
     | TurnFinished
 )
 

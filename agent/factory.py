@@ -8,6 +8,7 @@ from pathlib import Path
 from agent.loop import Limits
 from agent.model import Model
 from agent.permissions import Policy, Rule
+from agent.paths import config_dir
 from agent.prompt import load_memory, system_prompt
 from agent.session import Emit, Session, SessionConfig
 from agent.store import Transcript
@@ -90,10 +91,11 @@ def build_session(
     config = SessionConfig(
         workspace=workspace,
         model=args.model,
-        system=system_prompt(workspace, load_memory(workspace)),
+        system=system_prompt(workspace, load_memory(workspace, config_dir())),
         limits=Limits(args.max_turns, args.max_budget_usd),
         policy=policy,
         headless=headless,
+        refresh_system=lambda: system_prompt(workspace, load_memory(workspace, config_dir())),
     )
     transcript = open_transcript(args, workspace) if persist else None
     loaded = transcript.loaded if transcript is not None else None

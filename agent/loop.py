@@ -133,6 +133,7 @@ class Turn:
         limits: Limits | None = None,
         turn_id: int = 1,
         checked_upto: int = 0,
+        before_call: Callable[[Turn], Awaitable[bool]] | None = None,
     ) -> None:
         self.history = history
         self.model = model
@@ -149,6 +150,8 @@ class Turn:
         self.usage = Usage()
         self.context_tokens = 0
         self.checked_upto = checked_upto
+        self.before_call = before_call
+        """Awaited before each model call (automatic compaction); True if it rewrote history."""
         self._window = context_window(spec.model)
         self._sink: _Sink | None = None
 
@@ -191,6 +194,8 @@ class Turn:
 
     async def _loop(self) -> TurnOutcome:
         while True:
+            if self.before_call is not None and await self.race(self.before_call(self)):
+                self.checked_upto = 0
             try:
                 check_invariant(self.history, max(0, self.checked_upto - 1))
             except InvariantViolation as exc:

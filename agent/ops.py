@@ -52,8 +52,33 @@ class AnswerPermission:
 
 
 @dataclass(frozen=True)
+class Compact:
+    """Summarise the conversation and continue from the summary (``/compact [focus]``)."""
+
+    focus: str = ""
+
+
+@dataclass(frozen=True)
+class SetLimits:
+    """Cap the session: ``max_budget_usd`` for the whole session's spend, ``max_turns`` per
+    prompt (``/budget``, ``/turns``). None leaves a limit as it is; 0 or less removes it."""
+
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+
+
+@dataclass(frozen=True)
 class Shutdown:
     """Stop any running turn and release resources."""
 
 
-Op = SubmitPrompt | QueueCorrection | TakeQueued | Interrupt | AnswerPermission | Shutdown
+Op = (
+    SubmitPrompt
+    | QueueCorrection
+    | TakeQueued
+    | Interrupt
+    | AnswerPermission
+    | Compact
+    | SetLimits
+    | Shutdown
+)

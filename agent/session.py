@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent import ops
+from agent.compact import CompactionError, compact
 from agent.loop import Limits, RequestSpec, Turn
 from agent.messages import Message, TextBlock, ToolUseBlock
-from agent.model import Model
+from agent.model import Model, ModelRequest, estimate_tokens
 from agent.permissions import Policy, suggested_rule
-from agent.pricing import Usage
+from agent.pricing import Usage, context_window
 from agent.toolrun import GateDecision, ToolRunner, tool_param
 from tools.base import Tool, ToolContext
 
@@ -54,6 +55,10 @@ class SessionConfig:
     headless: bool = False
     max_tokens: int = 32_000
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    autocompact: float | None = 0.85
+    """Compact automatically when the next call would pass this share of the window."""
+    refresh_system: Callable[[], str] | None = None
+    """Rebuilds the system prompt after compaction (memory files are re-read, not summarised)."""
 
 
 class Session:
@@ -83,6 +88,8 @@ class Session:
         self.total_usage = Usage()
         self.turn_count = 0
         self.todos: list[dict[str, Any]] = []
+        self.context_tokens = 0
+        self._cost_at_start = 0.0
         self.transcript: Transcript | None = None
         self._transcript_failed = False
         self._emit_fn = emit
@@ -131,6 +138,18 @@ class Session:
             fut = self._pending.get(op.request_id)
             if fut is not None and not fut.done():
                 fut.set_result(op)
+        elif isinstance(op, ops.SetLimits):
+            limits = self.config.limits
+            if op.max_turns is not None:
+                limits.max_turns = op.max_turns if op.max_turns > 0 else None
+            if op.max_budget_usd is not None:
+                limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
+        elif isinstance(op, ops.Compact):
+            if self.busy:
+                self._queue_add(f"/compact {op.focus}".strip())
+            else:
+                self._interrupt = asyncio.Event()
+                self._task = asyncio.get_running_loop().create_task(self._manual_compact(op.focus))
         elif isinstance(op, ops.Shutdown) and self.busy:
             assert self._task is not None
             self._task.cancel()
@@ -151,6 +170,8 @@ class Session:
 
     # -- internals ------------------------------------------------------------------------
     def _emit(self, event: ev.Event) -> None:
+        if isinstance(event, ev.UsageUpdated):
+            self.context_tokens = event.context_tokens
         if self.transcript is not None:
             self._record(event)
         self._emit_fn(event)
@@ -171,7 +192,7 @@ class Session:
         self.history = loaded.history
         self._checked_upto = 0
         self.queue = list(loaded.queue)
-        self.total_cost = loaded.total_cost_usd
+        self.total_cost = self._cost_at_start = loaded.total_cost_usd
         self.turn_count = loaded.turns
         self.todos = list(loaded.todos)
         mode = loaded.permission_mode
@@ -251,6 +272,7 @@ class Session:
             started = time.monotonic()
             self.runner.turn_id = turn_id
             turn = Turn(
+                before_call=self._maybe_autocompact,
                 history=self.history,
                 model=self.model,
                 spec=self.spec,
@@ -258,7 +280,7 @@ class Session:
                 emit=self._emit,
                 take_queue=self._take_queue,
                 interrupt=self._interrupt,
-                limits=self.config.limits,
+                limits=self._turn_limits(),
                 turn_id=turn_id,
                 checked_upto=self._checked_upto,
             )
@@ -282,6 +304,60 @@ class Session:
                 self._interrupt = asyncio.Event()
                 continue
             return
+
+    def _turn_limits(self) -> Limits:
+        """T per prompt; B for the whole session, so each turn gets what is left of it."""
+        limits = self.config.limits
+        if limits.max_budget_usd is None:
+            return Limits(limits.max_turns, None)
+        spent = self.total_cost - self._cost_at_start
+        return Limits(limits.max_turns, max(0.0, limits.max_budget_usd - spent))
+
+    # -- compaction -------------------------------------------------------------------------
+    async def _maybe_autocompact(self, turn: Turn) -> bool:
+        threshold = self.config.autocompact
+        if threshold is None:
+            return False
+        window = context_window(self.config.model)
+        known = turn.context_tokens or self.context_tokens
+        upcoming = known + estimate_tokens(self.history[-1].to_param()) if self.history else 0
+        if upcoming < threshold * window:
+            return False
+        self._emit(ev.Notice(turn.turn_id, "Context nearly full: compacting the conversation."))
+        return await self.compact(turn_id=turn.turn_id, automatic=True)
+
+    async def _manual_compact(self, focus: str) -> None:
+        await self.compact(focus, turn_id=0, automatic=False)
+
+    async def compact(self, focus: str = "", *, turn_id: int = 0, automatic: bool = False) -> bool:
+        """Replace the history by a summary plus the recent turns. False if it failed."""
+        request = ModelRequest(
+            self.spec.model, self.history, self.spec.system, self.spec.tools, self.spec.max_tokens
+        )
+        try:
+            done = await compact(self.model, request, self.history, focus=focus)
+        except CompactionError as exc:
+            self._emit(
+                ev.Error(
+                    turn_id,
+                    f"Compaction failed: {exc}. The conversation goes on uncompacted.",
+                    "compaction",
+                )
+            )
+            return False
+        self.history[:] = done.history  # in place: a running turn shares this list
+        self._checked_upto = 0
+        self.context_tokens = estimate_tokens([m.to_param() for m in self.history])
+        if self.config.refresh_system is not None:
+            self.config.system = self.config.refresh_system()
+            self.spec.system = [{"type": "text", "text": self.config.system}]
+        self._write(lambda t: t.compaction(self.history, done.summary))
+        self._emit(
+            ev.Compacted(
+                turn_id, done.summary, done.dropped_messages, done.kept_messages, automatic
+            )
+        )
+        return True
 
     def _finish(
         self,
