@@ -7,8 +7,8 @@ from pathlib import Path
 
 from agent.loop import Limits
 from agent.model import Model
-from agent.permissions import Policy, Rule
 from agent.paths import config_dir
+from agent.permissions import Policy, Rule
 from agent.prompt import load_memory, system_prompt
 from agent.session import Emit, Session, SessionConfig
 from agent.store import Transcript
