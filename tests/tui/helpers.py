@@ -1,0 +1,151 @@
+"""Helpers for TUI tests: an EddyApp over a scripted model, waiting on events, fake models."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from agent import events as ev
+from agent.cli import build_parser
+
+SIZE = (100, 30)
+
+
+class Events:
+    """Records engine events (the app's event hook) and lets a test wait for one."""
+
+    def __init__(self) -> None:
+        self.all: list[ev.Event] = []
+        self._changed = asyncio.Event()
+
+    def __call__(self, event: ev.Event) -> None:
+        self.all.append(event)
+        self._changed.set()
+
+    def of(self, cls: type) -> list[Any]:
+        return [e for e in self.all if isinstance(e, cls)]
+
+    async def wait_for(self, cls: type, n: int = 1, timeout: float = 10) -> Any:
+        """The ``n``-th event of type ``cls``, once it has been emitted."""
+
+        async def wait() -> Any:
+            while len(self.of(cls)) < n:
+                self._changed.clear()
+                await self._changed.wait()
+            return self.of(cls)[n - 1]
+
+        return await asyncio.wait_for(wait(), timeout=timeout)
+
+    async def wait_until(self, predicate: Any, timeout: float = 10) -> None:
+        """Wait until ``predicate()`` is true, re-checking after each event."""
+
+        async def wait() -> None:
+            while not predicate():
+                self._changed.clear()
+                await self._changed.wait()
+
+        await asyncio.wait_for(wait(), timeout=timeout)
+
+
+def make_args(workspace: Path, *extra: str) -> Any:
+    args = build_parser().parse_args(list(extra))
+    args.cwd = workspace
+    return args
+
+
+def make_app(
+    workspace: Path,
+    model: Any,
+    tools: list[Any] | None = None,
+    *extra: str,
+    frozen: bool = True,
+) -> tuple[Any, Events]:
+    """An EddyApp over ``model`` and ``tools`` (default: no tools), recording events."""
+    from tui.app import EddyApp
+
+    events = Events()
+    app = EddyApp(
+        make_args(workspace, *extra),
+        model=model,
+        tools=tools if tools is not None else [],
+        frozen_clock=frozen,
+        event_hook=events,
+    )
+    return app, events
+
+
+async def wait_ready(app: Any, pilot: Any) -> None:
+    """Wait until the session is attached (it is built right after the first frame)."""
+    for _ in range(200):
+        if app.main is not None and app.main.session is not None:
+            return
+        await pilot.pause()
+    raise AssertionError("the session never started")
+
+
+async def type_and_send(pilot: Any, text: str) -> None:
+    """Type ``text`` into the prompt as keystrokes, then Enter."""
+    app = pilot.app
+    app.main.prompt.focus()
+    app.main.prompt.insert(text)
+    await pilot.press("enter")
+
+
+async def settle(app: Any, pilot: Any) -> None:
+    """Let the engine go idle and the UI render everything it was sent."""
+    if app.session is not None:
+        await app.session.wait_idle()
+    await pilot.pause()
+    from tui.widgets.assistant_text import AssistantText
+
+    for _ in range(100):
+        if all(block.finished for block in app.query(AssistantText)):
+            break
+        await pilot.pause()
+    await pilot.pause()
+
+
+class StreamThenStall:
+    """A model whose first call streams ``prefix`` and then never finishes (until cancelled).
+
+    Later calls are answered by ``then`` (a ScriptedModel). ``requests`` holds every history
+    sent, so a test can check what reached the model after an interrupt.
+    """
+
+    name = "scripted"
+
+    def __init__(self, prefix: str, then: Any) -> None:
+        self.prefix = prefix
+        self.then = then
+        self.requests: list[list[Any]] = []
+        self.streaming = asyncio.Event()
+
+    async def respond(self, request: Any, sink: Any) -> Any:
+        self.requests.append(list(request.messages))
+        if len(self.requests) == 1:
+            for i in range(0, len(self.prefix), 8):
+                sink.text(self.prefix[i : i + 8])
+                await asyncio.sleep(0)
+            self.streaming.set()
+            await asyncio.Event().wait()
+        return await self.then.respond(request, sink)
+
+
+def shell_tool(release: asyncio.Event | None = None, output: str = "ok") -> Any:
+    """A fake "Bash": streams a line, waits for ``release`` (forever if None), returns output."""
+    from tests.fakes.tools import FnTool
+
+    async def run(args: dict[str, Any], ctx: Any) -> str:
+        ctx.output(f"$ {args.get('command', '')}\n")
+        await (release or asyncio.Event()).wait()
+        return output
+
+    schema = {"type": "object", "properties": {"command": {"type": "string"}}}
+    return FnTool("Bash", run, schema=schema)
+
+
+def last_user_blocks(messages: list[Any]) -> list[Any]:
+    """The blocks of the last message of a request (a user message)."""
+    assert messages[-1].role == "user"
+    return list(messages[-1].content)

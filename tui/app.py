@@ -1,0 +1,293 @@
+"""The Textual app: ``eddy`` without ``-p``.
+
+Start-up is kept short: the first frame needs only Textual and the widgets; the session (tools,
+system prompt) is built right after it, and ``anthropic`` is imported in a thread worker after
+that, so the first prompt does not pay for it either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.actions import SkipAction
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from agent import events as ev
+from agent.paths import config_dir, project_data_dir
+from themes import DEFAULT_THEME, MONOCHROME_THEME, THEMES
+from tui.screens.main import MainScreen
+from tui.widgets.prompt_history import PromptHistory
+
+HELP = """Enter sends · ctrl+j or shift+enter: new line · ↑/↓: prompt history
+Esc stops the model (what you queued is sent at once) · type while it works to queue a correction
+ctrl+o expands tool output · ctrl+p command palette · /theme [name] · /help · /exit"""
+
+DEMO_NOTE = "Or try `eddy --demo`: a scripted demo in a scratch project, no key needed."
+DEMO_BANNER = (
+    "This is a SCRIPTED DEMO: no model is called. It works in a scratch copy of a sample "
+    "project ({path}). Ask anything; press Esc mid-answer, type while it works, answer its "
+    "permission prompts."
+)
+
+
+def settings_path() -> Path:
+    """The TUI's settings file (the theme choice)."""
+    return config_dir() / "tui.json"
+
+
+def load_settings() -> dict[str, Any]:
+    try:
+        data = json.loads(settings_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def save_settings(settings: dict[str, Any]) -> None:
+    path = settings_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    except OSError:
+        pass
+
+
+class EddyApp(App[int]):
+    """The full-screen agent.
+
+    Args:
+        args: the parsed command line (agent/cli.py).
+        model: a model to use instead of the API (tests inject a ScriptedModel).
+        tools: tools to use instead of the default set.
+        frozen_clock: freeze time (snapshot tests): no spinner, no elapsed time, no blinking.
+        event_hook: also receives every engine event (tests wait on it).
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "eddy"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "escape", "stop", priority=True, show=False),
+        Binding("ctrl+o", "toggle_output", "expand output", show=False),
+        Binding("ctrl+d", "quit", "quit", show=False),
+    ]
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        *,
+        model: Any = None,
+        tools: list[Any] | None = None,
+        frozen_clock: bool = False,
+        event_hook: Callable[[ev.Event], None] | None = None,
+    ) -> None:
+        super().__init__()
+        if getattr(args, "model", None) is None:  # agent.cli.main resolves it; tests may not
+            import os
+
+            from agent.pricing import DEFAULT_MODEL
+
+            args.model = os.environ.get("EDDY_MODEL") or DEFAULT_MODEL
+        self.args = args
+        self.session: Any = None
+        self.problems: list[str] = []
+        self._model = model
+        self._tools = tools
+        self._event_hook = event_hook
+        self.frozen_clock = frozen_clock
+        self.clock: Callable[[], float] = (lambda: 0.0) if frozen_clock else time.monotonic
+        self._expanded = False
+        self._settings = load_settings()
+        self.main = MainScreen(
+            PromptHistory(self._history_path()),
+            self.clock,
+            frozen=frozen_clock,
+            on_command=self.run_command,
+        )
+        for theme in THEMES:
+            self.register_theme(theme)
+        chosen = self._settings.get("theme")
+        if self.no_color:
+            self.theme = MONOCHROME_THEME
+        elif isinstance(chosen, str) and chosen in self.available_themes:
+            self.theme = chosen
+        else:
+            self.theme = DEFAULT_THEME
+
+    @property
+    def needs_key(self) -> bool:
+        from agent.cli import has_api_key
+
+        return self._model is None and not self.args.demo and not has_api_key()
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        # eddy's own variables, for Textual's built-in themes (the command palette offers them)
+        return {
+            "diff-added": "green 20%",
+            "diff-removed": "red 20%",
+            "hint": "cyan",
+            "dim-text": "grey",
+        }
+
+    # -- start-up -------------------------------------------------------------------------
+    def get_default_screen(self) -> MainScreen:
+        return self.main
+
+    def on_mount(self) -> None:
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.call_after_refresh(self._start_session)
+
+    def _history_path(self) -> Path:
+        if self.args.demo:
+            return project_data_dir(Path(tempfile.gettempdir()) / "eddy-demo") / (
+                "prompt_history.jsonl"
+            )
+        return project_data_dir(Path(self.args.cwd or Path.cwd())) / "prompt_history.jsonl"
+
+    def _start_session(self) -> None:
+        main = self.main
+        model = self._model
+        status = main.status
+        if self.args.demo:
+            from agent.demo import DemoModel, prepare_workspace
+
+            self.args.cwd = prepare_workspace()
+            model = model or DemoModel()
+            status.label = "scripted demo"
+            main.conversation.add_line(DEMO_BANNER.format(path=self.args.cwd), "banner")
+        session, problems = build_session(self.args, self._emit, model, self._tools)
+        self.session = session
+        injected = self._model is not None or self.args.demo
+        status.model = str(getattr(model, "name", "scripted")) if injected else self.args.model
+        status.mode = session.config.policy.mode
+        status.cost, status.turns = session.total_cost, session.turn_count
+        status.refresh_line()
+        main.conversation.add_line(self._banner(), "banner")
+        if session.history:
+            main.conversation.add_line(
+                f"Resumed a session of {len(session.history)} messages (earlier messages are "
+                "not shown; the model has them).",
+                "hint",
+            )
+        for problem in problems:
+            main.conversation.add_line(problem, "error")
+        if self.needs_key:
+            from agent.cli import NO_KEY_MESSAGE
+
+            main.unavailable = NO_KEY_MESSAGE + "\n" + DEMO_NOTE
+            main.conversation.add_line(main.unavailable, "error")
+            return
+        main.attach(session)
+        if self.args.prompt:
+            main._send(self.args.prompt)
+        if model is None:
+            self.run_worker(_warm_up_sdk, thread=True, group="warm-up", exit_on_error=False)
+
+    def _banner(self) -> str:
+        where = Path(self.args.cwd or Path.cwd()).name or "/"
+        return f"eddy in {where}\n{HELP}"
+
+    # -- engine events --------------------------------------------------------------------
+    def _emit(self, event: ev.Event) -> None:
+        """The session's emit callback: same thread, same loop; render, never crash."""
+        if self._event_hook is not None:
+            self._event_hook(event)
+        try:
+            self.main.handle_event(event)
+        except Exception as exc:  # a rendering bug must not take the session down
+            self.log.error(f"rendering {event.type} failed: {exc!r}")
+            try:
+                self.main.conversation.add_line(
+                    f"Could not display a {event.type} event ({type(exc).__name__}: {exc}). "
+                    "The session goes on; this is a bug in eddy's display.",
+                    "error",
+                )
+            except Exception:
+                pass
+
+    # -- actions and commands -------------------------------------------------------------
+    def action_escape(self) -> None:
+        if self.screen is not self.main:
+            raise SkipAction()  # the command palette or another modal closes itself
+        self.main.escape()
+
+    def action_toggle_output(self) -> None:
+        self._expanded = not self._expanded
+        self.main.conversation.set_expanded(self._expanded)
+
+    def run_command(self, text: str) -> bool:
+        """Run a slash command; False when ``text`` is not one of ours (it goes to the model)."""
+        name, _, arg = text.partition(" ")
+        arg = arg.strip()
+        conversation = self.main.conversation
+        if name in ("/exit", "/quit"):
+            self.exit(0)
+        elif name == "/help":
+            conversation.add_line(HELP, "hint")
+        elif name == "/theme":
+            names = sorted(self.available_themes)
+            if not arg:
+                eddy = ", ".join(t.name for t in THEMES)
+                conversation.add_line(
+                    f"Theme: {self.theme}. eddy's themes: {eddy}. Use /theme NAME, or ctrl+p "
+                    "for every theme with a preview.",
+                    "hint",
+                )
+            elif arg in self.available_themes:
+                self.theme = arg
+                conversation.add_line(f"Theme set to {arg}.", "hint")
+            else:
+                conversation.add_line(f"No theme {arg!r}. Known: {', '.join(names)}", "error")
+        else:
+            return False
+        return True
+
+    def _theme_changed(self, theme: Any) -> None:
+        if self.no_color:
+            return  # forced monochrome is not the user's choice
+        self._settings["theme"] = theme.name
+        save_settings(self._settings)
+
+    async def on_unmount(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+
+def _warm_up_sdk() -> None:
+    """Import the SDK in a thread after the first frame, so the first prompt does not wait."""
+    import anthropic  # noqa: F401
+
+
+def build_session(
+    args: argparse.Namespace, emit: Callable[[ev.Event], None], model: Any, tools: Any
+) -> tuple[Any, list[str]]:
+    """The session for ``args`` (agent.factory's, recorded in a transcript).
+
+    With ``tools`` (tests), the same configuration over those tools, not recorded.
+    """
+    from agent import factory
+
+    if tools is None:
+        try:
+            return factory.build_session(args, emit, headless=False, model=model)
+        except factory.SessionSetupError as exc:
+            args.continue_, args.resume, args.fork_session = False, None, False
+            session, problems = factory.build_session(args, emit, headless=False, model=model)
+            return session, [f"{exc} This is a new session.", *problems]
+    from agent.session import Session
+
+    base, problems = factory.build_session(args, emit, headless=False, model=model, persist=False)
+    return Session(base.config, base.model, tools, emit), problems
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Run the app until the user quits; the terminal is restored however it ends."""
+    app = EddyApp(args)
+    result = app.run()  # Textual restores the terminal on exit and on a crash
+    return int(result or app.return_code or 0)

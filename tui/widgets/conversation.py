@@ -1,0 +1,182 @@
+"""The conversation: user prompts, streaming answers, thinking, tool calls, notes.
+
+It renders engine events (``apply``), so it can be driven by a real session or by a list of
+events in a test. It follows the stream (anchored to the bottom) until the user scrolls up,
+and keeps the DOM bounded by pruning the oldest blocks in long sessions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from agent import events as ev
+from tui.widgets.message_line import LineKind, MessageLine
+from tui.widgets.thinking import Thinking
+from tui.widgets.tool_call import ToolCallBlock
+from tui.widgets.user_prompt import UserPrompt
+
+if TYPE_CHECKING:
+    from tui.widgets.assistant_text import AssistantText
+
+MAX_BLOCKS = 160
+"""Blocks kept in the DOM; older ones are pruned (the transcript keeps everything)."""
+
+
+class Conversation(VerticalScroll):
+    """The scrolling transcript.
+
+    Args:
+        clock: the app's clock (tool call timers).
+        max_blocks: prune beyond this many blocks.
+    """
+
+    def __init__(
+        self, clock: Callable[[], float], *, max_blocks: int = MAX_BLOCKS, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self._clock = clock
+        self.max_blocks = max_blocks
+        self.tool_blocks: dict[str, ToolCallBlock] = {}
+        self.text_block: AssistantText | None = None
+        self.thinking_block: Thinking | None = None
+        self.pruned = 0
+        self._pruned_line: MessageLine | None = None
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # -- adding blocks --------------------------------------------------------------------
+    def add_block(self, widget: Widget) -> None:
+        """Mount ``widget`` at the bottom, pruning old blocks past the limit."""
+        self.mount(widget)
+        overflow = len(self.children) - self.max_blocks
+        if overflow > 0:
+            self._prune(overflow)
+
+    def add_line(self, text: str, kind: LineKind = "notice") -> MessageLine:
+        line = MessageLine(text, kind)
+        self.add_block(line)
+        return line
+
+    def add_user(self, text: str, *, correction: bool = False) -> None:
+        self.add_block(UserPrompt(text, correction=correction))
+
+    def _prune(self, count: int) -> None:
+        old = [c for c in self.children if c is not self._pruned_line][:count]
+        for widget in old:
+            if isinstance(widget, ToolCallBlock):
+                self.tool_blocks.pop(widget.call_id, None)
+        self.pruned += len(old)
+        self.remove_children(old)
+        text = f"… {self.pruned} earlier blocks are not shown (the session keeps them)"
+        if self._pruned_line is None:
+            self._pruned_line = MessageLine(text, "hint")
+            self.mount(self._pruned_line, before=0)
+        else:
+            self._pruned_line.update(text)
+
+    # -- engine events --------------------------------------------------------------------
+    def apply(self, event: ev.Event) -> None:
+        """Render one engine event (events about other parts of the screen are ignored)."""
+        handler = getattr(self, f"_on_{event.type}", None)
+        if handler is not None:
+            handler(event)
+
+    def _on_turn_started(self, event: ev.TurnStarted) -> None:
+        self._end_message()
+        self.add_user(event.prompt)
+        self.anchor()
+
+    def _on_model_call_started(self, event: ev.ModelCallStarted) -> None:
+        self._end_message()
+
+    def _on_thinking_delta(self, event: ev.ThinkingDelta) -> None:
+        if self.thinking_block is None:
+            self.thinking_block = Thinking()
+            self.add_block(self.thinking_block)
+        self.thinking_block.add(event.text)
+
+    def _on_text_delta(self, event: ev.TextDelta) -> None:
+        if self.thinking_block is not None:
+            self.thinking_block.finish()
+            self.thinking_block = None
+        if self.text_block is None:
+            from tui.widgets.assistant_text import AssistantText  # Markdown: after first frame
+
+            self.text_block = AssistantText()
+            self.add_block(self.text_block)
+        self.text_block.add(event.text)
+
+    def _on_assistant_message(self, event: ev.AssistantMessage) -> None:
+        self._end_message()
+
+    def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
+        self._end_message()
+        block = ToolCallBlock(event.call_id, event.name, event.summary, self._clock)
+        self.tool_blocks[event.call_id] = block
+        self.add_block(block)
+
+    def _on_permission_requested(self, event: ev.PermissionRequested) -> None:
+        block = self.tool_blocks.get(event.call_id)
+        if block is not None:
+            block.set_asking()
+
+    def _on_tool_call_running(self, event: ev.ToolCallRunning) -> None:
+        block = self.tool_blocks.get(event.call_id)
+        if block is not None:
+            block.set_running()
+
+    def _on_tool_output_delta(self, event: ev.ToolOutputDelta) -> None:
+        block = self.tool_blocks.get(event.call_id)
+        if block is not None:
+            block.add_output(event.text)
+
+    def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
+        block = self.tool_blocks.get(event.call_id)
+        if block is None:
+            block = ToolCallBlock(event.call_id, event.name, "", self._clock)
+            self.tool_blocks[event.call_id] = block
+            self.add_block(block)
+        block.finish(event.status, event.content, event.is_error, event.display)
+
+    def _on_corrections_delivered(self, event: ev.CorrectionsDelivered) -> None:
+        for text in event.texts:
+            self.add_user(text, correction=True)
+
+    def _on_notice(self, event: ev.Notice) -> None:
+        self.add_line(event.text, "notice")
+
+    def _on_error(self, event: ev.Error) -> None:
+        self.add_line(event.message, "error")
+
+    def _on_interrupted(self, event: ev.Interrupted) -> None:
+        self._end_message(interrupted=True)
+        self.add_line("Interrupted · tell eddy what to do instead", "interrupted")
+
+    def _on_compacted(self, event: ev.Compacted) -> None:
+        how = "automatically" if event.automatic else "as asked"
+        self.add_line(
+            f"Conversation compacted {how}: {event.dropped_messages} messages summarised, "
+            f"{event.kept_messages} kept.",
+            "hint",
+        )
+
+    def _on_turn_finished(self, event: ev.TurnFinished) -> None:
+        self._end_message()
+
+    def _end_message(self, *, interrupted: bool = False) -> None:
+        if self.thinking_block is not None:
+            self.thinking_block.finish()
+            self.thinking_block = None
+        if self.text_block is not None:
+            self.text_block.finish(interrupted=interrupted)
+            self.text_block = None
+
+    def set_expanded(self, expanded: bool) -> None:
+        """Expand or collapse every tool result shown."""
+        for block in self.query(ToolCallBlock):
+            block.expanded = expanded

@@ -1,0 +1,131 @@
+"""A unified diff, coloured (added green, removed red) with the file's syntax highlighted.
+
+Also computes the diff an Edit/Write/MultiEdit *would* make, for the permission prompt.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.content import Content
+from textual.highlight import guess_language, highlight
+from textual.widgets import Static
+
+PREVIEW_MAX_BYTES = 2 * 1024 * 1024
+"""Files larger than this are not read for a permission preview."""
+
+
+def render_diff(diff: str, path: str | None = None, max_lines: int | None = None) -> Content:
+    """Colour a unified diff, highlighting the code with pygments (theme-aware styles).
+
+    Args:
+        diff: the unified diff text.
+        path: the file's path (picks the lexer).
+        max_lines: show at most this many lines, then a "+N more lines" note.
+    """
+    lines = diff.splitlines()
+    shown = lines if max_lines is None else lines[:max_lines]
+    code_lines = [
+        ln[1:] if ln[:1] in "+- " and not ln.startswith(("+++", "---")) else "" for ln in shown
+    ]
+    code = "\n".join(code_lines)
+    language = guess_language(code, path) if path else "text"
+    highlighted = highlight(code + "\n", language=language).split("\n")
+    out: list[Content] = []
+    for i, line in enumerate(shown):
+        code_part = highlighted[i] if i < len(highlighted) else Content(code_lines[i])
+        if line.startswith(("+++", "---")):
+            out.append(Content.styled(line, "bold $text-muted"))
+        elif line.startswith("@@"):
+            out.append(Content.styled(line, "$hint"))
+        elif line.startswith("+"):
+            out.append(
+                Content.assemble(("+", "bold $text-success"), code_part).stylize_before(
+                    "on $diff-added"
+                )
+            )
+        elif line.startswith("-"):
+            out.append(
+                Content.assemble(("-", "bold $text-error"), code_part).stylize_before(
+                    "on $diff-removed"
+                )
+            )
+        elif line.startswith(" "):
+            out.append(Content.assemble(" ", code_part))
+        else:
+            out.append(Content.styled(line, "$text-muted"))
+    if max_lines is not None and len(lines) > max_lines:
+        out.append(Content.styled(f"… {len(lines) - max_lines} more lines", "$text-muted"))
+    return Content("\n").join(out)
+
+
+class DiffView(Static):
+    """A rendered diff (see :func:`render_diff`)."""
+
+    def __init__(self, diff: str, path: str | None = None, max_lines: int | None = None) -> None:
+        super().__init__(render_diff(diff, path, max_lines), classes="diff")
+        self.diff = diff
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        if not path.is_file() or path.stat().st_size > PREVIEW_MAX_BYTES:
+            return None if path.exists() else ""
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _apply_edit(text: str, edit: dict[str, Any]) -> str | None:
+    old, new = str(edit.get("old_string", "")), str(edit.get("new_string", ""))
+    if not old:
+        return new if not text else None
+    if old not in text:
+        return None
+    return text.replace(old, new) if edit.get("replace_all") else text.replace(old, new, 1)
+
+
+def preview_diff(
+    name: str, args: dict[str, Any], resolve: Callable[[str], Path]
+) -> tuple[str, str] | None:
+    """The diff a file-changing call would make, for the permission prompt.
+
+    Args:
+        name: the tool name (Edit, MultiEdit or Write; others give None).
+        args: the call's input.
+        resolve: turns the model's path into a real path.
+
+    Returns:
+        ``(label, diff)``, or None when the diff cannot be computed (the call shows its input).
+    """
+    if name not in ("Edit", "MultiEdit", "Write"):
+        return None
+    raw = args.get("file_path")
+    if not isinstance(raw, str) or not raw:
+        return None
+    try:
+        path = resolve(raw)
+    except Exception:
+        return None
+    old = _read_text(path)
+    if old is None:
+        return None
+    new: str | None = old
+    if name == "Write":
+        new = str(args.get("content", ""))
+    elif name == "Edit":
+        new = _apply_edit(old, args)
+    else:
+        for edit in args.get("edits") or []:
+            new = _apply_edit(new, edit) if new is not None and isinstance(edit, dict) else None
+    if new is None:
+        return None
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    diff = "".join(
+        ln if ln.endswith("\n") else ln + "\n"
+        for ln in difflib.unified_diff(a, b, f"a/{raw}", f"b/{raw}")
+    )
+    return raw, diff

@@ -1,0 +1,32 @@
+"""One line of information in the conversation: an error, a notice, a hint or a banner."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual.content import Content
+from textual.widgets import Static
+
+LineKind = Literal["error", "notice", "hint", "interrupted", "banner"]
+
+_PREFIX: dict[str, str] = {
+    "error": "✗ ",
+    "notice": "• ",
+    "hint": "",
+    "interrupted": "⎿ ",
+    "banner": "",
+}
+
+
+class MessageLine(Static):
+    """A short styled message; never markup-interpreted (it may quote user or tool text).
+
+    Args:
+        text: the message (may span lines).
+        kind: error, notice, hint, interrupted or banner: picks the style and a prefix.
+    """
+
+    def __init__(self, text: str, kind: LineKind = "notice") -> None:
+        self.kind = kind
+        self.text = text
+        super().__init__(Content(_PREFIX[kind] + text), classes=kind)

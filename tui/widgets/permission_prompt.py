@@ -1,0 +1,154 @@
+"""The permission question for one tool call: what will run, then yes / always / no + why.
+
+Keyboard only: arrows or 1-3 pick, Enter answers; choosing 3 focuses a text field whose text
+goes to the model with the refusal. Esc is handled by the app: it stops the turn.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Input, Static
+
+from tui.widgets.diff_view import render_diff
+
+PREVIEW_MAX_LINES = 30
+
+
+def describe_call(name: str, args: dict[str, Any], summary: str) -> Content:
+    """What will run, for tools without a diff preview: the command, or the input."""
+    if name == "Bash":
+        command = str(args.get("command", ""))
+        desc = str(args.get("description", "") or "")
+        body = Content.styled(command, "bold")
+        return body + Content.styled("\n" + desc, "$text-muted") if desc else body
+    if summary:
+        return Content(summary)
+    text = json.dumps(args, indent=2, ensure_ascii=False)
+    lines = text.splitlines()
+    if len(lines) > PREVIEW_MAX_LINES:
+        text = "\n".join(lines[:PREVIEW_MAX_LINES]) + f"\n… {len(lines) - PREVIEW_MAX_LINES} more"
+    return Content(text)
+
+
+class PermissionPrompt(Vertical, can_focus=True):
+    """Asks whether one call may run; posts :class:`PermissionPrompt.Answered`.
+
+    Args:
+        request_id: the engine's request id (the answer names it).
+        name: the tool name.
+        args: the call's input.
+        summary: the one-line summary.
+        suggested_rule: the rule "don't ask again" would save.
+        diff: ``(label, diff)`` for a file change, or None.
+    """
+
+    BINDINGS = [
+        Binding("up", "move(-1)", "up", show=False),
+        Binding("down", "move(1)", "down", show=False),
+        Binding("1", "pick(0)", show=False),
+        Binding("2", "pick(1)", show=False),
+        Binding("3", "pick(2)", show=False),
+        Binding("enter", "answer", "answer", show=False),
+    ]
+
+    selected: reactive[int] = reactive(0, init=False)
+
+    class Answered(Message):
+        """The user answered: ``decision`` is allow, allow_always or deny."""
+
+        def __init__(self, prompt: PermissionPrompt, decision: str, reason: str) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.request_id = prompt.request_id
+            self.decision = decision
+            self.reason = reason
+
+    def __init__(
+        self,
+        request_id: str,
+        name: str,
+        args: dict[str, Any],
+        summary: str,
+        suggested_rule: str | None,
+        diff: tuple[str, str] | None = None,
+    ) -> None:
+        super().__init__(classes="permission")
+        self.request_id = request_id
+        self.tool_name = name
+        self.args = args
+        self.summary = summary
+        self.rule = suggested_rule or name
+        self.diff = diff
+        self.answered = False
+        self._options = [Static(classes="option") for _ in range(3)]
+        self.reason_input = Input(placeholder="what should eddy do instead?", id="reason")
+
+    def compose(self) -> ComposeResult:
+        title = f"{self.tool_name}: {self.summary}" if self.summary else self.tool_name
+        yield Static(Content.styled(f"Allow {title}?", "bold"), classes="perm-title")
+        if self.diff is not None:
+            label, diff = self.diff
+            body = render_diff(diff, label, PREVIEW_MAX_LINES) if diff else Content("(no change)")
+        else:
+            body = describe_call(self.tool_name, self.args, self.summary)
+        yield Static(body, classes="perm-preview")
+        yield from self._options
+        yield self.reason_input
+        yield Static(
+            Content.styled("↑↓ or 1-3 to choose · Enter to answer · Esc to stop", "$text-muted"),
+            classes="perm-hint",
+        )
+
+    def on_mount(self) -> None:
+        self._render_options()
+
+    def watch_selected(self) -> None:
+        self._render_options()
+        if self.selected == 2:
+            self.reason_input.focus()
+        elif self.reason_input.has_focus:
+            self.focus()
+
+    def _render_options(self) -> None:
+        labels = [
+            "Yes",
+            f"Yes, and don't ask again for {self.rule} this session",
+            "No, and tell eddy what to do instead (type below)",
+        ]
+        for i, (widget, label) in enumerate(zip(self._options, labels, strict=True)):
+            mark = "❯ " if i == self.selected else "  "
+            style = "bold $text-primary" if i == self.selected else ""
+            widget.update(Content.styled(f"{mark}{i + 1}. {label}", style))
+
+    def action_move(self, step: int) -> None:
+        self.selected = (self.selected + step) % 3
+
+    def action_pick(self, index: int) -> None:
+        self.selected = index
+        if index != 2:
+            self.action_answer()
+
+    def action_answer(self) -> None:
+        decision = ("allow", "allow_always", "deny")[self.selected]
+        self._answer(decision, self.reason_input.value if decision == "deny" else "")
+
+    @on(Input.Submitted, "#reason")
+    def _reason_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.selected = 2
+        self._answer("deny", event.value)
+
+    def _answer(self, decision: str, reason: str) -> None:
+        if self.answered:
+            return
+        self.answered = True
+        self.post_message(self.Answered(self, decision, reason))

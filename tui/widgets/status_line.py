@@ -1,0 +1,103 @@
+"""The status line: model, mode, context use, cost, turns, work in progress, queue."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.content import Content
+from textual.widgets import Static
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def human_tokens(n: int) -> str:
+    """12345 -> 12.3k; 1200000 -> 1.2M."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
+    if n >= 1000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    return str(n)
+
+
+class StatusLine(Static):
+    """One line at the very bottom. The app sets its attributes and calls :meth:`refresh_line`.
+
+    Args:
+        clock: the app's clock; a frozen clock (snapshot tests) shows no spinner or time.
+        frozen: whether the clock is frozen.
+    """
+
+    def __init__(self, clock: Callable[[], float], *, frozen: bool = False, id: str | None = None):
+        super().__init__("", id=id, classes="status")
+        self._clock = clock
+        self._frozen = frozen
+        self.model = ""
+        self.mode = "default"
+        self.label = ""
+        """Shown first, e.g. "scripted demo"."""
+        self.context_tokens = 0
+        self.context_window = 0
+        self.cost = 0.0
+        self.turns = 0
+        self.queued = 0
+        self.working_since: float | None = None
+        self.activity = ""
+        """What the turn is doing: "thinking", "responding", "running Bash", ..."""
+        self.turn_tokens = 0
+        self._frame = 0
+        self._timer = None
+
+    def on_mount(self) -> None:
+        self.refresh_line()
+
+    def start_work(self) -> None:
+        """A turn started: show the spinner and elapsed time."""
+        self.working_since = self._clock()
+        self.turn_tokens = 0
+        self.activity = "thinking"
+        if not self._frozen and self._timer is None:
+            self._timer = self.set_interval(0.1, self._tick)
+        self.refresh_line()
+
+    def stop_work(self) -> None:
+        self.working_since = None
+        self.activity = ""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.refresh_line()
+
+    def _tick(self) -> None:
+        self._frame += 1
+        self.refresh_line()
+
+    def refresh_line(self) -> None:
+        """Re-render from the attributes."""
+        muted = "$text-muted"
+        parts: list[Content] = []
+        if self.label:
+            parts.append(Content.styled(self.label, "bold reverse $text-warning"))
+        parts.append(Content.styled(self.model, "bold"))
+        parts.append(Content.styled(self.mode, muted))
+        if self.context_window:
+            pct = 100 * self.context_tokens / self.context_window
+            ctx = f"ctx {human_tokens(self.context_tokens)}/{human_tokens(self.context_window)}"
+            parts.append(Content.styled(f"{ctx} ({pct:.0f}%)", muted))
+        parts.append(Content.styled(f"${self.cost:.4f}", muted))
+        parts.append(Content.styled(f"{self.turns} turns", muted))
+        if self.queued:
+            parts.append(Content.styled(f"{self.queued} queued", "bold $text-warning"))
+        if self.working_since is not None:
+            parts.append(self._work_part())
+        self.update(Content(" · ").join(parts))
+
+    def _work_part(self) -> Content:
+        tokens = f"{human_tokens(self.turn_tokens)} tok" if self.turn_tokens else ""
+        if self._frozen:
+            text = " ".join(p for p in ("…", self.activity, tokens) if p)
+        else:
+            assert self.working_since is not None
+            spin = SPINNER[self._frame % len(SPINNER)]
+            secs = int(self._clock() - self.working_since)
+            text = " ".join(p for p in (spin, self.activity, f"{secs}s", tokens) if p)
+        return Content.styled(text + " · esc to stop", "$text-accent")

@@ -1,0 +1,33 @@
+"""The task list a TodoWrite call set: pending, in progress (bold), completed (struck, dim)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+_MARK = {"completed": "☒", "in_progress": "◼", "pending": "☐"}
+_STYLE = {"completed": "strike $text-muted", "in_progress": "bold $text-primary", "pending": ""}
+
+
+def render_todos(todos: Iterable[dict[str, Any]]) -> Content:
+    """One line per task, in the model's order."""
+    lines = []
+    for todo in todos:
+        status = str(todo.get("status", "pending"))
+        text = str(todo.get("content") or todo.get("activeForm") or "")
+        if status == "in_progress" and todo.get("activeForm"):
+            text = str(todo["activeForm"])
+        mark = _MARK.get(status, "☐")
+        lines.append(Content.styled(f"{mark} {text}", _STYLE.get(status, "")))
+    return Content("\n").join(lines) if lines else Content.styled("(no tasks)", "$text-muted")
+
+
+class TodoList(Static):
+    """A rendered task list."""
+
+    def __init__(self, todos: Iterable[dict[str, Any]]) -> None:
+        self.todos = list(todos)
+        super().__init__(render_todos(self.todos), classes="todos")

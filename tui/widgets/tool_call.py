@@ -1,0 +1,219 @@
+"""One tool call, keyed by its call id: name, one-line summary, live state, result.
+
+States: pending -> (asking) -> running -> done | failed | refused | interrupted. The result is
+collapsed to a few lines and expands on click (or ctrl+o for all). Edit/Write/MultiEdit show
+their diff, TodoWrite its task list, Bash its output live as it streams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from tui.widgets.diff_view import render_diff
+from tui.widgets.todo_list import render_todos
+
+COLLAPSED_LINES = 4
+"""Result lines shown before the user expands a block."""
+EXPANDED_MAX_LINES = 400
+"""Even expanded, a block shows at most this many lines (the DOM stays bounded)."""
+STREAM_TAIL_LINES = 6
+"""Lines of live output shown while a command runs."""
+KEEP_CHARS = 200_000
+"""Streamed output kept per call (the model's result is capped by the tool anyway)."""
+DIFF_COLLAPSED_LINES = 24
+
+_ICON = {
+    "pending": ("○", "$text-muted"),
+    "asking": ("?", "bold $text-warning"),
+    "running": ("●", "$text-accent"),
+    "done": ("✓", "$text-success"),
+    "failed": ("✗", "$text-error"),
+    "refused": ("⊘", "$text-warning"),
+    "interrupted": ("■", "$text-warning"),
+}
+_LABEL = {
+    "pending": "",
+    "asking": "waiting for permission",
+    "running": "running",
+    "done": "",
+    "failed": "failed",
+    "refused": "refused",
+    "interrupted": "interrupted",
+}
+
+
+def content_text(content: str | list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> str:
+    """The text of a tool result (images are shown as a placeholder)."""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        else:
+            parts.append(f"[{block.get('type', 'block')}]")
+    return "\n".join(parts)
+
+
+def _clip(lines: list[str], limit: int, note: str) -> Content:
+    shown = Content("\n".join(lines[:limit]))
+    if len(lines) > limit:
+        more = Content.styled(f"\n… +{len(lines) - limit} lines {note}", "$text-muted")
+        shown = shown + more
+    return shown
+
+
+class ToolCallBlock(Vertical):
+    """A tool call in the conversation.
+
+    Args:
+        call_id: the tool_use id (the block's key).
+        name: the tool name.
+        summary: the one-line summary of the input (path, command, pattern).
+        clock: the app's clock (frozen in snapshot tests).
+    """
+
+    state: reactive[str] = reactive("pending", init=False)
+    expanded: reactive[bool] = reactive(False, init=False)
+
+    def __init__(self, call_id: str, name: str, summary: str, clock: Callable[[], float]) -> None:
+        super().__init__(classes="tool-call")
+        self.call_id = call_id
+        self.tool_name = name
+        self.summary = summary
+        self._clock = clock
+        self._started_at: float | None = None
+        self._ended_at: float | None = None
+        self._output: list[str] = []
+        self._output_len = 0
+        self._result: str | None = None
+        self.is_error = False
+        self.display_data: dict[str, Any] | None = None
+        self._body_scheduled = False
+        self._timer: Any = None
+        self._header = Static(classes="tool-header")
+        self._body = Static(classes="tool-body")
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        yield self._body
+
+    def on_mount(self) -> None:
+        self._render_header()
+        self._render_body()
+
+    @property
+    def output(self) -> str:
+        """Streamed output received so far."""
+        return "".join(self._output)
+
+    @property
+    def result_text(self) -> str | None:
+        return self._result
+
+    # -- engine events --------------------------------------------------------------------
+    def set_asking(self) -> None:
+        self.state = "asking"
+
+    def set_running(self) -> None:
+        self._started_at = self._clock()
+        self.state = "running"
+        if self.is_mounted:
+            self._timer = self.set_interval(1.0, self._render_header)
+
+    def add_output(self, text: str) -> None:
+        if self._output_len < KEEP_CHARS:
+            self._output.append(text)
+            self._output_len += len(text)
+        self._schedule_body()
+
+    def finish(
+        self, status: str, content: Any, is_error: bool, display: dict[str, Any] | None
+    ) -> None:
+        """The call ended: show its final state and result."""
+        self._ended_at = self._clock()
+        self._result = content_text(content)
+        self.is_error = is_error
+        self.display_data = display
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.state = status
+        self._schedule_body()
+
+    # -- rendering ------------------------------------------------------------------------
+    def watch_state(self, state: str) -> None:
+        self.set_class(state in ("failed", "refused", "interrupted"), "problem")
+        self._render_header()
+
+    def watch_expanded(self) -> None:
+        self._render_body()
+
+    def on_click(self) -> None:
+        self.expanded = not self.expanded
+
+    def _elapsed(self) -> str:
+        if self._started_at is None:
+            return ""
+        end = self._ended_at if self._ended_at is not None else self._clock()
+        secs = int(end - self._started_at)
+        return f"{secs}s" if secs >= 1 else ""
+
+    def _render_header(self) -> None:
+        icon, style = _ICON.get(self.state, ("●", ""))
+        label = _LABEL.get(self.state, self.state)
+        elapsed = self._elapsed()
+        tail = " · ".join(p for p in (label, elapsed) if p)
+        head = Content.assemble(
+            (icon + " ", style),
+            (self.tool_name, "bold"),
+            ("  " + self.summary if self.summary else "", ""),
+            ("  " + tail if tail else "", "$text-muted"),
+        )
+        self._header.update(head)
+
+    def _schedule_body(self) -> None:
+        if not self._body_scheduled and self.is_mounted:
+            self._body_scheduled = True
+            self.call_later(self._render_body)
+
+    def _render_body(self) -> None:
+        self._body_scheduled = False
+        body = self._body_content()
+        self._body.display = body is not None
+        if body is not None:
+            self._body.update(body)
+
+    def _body_content(self) -> Content | None:
+        display = self.display_data or {}
+        if self._result is None:
+            if not self._output:
+                return None
+            tail = self.output.splitlines()[-STREAM_TAIL_LINES:]
+            return Content.styled("\n".join(tail), "$text-muted")
+        if display.get("kind") == "diff" and not self.is_error:
+            return self._diff_body(display)
+        if display.get("kind") == "todos" and not self.is_error:
+            return render_todos(display.get("todos") or [])
+        lines = self._result.splitlines() or [""]
+        if self.tool_name == "Read" and not self.is_error and not self.expanded:
+            return Content.styled(f"Read {len(lines)} lines  (click to show)", "$text-muted")
+        limit = EXPANDED_MAX_LINES if self.expanded else COLLAPSED_LINES
+        shown = _clip(lines, limit, "" if self.expanded else "(click to expand)")
+        return shown.stylize_before("$text-error") if self.is_error else shown
+
+    def _diff_body(self, display: dict[str, Any]) -> Content:
+        path = str(display.get("path") or "")
+        added, removed = display.get("added", 0), display.get("removed", 0)
+        verb = "Created" if display.get("created") else "Updated"
+        name = path.rsplit("/", 1)[-1] if path else self.summary
+        head = Content.styled(f"{verb} {name} (+{added} -{removed})\n", "$text-muted")
+        limit = EXPANDED_MAX_LINES if self.expanded else DIFF_COLLAPSED_LINES
+        return head + render_diff(str(display.get("diff", "")), path or None, limit)
