@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.widgets import Static
 
 from agent import events as ev
 from agent import ops
@@ -69,7 +70,8 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield self.conversation
         yield self.queued
-        with Vertical(id="prompt-box"):
+        with Horizontal(id="prompt-box"):
+            yield Static("› ", id="prompt-marker")
             yield self.prompt
         yield self.status
 

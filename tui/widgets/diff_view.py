@@ -27,16 +27,19 @@ def render_diff(diff: str, path: str | None = None, max_lines: int | None = None
         max_lines: show at most this many lines, then a "+N more lines" note.
     """
     lines = diff.splitlines()
-    shown = lines if max_lines is None else lines[:max_lines]
+    shown = [ln.expandtabs(4) for ln in (lines if max_lines is None else lines[:max_lines])]
     code_lines = [
         ln[1:] if ln[:1] in "+- " and not ln.startswith(("+++", "---")) else "" for ln in shown
     ]
     code = "\n".join(code_lines)
     language = guess_language(code, path) if path else "text"
     highlighted = highlight(code + "\n", language=language).split("\n")
+    widths = [Content(ln).cell_length for ln in shown]
+    width = max(widths, default=0)
     out: list[Content] = []
     for i, line in enumerate(shown):
-        code_part = highlighted[i] if i < len(highlighted) else Content(code_lines[i])
+        # padded so that added/removed backgrounds form an even block
+        code_part = code_part_at(highlighted, code_lines, i).pad_right(width - widths[i])
         if line.startswith(("+++", "---")):
             out.append(Content.styled(line, "bold $text-muted"))
         elif line.startswith("@@"):
@@ -60,6 +63,10 @@ def render_diff(diff: str, path: str | None = None, max_lines: int | None = None
     if max_lines is not None and len(lines) > max_lines:
         out.append(Content.styled(f"… {len(lines) - max_lines} more lines", "$text-muted"))
     return Content("\n").join(out)
+
+
+def code_part_at(highlighted: list[Content], code_lines: list[str], i: int) -> Content:
+    return highlighted[i] if i < len(highlighted) else Content(code_lines[i])
 
 
 class DiffView(Static):

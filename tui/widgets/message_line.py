@@ -29,4 +29,9 @@ class MessageLine(Static):
     def __init__(self, text: str, kind: LineKind = "notice") -> None:
         self.kind = kind
         self.text = text
-        super().__init__(Content(_PREFIX[kind] + text), classes=kind)
+        body = Content(_PREFIX[kind] + text)
+        if kind == "banner":  # its first line is a title
+            first, _, rest = text.partition("\n")
+            tail = Content("\n" + rest) if rest else Content("")
+            body = Content.styled(first, "bold $text-primary") + tail
+        super().__init__(body, classes=kind)

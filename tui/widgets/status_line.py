@@ -1,4 +1,5 @@
-"""The status line: model, mode, context use, cost, turns, work in progress, queue."""
+"""The status line: model, mode, context use, cost, turns, queue; above it, while a turn runs,
+a second line with a spinner, what the turn is doing, elapsed time and tokens."""
 
 from __future__ import annotations
 
@@ -87,9 +88,10 @@ class StatusLine(Static):
         parts.append(Content.styled(f"{self.turns} turns", muted))
         if self.queued:
             parts.append(Content.styled(f"{self.queued} queued", "bold $text-warning"))
+        line = Content(" · ").join(parts)
         if self.working_since is not None:
-            parts.append(self._work_part())
-        self.update(Content(" · ").join(parts))
+            line = self._work_part() + Content("\n") + line
+        self.update(line)
 
     def _work_part(self) -> Content:
         tokens = f"{human_tokens(self.turn_tokens)} tok" if self.turn_tokens else ""
@@ -100,4 +102,4 @@ class StatusLine(Static):
             spin = SPINNER[self._frame % len(SPINNER)]
             secs = int(self._clock() - self.working_since)
             text = " ".join(p for p in (spin, self.activity, f"{secs}s", tokens) if p)
-        return Content.styled(text + " · esc to stop", "$text-accent")
+        return Content.assemble((text, "bold $text-accent"), ("  esc to stop", "$text-muted"))
