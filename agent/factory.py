@@ -8,28 +8,12 @@ from pathlib import Path
 from agent.loop import Limits
 from agent.model import Model
 from agent.paths import config_dir
-from agent.permissions import Policy, Rule
 from agent.prompt import load_memory, system_prompt
 from agent.session import Emit, Session, SessionConfig
+from agent.settings import build_policy, load_settings
 from agent.store import Transcript
 from tools import default_tools
-
-
-def build_policy(args: argparse.Namespace) -> tuple[Policy, list[str]]:
-    """The policy from flags; invalid rules are skipped and reported."""
-    problems: list[str] = []
-
-    def rules(values: list[str]) -> list[Rule]:
-        out = []
-        for value in values:
-            try:
-                out.append(Rule.parse(value))
-            except ValueError as exc:
-                problems.append(str(exc))
-        return out
-
-    policy = Policy(args.permission_mode, rules(args.allowed_tools), rules(args.disallowed_tools))
-    return policy, problems
+from tools.base import ToolContext
 
 
 class SessionSetupError(Exception):
@@ -87,7 +71,17 @@ def build_session(
         SessionSetupError: the session to resume cannot be opened.
     """
     workspace = Path(args.cwd or Path.cwd()).resolve()
-    policy, problems = build_policy(args)
+    settings, problems = load_settings(workspace)
+    policy, flag_problems = build_policy(
+        settings, args.permission_mode, args.allowed_tools, args.disallowed_tools
+    )
+    problems += flag_problems
+    if not getattr(args, "model_explicit", True) and settings.model:
+        args.model = settings.model
+    extra_dirs = tuple(
+        Path(d).expanduser().resolve()
+        for d in [*settings.additional_directories, *getattr(args, "add_dir", [])]
+    )
     config = SessionConfig(
         workspace=workspace,
         model=args.model,
@@ -97,6 +91,8 @@ def build_session(
         headless=headless,
         refresh_system=lambda: system_prompt(workspace, load_memory(workspace, config_dir())),
     )
+    if settings.auto_compact is False or getattr(args, "autocompact", None) == "off":
+        config.autocompact = None
     transcript = open_transcript(args, workspace) if persist else None
     loaded = transcript.loaded if transcript is not None else None
     if loaded is not None and loaded.model and not model_given(args):
@@ -105,7 +101,8 @@ def build_session(
         from agent.anthropic_model import AnthropicModel
 
         model = AnthropicModel(config.model)
-    session = Session(config, model, default_tools(), emit)
+    ctx = ToolContext(workspace, extra_dirs=extra_dirs)
+    session = Session(config, model, default_tools(), emit, ctx)
     if transcript is not None:
         session.attach_transcript(transcript)
         if loaded is not None:

@@ -21,7 +21,7 @@ from agent.compact import CompactionError, compact
 from agent.loop import Limits, RequestSpec, Turn
 from agent.messages import Message, TextBlock, ToolUseBlock
 from agent.model import Model, ModelRequest, estimate_tokens
-from agent.permissions import Policy, suggested_rule
+from agent.permissions import Policy
 from agent.pricing import Usage, context_window
 from agent.toolrun import GateDecision, ToolRunner, tool_param
 from tools.base import Tool, ToolContext
@@ -57,6 +57,8 @@ class SessionConfig:
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     autocompact: float | None = 0.85
     """Compact automatically when the next call would pass this share of the window."""
+    save_rules: bool = True
+    """Save "don't ask again" rules to the project's local settings."""
     refresh_system: Callable[[], str] | None = None
     """Rebuilds the system prompt after compaction (memory files are re-read, not summarised)."""
 
@@ -251,10 +253,15 @@ class Session:
             text: the prompt.
             delivered: the queued corrections this prompt is made of (if it is the queue).
         """
+        blocks: tuple[TextBlock, ...] = (TextBlock(text),)
+        if self.config.policy.mode == "plan":
+            from agent.permissions import plan_mode_note
+
+            blocks += (TextBlock(f"<system-reminder>{plan_mode_note()}</system-reminder>"),)
         if self.history and self.history[-1].role == "user":
-            self.history[-1] = self.history[-1].with_blocks(TextBlock(text))
+            self.history[-1] = self.history[-1].with_blocks(*blocks)
         else:
-            self.history.append(Message("user", (TextBlock(text),)))
+            self.history.append(Message("user", blocks))
         self._write(lambda t: t.record_history(self.history, prompt=text, delivered=delivered))
 
     def _start(self, text: str) -> None:
@@ -402,6 +409,21 @@ class Session:
             )
         return await self._ask(use, tool)
 
+    def _remember_rule(self, rule: str) -> None:
+        """ "Yes, don't ask again": allow ``rule`` now and save it to the local settings."""
+        from agent.permissions import Rule
+        from agent.settings import SettingsError, save_rule
+
+        self.config.policy.allow.append(Rule.parse(rule))
+        if self.config.save_rules:
+            try:
+                saved = save_rule(rule, self.config.workspace)
+            except (SettingsError, OSError) as exc:
+                text = f"Allowed {rule} for this session; could not save it: {exc}"
+            else:
+                text = saved.message
+            self._emit(ev.Notice(self.runner.turn_id, text))
+
     def _approve_outside(self, tool: Tool, use: ToolUseBlock) -> None:
         try:
             paths = tool.paths(use.input, self.ctx)
@@ -413,7 +435,10 @@ class Session:
         request_id = f"perm-{uuid.uuid4().hex[:8]}"
         fut: asyncio.Future[ops.AnswerPermission] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = fut
-        rule = suggested_rule(use.name, use.input)
+        try:
+            rule = self.config.policy.suggest(tool, use.input, self.ctx)
+        except Exception:
+            rule = None
         try:
             summary = tool.summary(use.input)
         except Exception:
@@ -433,10 +458,8 @@ class Session:
             if answer.reason.strip():
                 text += f" The user said: {answer.reason.strip()}"
             return GateDecision(False, text)
-        if answer.decision == "allow_always":
-            from agent.permissions import Rule
-
-            self.config.policy.allow.append(Rule.parse(rule))
+        if answer.decision == "allow_always" and rule is not None:
+            self._remember_rule(rule)
         self._approve_outside(tool, use)
         return GateDecision(True)
 

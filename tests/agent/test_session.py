@@ -293,3 +293,49 @@ async def test_every_started_event_has_one_finished(tmp_path: Path) -> None:
     assert sorted(started) == sorted(finished) == ["a", "b"]
     assert "No such tool: Nope" in events.of(ev.ToolCallFinished)[0].content
     assert len(events.of(ev.TurnStarted)) == len(events.of(ev.TurnFinished)) == 1
+
+
+async def test_dont_ask_again_saves_the_generalised_rule(tmp_path: Path) -> None:
+    import json
+
+    from agent.permissions import Rule
+    from agent.settings import build_policy, load_settings
+    from tools import default_tools
+
+    mk = [
+        tool_call("b1", "Bash", command="mkdir -p one/two"),
+        tool_call("b2", "Bash", command="mkdir three"),
+    ]
+    model = ScriptedModel([assistant(mk[0]), assistant(mk[1]), "ok"])
+    session, events = make_session(tmp_path, model, default_tools())
+    session.submit(ops.SubmitPrompt("make dirs"))
+    req = await events.wait_for(ev.PermissionRequested)
+    assert req.suggested_rule == "Bash(mkdir:*)"
+    session.submit(ops.AnswerPermission(req.request_id, "allow_always"))
+    await session.wait_idle()
+    assert len(events.of(ev.PermissionRequested)) == 1  # the next identical kind of call ran
+    assert (tmp_path / "one" / "two").is_dir() and (tmp_path / "three").is_dir()
+    saved = json.loads((tmp_path / ".eddy" / "settings.local.json").read_text())
+    assert saved["permissions"]["allow"] == ["Bash(mkdir:*)"]
+    assert any("Bash(mkdir:*)" in n.text for n in events.of(ev.Notice))
+    # a new session built from the saved settings allows it without asking
+    settings, problems = load_settings(tmp_path)
+    policy, _ = build_policy(settings)
+    assert not problems and Rule.parse("Bash(mkdir:*)") in policy.allow
+
+
+async def test_plan_mode_tells_the_model_and_refuses_changes(tmp_path: Path) -> None:
+    from tools import default_tools
+
+    model = ScriptedModel(
+        [assistant(tool_call("w", "Write", file_path="x.txt", content="x")), "plan"]
+    )
+    session, events = make_session(tmp_path, model, default_tools())
+    session.config.policy.mode = "plan"
+    session.submit(ops.SubmitPrompt("add x"))
+    await session.wait_idle()
+    assert not (tmp_path / "x.txt").exists()
+    first = model.requests[0].messages[0]
+    assert "plan mode" in first.content[-1].text
+    result = model.requests[1].messages[-1].content[0]
+    assert result.is_error and "plan mode" in result.content
