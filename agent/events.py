@@ -195,6 +195,29 @@ class Compacted:
 
 
 @dataclass(frozen=True)
+class RewindFinished:
+    """A rewind (or redo) was applied.
+
+    Attributes:
+        prompt: the text of the prompt rewound to (a front end puts it back in the input when
+            the conversation was restored).
+        restored / deleted: files written back / removed (workspace-relative).
+        conflicts: files the user changed since eddy touched them, left alone.
+        not_restorable: files eddy could not restore, with the reason.
+        message: one line for the user.
+    """
+
+    mode: str
+    prompt: str
+    restored: tuple[str, ...]
+    deleted: tuple[str, ...]
+    conflicts: tuple[str, ...]
+    not_restorable: tuple[str, ...]
+    message: str
+    type: Literal["rewind_finished"] = "rewind_finished"
+
+
+@dataclass(frozen=True)
 class TurnFinished:
     turn_id: int
     subtype: TurnSubtype
@@ -229,6 +252,7 @@ Event = (
     | Error
     | Interrupted
     | Compacted
+    | RewindFinished
     | TurnFinished
 )
 

@@ -67,6 +67,23 @@ class SetLimits:
     max_budget_usd: float | None = None
 
 
+RewindMode = Literal["both", "code", "conversation"]
+
+
+@dataclass(frozen=True)
+class Rewind:
+    """Go back to the state before prompt ``number`` (1-based, as ``Session.checkpoints()``
+    lists them), or, for a redo entry of that list, undo that rewind.
+
+    ``mode``: restore code and conversation, code only, or conversation only. Files the user
+    changed since eddy last touched them are left alone unless ``overwrite_conflicts``.
+    """
+
+    number: int
+    mode: RewindMode = "both"
+    overwrite_conflicts: bool = False
+
+
 @dataclass(frozen=True)
 class Shutdown:
     """Stop any running turn and release resources."""
@@ -80,5 +97,6 @@ Op = (
     | AnswerPermission
     | Compact
     | SetLimits
+    | Rewind
     | Shutdown
 )
