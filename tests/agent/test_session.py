@@ -339,3 +339,34 @@ async def test_plan_mode_tells_the_model_and_refuses_changes(tmp_path: Path) -> 
     assert "plan mode" in first.content[-1].text
     result = model.requests[1].messages[-1].content[0]
     assert result.is_error and "plan mode" in result.content
+
+
+async def test_esc_during_shell_command_kills_its_process_group(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from tools import default_tools
+
+    command = "echo $$; bash -c 'trap \"\" TERM; sleep 30' & echo ready; sleep 30"
+    model = ScriptedModel([assistant(tool_call("b", "Bash", command=command)), "after"])
+    session, events = make_session(tmp_path, model, default_tools())
+    session.config.policy.mode = "bypassPermissions"
+    session.submit(ops.SubmitPrompt("run it"))
+    while "ready" not in "".join(e.text for e in events.of(ev.ToolOutputDelta)):
+        await events.wait_for(ev.ToolOutputDelta, len(events.of(ev.ToolOutputDelta)) + 1)
+    pgid = int("".join(e.text for e in events.of(ev.ToolOutputDelta)).split()[0])
+    start = time.monotonic()
+    session.submit(ops.Interrupt())
+    await session.wait_idle()
+    assert time.monotonic() - start < 1.5
+    try:
+        os.killpg(pgid, 0)
+        alive = True
+    except ProcessLookupError:
+        alive = False
+    assert not alive
+    result = session.history[2].content[0]
+    assert isinstance(result, ToolResultBlock) and result.is_error
+    session.submit(ops.SubmitPrompt("next"))
+    await session.wait_idle()
+    check_invariant(last_request(model))
