@@ -1,0 +1,527 @@
+"""Checkpoints and rewind: put the workspace back as it was before a user prompt.
+
+Every user prompt begins a checkpoint (:meth:`CheckpointStore.begin`). While it is current,
+the engine records the prior state of every path that changes:
+
+- **File tools** (Write, Edit, MultiEdit) await :meth:`~CheckpointStore.before_change` with the
+  paths they are about to write; the prior state (bytes and mode bits, or "did not exist", and
+  the parent directories a write will create) is saved then. The state the tool leaves behind
+  is read at the next hook, or when the session calls :meth:`~CheckpointStore.settle` after the
+  tool call (which it should: that is "the state eddy left it in" for conflict detection).
+- **Shell commands** (Bash) are bracketed by :meth:`~CheckpointStore.before_shell` and
+  :meth:`~CheckpointStore.after_shell`. The engine keeps a snapshot of the in-scope tree: a
+  stat cache plus the content of every file in the content-addressed blob store. Before a
+  command it rescans (stat only; it re-reads just the files whose stat changed); after it, it
+  rescans and records what was created, modified, deleted or chmod-ed, and which directories
+  were created or removed.
+
+In scope is everything inside the workspace except ``.git`` (never read, never touched), what
+``.gitignore`` files ignore, and files over the size cap (their changes are detected but their
+content is not kept). A change to an out-of-scope path that the engine knows about is reported
+as not restorable, with the reason.
+
+A rewind to a checkpoint undoes, newest first, every entry from that checkpoint on: each file
+goes back byte for byte with its mode bits, deleted files and directories come back, and files
+and directories the session created are deleted (only those: nothing else is ever deleted).
+Before restoring, each file is compared with the state eddy last left it in; a file changed
+since (in an editor, say) is a conflict and is left alone unless the caller says to overwrite.
+A rewind is itself an entry in the list, so a redo (:meth:`~CheckpointStore.redo`) undoes it.
+
+Storage, under ``store_dir`` (one per session, next to its transcript): ``blobs/`` (contents,
+by SHA-256, each stored once), ``checkpoints.json`` (the entries, rewritten atomically after
+each change) and ``snapshot.json`` (the stat cache, so a resumed session need not read every
+file again). The last ``retention`` checkpoints are kept; older ones are pruned and blobs that
+nothing refers to any more are removed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from agent.blobstore import BlobStore
+from agent.checkpoint_records import (
+    PROMPT,
+    REWIND,
+    Change,
+    CheckpointSummary,
+    Conflict,
+    Entry,
+    RewindPlan,
+    RewindResult,
+    summarize,
+)
+from agent.restore import Action, apply, plan
+from agent.snapshot import (
+    DIR,
+    FILE,
+    GONE,
+    RACY_WINDOW_NS,
+    Scanner,
+    Scope,
+    Snapshot,
+    State,
+    capture,
+    diff,
+    stat_key,
+)
+
+__all__ = [
+    "CheckpointError",
+    "CheckpointStore",
+    "CheckpointSummary",
+    "Conflict",
+    "RewindPlan",
+    "RewindResult",
+    "session_checkpoint_dir",
+]
+
+DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
+DEFAULT_RETENTION = 100
+DEFAULT_MAX_SNAPSHOT_BYTES = 2 * 1024**3
+LOG_NAME = "checkpoints.json"
+INDEX_NAME = "snapshot.json"
+VERSION = 1
+
+
+class CheckpointError(Exception):
+    """An unknown or pruned checkpoint, a duplicate id, a redo of something not a rewind."""
+
+
+def session_checkpoint_dir(cwd: Path, session_id: str) -> Path:
+    """The store directory of a session: beside its transcript, ``<session id>.checkpoints``."""
+    from agent.store import sessions_dir
+
+    return sessions_dir(cwd) / f"{session_id}.checkpoints"
+
+
+class CheckpointStore:
+    """The checkpoints of one session in one workspace.
+
+    Args:
+        workspace: the workspace root (its real path is used).
+        store_dir: where this session's checkpoints are kept (created when first needed);
+            an existing store there is loaded, so a resumed session can rewind.
+        max_file_bytes: files larger than this are not kept (their changes are reported as
+            not restorable).
+        retention: how many checkpoints (prompts) are kept.
+        max_snapshot_bytes: the most file content one snapshot of the tree keeps; files past
+            it are only stat-ed (shell changes to them are not restorable).
+        racy_window_ns: files modified this recently before a scan are read again next scan.
+    """
+
+    def __init__(
+        self,
+        workspace: Path,
+        store_dir: Path,
+        *,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        retention: int = DEFAULT_RETENTION,
+        max_snapshot_bytes: int | None = DEFAULT_MAX_SNAPSHOT_BYTES,
+        racy_window_ns: int = RACY_WINDOW_NS,
+    ) -> None:
+        self.workspace = Path(os.path.realpath(workspace))
+        self.store_dir = Path(store_dir)
+        self.cap = max_file_bytes
+        self.retention = max(1, retention)
+        self.blobs = BlobStore(self.store_dir / "blobs")
+        self.scope = Scope(self.workspace)
+        self.scanner = Scanner(
+            self.scope,
+            self.blobs,
+            max_file_bytes=max_file_bytes,
+            max_total_bytes=max_snapshot_bytes,
+            racy_window_ns=racy_window_ns,
+        )
+        self.entries: list[Entry] = []
+        self.load_problem: str | None = None
+        """Why an existing store could not be read (it was set aside), or None."""
+        self.save_error: str | None = None
+        """Why the last save failed (disk full?), or None."""
+        self._root = str(self.workspace)
+        self._seq = 0
+        self._pending: dict[str, Entry] = {}
+        self._snapshot: Snapshot | None = None
+        self._snapshot_saved = True
+        self._pre: tuple[Snapshot, Entry] | None = None
+        self._lock = threading.RLock()
+        self._scan_lock = threading.Lock()
+        """Held while scanning (and by gc, which must not remove blobs a scan just wrote)."""
+        self._load()
+
+    @classmethod
+    def load(cls, workspace: Path, store_dir: Path, **options: Any) -> CheckpointStore:
+        """The store kept in ``store_dir`` (empty if there is none yet)."""
+        return cls(workspace, store_dir, **options)
+
+    # -- checkpoints ---------------------------------------------------------------------------
+
+    def begin(self, checkpoint_id: str, prompt: str) -> None:
+        """Start the checkpoint of a new user prompt; changes from now on belong to it."""
+        with self._lock:
+            self._settle()
+            if self._find(checkpoint_id) is not None:
+                raise CheckpointError(f"checkpoint {checkpoint_id!r} exists already")
+            self.entries.append(Entry(checkpoint_id, PROMPT, time.time(), prompt))
+            self._prune()
+            self._save_log()
+            self._save_index()
+            self._gc()
+
+    async def prepare(self) -> None:
+        """Take the first snapshot of the tree now (in a thread), not at the first command."""
+        await asyncio.to_thread(self._prepare)
+
+    def _prepare(self) -> None:
+        # Only the scan lock is held while scanning, so begin() and the reports stay quick.
+        with self._lock:
+            prev = self._snapshot
+        with self._scan_lock:
+            snap = self.scanner.scan(prev)
+        with self._lock:
+            if self._snapshot is prev:
+                self._snapshot = snap
+                self._snapshot_saved = False
+
+    def _scan(self, prev: Snapshot | None) -> Snapshot:
+        with self._scan_lock:
+            return self.scanner.scan(prev)
+
+    async def before_change(self, paths: list[Path], tool_use_id: str | None = None) -> None:
+        """Save the prior state of ``paths``, which a tool is about to write (ToolContext hook)."""
+        await asyncio.to_thread(self._before_change, paths, tool_use_id)
+
+    def _before_change(self, paths: Iterable[Path], tool_use_id: str | None = None) -> None:
+        with self._lock:
+            self._settle()
+            entry = self._current()
+            for path in paths:
+                rel = self._rel(path)
+                if not rel:
+                    entry.blocked[os.path.abspath(path)] = "outside the workspace"
+                    continue
+                try:
+                    why = self.scope.out_of_scope(rel, False)
+                    if why is not None:
+                        entry.blocked[rel] = why
+                        continue
+                    parts = rel.split("/")
+                    for i in range(1, len(parts)):
+                        parent = "/".join(parts[:i])
+                        if not os.path.lexists(self._abs(parent)):
+                            self._touch(entry, parent, tool_use_id, GONE)
+                    self._touch(entry, rel, tool_use_id)
+                except OSError as exc:
+                    entry.blocked[rel] = f"its earlier state could not be saved ({_text(exc)})"
+            self._save_log()
+
+    def settle(self) -> None:
+        """Record the state the last tool calls left their files in (call after each call)."""
+        with self._lock:
+            if self._pending:
+                self._settle()
+                self._save_log()
+
+    async def before_shell(self) -> None:
+        """Bring the snapshot up to date before a shell command runs (ToolContext hook)."""
+        await asyncio.to_thread(self._before_shell)
+
+    def _before_shell(self) -> None:
+        with self._lock:
+            self._settle()
+            entry = self._current()
+            entry.shell_commands += 1
+            self._pre = None
+            try:
+                self._snapshot = self._scan(self._snapshot)
+            except OSError as exc:
+                self._snapshot = None
+                self._problem(entry, f"a command's changes were not captured ({_text(exc)})")
+                return
+            self._snapshot_saved = False
+            self._pre = (self._snapshot, entry)
+
+    async def after_shell(self) -> None:
+        """Record what the shell command changed in the workspace (ToolContext hook)."""
+        await asyncio.to_thread(self._after_shell)
+
+    def _after_shell(self) -> None:
+        with self._lock:
+            if self._pre is None:
+                return
+            pre, entry = self._pre
+            self._pre = None
+            try:
+                post = self._scan(pre)
+                changes, blocked = diff(pre, post, self.scope, self.blobs, self.cap)
+            except OSError as exc:
+                self._snapshot = None
+                self._problem(entry, f"a command's changes were not captured ({_text(exc)})")
+                return
+            self._snapshot = post
+            for rel, (before, after) in changes.items():
+                change = entry.changes.get(rel)
+                if change is None:
+                    entry.changes[rel] = Change(before, after, shell=True)
+                else:
+                    change.after, change.shell, change.lines = after, True, None
+            for rel, why in blocked.items():
+                entry.blocked.setdefault(rel, why)
+            self._save_log()
+
+    def _problem(self, entry: Entry, text: str) -> None:
+        if text not in entry.problems:
+            entry.problems.append(text)
+        self._save_log()
+
+    def close(self) -> None:
+        """Settle pending changes and save everything (the stat cache too)."""
+        with self._lock:
+            self._settle()
+            self._save_log()
+            self._save_index()
+
+    # -- reports ---------------------------------------------------------------------------------
+
+    def summary(self, checkpoint_id: str) -> CheckpointSummary:
+        """What changed while ``checkpoint_id`` was current ("3 files +12 -4", ...)."""
+        with self._lock:
+            self._settle()
+            return summarize(self._entry(checkpoint_id)[1], self._read_blob)
+
+    def list(self) -> list[CheckpointSummary]:
+        """Every entry still kept, oldest first: prompts and (``kind="rewind"``) rewinds."""
+        with self._lock:
+            self._settle()
+            return [summarize(e, self._read_blob) for e in self.entries]
+
+    # -- rewind ----------------------------------------------------------------------------------
+
+    def plan_rewind(self, checkpoint_id: str) -> RewindPlan:
+        """What ``rewind(checkpoint_id)`` would do, and the conflicts it would meet."""
+        with self._lock:
+            self._settle()
+            return self._plan(self._entry(checkpoint_id)[0])[0]
+
+    def rewind(self, checkpoint_id: str, *, overwrite_conflicts: bool = False) -> RewindResult:
+        """Put the workspace back as it was before ``checkpoint_id`` (a prompt, or a rewind:
+        then as it was before that rewind, which is what :meth:`redo` does)."""
+        with self._lock:
+            self._settle()
+            return self._rewind(self._entry(checkpoint_id)[0], overwrite_conflicts)
+
+    def redo(self, rewind_id: str, *, overwrite_conflicts: bool = False) -> RewindResult:
+        """Undo the rewind ``rewind_id``: back to the state just before it."""
+        with self._lock:
+            self._settle()
+            index, entry = self._entry(rewind_id)
+            if entry.kind != REWIND:
+                raise CheckpointError(f"{rewind_id!r} is a checkpoint, not a rewind")
+            return self._rewind(index, overwrite_conflicts)
+
+    def _plan(self, start: int) -> tuple[RewindPlan, dict[str, Action]]:
+        return plan(self.entries[start:], self._capture)
+
+    def _rewind(self, start: int, overwrite: bool) -> RewindResult:
+        plan, actions = self._plan(start)
+        self._seq += 1
+        rewind_id = f"rewind-{self._seq}"
+        while self._find(rewind_id) is not None:
+            self._seq += 1
+            rewind_id = f"rewind-{self._seq}"
+        result = RewindResult(
+            rewind_id=rewind_id,
+            target=plan.target,
+            conflicts=plan.conflicts,
+            overwritten=overwrite and bool(plan.conflicts),
+            not_restorable=plan.not_restorable,
+        )
+        todo = {rel: a for rel, a in actions.items() if overwrite or not a[2]}
+        failed = apply(self._root, todo, self.blobs, result)
+        record = Entry(rewind_id, REWIND, time.time(), self.entries[start].prompt, plan.target)
+        for rel, (current, target, _) in todo.items():
+            after = self._capture(rel) if rel in failed else target
+            if not current.same(after) or (current.kind == DIR and current.mode != after.mode):
+                record.changes[rel] = Change(current, after)
+        self.entries.append(record)
+        self._save_log()
+        return result
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _abs(self, rel: str) -> str:
+        return os.path.join(self._root, rel)
+
+    def _rel(self, path: Path | str) -> str | None:
+        """The workspace-relative ``/`` path of ``path``, or None when it lies outside."""
+        head, name = os.path.split(os.path.abspath(os.fspath(path)))
+        real = os.path.join(os.path.realpath(head), name)
+        if real.startswith(self._root + os.sep):
+            return real[len(self._root) + 1 :].replace(os.sep, "/")
+        return None
+
+    def _find(self, entry_id: str) -> int | None:
+        for i, entry in enumerate(self.entries):
+            if entry.id == entry_id:
+                return i
+        return None
+
+    def _entry(self, entry_id: str) -> tuple[int, Entry]:
+        i = self._find(entry_id)
+        if i is None:
+            raise CheckpointError(f"no checkpoint {entry_id!r} (unknown, or pruned)")
+        return i, self.entries[i]
+
+    def _current(self) -> Entry:
+        """The entry changes go to: the latest prompt (one is made if there is none)."""
+        if not self.entries or self.entries[-1].kind != PROMPT:
+            self._seq += 1
+            self.entries.append(Entry(f"auto-{self._seq}", PROMPT, time.time()))
+        return self.entries[-1]
+
+    def _capture(self, rel: str) -> State:
+        """The current state of ``rel``; the snapshot spares reading a file whose stat held."""
+        path = self._abs(rel)
+        snap = self._snapshot
+        known = snap.files.get(rel) if snap is not None else None
+        if known is not None and not known.racy and known.state.restorable:
+            try:
+                if stat_key(os.lstat(path)) == known.key:
+                    return known.state
+            except OSError:
+                pass
+        return capture(path, self.blobs, self.cap)[0]
+
+    def _touch(
+        self, entry: Entry, rel: str, tool_use_id: str | None, before: State | None = None
+    ) -> None:
+        change = entry.changes.get(rel)
+        if change is None:
+            change = Change(before if before is not None else self._capture(rel))
+            entry.changes[rel] = change
+        change.after, change.lines = None, None
+        if tool_use_id and tool_use_id not in change.tools:
+            change.tools.append(tool_use_id)
+        self._pending[rel] = entry
+
+    def _settle(self) -> None:
+        pending, self._pending = self._pending, {}
+        for rel, entry in pending.items():
+            change = entry.changes.get(rel)
+            if change is not None and change.after is None:
+                try:
+                    change.after = self._capture(rel)
+                except OSError as exc:
+                    change.after = State(FILE, why=f"could not be read ({_text(exc)})")
+
+    def _read_blob(self, sha: str) -> bytes | None:
+        try:
+            return self.blobs.read(sha)
+        except OSError:
+            return None
+
+    def _prune(self) -> None:
+        prompts = [i for i, e in enumerate(self.entries) if e.kind == PROMPT]
+        if len(prompts) > self.retention:
+            del self.entries[: prompts[-self.retention]]
+
+    def _gc(self) -> None:
+        if not self._scan_lock.acquire(blocking=False):
+            return  # a scan is writing blobs no snapshot refers to yet: next time
+        try:
+            keep: set[str] = set()
+            for entry in self.entries:
+                keep |= entry.shas()
+            for snap in (self._snapshot, self._pre[0] if self._pre else None):
+                if snap is not None:
+                    keep.update(e.state.sha for e in snap.files.values() if e.state.sha)
+            self.blobs.gc(keep)
+        finally:
+            self._scan_lock.release()
+
+    # -- persistence -----------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The entries as JSON data (what ``checkpoints.json`` holds)."""
+        return {
+            "version": VERSION,
+            "workspace": self._root,
+            "seq": self._seq,
+            "entries": [e.to_json() for e in self.entries],
+        }
+
+    def disk_usage(self) -> dict[str, int]:
+        """Bytes on disk: ``blobs`` (and their ``blob_count``), ``log`` and ``index``."""
+        count, size = self.blobs.disk_usage()
+        out = {"blob_count": count, "blobs": size}
+        for key, name in (("log", LOG_NAME), ("index", INDEX_NAME)):
+            try:
+                out[key] = (self.store_dir / name).stat().st_size
+            except OSError:
+                out[key] = 0
+        return out
+
+    def _write_json(self, name: str, data: Any) -> None:
+        self.store_dir.mkdir(parents=True, exist_ok=True)
+        path = self.store_dir / name
+        tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, path)
+
+    def _save_log(self) -> None:
+        try:
+            self._write_json(LOG_NAME, self.to_json())
+            self.save_error = None
+        except OSError as exc:
+            self.save_error = f"checkpoints could not be saved: {_text(exc)}"
+
+    def _save_index(self) -> None:
+        snap = self._snapshot
+        if snap is None or self._snapshot_saved:
+            return
+        try:
+            self._write_json(INDEX_NAME, snap.to_json())
+        except OSError:
+            return  # only a cache: the next process reads the files again
+        self._snapshot_saved = True
+
+    def _load(self) -> None:
+        path = self.store_dir / LOG_NAME
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("version") != VERSION:
+                raise ValueError(f"unknown version {data.get('version')!r}")
+            self.entries = [Entry.from_json(e) for e in data.get("entries", [])]
+            self._seq = int(data.get("seq", 0))
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            aside = path.with_name(f"{LOG_NAME}.unreadable-{int(time.time())}")
+            with contextlib.suppress(OSError):
+                os.replace(path, aside)
+            self.entries = []
+            self.load_problem = f"{path} could not be read ({exc}); it was moved to {aside}"
+            return
+        for entry in self.entries:
+            for rel, change in entry.changes.items():
+                if change.after is None:
+                    self._pending[rel] = entry
+        self._load_index()
+
+    def _load_index(self) -> None:
+        try:
+            data = json.loads((self.store_dir / INDEX_NAME).read_text(encoding="utf-8"))
+            self._snapshot = Snapshot.from_json(data, self.blobs.has)
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            return
+
+
+def _text(exc: OSError) -> str:
+    return exc.strerror or str(exc)
