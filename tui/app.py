@@ -37,6 +37,10 @@ DEMO_BANNER = (
 )
 
 
+WARM_UP_DELAY = 0.6
+"""Seconds after the session is ready before ``anthropic`` is imported in a thread."""
+
+
 def settings_path() -> Path:
     """The TUI's settings file (the theme choice)."""
     return config_dir() / "tui.json"
@@ -124,7 +128,7 @@ class EddyApp(App[int]):
     def needs_key(self) -> bool:
         from agent.cli import has_api_key
 
-        return self._model is None and not self.args.demo and not has_api_key()
+        return self._model is None and not has_api_key()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # eddy's own variables, for Textual's built-in themes (the command palette offers them)
@@ -151,24 +155,40 @@ class EddyApp(App[int]):
         return project_data_dir(Path(self.args.cwd or Path.cwd())) / "prompt_history.jsonl"
 
     def _start_session(self) -> None:
+        """Show the banner now; build the session (imports, transcript) in a thread."""
         main = self.main
-        model = self._model
         status = main.status
         if self.args.demo:
             from agent.demo import DemoModel, prepare_workspace
 
             self.args.cwd = prepare_workspace()
-            model = model or DemoModel()
+            self._model = self._model or DemoModel()
             status.label = "scripted demo"
             main.conversation.add_line(DEMO_BANNER.format(path=self.args.cwd), "banner")
-        session, problems = build_session(self.args, self._emit, model, self._tools)
+        model = self._model
+        status.model = str(getattr(model, "name", "scripted")) if model else self.args.model
+        status.mode = self.args.permission_mode
+        status.refresh_line()
+        main.conversation.add_line(self._banner(), "banner")
+        self.run_worker(self._build_session, thread=True, group="session", exit_on_error=False)
+
+    def _build_session(self) -> None:
+        """In a worker thread: the engine's imports and set-up stay off the input's path."""
+        try:
+            session, problems = build_session(self.args, self._emit, self._model, self._tools)
+        except Exception as exc:
+            message = f"Could not start the session: {type(exc).__name__}: {exc}"
+            self.call_from_thread(self.main.conversation.add_line, message, "error")
+            return
+        self.call_from_thread(self._session_ready, session, problems)
+
+    def _session_ready(self, session: Any, problems: list[str]) -> None:
+        main = self.main
         self.session = session
-        injected = self._model is not None or self.args.demo
-        status.model = str(getattr(model, "name", "scripted")) if injected else self.args.model
+        status = main.status
         status.mode = session.config.policy.mode
         status.cost, status.turns = session.total_cost, session.turn_count
         status.refresh_line()
-        main.conversation.add_line(self._banner(), "banner")
         if session.history:
             main.conversation.add_line(
                 f"Resumed a session of {len(session.history)} messages (earlier messages are "
@@ -186,8 +206,11 @@ class EddyApp(App[int]):
         main.attach(session)
         if self.args.prompt:
             main._send(self.args.prompt)
-        if model is None:
-            self.run_worker(_warm_up_sdk, thread=True, group="warm-up", exit_on_error=False)
+        if self._model is None:  # a little later: the import competes with typing for the GIL
+            self.set_timer(WARM_UP_DELAY, self._warm_up)
+
+    def _warm_up(self) -> None:
+        self.run_worker(_warm_up_sdk, thread=True, group="warm-up", exit_on_error=False)
 
     def _banner(self) -> str:
         where = Path(self.args.cwd or Path.cwd()).name or "/"

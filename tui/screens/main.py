@@ -19,7 +19,6 @@ from textual.widgets import Static
 from agent import events as ev
 from agent import ops
 from tui.widgets.conversation import Conversation
-from tui.widgets.diff_view import preview_diff
 from tui.widgets.permission_prompt import PermissionPrompt
 from tui.widgets.prompt_history import PromptHistory
 from tui.widgets.prompt_input import PromptInput
@@ -183,6 +182,8 @@ class MainScreen(Screen[None]):
         status.refresh_line()
 
     def _ask(self, event: ev.PermissionRequested) -> None:
+        from tui.widgets.diff_view import preview_diff  # pygments: not before the first frame
+
         diff = None
         if self.session is not None:
             ctx = self.session.ctx

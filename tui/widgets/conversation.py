@@ -16,11 +16,11 @@ from textual.widget import Widget
 from agent import events as ev
 from tui.widgets.message_line import LineKind, MessageLine
 from tui.widgets.thinking import Thinking
-from tui.widgets.tool_call import ToolCallBlock
 from tui.widgets.user_prompt import UserPrompt
 
 if TYPE_CHECKING:
     from tui.widgets.assistant_text import AssistantText
+    from tui.widgets.tool_call import ToolCallBlock
 
 MAX_BLOCKS = 160
 """Blocks kept in the DOM; older ones are pruned (the transcript keeps everything)."""
@@ -68,8 +68,9 @@ class Conversation(VerticalScroll):
     def _prune(self, count: int) -> None:
         old = [c for c in self.children if c is not self._pruned_line][:count]
         for widget in old:
-            if isinstance(widget, ToolCallBlock):
-                self.tool_blocks.pop(widget.call_id, None)
+            call_id = getattr(widget, "call_id", None)
+            if call_id is not None:
+                self.tool_blocks.pop(call_id, None)
         self.pruned += len(old)
         self.remove_children(old)
         text = f"… {self.pruned} earlier blocks are not shown (the session keeps them)"
@@ -115,6 +116,8 @@ class Conversation(VerticalScroll):
         self._end_message()
 
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
+        from tui.widgets.tool_call import ToolCallBlock  # pygments: not before the first frame
+
         self._end_message()
         block = ToolCallBlock(event.call_id, event.name, event.summary, self._clock)
         self.tool_blocks[event.call_id] = block
@@ -138,6 +141,8 @@ class Conversation(VerticalScroll):
     def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
         block = self.tool_blocks.get(event.call_id)
         if block is None:
+            from tui.widgets.tool_call import ToolCallBlock
+
             block = ToolCallBlock(event.call_id, event.name, "", self._clock)
             self.tool_blocks[event.call_id] = block
             self.add_block(block)
@@ -178,5 +183,5 @@ class Conversation(VerticalScroll):
 
     def set_expanded(self, expanded: bool) -> None:
         """Expand or collapse every tool result shown."""
-        for block in self.query(ToolCallBlock):
+        for block in self.tool_blocks.values():
             block.expanded = expanded

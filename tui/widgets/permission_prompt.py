@@ -18,8 +18,6 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from tui.widgets.diff_view import render_diff
-
 PREVIEW_MAX_LINES = 30
 
 
@@ -96,6 +94,8 @@ class PermissionPrompt(Vertical, can_focus=True):
         title = f"{self.tool_name}: {self.summary}" if self.summary else self.tool_name
         yield Static(Content.styled(f"Allow {title}?", "bold"), classes="perm-title")
         if self.diff is not None:
+            from tui.widgets.diff_view import render_diff
+
             label, diff = self.diff
             body = render_diff(diff, label, PREVIEW_MAX_LINES) if diff else Content("(no change)")
         else:

@@ -1,0 +1,347 @@
+"""TUI benchmarks; prints figures, asserts nothing. Run: .venv/bin/python bench/bench_tui.py
+
+1. start-up: launch ``.venv/bin/eddy`` in tmux; time until the first frame, and until typed
+   text shows in the prompt (the prompt accepts typing); the same for ``claude`` if installed.
+2. streaming: a 20,000-token answer from a zero-latency scripted model: the UI's time to finish
+   vs the raw stream time (the same session with no UI), and the keystroke echo delay while it
+   streams (real terminal: eddy in tmux, keys sent with send-keys, echo seen in capture-pane).
+3. a 500-turn session (text, tool calls, 1,000-line outputs): RSS and DOM size as it grows, and
+   the time to scroll the whole conversation.
+
+Parts: ``bench_tui.py [startup|stream|long]`` (default: all).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+EDDY = ROOT / ".venv" / "bin" / "eddy"
+PYTHON = ROOT / ".venv" / "bin" / "python"
+SIZE = (120, 40)
+MARKER = "qzxj"
+
+
+def answer_text(tokens: int = 20_000) -> str:
+    """About ``tokens`` tokens (4 chars each) of mixed markdown: prose, lists, code."""
+    parts, size, i = [], 0, 0
+    while size < tokens * 4:
+        i += 1
+        block = (
+            f"## Section {i}\n\nThe function `step_{i}` reads the input, checks the **bounds** "
+            "and returns the result; it never raises for valid data.\n\n"
+            f"- item {i}.1: parse\n- item {i}.2: validate\n- item {i}.3: emit\n\n"
+            f"```python\ndef step_{i}(x):\n    if x < 0:\n        return None\n"
+            f"    return x * {i}\n```\n\n"
+        )
+        parts.append(block)
+        size += len(block)
+    return "".join(parts)
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def scratch_env() -> dict[str, str]:
+    env = dict(os.environ)
+    tmp = tempfile.mkdtemp(prefix="eddy-bench-")
+    env.update(EDDY_DATA_DIR=f"{tmp}/data", EDDY_CONFIG_DIR=f"{tmp}/config", TERM="xterm-256color")
+    return env
+
+
+# -- tmux ---------------------------------------------------------------------------------
+class Tmux:
+    """One detached tmux session running a command."""
+
+    def __init__(self, name: str, command: list[str], env: dict[str, str], cwd: str) -> None:
+        self.name = name
+        exports = " ".join(f"{k}={v!r}" for k, v in env.items() if k.startswith(("EDDY", "ANTH")))
+        shell = f"cd {cwd!r} && env {exports} {' '.join(map(repr, command))}; sleep 5"
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        subprocess.run(
+            [
+                "tmux",
+                "new-session",
+                "-d",
+                "-s",
+                name,
+                "-x",
+                str(SIZE[0]),
+                "-y",
+                str(SIZE[1]),
+                shell,
+            ],
+            check=True,
+        )
+
+    def screen(self) -> str:
+        out = subprocess.run(
+            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
+        )
+        return out.stdout
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        cmd = ["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys]
+        subprocess.run(cmd, check=True)
+
+    def wait_for(self, text: str, timeout: float = 20) -> float:
+        """Seconds until ``text`` is on screen (polling capture-pane)."""
+        start = time.perf_counter()
+        while time.perf_counter() - start < timeout:
+            if text in self.screen():
+                return time.perf_counter() - start
+        raise TimeoutError(f"{text!r} never appeared")
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def time_startup(command: list[str], ready: str, env: dict[str, str], runs: int = 5) -> tuple:
+    """Median (first frame, typing accepted) seconds for ``command``; ``ready`` marks a frame."""
+    frames, typing = [], []
+    for n in range(runs):
+        cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
+        start = time.perf_counter()
+        tmux = Tmux(f"eddy-bench-{n}", command, env, cwd)
+        try:
+            tmux.wait_for(ready)
+            frames.append(time.perf_counter() - start)
+            # keys sent before the app reads them could sit in the tty buffer; send, then
+            # look for the echo; resend if it does not come quickly (counts as not ready)
+            while True:
+                tmux.keys(MARKER, literal=True)
+                try:
+                    tmux.wait_for(MARKER, timeout=0.5)
+                    break
+                except TimeoutError:
+                    tmux.keys("C-u")
+            typing.append(time.perf_counter() - start)
+        finally:
+            tmux.kill()
+    return statistics.median(frames), statistics.median(typing)
+
+
+def bench_startup() -> None:
+    if not shutil.which("tmux"):
+        print("startup: tmux not found, skipped")
+        return
+    env = scratch_env()
+    env.pop("ANTHROPIC_API_KEY", None)
+    frame, typing = time_startup([str(EDDY)], "eddy in", env)
+    print(f"startup (no key):          first frame {frame:.3f}s, accepts typing {typing:.3f}s")
+    env_key = {**env, "ANTHROPIC_API_KEY": "sk-ant-bench-not-used"}
+    frame_k, typing_k = time_startup([str(EDDY)], "eddy in", env_key)
+    print(f"startup (key, SDK warm-up): first frame {frame_k:.3f}s, accepts typing {typing_k:.3f}s")
+    claude = shutil.which("claude")
+    if claude:
+        c_frame, c_typing = time_startup([claude], ">", dict(os.environ))
+        print(
+            f"claude:                    first frame {c_frame:.3f}s, accepts typing "
+            f"{c_typing:.3f}s; eddy/claude = {typing_k / c_typing:.2f}"
+        )
+    else:
+        print("claude: not installed here, no ratio")
+
+
+# -- streaming ------------------------------------------------------------------------------
+async def raw_stream_seconds(text: str, workspace: Path) -> float:
+    """The same turn through a real Session with a no-op emit: the stream without a UI."""
+    from agent import events as ev
+    from agent import ops
+    from agent.model import ScriptedModel
+    from agent.session import Session, SessionConfig
+
+    done = asyncio.Event()
+
+    def emit(event: Any) -> None:
+        if isinstance(event, ev.TurnFinished):
+            done.set()
+
+    session = Session(
+        SessionConfig(workspace, "claude-sonnet-5-5"), ScriptedModel([text]), [], emit
+    )
+    start = time.perf_counter()
+    session.submit(ops.SubmitPrompt("write"))
+    await done.wait()
+    return time.perf_counter() - start
+
+
+async def ui_stream_seconds(text: str, workspace: Path) -> tuple[float, float]:
+    """Seconds from sending the prompt until the answer is fully rendered; and until the
+    engine finished (the UI may lag behind it)."""
+    from agent import events as ev
+    from agent.cli import build_parser
+    from agent.model import ScriptedModel
+    from tui.app import EddyApp
+    from tui.widgets.assistant_text import AssistantText
+
+    finished: list[float] = []
+
+    def hook(event: Any) -> None:
+        if isinstance(event, ev.TurnFinished):
+            finished.append(time.perf_counter())
+
+    args = build_parser().parse_args([])
+    args.cwd = workspace
+    app = EddyApp(args, model=ScriptedModel([text]), tools=[], event_hook=hook)
+    async with app.run_test(size=SIZE) as pilot:
+        while app.main.session is None:
+            await pilot.pause()
+        start = time.perf_counter()
+        app.main.prompt.insert("write")
+        await pilot.press("enter")
+        while not finished or not all(b.finished for b in app.query(AssistantText)):
+            await pilot.pause()
+        await pilot.pause()
+        return time.perf_counter() - start, finished[0] - start
+
+
+def stream_app_main() -> None:
+    """``bench_tui.py _stream-app``: eddy over a zero-latency 20k-token model, for tmux."""
+    from agent.cli import build_parser
+    from agent.model import ScriptedModel
+    from tui.app import EddyApp
+
+    args = build_parser().parse_args([])
+    args.cwd = Path.cwd()
+    EddyApp(args, model=ScriptedModel([answer_text()] * 3), tools=[]).run()
+
+
+def echo_delays(samples: int = 15) -> list[float]:
+    """Keystroke echo delays (s) in a real terminal while a 20k-token answer streams."""
+    env = scratch_env()
+    tmux = Tmux(
+        "eddy-bench-echo",
+        [str(PYTHON), __file__, "_stream-app"],
+        env,
+        tempfile.mkdtemp(prefix="eddy-bench-cwd-"),
+    )
+    delays = []
+    try:
+        tmux.wait_for("eddy in")
+        tmux.keys("write", "Enter")
+        tmux.wait_for("esc to stop")
+        for i in range(samples):
+            mark = f"k{i:02d}x"
+            start = time.perf_counter()
+            tmux.keys(mark, literal=True)
+            tmux.wait_for(mark, timeout=10)
+            delays.append(time.perf_counter() - start)
+            if "esc to stop" not in tmux.screen():
+                break  # the answer finished: later samples would not be "while streaming"
+    finally:
+        tmux.kill()
+    return delays
+
+
+def bench_stream() -> None:
+    text = answer_text()
+    workspace = Path(tempfile.mkdtemp(prefix="eddy-bench-ws-"))
+    os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
+    raw = asyncio.run(raw_stream_seconds(text, workspace))
+    ui, engine = asyncio.run(ui_stream_seconds(text, workspace))
+    print(
+        f"stream 20k tokens ({len(text)} chars): raw {raw:.2f}s, engine under the UI "
+        f"{engine:.2f}s, fully rendered {ui:.2f}s, ratio {ui / raw:.2f}x"
+    )
+    if not shutil.which("tmux"):
+        print("echo: tmux not found, skipped")
+        return
+    delays = echo_delays()
+    if delays:
+        ms = sorted(d * 1000 for d in delays)
+        print(
+            f"keystroke echo while streaming (tmux, {len(ms)} keys): median "
+            f"{statistics.median(ms):.0f} ms, max {ms[-1]:.0f} ms (includes ~5 ms of polling)"
+        )
+
+
+# -- a long session ---------------------------------------------------------------------------
+async def long_session(turns: int = 500) -> None:
+    from agent import events as ev
+    from agent.cli import build_parser
+    from agent.messages import assistant
+    from agent.model import ScriptedModel, tool_call
+    from tests.fakes.tools import FnTool
+    from tui.app import EddyApp
+
+    output = "\n".join(f"{i:04d} some build output line with text" for i in range(1000))
+    tool = FnTool("Bash", lambda a, c: output, read_only=True)
+
+    def script(history: list[Any]) -> Any:
+        n = len(history)
+        if history[-1].content and getattr(history[-1].content[0], "tool_use_id", None):
+            return f"Turn done. The build printed **1,000 lines**; all fine.\n\n- n = {n}\n"
+        return assistant(f"Running the build ({n}).", tool_call(f"t{n}", "Bash", command="make"))
+
+    done = asyncio.Event()
+    count = 0
+
+    def hook(event: Any) -> None:
+        nonlocal count
+        if isinstance(event, ev.TurnFinished):
+            count += 1
+            done.set()
+
+    args = build_parser().parse_args([])
+    args.cwd = Path(tempfile.mkdtemp(prefix="eddy-bench-ws-"))
+    app = EddyApp(args, model=ScriptedModel(script), tools=[tool], event_hook=hook)
+    print(f"long session: RSS at start {rss_mb():.0f} MB")
+    async with app.run_test(size=SIZE) as pilot:
+        while app.main.session is None:
+            await pilot.pause()
+        start = time.perf_counter()
+        for turn in range(1, turns + 1):
+            done.clear()
+            app.main.prompt.insert(f"build {turn}")
+            await pilot.press("enter")
+            await done.wait()
+            await pilot.pause()
+            if turn in (1, 100, 250, turns):
+                nodes = len(list(app.query("*")))
+                print(
+                    f"  after {turn:3d} turns: RSS {rss_mb():.0f} MB, {nodes} widgets, "
+                    f"{(time.perf_counter() - start) / turn * 1000:.0f} ms/turn"
+                )
+        conversation = app.main.conversation
+        t0 = time.perf_counter()
+        conversation.scroll_home(animate=False)
+        await pilot.pause()
+        conversation.scroll_end(animate=False)
+        await pilot.pause()
+        print(
+            f"  scroll top and back to the bottom: {(time.perf_counter() - t0) * 1000:.0f} ms "
+            f"(session history: {len(app.session.history)} messages)"
+        )
+
+
+def main() -> None:
+    part = sys.argv[1] if len(sys.argv) > 1 else "all"
+    if part == "_stream-app":
+        stream_app_main()
+        return
+    if part in ("all", "startup"):
+        bench_startup()
+    if part in ("all", "stream"):
+        bench_stream()
+    if part in ("all", "long"):
+        os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
+        asyncio.run(long_session())
+
+
+if __name__ == "__main__":
+    main()
