@@ -32,6 +32,20 @@ by SHA-256, each stored once), ``checkpoints.json`` (the entries, rewritten atom
 each change) and ``snapshot.json`` (the stat cache, so a resumed session need not read every
 file again). The last ``retention`` checkpoints are kept; older ones are pruned and blobs that
 nothing refers to any more are removed.
+
+Wiring it into a session::
+
+    store = CheckpointStore(workspace, session_checkpoint_dir(cwd, session_id))
+    ctx.before_change = store.before_change          # Write / Edit / MultiEdit
+    ctx.before_shell, ctx.after_shell = store.before_shell, store.after_shell   # Bash
+    asyncio.create_task(store.prepare())  # optional: the first snapshot off the first command
+    store.begin(checkpoint_id, prompt)    # on each user prompt, before its turn starts
+    store.settle()                        # after each tool call
+    store.list() / plan_rewind(id) / rewind(id, overwrite_conflicts=...) / redo(rewind_id)
+    store.close()                         # on exit (saves the stat cache)
+
+The hooks run their work in a thread and never raise for file-system errors: what could not be
+captured is reported in the summaries (``not_restorable``, ``problems``).
 """
 
 from __future__ import annotations

@@ -126,7 +126,8 @@ class Scope:
         """Frames from outside the workspace and ``.git/info/exclude`` (lowest precedence)."""
         root = Path(self.root)
         chain: list[Path] = []
-        repo: Path | None = root if (root / SKIPPED_DIR).is_dir() else None
+        # A .git file (a worktree, a submodule) makes the workspace a repository of its own.
+        repo: Path | None = root if (root / SKIPPED_DIR).exists() else None
         if repo is None:
             for parent in root.parents:
                 chain.append(parent)
@@ -144,7 +145,7 @@ class Scope:
                 keys[path] = key
             if ps is not None:
                 frames.append(Frame("", prefix, ps))
-        if repo is not None:
+        if repo is not None and (repo / SKIPPED_DIR).is_dir():
             path = str(repo / SKIPPED_DIR / "info" / "exclude")
             key, ps = self.read(path)
             if keys is not None:

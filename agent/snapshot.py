@@ -306,8 +306,6 @@ class Scanner:
                     continue
             snap.listings[rel_dir] = listing
             snap.files.update(zip(listing.rels, listing.entries, strict=True))
-            if self._budget is not None:
-                self._budget -= listing.content_bytes
             for sub in listing.subdirs:
                 try:
                     st = os.lstat(os.path.join(root, sub))
@@ -330,6 +328,8 @@ class Scanner:
             return None
         keys = [(s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino, s.st_mode) for s in sts]
         if keys == cached.keys and not cached.racy_files:
+            if self._budget is not None:
+                self._budget -= cached.content_bytes
             return cached
         rels, paths, entries = [], [], []
         rows = zip(cached.rels, cached.paths, keys, cached.entries, strict=True)
@@ -339,6 +339,8 @@ class Scanner:
                 if entry is None:
                     return None
                 old = entry
+            else:
+                self._spend(old)
             rels.append(rel)
             paths.append(path)
             entries.append(old)
@@ -376,6 +378,8 @@ class Scanner:
                 old = self._entry(e.path, key)
                 if old is None:
                     continue
+            else:
+                self._spend(old)
             rels.append(rel)
             paths.append(e.path)
             entries.append(old)
@@ -403,6 +407,11 @@ class Scanner:
             racy_files=any(e.racy for e in entries),
             content_bytes=sum(e.state.size for e in entries if e.state.sha is not None),
         )
+
+    def _spend(self, entry: Entry) -> None:
+        """Count a kept entry's content against the snapshot budget."""
+        if self._budget is not None and entry.state.sha is not None:
+            self._budget -= entry.state.size
 
     def _entry(self, path: str, key: tuple[int, ...]) -> Entry | None:
         """A new entry for the file or link at ``path`` (None if it is neither, or vanished)."""

@@ -453,6 +453,22 @@ async def test_out_of_scope_changes_are_reported_not_restorable(tmp_path: Path) 
     assert (ws / "dist" / "bundle.js").exists() and outside.exists()
 
 
+async def test_files_past_the_snapshot_budget_are_only_stat_ed(tmp_path: Path) -> None:
+    ws, store = make(tmp_path, max_snapshot_bytes=25, racy_window_ns=0)
+    for name in ("a", "b", "c"):
+        (ws / name).write_bytes(b"0123456789")
+    store.begin("p1", "x")
+    async with Shell(store):
+        for name in ("a", "b", "c"):
+            (ws / name).write_bytes(b"changed!!!")
+    summary = store.summary("p1")
+    assert len(summary.files) == 2
+    assert list(summary.not_restorable.values()) == ["over the workspace snapshot budget"]
+    async with Shell(store):  # a rescan keeps the same files within the budget
+        pass
+    assert store.scanner.files_read == 2 + 2  # before and after the first command
+
+
 async def test_nested_gitignore_and_git_directory(tmp_path: Path) -> None:
     ws, store = make(tmp_path)
     (ws / ".git" / "info").mkdir(parents=True)
@@ -470,6 +486,24 @@ async def test_nested_gitignore_and_git_directory(tmp_path: Path) -> None:
     assert (ws / ".git" / "HEAD").read_text() == "changed\n"
     assert (ws / "pkg" / "a.gen").exists() and (ws / "secret.txt").exists()
     assert not (ws / "pkg" / "keep.gen").exists()
+
+
+async def test_the_gitignore_of_an_enclosing_repository_applies(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".gitignore").write_text("*.o\n/sub/gen/\n")
+    ws = repo / "sub"
+    ws.mkdir()
+    store = CheckpointStore(ws, tmp_path / "store")
+    store.begin("p1", "x")
+    async with Shell(store):
+        (ws / "main.o").write_text("object\n")
+        (ws / "gen").mkdir()
+        (ws / "gen" / "code.c").write_text("generated\n")
+        (ws / "main.c").write_text("source\n")
+    assert [f.path for f in store.summary("p1").files] == ["main.c"]
+    await tool_write(store, ws / "gen" / "more.c", b"x\n")
+    assert store.summary("p1").not_restorable == {"gen/more.c": "ignored by .gitignore"}
 
 
 async def test_a_gitignore_change_does_not_make_old_ignored_files_look_created(
@@ -620,6 +654,52 @@ async def test_summaries(tmp_path: Path) -> None:
         store.begin("p1", "again")
     with pytest.raises(CheckpointError):
         store.summary("nope")
+
+
+async def test_a_failed_scan_is_reported_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws, store = make(tmp_path)
+    store.begin("p1", "x")
+
+    def broken(prev: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store.scanner, "scan", broken)
+    async with Shell(store):
+        (ws / "f").write_text("made by a command\n")
+    summary = store.summary("p1")
+    assert summary.problems == ["a command's changes were not captured (No space left on device)"]
+    assert summary.text == "some changes not captured"
+
+
+async def test_a_redo_meets_conflicts_too(tmp_path: Path) -> None:
+    ws, store = make(tmp_path)
+    (ws / "f").write_text("v1\n")
+    store.begin("p1", "x")
+    await tool_write(store, ws / "f", b"v2\n")
+    rewind = store.rewind("p1")
+    (ws / "f").write_text("the user, after the rewind\n")
+    redo = store.redo(rewind.rewind_id)
+    assert [c.path for c in redo.conflicts] == ["f"] and redo.restored == []
+    assert (ws / "f").read_text() == "the user, after the rewind\n"
+    store.redo(rewind.rewind_id, overwrite_conflicts=True)
+    assert (ws / "f").read_text() == "v2\n"
+
+
+async def test_tool_calls_are_recorded_and_prepare_takes_the_first_snapshot(
+    tmp_path: Path,
+) -> None:
+    ws, store = make(tmp_path)
+    (ws / "f").write_text("v1\n")
+    await store.prepare()
+    read = store.scanner.files_read
+    store.begin("p1", "x")
+    await store.before_change([ws / "f"], tool_use_id="toolu_1")
+    (ws / "f").write_text("v2\n")
+    store.settle()
+    assert store.entries[-1].changes["f"].tools == ["toolu_1"]
+    assert read == 1
 
 
 async def test_changes_before_any_prompt_get_a_checkpoint(tmp_path: Path) -> None:
