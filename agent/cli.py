@@ -78,6 +78,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --continue or --resume: continue in a new session (a copy)",
     )
     p.add_argument("--session-id", default=None, help="the id for a new session")
+    p.add_argument(
+        "--rewind",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --resume: go back to before prompt N (1 = before the first)",
+    )
+    p.add_argument("--code-only", action="store_true", help="with --rewind: restore code only")
+    p.add_argument(
+        "--conversation-only",
+        action="store_true",
+        help="with --rewind: rewind the conversation only",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="with --rewind: also overwrite files you changed since eddy did",
+    )
+    p.add_argument(
+        "--checkpoints",
+        action="store_true",
+        help="with --resume: list the session's checkpoints and exit",
+    )
     return p
 
 
@@ -116,6 +139,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     args.allowed_tools = _split_rules(args.allowed_tools)
     args.disallowed_tools = _split_rules(args.disallowed_tools)
+    if args.rewind is not None or args.checkpoints:
+        if not args.resume:
+            print("eddy: --rewind and --checkpoints need --resume ID", file=sys.stderr)
+            return 2
+        from agent.headless import run_checkpoints
+
+        return run_checkpoints(args)
     if args.print_mode:
         prompt = args.prompt
         if (prompt is None or prompt == "-") and not sys.stdin.isatty():

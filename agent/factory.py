@@ -104,6 +104,13 @@ def build_session(
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
     session = Session(config, model, default_tools(), emit, ctx)
     if transcript is not None:
+        from agent.checkpoints import CheckpointStore, session_checkpoint_dir
+
+        store_dir = session_checkpoint_dir(workspace, transcript.session_id)
+        store = CheckpointStore(workspace, store_dir)
+        if store.load_problem:
+            problems.append(f"checkpoints: {store.load_problem}")
+        session.attach_checkpoints(store)
         session.attach_transcript(transcript)
         if loaded is not None:
             problems.extend(f"resumed session: {p}" for p in loaded.problems)

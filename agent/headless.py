@@ -67,6 +67,8 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     await session.close()
     if session.transcript is not None:
         session.transcript.close()
+    if session.rewinder.store is not None:
+        session.rewinder.store.close()
     duration = int((time.monotonic() - started) * 1000)
     last = finished[-1]
     result = result_object(last, session.config.session_id, duration)
@@ -87,3 +89,62 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
 def run_headless(args: argparse.Namespace, prompt: str) -> int:
     """Run ``prompt`` to completion; returns the process exit code."""
     return asyncio.run(_run(args, prompt))
+
+
+async def _checkpoints(args: argparse.Namespace) -> int:
+    errors: list[str] = []
+
+    def emit(event: ev.Event) -> None:
+        if isinstance(event, ev.Error):
+            errors.append(event.message)
+        elif isinstance(event, ev.RewindFinished):
+            print(event.message)
+            for path in event.conflicts:
+                print(f"  left alone (you changed it since): {path}")
+            for line in event.not_restorable:
+                print(f"  not restorable: {line}")
+
+    from agent.anthropic_model import AnthropicModel
+
+    try:
+        session, problems = build_session(
+            args, emit, headless=True, model=AnthropicModel(args.model)
+        )
+    except SessionSetupError as exc:
+        print(f"eddy: {exc}", file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(f"eddy: {problem}", file=sys.stderr)
+    try:
+        if args.checkpoints:
+            for entry in session.checkpoints():
+                kind = "redo " if entry.redo else ""
+                first = entry.prompt.strip().splitlines()[0] if entry.prompt.strip() else ""
+                print(f"{entry.number:>3}  {kind}{first[:60]:<60}  {entry.summary}")
+            return 0
+        mode: ops.RewindMode = (
+            "code" if args.code_only else "conversation" if args.conversation_only else "both"
+        )
+        conflicts = session.rewind_conflicts(args.rewind)
+        if conflicts and not args.overwrite:
+            print(
+                "eddy: these files changed since eddy last wrote them and are left alone "
+                "(use --overwrite to restore them anyway):",
+                file=sys.stderr,
+            )
+            for path in conflicts:
+                print(f"  {path}", file=sys.stderr)
+        session.submit(ops.Rewind(args.rewind, mode, args.overwrite))
+        for error in errors:
+            print(f"eddy: {error}", file=sys.stderr)
+        return 1 if errors else 0
+    finally:
+        if session.transcript is not None:
+            session.transcript.close()
+        if session.rewinder.store is not None:
+            session.rewinder.store.close()
+
+
+def run_checkpoints(args: argparse.Namespace) -> int:
+    """``eddy --resume ID --checkpoints`` and ``eddy --resume ID --rewind N``."""
+    return asyncio.run(_checkpoints(args))

@@ -23,10 +23,12 @@ from agent.messages import Message, TextBlock, ToolUseBlock
 from agent.model import Model, ModelRequest, estimate_tokens
 from agent.permissions import Policy
 from agent.pricing import Usage, context_window
+from agent.rewind import CheckpointEntry, Rewinder, RewindError, marks_from_transcript
 from agent.toolrun import GateDecision, ToolRunner, tool_param
 from tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
+    from agent.checkpoints import CheckpointStore
     from agent.repair import LoadedSession
     from agent.store import Transcript
 
@@ -93,6 +95,7 @@ class Session:
         self.context_tokens = 0
         self._cost_at_start = 0.0
         self.transcript: Transcript | None = None
+        self.rewinder = Rewinder(None)
         self._transcript_failed = False
         self._emit_fn = emit
         self._turn_ids = itertools.count(1)
@@ -146,6 +149,8 @@ class Session:
                 limits.max_turns = op.max_turns if op.max_turns > 0 else None
             if op.max_budget_usd is not None:
                 limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
+        elif isinstance(op, ops.Rewind):
+            self._rewind(op)
         elif isinstance(op, ops.Compact):
             if self.busy:
                 self._queue_add(f"/compact {op.focus}".strip())
@@ -197,9 +202,48 @@ class Session:
         self.total_cost = self._cost_at_start = loaded.total_cost_usd
         self.turn_count = loaded.turns
         self.todos = list(loaded.todos)
+        self.rewinder.marks = marks_from_transcript(
+            self.history, loaded.prompts, loaded.checkpoints
+        )
         mode = loaded.permission_mode
         if mode in MODES and mode != "bypassPermissions":
             self.config.policy.mode = mode  # type: ignore[assignment]
+
+    def attach_checkpoints(self, store: CheckpointStore) -> None:
+        """Capture code changes in ``store`` (before every file change and around shells)."""
+        self.rewinder.store = store
+        self.ctx.before_change = store.before_change
+        self.ctx.before_shell = store.before_shell
+        self.ctx.after_shell = store.after_shell
+        self.runner.after_call = store.settle
+
+    def checkpoints(self) -> list[CheckpointEntry]:
+        """The rewind list: the prompts of the current branch, then redo entries."""
+        return self.rewinder.entries()
+
+    def rewind_conflicts(self, number: int) -> list[str]:
+        """Files a rewind to ``number`` would overwrite although the user changed them."""
+        try:
+            return self.rewinder.conflicts(number)
+        except RewindError:
+            return []
+
+    def _rewind(self, op: ops.Rewind) -> None:
+        if self.busy:
+            self._emit(ev.Error(0, "Stop the running turn (Esc) before rewinding.", "rewind"))
+            return
+        try:
+            new, done = self.rewinder.apply(
+                op.number, op.mode, op.overwrite_conflicts, self.history
+            )
+        except RewindError as exc:
+            self._emit(ev.Error(0, str(exc), "rewind"))
+            return
+        if new is not None:
+            self.history[:] = new
+            self._checked_upto = 0
+            self._write(lambda t: t.record_history(self.history))
+        self._emit(done)
 
     def _write(self, action: Callable[[Transcript], Any]) -> None:
         """Write to the transcript; a failure is reported once and never stops the session."""
@@ -253,6 +297,7 @@ class Session:
             text: the prompt.
             delivered: the queued corrections this prompt is made of (if it is the queue).
         """
+        mark = self.rewinder.on_prompt(self.history, text)
         blocks: tuple[TextBlock, ...] = (TextBlock(text),)
         if self.config.policy.mode == "plan":
             from agent.permissions import plan_mode_note
@@ -263,6 +308,9 @@ class Session:
         else:
             self.history.append(Message("user", blocks))
         self._write(lambda t: t.record_history(self.history, prompt=text, delivered=delivered))
+        if mark.checkpoint_id is not None:
+            cid = mark.checkpoint_id
+            self._write(lambda t: t.checkpoint(mark.keep, id=cid, prompt=text))
 
     def _start(self, text: str) -> None:
         if not text.strip():

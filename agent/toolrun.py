@@ -69,6 +69,8 @@ class ToolRunner:
         self.turn_id = 0
         self._results: dict[str, ToolResultBlock] = {}
         self._started: set[str] = set()
+        self.after_call: Callable[[], None] | None = None
+        """Called after every executed call, however it ended (checkpoints settle here)."""
 
     def _finish(
         self, use: ToolUseBlock, result: ToolResult, status: ev.ToolStatus
@@ -169,6 +171,12 @@ class ToolRunner:
             raise
         except Exception as exc:  # a tool bug must not end the loop
             result = ToolResult(f"{use.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        finally:
+            if self.after_call is not None:
+                try:
+                    self.after_call()
+                except Exception:  # a checkpoint problem must not fail the call
+                    pass
         self._finish(use, result, "failed" if result.is_error else "done")
 
     def interrupted_results(self, uses: list[ToolUseBlock]) -> list[ToolResultBlock]:

@@ -141,3 +141,40 @@ def test_sigkill_at_random_moments_always_resumes_valid(
     sent_text = json.dumps(last)
     for p in prompts:
         assert p in sent_text
+
+
+def test_rewind_after_resume_in_a_new_process(fake_api: FakeAnthropic, tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("original\n")
+    fake_api.push(
+        Reply(
+            [tool_use("toolu_a", "Bash", {"command": "echo changed > keep.txt; echo new > n.txt"})],
+            "tool_use",
+        ),
+        Reply([text("done")]),
+    )
+    first = eddy(
+        fake_api,
+        tmp_path,
+        "-p",
+        "change things",
+        "--allowed-tools",
+        "Bash",
+        "--output-format",
+        "json",
+    )
+    assert first.returncode == 0, first.stderr
+    sid = json.loads(first.stdout)["session_id"]
+    assert (tmp_path / "keep.txt").read_text() == "changed\n"
+    listing = eddy(fake_api, tmp_path, "--resume", sid, "--checkpoints")
+    assert listing.returncode == 0, listing.stderr
+    assert "change things" in listing.stdout and "2 files +2 -1" in listing.stdout
+    rewound = eddy(fake_api, tmp_path, "--resume", sid, "--rewind", "1")
+    assert rewound.returncode == 0, rewound.stderr
+    assert "Rewound" in rewound.stdout
+    assert (tmp_path / "keep.txt").read_text() == "original\n"  # a shell change, undone
+    assert not (tmp_path / "n.txt").exists()
+    fake_api.push(Reply([text("fresh start")]))
+    again = eddy(fake_api, tmp_path, "-p", "hello", "--resume", sid, "--output-format", "json")
+    assert again.returncode == 0, again.stderr
+    sent = fake_api.requests[-1]["messages"]
+    assert len(sent) == 1 and sent[0]["content"][0]["text"] == "hello"
