@@ -67,6 +67,20 @@ class SetLimits:
     max_budget_usd: float | None = None
 
 
+@dataclass(frozen=True)
+class RunShell:
+    """``!command``: run it for the user; its output joins the conversation."""
+
+    command: str
+
+
+@dataclass(frozen=True)
+class SetModel:
+    """Switch the model for the next calls (``/model``)."""
+
+    model: str
+
+
 RewindMode = Literal["both", "code", "conversation"]
 
 
@@ -98,5 +112,7 @@ Op = (
     | Compact
     | SetLimits
     | Rewind
+    | RunShell
+    | SetModel
     | Shutdown
 )

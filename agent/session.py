@@ -149,6 +149,24 @@ class Session:
                 limits.max_turns = op.max_turns if op.max_turns > 0 else None
             if op.max_budget_usd is not None:
                 limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
+        elif isinstance(op, ops.RunShell):
+            if self.busy:
+                self._emit(
+                    ev.Error(0, "Wait for the turn to finish (or Esc) to run !commands.", "shell")
+                )
+            else:
+                from agent.user_shell import run_user_shell
+
+                self._interrupt = asyncio.Event()
+                self._task = asyncio.get_running_loop().create_task(
+                    run_user_shell(self, op.command)
+                )
+        elif isinstance(op, ops.SetModel):
+            self.config.model = self.spec.model = op.model
+            if hasattr(self.model, "name"):
+                self.model.name = op.model
+            self._write(lambda t: t.settings(model=op.model))
+            self._emit(ev.Notice(0, f"Model set to {op.model}."))
         elif isinstance(op, ops.Rewind):
             self._rewind(op)
         elif isinstance(op, ops.Compact):
@@ -176,6 +194,14 @@ class Session:
             await aclose()
 
     # -- internals ------------------------------------------------------------------------
+    def emit_event(self, event: ev.Event) -> None:
+        """Emit an event from a helper that acts for the session (``!command``)."""
+        self._emit(event)
+
+    def record(self) -> None:
+        """Write history changes made outside a turn to the transcript."""
+        self._write(lambda t: t.record_history(self.history))
+
     def _emit(self, event: ev.Event) -> None:
         if isinstance(event, ev.UsageUpdated):
             self.context_tokens = event.context_tokens
@@ -299,6 +325,10 @@ class Session:
         """
         mark = self.rewinder.on_prompt(self.history, text)
         blocks: tuple[TextBlock, ...] = (TextBlock(text),)
+        if "@" in text:
+            from agent.mentions import attachments
+
+            blocks += tuple(TextBlock(a) for a in attachments(text, self.config.workspace))
         if self.config.policy.mode == "plan":
             from agent.permissions import plan_mode_note
 

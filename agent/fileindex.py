@@ -1,0 +1,90 @@
+"""A file index for @-mention completion: ignore rules honoured, fuzzy ranking, fast.
+
+The list comes from ``git ls-files`` (tracked and untracked-but-not-ignored) when the workspace
+is a git repository, else from the same pruning walk Glob uses. It is built once (in a thread,
+by the front end) and ranked per keystroke: on 100,000 paths a query is a single pass of cheap
+string tests before the (few) candidates are scored.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+
+def list_files(workspace: Path, limit: int = 500_000) -> list[str]:
+    """Workspace-relative paths of the files a user may mention (ignored files left out)."""
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=workspace,
+            capture_output=True,
+            timeout=20,
+        )
+        if out.returncode == 0:
+            files = [p for p in out.stdout.decode(errors="replace").split("\0") if p]
+            return sorted(set(files))[:limit]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    from tools.ignore import IgnoreRules, walk_files
+
+    root = str(workspace)
+    rules = IgnoreRules.for_start(workspace, workspace)
+    files = []
+    for _path, rel in walk_files(root, rules):
+        files.append(rel)
+        if len(files) >= limit:
+            break
+    return sorted(files)
+
+
+def _score(path: str, query: str) -> int | None:
+    """Higher is better; None when ``query``'s characters are not in ``path`` in order."""
+    low = path.lower()
+    name = low.rsplit("/", 1)[-1]
+    if query in name:
+        return 1000 - len(path) + (500 if name.startswith(query) else 0)
+    if query in low:
+        return 600 - len(path)
+    pos, gaps, last = 0, 0, -1
+    for ch in query:
+        pos = low.find(ch, pos)
+        if pos < 0:
+            return None
+        if last >= 0 and pos != last + 1:
+            gaps += 1
+        last = pos
+        pos += 1
+    return 300 - gaps * 10 - len(path)
+
+
+class FileIndex:
+    """Paths of a workspace, ranked against a query (fuzzy: characters in order)."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+
+    @classmethod
+    def build(cls, workspace: Path) -> FileIndex:
+        return cls(list_files(workspace))
+
+    def search(self, query: str, limit: int = 20) -> list[str]:
+        """The best ``limit`` paths for ``query`` (the start of the list when it is empty)."""
+        q = query.lower().lstrip("./")
+        if not q:
+            return self.files[:limit]
+        first = q[0]
+        scored = []
+        for path in self.files:
+            if first not in path.lower():
+                continue
+            s = _score(path, q)
+            if s is not None:
+                scored.append((s, path))
+        scored.sort(key=lambda sp: (-sp[0], sp[1]))
+        return [p for _, p in scored[:limit]]
+
+
+def relative(path: str, workspace: Path) -> str:
+    return os.path.relpath(path, workspace)
