@@ -204,14 +204,15 @@ class _PromptCache:
     """Cached prefixes (hash -> tokens), shared by the requests made to one server.
 
     A request reads the longest cached prefix ending at a block boundary at most 20 blocks
-    before one of its breakpoints; it writes every breakpoint prefix and (a simplification,
-    more generous than the real API, which writes only at the breakpoint) every boundary prefix
-    within those 20 blocks. Prefixes under 512 tokens are never cached. Entries never expire.
+    before one of its breakpoints; like the real API it writes only the breakpoint prefixes
+    (``generous=True`` also writes every boundary within those 20 blocks). Prefixes under 512 tokens are never cached. Entries never expire.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, generous: bool = False) -> None:
         self._lock = threading.Lock()
         self.entries: dict[str, int] = {}
+        self.generous = generous
+        """Also write every boundary within 20 blocks of a breakpoint (not what the API does)."""
 
     def usage(self, body: dict[str, Any]) -> dict[str, int]:
         """The input-side usage of a request; stores the prefixes it writes."""
@@ -231,9 +232,12 @@ class _PromptCache:
             if bps:
                 creation = max(0, blocks[bps[-1]].cum_tokens - read)
                 for bp in bps:
-                    for j in range(max(0, bp - CACHE_LOOKBACK_BLOCKS), bp + 1):
-                        if blocks[j].cum_tokens >= MIN_CACHEABLE_TOKENS:
-                            self.entries[blocks[j].prefix_hash] = blocks[j].cum_tokens
+                    if self.generous:
+                        for j in range(max(0, bp - CACHE_LOOKBACK_BLOCKS), bp + 1):
+                            if blocks[j].cum_tokens >= MIN_CACHEABLE_TOKENS:
+                                self.entries[blocks[j].prefix_hash] = blocks[j].cum_tokens
+                    else:  # as the real API: a write happens at the breakpoint only
+                        self.entries[blocks[bp].prefix_hash] = blocks[bp].cum_tokens
         return {
             "input_tokens": total - read - creation,
             "cache_creation_input_tokens": creation,
