@@ -205,7 +205,8 @@ class _PromptCache:
 
     A request reads the longest cached prefix ending at a block boundary at most 20 blocks
     before one of its breakpoints; like the real API it writes only the breakpoint prefixes
-    (``generous=True`` also writes every boundary within those 20 blocks). Prefixes under 512 tokens are never cached. Entries never expire.
+    (``generous=True`` also writes every boundary within those 20 blocks). Prefixes under
+    512 tokens are never cached. Entries never expire.
     """
 
     def __init__(self, generous: bool = False) -> None:
