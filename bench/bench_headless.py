@@ -31,7 +31,7 @@ def main() -> None:
     with FakeAnthropic() as fake:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
         env |= {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": "bench"}
-        for i in range(RUNS):
+        for _ in range(RUNS):
             with tempfile.TemporaryDirectory() as tmp:
                 repo = Path(tmp)
                 (repo / "calc.py").write_text(CALC)
