@@ -57,6 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
     p.add_argument("--demo", action="store_true", help="a scripted demo, no API key needed")
     p.add_argument(
+        "--plain",
+        action="store_true",
+        help="a line-oriented interface instead of the full-screen app (screen readers, ssh)",
+    )
+    p.add_argument(
         "-c",
         "--continue",
         dest="continue_",
@@ -162,6 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent.headless import run_headless
 
         return run_headless(args, prompt)
+    if args.plain:
+        from plain.app import run_plain
+
+        return run_plain(args)
     try:
         from tui.app import run_app
     except ImportError:

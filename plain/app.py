@@ -1,0 +1,470 @@
+"""``eddy --plain``: the engine with a line-oriented interface.
+
+One prompt stays on screen the whole time; the engine's events are printed above it as plain
+lines. While a turn runs, what is typed is queued as a correction; Esc or Ctrl+C stops the
+turn; permission questions and /rewind choices take over the prompt until answered. When stdin
+or stdout is not a terminal, prompt-toolkit is not used at all: one line is one prompt, and
+nothing prints an escape code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from agent import events as ev
+from agent import ops
+from plain.commands import Commands
+from plain.permission import ask_permission
+from plain.printer import Printer
+from plain.questions import Question, Questions
+from plain.render import Renderer
+from plain.status import Status
+from plain.style import Painter, color_wanted
+
+CTRL_C_WINDOW = 3.0
+"""Seconds within which a second Ctrl+C at an idle prompt exits."""
+
+HELP_LINE = (
+    "Enter sends · Esc-Enter or Ctrl+J: new line · Esc stops the model · type while it works "
+    "to queue a correction · /help"
+)
+LINE_MODE_HELP = "Line mode: one line is one prompt; Ctrl+C stops the model; end of input exits."
+DEMO_BANNER = (
+    "This is a SCRIPTED DEMO: no model is called. It works in a scratch copy of a sample project "
+    "({path}). Ask anything; press Esc mid-answer, type while it works, answer its permission "
+    "questions."
+)
+DEMO_NOTE = "Or try `eddy --plain --demo`: a scripted demo in a scratch project, no key needed."
+
+
+class PlainApp:
+    """The line-mode front end: one session, one prompt, printed events.
+
+    Args:
+        args: the parsed command line (agent/cli.py).
+        model_factory: makes the model for each session (tests, the demo); None: the API.
+        stream: where output goes (default stdout).
+        color: force colours on or off (default: only on a terminal without NO_COLOR).
+        pt_input / pt_output: prompt-toolkit's input and output (tests: a pipe input and
+            DummyOutput); giving them selects the prompt-toolkit reader.
+        interactive: use prompt-toolkit (default: when stdin and stdout are terminals).
+        stdin: where line mode reads (default sys.stdin).
+        event_hook: also receives every engine event (tests wait on it).
+    """
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        *,
+        model_factory: Callable[[], Any] | None = None,
+        stream: TextIO | None = None,
+        color: bool | None = None,
+        pt_input: Any = None,
+        pt_output: Any = None,
+        interactive: bool | None = None,
+        stdin: TextIO | None = None,
+        event_hook: Callable[[ev.Event], None] | None = None,
+    ) -> None:
+        self.args = args
+        self.model_factory = model_factory
+        self.stream = stream or sys.stdout
+        self.paint = Painter(color_wanted(self.stream) if color is None else color)
+        self.printer = Printer(self.stream)
+        self.renderer = Renderer(self.paint)
+        self.status = Status(args.model, args.permission_mode)
+        self.commands = Commands(self)
+        self.event_hook = event_hook
+        self.session: Any = None
+        self.exit_code = 0
+        self.workspace = Path(args.cwd or Path.cwd()).resolve()
+        self._exit = False
+        self._default = ""
+        self._ctrl_c_at: float | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        if interactive is None:
+            interactive = pt_input is not None or (_isatty(sys.stdin) and _isatty(self.stream))
+        self.interactive = interactive
+        self.input: Any
+        if interactive:
+            from plain.completion import PlainCompleter, WorkspaceFiles
+            from plain.history import history_path
+            from plain.terminal import PromptInput
+
+            completer = PlainCompleter(self.commands.names, WorkspaceFiles(self.workspace))
+            path = history_path(args.cwd, bool(getattr(args, "demo", False)))
+            self.input = PromptInput(self, path, completer, input=pt_input, output=pt_output)
+        else:
+            from plain.terminal import LineInput
+
+            self.input = LineInput(stdin)
+        self.questions = Questions(self.input, self.say, self.put_back, echo=not interactive)
+
+    # -- what the prompt's keys ask (plain.terminal.Controller) ---------------------------
+    @property
+    def busy(self) -> bool:
+        return self.session is not None and self.session.busy
+
+    @property
+    def asking(self) -> bool:
+        return bool(self.questions)
+
+    @property
+    def has_queue(self) -> bool:
+        return self.session is not None and bool(self.session.queue)
+
+    def escape(self) -> None:
+        """Esc: stop the running turn; at an idle prompt, back out of a question."""
+        if self.busy:
+            self.interrupt()
+        elif self.questions:
+            self.questions.cancel()
+
+    def interrupt(self) -> None:
+        if self.busy:
+            self.submit(ops.Interrupt())
+            self.status.activity = "stopping"
+            self.input.invalidate()
+
+    def ctrl_c(self, has_text: bool) -> str:
+        """Ctrl+C: "none", "clear" (the typed text) or "exit".
+
+        While a turn runs it stops the turn; at an idle prompt it clears the text or backs out
+        of a question; on an empty idle prompt a second press within a few seconds exits.
+        """
+        now = time.monotonic()
+        if self.busy:
+            self.interrupt()
+            return "none"
+        if self.questions:
+            self.questions.cancel()
+            return "clear"
+        if has_text:
+            self._ctrl_c_at = None
+            return "clear"
+        if self._ctrl_c_at is not None and now - self._ctrl_c_at <= CTRL_C_WINDOW:
+            return "exit"
+        self._ctrl_c_at = now
+        self.say("Press Ctrl+C again to exit (or Ctrl+D).", "dim")
+        return "none"
+
+    def take_queued(self) -> str | None:
+        """Up on an empty prompt: the newest queued correction leaves the queue for editing."""
+        if self.session is None:
+            return None
+        text = self.session.submit(ops.TakeQueued())
+        return text if isinstance(text, str) else None
+
+    def message(self) -> str:
+        return self.questions.message or "› "
+
+    def toolbar(self) -> str:
+        return self.status.line(self.busy)
+
+    def recording(self) -> bool:
+        """Whether a submitted text enters the prompt history (answers do not)."""
+        return not self.questions
+
+    # -- output -----------------------------------------------------------------------------
+    def say(self, text: str, *styles: str) -> None:
+        """Print ``text`` (one or more lines) above the prompt."""
+        self.printer.lines(self.paint(line, *styles) for line in text.split("\n"))
+
+    def submit(self, op: ops.Op) -> Any:
+        return self.session.submit(op) if self.session is not None else None
+
+    # -- questions ----------------------------------------------------------------------------
+    def ask(self, question: Question, *, first: bool = False) -> None:
+        """Ask ``question`` at the prompt (after those already waiting, unless ``first``)."""
+        self.questions.ask(question, first=first)
+
+    def put_back(self, text: str) -> None:
+        """Put ``text`` in the prompt: now if one is on screen, else in the next one."""
+        if not self.input.set_text(text):
+            self._default = text
+
+    # -- engine events ----------------------------------------------------------------------
+    def _emit(self, event: ev.Event) -> None:
+        """The session's emit callback: update the toolbar, print, never crash."""
+        if self.event_hook is not None:
+            self.event_hook(event)
+        try:
+            self._track(event)
+            if isinstance(event, ev.PermissionRequested):
+                ask_permission(self, event)
+            else:
+                self.printer.lines(self.renderer.render(event))
+        except Exception as exc:  # a display bug must not take the session down
+            self.say(
+                f"Could not display a {event.type} event ({type(exc).__name__}: {exc}). "
+                "The session goes on; this is a bug in eddy's display.",
+                "red",
+            )
+        self.input.invalidate()
+
+    def _track(self, event: ev.Event) -> None:
+        status = self.status
+        if isinstance(event, ev.TurnStarted):
+            status.cost_before_turn = self.session.total_cost if self.session else 0.0
+            status.activity = "thinking"
+            self._ctrl_c_at = None
+        elif isinstance(event, ev.ModelCallStarted):
+            status.activity = "waiting for the model"
+            status.context_tokens = event.context_tokens
+        elif isinstance(event, ev.TextDelta):
+            status.activity = "responding"
+        elif isinstance(event, ev.ThinkingDelta):
+            status.activity = "thinking"
+        elif isinstance(event, ev.ToolCallStarted):
+            status.activity = f"calling {event.name}"
+        elif isinstance(event, ev.PermissionRequested):
+            status.activity = "waiting for your answer"
+        elif isinstance(event, ev.UsageUpdated):
+            status.context_tokens = event.context_tokens
+            status.context_window = event.context_window
+            status.cost = status.cost_before_turn + event.total_cost_usd
+        elif isinstance(event, ev.QueueChanged):
+            status.queued = len(event.queue)
+        elif isinstance(event, ev.PermissionResolved):
+            self.questions.withdraw(event.request_id)
+        elif isinstance(event, ev.Interrupted):
+            self.questions.withdraw()
+        elif isinstance(event, ev.Compacted) and self.session is not None:
+            status.context_tokens = self.session.context_tokens
+        elif isinstance(event, ev.TurnFinished):
+            status.cost = event.total_cost_usd
+            status.activity = ""
+            self.questions.withdraw()
+            self._spawn(self._refresh_when_idle())
+        elif (
+            isinstance(event, ev.RewindFinished)
+            and event.mode in ("both", "conversation")
+            and event.prompt
+        ):
+            self.put_back(event.prompt)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _refresh_when_idle(self) -> None:
+        if self.session is not None:
+            await self.session.wait_idle()
+        self.input.invalidate()
+
+    # -- the session ----------------------------------------------------------------------------
+    async def open_session(self, *, fresh: bool = False) -> bool:
+        """Build the session (a new one with ``fresh``); False if that failed (said why)."""
+        from agent import factory
+        from agent.pricing import context_window
+
+        args = self.args
+        if fresh:
+            args.continue_, args.resume, args.fork_session, args.session_id = (
+                False,
+                None,
+                False,
+                None,
+            )
+        model = self.model_factory() if self.model_factory is not None else None
+
+        def build() -> tuple[Any, list[str]]:
+            return factory.build_session(args, self._emit, headless=False, model=model)
+
+        try:
+            try:
+                session, problems = build()
+            except factory.SessionSetupError as exc:
+                args.continue_, args.resume, args.fork_session = False, None, False
+                session, problems = build()
+                problems = [f"{exc} This is a new session.", *problems]
+        except Exception as exc:
+            self.say(f"Could not start the session: {type(exc).__name__}: {exc}", "red")
+            return False
+        self.session = session
+        self.renderer.queue = tuple(session.queue)
+        status = self.status
+        status.model = session.config.model
+        status.mode = session.config.policy.mode
+        status.cost = status.cost_before_turn = session.total_cost
+        status.queued = len(session.queue)
+        status.context_tokens = session.context_tokens
+        try:
+            status.context_window = context_window(session.config.model)
+        except Exception:
+            status.context_window = 0
+        if session.history:
+            self.say(
+                f"Resumed a session of {len(session.history)} messages (earlier messages are "
+                "not shown; the model has them).",
+                "cyan",
+            )
+        for problem in problems:
+            self.say(problem, "yellow")
+        if model is None:
+            _warm_up_sdk()
+        return True
+
+    async def close_session(self) -> None:
+        """Stop the running turn, close the model's connection and the transcript."""
+        session, self.session = self.session, None
+        if session is None:
+            return
+        self.printer.lines(self.renderer.finish_text())
+        await session.close()
+        if session.transcript is not None:
+            session.transcript.close()
+        self.questions.clear()
+
+    def send(self, text: str, *, echo: bool = False) -> None:
+        """A prompt, or, while a turn runs, a correction for its next model call.
+
+        Args:
+            text: what to send.
+            echo: print it even at a terminal (the user typed something else: a command).
+        """
+        if self.session is None:
+            return
+        if self.session.busy:
+            self.session.submit(ops.QueueCorrection(text))
+        else:
+            self.renderer.echo_next = text if self.interactive and not echo else None
+            self.session.submit(ops.SubmitPrompt(text))
+
+    async def dispatch(self, text: str) -> None:
+        """Handle one submitted text: a question's answer, a command, or a prompt."""
+        if self.questions:
+            self.questions.answer(text)
+            return
+        if not text.strip():
+            return
+        stripped = text.strip()
+        if stripped.startswith("/") and await self.commands.run(stripped):
+            return
+        if stripped.startswith("!") and len(stripped) > 1:
+            self.submit(ops.RunShell(stripped[1:].strip()))
+            return
+        self.send(text)
+
+    def request_exit(self) -> None:
+        self._exit = True
+        self.input.stop()
+
+    # -- running ------------------------------------------------------------------------------
+    def _banner(self) -> None:
+        args = self.args
+        if getattr(args, "demo", False):
+            self.status.label = "scripted demo"
+            self.say(DEMO_BANNER.format(path=self.workspace), "yellow")
+        where = self.workspace.name or "/"
+        self.say(f"eddy in {where} · {args.model}", "bold")
+        self.say(HELP_LINE if self.interactive else LINE_MODE_HELP, "dim")
+
+    async def run(self) -> int:
+        """Run until the user exits; returns the exit code."""
+        self._banner()
+        if not await self.open_session():
+            self.printer.flush()
+            return 1
+        if not self.interactive:
+            self._catch_sigint()
+        if self.args.prompt:
+            self.send(self.args.prompt)
+        try:
+            while not self._exit:
+                default, self._default = self._default, ""
+                try:
+                    text = await self.input.read(default)
+                except EOFError:
+                    if not self._exit and not self.interactive:
+                        await self._finish_input()
+                    break
+                await self.dispatch(text)
+        finally:
+            saved = self.session.transcript if self.session is not None else None
+            history = self.session.history if self.session is not None else []
+            await self.close_session()
+            for task in list(self._tasks):
+                task.cancel()
+            if saved is not None and history:
+                self.say(f"Session saved: eddy --resume {saved.session_id}", "dim")
+            self.printer.flush()
+        return self.exit_code
+
+    async def _finish_input(self) -> None:
+        """Line mode, end of input: let the running turn (and the queue) finish unattended."""
+        self.questions.closed = True
+        self.questions.cancel()
+        if self.session is not None:
+            await self.session.wait_idle()
+
+    def _catch_sigint(self) -> None:
+        def on_sigint() -> None:
+            if self.busy:
+                self.interrupt()
+            else:
+                self.request_exit()
+
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_sigint)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _warm_up_sdk() -> None:
+    """Import the SDK in a background thread so that the first prompt does not wait ~2 s."""
+
+    def load() -> None:
+        try:
+            import anthropic  # noqa: F401
+        except Exception:
+            pass
+
+    threading.Thread(target=load, name="eddy-warm-up", daemon=True).start()
+
+
+def run_plain(args: argparse.Namespace) -> int:
+    """``eddy --plain``: run the line-mode front end; returns the exit code.
+
+    Without an API key (and without ``--demo``) it says how to set one and returns 2.
+    """
+    from agent.cli import NO_KEY_MESSAGE, has_api_key
+
+    if not args.demo and not has_api_key():
+        print(NO_KEY_MESSAGE + "\n" + DEMO_NOTE, file=sys.stderr)
+        return 2
+    if args.resume == "":
+        args.resume = None
+        args.continue_ = True  # no picker in line mode: the latest session
+    with_reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if with_reconfigure is not None:
+        try:
+            with_reconfigure(errors="replace", line_buffering=True)
+        except (ValueError, OSError):
+            pass
+    model_factory = None
+    if args.demo:
+        from agent.demo import DemoModel, prepare_workspace
+
+        args.cwd = prepare_workspace()
+        model_factory = DemoModel
+    app = PlainApp(args, model_factory=model_factory)
+    try:
+        return asyncio.run(app.run())
+    except KeyboardInterrupt:
+        return 130

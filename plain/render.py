@@ -1,0 +1,305 @@
+"""Engine events as printed lines: what ``eddy --plain`` shows.
+
+The renderer is a pure function of the event stream (plus a little state: the half-written
+line, the calls in flight, the queue last seen), so tests can feed it events without an engine.
+Each call returns complete lines, without their newline.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from agent import events as ev
+from plain.markdown import MarkdownStream
+from plain.style import Painter, clean
+
+OUTPUT_LINES = 20
+"""Lines of a tool's streamed output shown; the rest is counted (the model still gets it)."""
+DIFF_LINES = 40
+"""Lines of a diff shown."""
+PREVIEW_LINES = 20
+"""Lines of a tool's input shown in a permission question."""
+
+MARKS = {
+    "started": "▸",
+    "done": "✓",
+    "failed": "✗",
+    "refused": "⊘",
+    "interrupted": "■",
+}
+STATUS_STYLE = {"done": "green", "failed": "red", "refused": "yellow", "interrupted": "yellow"}
+TODO_MARKS = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
+
+
+@dataclass
+class _Call:
+    label: str
+    shown: int = 0
+    hidden: int = 0
+    partial: str = ""
+    streamed: bool = False
+
+
+def call_label(name: str, summary: str) -> str:
+    """``Name(summary)``, one line, at most 100 characters."""
+    summary = " ".join(clean(summary).split())
+    if len(summary) > 90:
+        summary = summary[:89] + "…"
+    return f"{name}({summary})" if summary else name
+
+
+def content_text(content: str | list[dict[str, Any]]) -> str:
+    """The text of a tool result (images are named, not shown)."""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        else:
+            parts.append(f"[{block.get('type', 'block')}]")
+    return "\n".join(parts)
+
+
+def diff_lines(diff: str, paint: Painter, limit: int = DIFF_LINES) -> list[str]:
+    """A unified diff, coloured: additions green, removals red, hunk headers cyan."""
+    lines = clean(diff).rstrip("\n").split("\n")
+    out = []
+    for line in lines[:limit]:
+        if line.startswith(("+++", "---")):
+            out.append(paint(line, "bold"))
+        elif line.startswith("@@"):
+            out.append(paint(line, "cyan"))
+        elif line.startswith("+"):
+            out.append(paint(line, "green"))
+        elif line.startswith("-"):
+            out.append(paint(line, "red"))
+        else:
+            out.append(line)
+    if len(lines) > limit:
+        out.append(paint(f"… {len(lines) - limit} more lines of diff", "dim"))
+    return out
+
+
+def first_line(text: str, width: int = 160) -> str:
+    line = next((ln.strip() for ln in clean(text).split("\n") if ln.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+class Renderer:
+    """Turns engine events into lines to print.
+
+    Args:
+        paint: the painter (colours on or off).
+        output_lines: how many lines of a tool's streamed output to show.
+    """
+
+    def __init__(self, paint: Painter, output_lines: int = OUTPUT_LINES) -> None:
+        self.paint = paint
+        self.output_lines = output_lines
+        self.text = MarkdownStream(paint)
+        self.calls: dict[str, _Call] = {}
+        self.queue: tuple[str, ...] = ()
+        self.echo_next: str | None = None
+        """The prompt the user just typed (already on screen): TurnStarted does not echo it."""
+        self._thinking = False
+        self._previewed: set[str] = set()
+        """Calls whose diff was shown with their permission question (not shown again)."""
+
+    def render(self, event: ev.Event) -> list[str]:
+        """The lines ``event`` prints (often none)."""
+        handler = getattr(self, f"_on_{event.type}", None)
+        return handler(event) if handler is not None else []
+
+    def finish_text(self) -> list[str]:
+        """Whatever assistant text is still held back."""
+        return self.text.finish()
+
+    # -- the conversation ---------------------------------------------------------------
+    def _on_turn_started(self, event: ev.TurnStarted) -> list[str]:
+        self._thinking = False
+        expected, self.echo_next = self.echo_next, None
+        if event.prompt == expected:
+            return []
+        return [self.paint("› ", "bold") + clean(event.prompt).replace("\n", "\n  ")]
+
+    def _on_model_call_started(self, event: ev.ModelCallStarted) -> list[str]:
+        self._thinking = False
+        return []
+
+    def _on_text_delta(self, event: ev.TextDelta) -> list[str]:
+        return self.text.feed(event.text)
+
+    def _on_thinking_delta(self, event: ev.ThinkingDelta) -> list[str]:
+        if self._thinking:
+            return []
+        self._thinking = True
+        return [self.paint("∴ thinking…", "dim", "italic")]
+
+    def _on_assistant_message(self, event: ev.AssistantMessage) -> list[str]:
+        out = self.text.finish()
+        if event.stop_reason == "max_tokens":
+            out.append(self.paint("(the response was cut off: output token limit)", "yellow"))
+        return out
+
+    def _on_notice(self, event: ev.Notice) -> list[str]:
+        return [*self.text.finish(), self.paint(f"note: {clean(event.text)}", "cyan")]
+
+    def _on_error(self, event: ev.Error) -> list[str]:
+        return [*self.text.finish(), self.paint(f"error: {clean(event.message)}", "red", "bold")]
+
+    def _on_interrupted(self, event: ev.Interrupted) -> list[str]:
+        return [*self.text.finish(), self.paint("■ interrupted: the model stopped", "yellow")]
+
+    def _on_compacted(self, event: ev.Compacted) -> list[str]:
+        how = "automatically" if event.automatic else "as asked"
+        line = (
+            f"Conversation compacted {how}: {event.dropped_messages} messages summarised, "
+            f"{event.kept_messages} kept."
+        )
+        return [*self.text.finish(), self.paint(line, "cyan")]
+
+    def _on_turn_finished(self, event: ev.TurnFinished) -> list[str]:
+        out = self.text.finish()
+        messages = {
+            "error_max_turns": "Stopped: the turn limit was reached (--max-turns).",
+            "error_max_budget_usd": "Stopped: the budget was reached (--max-budget-usd).",
+            "error_during_execution": "Stopped by an error.",
+        }
+        if event.subtype in messages:
+            line = messages[event.subtype]
+            if event.error:
+                line += f" {first_line(event.error)}"
+            out.append(self.paint(line, "red"))
+        out.append("")
+        return out
+
+    # -- tools --------------------------------------------------------------------------
+    def _on_tool_call_started(self, event: ev.ToolCallStarted) -> list[str]:
+        label = call_label(event.name, event.summary)
+        self.calls[event.call_id] = _Call(label)
+        return [*self.text.finish(), f"{self.paint(MARKS['started'], 'cyan')} {label}"]
+
+    def _on_tool_output_delta(self, event: ev.ToolOutputDelta) -> list[str]:
+        call = self.calls.get(event.call_id)
+        if call is None:
+            return []
+        call.streamed = True
+        call.partial += clean(event.text)
+        if "\n" not in call.partial:
+            return []
+        *lines, call.partial = call.partial.split("\n")
+        return self._output(call, lines)
+
+    def _output(self, call: _Call, lines: list[str]) -> list[str]:
+        room = max(0, self.output_lines - call.shown)
+        shown = lines[:room]
+        call.shown += len(shown)
+        call.hidden += len(lines) - len(shown)
+        bar = self.paint("  │ ", "dim")
+        return [bar + line for line in shown]
+
+    def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> list[str]:
+        call = self.calls.pop(event.call_id, None) or _Call(event.name)
+        out: list[str] = []
+        if call.partial:
+            out.extend(self._output(call, [call.partial]))
+        text = content_text(event.content)
+        display = event.display or {}
+        if event.status == "done" and not call.streamed and event.name == "Bash":
+            out.extend(self._output(call, clean(text).rstrip("\n").split("\n")))
+        if call.hidden:
+            note = f"  │ … {call.hidden} more lines (the model sees all of them)"
+            out.append(self.paint(note, "dim"))
+        status = event.status
+        line = f"  {MARKS[status]} {call.label} {status}"
+        detail = ""
+        if status == "done":
+            if display.get("kind") == "diff":
+                detail = f"+{display.get('added', 0)} -{display.get('removed', 0)}"
+            elif event.name != "Bash" and display.get("kind") != "todos":
+                count = len(text.rstrip("\n").split("\n")) if text.strip() else 0
+                detail = f"{count} line{'s' if count != 1 else ''}"
+        elif status != "interrupted":
+            detail = first_line(text)
+        if detail:
+            line += f": {detail}"
+        out.append(self.paint(line, STATUS_STYLE.get(status, "")) if status != "done" else line)
+        previewed = event.call_id in self._previewed
+        self._previewed.discard(event.call_id)
+        if display.get("kind") == "diff" and display.get("diff") and not previewed:
+            out.extend("    " + ln for ln in diff_lines(str(display["diff"]), self.paint))
+        return out
+
+    def _on_todos_updated(self, event: ev.TodosUpdated) -> list[str]:
+        out = [self.paint("Tasks:", "bold")]
+        for todo in event.todos:
+            status = str(todo.get("status", "pending"))
+            text = clean(str(todo.get("content", "")))
+            line = f"  {TODO_MARKS.get(status, '[ ]')} {text}"
+            out.append(self.paint(line, "dim") if status == "completed" else line)
+        return out
+
+    # -- the user -----------------------------------------------------------------------
+    def permission(self, event: ev.PermissionRequested, diff: str | None = None) -> list[str]:
+        """What a permission question shows: the command, the diff, or the call's input."""
+        out = [*self.text.finish(), self.paint(f"? {event.name} needs your permission:", "bold")]
+        args = event.input
+        if event.name == "Bash":
+            out.append("    $ " + clean(str(args.get("command", ""))).replace("\n", "\n      "))
+            if args.get("description"):
+                out.append(self.paint(f"    {clean(str(args['description']))}", "dim"))
+        elif diff is not None:
+            self._previewed.add(event.call_id)
+            out.extend("    " + ln for ln in diff_lines(diff, self.paint))
+        elif event.name == "Edit" and "old_string" in args:
+            path = clean(str(args.get("file_path", "")))
+            old = [f"-{ln}" for ln in str(args["old_string"]).rstrip("\n").split("\n")]
+            new = [f"+{ln}" for ln in str(args.get("new_string", "")).rstrip("\n").split("\n")]
+            text = "\n".join([f"{path} (replace):", *old, *new])
+            out.extend("    " + ln for ln in diff_lines(text, self.paint))
+        else:
+            body = clean(json.dumps(args, indent=2, ensure_ascii=False)).split("\n")
+            out.extend("    " + ln for ln in body[:PREVIEW_LINES])
+            if len(body) > PREVIEW_LINES:
+                out.append(self.paint(f"    … {len(body) - PREVIEW_LINES} more lines", "dim"))
+        if event.suggested_rule:
+            out.append(
+                self.paint(f"    (always = allow {event.suggested_rule} from now on)", "dim")
+            )
+        return out
+
+    def _on_permission_resolved(self, event: ev.PermissionResolved) -> list[str]:
+        return []
+
+    def _on_queue_changed(self, event: ev.QueueChanged) -> list[str]:
+        before, self.queue = self.queue, event.queue
+        if len(event.queue) <= len(before):
+            return []
+        added = event.queue[len(before) :]
+        return [self.paint(f"queued: {first_line(t, 200)}", "cyan") for t in added]
+
+    def _on_corrections_delivered(self, event: ev.CorrectionsDelivered) -> list[str]:
+        return [
+            *self.text.finish(),
+            *(
+                self.paint(f"↳ sent to the model: {first_line(t, 200)}", "cyan")
+                for t in event.texts
+            ),
+        ]
+
+    def _on_rewind_finished(self, event: ev.RewindFinished) -> list[str]:
+        out = [*self.text.finish(), self.paint(clean(event.message), "cyan")]
+        groups = (
+            ("restored", event.restored, ""),
+            ("deleted", event.deleted, ""),
+            ("left alone (you changed them since)", event.conflicts, "yellow"),
+            ("not restorable", event.not_restorable, "yellow"),
+        )
+        for title, paths, style in groups:
+            if paths:
+                line = f"  {title}: " + ", ".join(clean(p) for p in paths)
+                out.append(self.paint(line, style) if style else line)
+        return out
