@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Any
 from agent import events as ev
 from agent import ops
 from agent.compact import CompactionError, compact
+from agent.gate import PermissionGate
 from agent.loop import Limits, RequestSpec, Turn
-from agent.messages import Message, TextBlock, ToolUseBlock
+from agent.messages import Message, TextBlock
 from agent.model import Model, ModelRequest, estimate_tokens
 from agent.permissions import Policy
 from agent.pricing import Usage, context_window
 from agent.rewind import CheckpointEntry, Rewinder, RewindError, marks_from_transcript
-from agent.toolrun import GateDecision, ToolRunner, tool_param
+from agent.toolrun import ToolRunner, tool_param
 from tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -101,12 +102,18 @@ class Session:
         self._turn_ids = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
         self._interrupt = asyncio.Event()
-        self._pending: dict[str, asyncio.Future[ops.AnswerPermission]] = {}
-        self._approved_outside: set[Path] = set()
         self._checked_upto = 0
         self.ctx = ctx or ToolContext(config.workspace)
-        self.ctx.allow_outside = lambda _tool, path: path in self._approved_outside
-        self.runner = ToolRunner(tools, self.ctx, self._gate, self._emit)
+        self.gate = PermissionGate(
+            config.policy,
+            self.ctx,
+            self._emit,
+            lambda: self.runner.turn_id,
+            config.workspace,
+            headless=config.headless,
+            save_rules=config.save_rules,
+        )
+        self.runner = ToolRunner(tools, self.ctx, self.gate, self._emit)
         system = [{"type": "text", "text": config.system}] if config.system else []
         self.spec = RequestSpec(
             config.model, system, [tool_param(t) for t in tools], config.max_tokens
@@ -140,9 +147,7 @@ class Session:
             if self.busy:
                 self._interrupt.set()
         elif isinstance(op, ops.AnswerPermission):
-            fut = self._pending.get(op.request_id)
-            if fut is not None and not fut.done():
-                fut.set_result(op)
+            self.gate.answer(op)
         elif isinstance(op, ops.SetLimits):
             limits = self.config.limits
             if op.max_turns is not None:
@@ -469,77 +474,6 @@ class Session:
                 error,
             )
         )
-
-    async def _gate(self, use: ToolUseBlock, tool: Tool | None) -> GateDecision:
-        if tool is None:
-            return GateDecision(False, f"No such tool: {use.name}")
-        verdict, reason = self.config.policy.decide(tool, use.input, self.ctx)
-        if verdict == "deny":
-            return GateDecision(False, reason)
-        if verdict == "allow":
-            self._approve_outside(tool, use)
-            return GateDecision(True)
-        if self.config.headless:
-            return GateDecision(
-                False,
-                f"Permission to use {use.name} was denied: eddy runs headless and cannot ask "
-                f"the user. Allow it with --allowed-tools {use.name} if intended.",
-            )
-        return await self._ask(use, tool)
-
-    def _remember_rule(self, rule: str) -> None:
-        """ "Yes, don't ask again": allow ``rule`` now and save it to the local settings."""
-        from agent.permissions import Rule
-        from agent.settings import SettingsError, save_rule
-
-        self.config.policy.allow.append(Rule.parse(rule))
-        if self.config.save_rules:
-            try:
-                saved = save_rule(rule, self.config.workspace)
-            except (SettingsError, OSError) as exc:
-                text = f"Allowed {rule} for this session; could not save it: {exc}"
-            else:
-                text = saved.message
-            self._emit(ev.Notice(self.runner.turn_id, text))
-
-    def _approve_outside(self, tool: Tool, use: ToolUseBlock) -> None:
-        try:
-            paths = tool.paths(use.input, self.ctx)
-        except Exception:
-            return
-        self._approved_outside.update(p.path for p in paths if not p.inside)
-
-    async def _ask(self, use: ToolUseBlock, tool: Tool) -> GateDecision:
-        request_id = f"perm-{uuid.uuid4().hex[:8]}"
-        fut: asyncio.Future[ops.AnswerPermission] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = fut
-        try:
-            rule = self.config.policy.suggest(tool, use.input, self.ctx)
-        except Exception:
-            rule = None
-        try:
-            summary = tool.summary(use.input)
-        except Exception:
-            summary = ""
-        self._emit(
-            ev.PermissionRequested(
-                self.runner.turn_id, request_id, use.id, use.name, use.input, summary, rule
-            )
-        )
-        try:
-            answer = await fut
-        finally:
-            self._pending.pop(request_id, None)
-        self._emit(ev.PermissionResolved(self.runner.turn_id, request_id, answer.decision))
-        if answer.decision == "deny":
-            text = f"The user refused this {use.name} call."
-            if answer.reason.strip():
-                text += f" The user said: {answer.reason.strip()}"
-            return GateDecision(False, text)
-        if answer.decision == "allow_always" and rule is not None:
-            self._remember_rule(rule)
-        self._approve_outside(tool, use)
-        return GateDecision(True)
 
 
 def _record_then(transcript: Transcript, history: list[Message], then: Callable[[], None]) -> None:
