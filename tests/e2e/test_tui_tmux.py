@@ -1,0 +1,74 @@
+"""The installed `eddy` (the Textual app) in a real terminal (tmux) against the fake server.
+
+Typed like a person: a prompt streams an answer; during a slow shell command a correction is
+queued; Esc stops the command and sends the queue at once. Checked on the screen
+(capture-pane) and in the requests the server received.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.messages import check_invariant, message_from_param
+from tests.e2e.test_plain_tmux import Pane, pane  # noqa: F401  (the fixture)
+from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def start_eddy(pane: Pane, fake: FakeAnthropic, workspace: Path, *flags: str) -> None:  # noqa: F811
+    exe = Path(sys.executable).with_name("eddy")
+    eddy = str(exe) if exe.exists() else f"{sys.executable} -m agent.cli"
+    env = {
+        "ANTHROPIC_BASE_URL": fake.base_url,
+        "ANTHROPIC_API_KEY": "test-key",
+        "EDDY_DATA_DIR": os.environ["EDDY_DATA_DIR"],
+        "EDDY_CONFIG_DIR": os.environ["EDDY_CONFIG_DIR"],
+        "TERM": "xterm-256color",
+    }
+    command = (
+        "env -u ANTHROPIC_AUTH_TOKEN "
+        + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        + f" {eddy} {' '.join(flags)}"
+    )
+    pane.start(command, workspace)
+    pane.wait(lambda s: "claude-sonnet-5-5" in s and "›" in s, "the prompt and status line")
+
+
+def test_prompt_queue_and_esc_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane) -> None:  # noqa: F811
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake_api.push(
+        Reply([text("Hello from the fake model.")], delay=0.01),
+        Reply(
+            [text("Starting."), tool_use("toolu_1", "Bash", {"command": "sleep 30"})], "tool_use"
+        ),
+        Reply([text("Understood, switching.")]),
+    )
+    start_eddy(pane, fake_api, workspace, "--permission-mode", "bypassPermissions")
+    pane.type("say hello")
+    pane.keys("Enter")
+    pane.wait(lambda s: "Hello from the fake model." in s, "the streamed answer")
+
+    pane.type("run the job")
+    pane.keys("Enter")
+    pane.wait(lambda s: "sleep 30" in s and "running" in s, "the running shell command")
+    pane.type("use the other approach")
+    pane.keys("Enter")
+    pane.wait(lambda s: "queued" in s and "use the other approach" in s, "the queued correction")
+    pane.keys("Escape")
+    screen = pane.wait(lambda s: "Understood, switching." in s, "the answer to the queue")
+    assert "interrupted" in screen
+    assert len(fake_api.requests) == 3
+    assert not fake_api.violations
+    sent = fake_api.requests[2]["messages"]
+    check_invariant([message_from_param(m) for m in sent])
+    tail = sent[-1]["content"]
+    assert tail[0]["type"] == "tool_result" and tail[0]["is_error"] is True
+    assert tail[-1]["text"] == "use the other approach"
