@@ -22,7 +22,7 @@ def ask_permission(app: PlainApp, event: ev.PermissionRequested) -> None:
     """
     diff = None
     if app.session is not None and event.name in FILE_TOOLS:
-        from plain.preview import preview_diff
+        from agent.preview import preview_diff
 
         ctx = app.session.ctx
         diff = preview_diff(event.name, event.input, lambda raw: ctx.resolve(raw).path)

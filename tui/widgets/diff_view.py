@@ -5,7 +5,6 @@ Also computes the diff an Edit/Write/MultiEdit *would* make, for the permission 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,9 +12,6 @@ from typing import Any
 from textual.content import Content
 from textual.highlight import guess_language, highlight
 from textual.widgets import Static
-
-PREVIEW_MAX_BYTES = 2 * 1024 * 1024
-"""Files larger than this are not read for a permission preview."""
 
 
 def render_diff(diff: str, path: str | None = None, max_lines: int | None = None) -> Content:
@@ -77,24 +73,6 @@ class DiffView(Static):
         self.diff = diff
 
 
-def _read_text(path: Path) -> str | None:
-    try:
-        if not path.is_file() or path.stat().st_size > PREVIEW_MAX_BYTES:
-            return None if path.exists() else ""
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-
-
-def _apply_edit(text: str, edit: dict[str, Any]) -> str | None:
-    old, new = str(edit.get("old_string", "")), str(edit.get("new_string", ""))
-    if not old:
-        return new if not text else None
-    if old not in text:
-        return None
-    return text.replace(old, new) if edit.get("replace_all") else text.replace(old, new, 1)
-
-
 def preview_diff(
     name: str, args: dict[str, Any], resolve: Callable[[str], Path]
 ) -> tuple[str, str] | None:
@@ -108,31 +86,7 @@ def preview_diff(
     Returns:
         ``(label, diff)``, or None when the diff cannot be computed (the call shows its input).
     """
-    if name not in ("Edit", "MultiEdit", "Write"):
-        return None
-    raw = args.get("file_path")
-    if not isinstance(raw, str) or not raw:
-        return None
-    try:
-        path = resolve(raw)
-    except Exception:
-        return None
-    old = _read_text(path)
-    if old is None:
-        return None
-    new: str | None = old
-    if name == "Write":
-        new = str(args.get("content", ""))
-    elif name == "Edit":
-        new = _apply_edit(old, args)
-    else:
-        for edit in args.get("edits") or []:
-            new = _apply_edit(new, edit) if new is not None and isinstance(edit, dict) else None
-    if new is None:
-        return None
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    diff = "".join(
-        ln if ln.endswith("\n") else ln + "\n"
-        for ln in difflib.unified_diff(a, b, f"a/{raw}", f"b/{raw}")
-    )
-    return raw, diff
+    from agent.preview import preview_diff as compute
+
+    diff = compute(name, args, resolve)
+    return (str(args["file_path"]), diff) if diff is not None else None

@@ -1,4 +1,4 @@
-"""The diff a file-changing call would make, shown with its permission question."""
+"""The diff a file-changing call would make, shown with its permission question (TUI, plain)."""
 
 from __future__ import annotations
 
