@@ -30,6 +30,8 @@ EDDY = ROOT / ".venv" / "bin" / "eddy"
 PYTHON = ROOT / ".venv" / "bin" / "python"
 SIZE = (120, 40)
 MARKER = "qzxj"
+ECHO_TOKENS = 100_000
+"""The echo test streams this much, at full speed, to have time for several keystrokes."""
 
 
 def answer_text(tokens: int = 20_000) -> str:
@@ -218,7 +220,7 @@ def stream_app_main() -> None:
 
     args = build_parser().parse_args([])
     args.cwd = Path.cwd()
-    EddyApp(args, model=ScriptedModel([answer_text()] * 3), tools=[]).run()
+    EddyApp(args, model=ScriptedModel([answer_text(ECHO_TOKENS)]), tools=[]).run()
 
 
 def echo_delays(samples: int = 15) -> list[float]:

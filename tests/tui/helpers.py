@@ -92,18 +92,24 @@ async def type_and_send(pilot: Any, text: str) -> None:
     await pilot.press("enter")
 
 
+async def rendered(app: Any, pilot: Any) -> None:
+    """Wait until every finished answer has been rendered (its markdown stream stopped)."""
+    from tui.widgets.assistant_text import AssistantText
+
+    await pilot.pause()
+    for _ in range(1000):
+        answers = list(app.query(AssistantText))
+        if all(a.finished for a in answers if a._no_more):
+            break
+        await pilot.pause()
+    await pilot.pause()
+
+
 async def settle(app: Any, pilot: Any) -> None:
     """Let the engine go idle and the UI render everything it was sent."""
     if app.session is not None:
         await app.session.wait_idle()
-    await pilot.pause()
-    from tui.widgets.assistant_text import AssistantText
-
-    for _ in range(100):
-        if all(block.finished for block in app.query(AssistantText)):
-            break
-        await pilot.pause()
-    await pilot.pause()
+    await rendered(app, pilot)
 
 
 class StreamThenStall:

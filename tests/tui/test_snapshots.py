@@ -16,7 +16,15 @@ from agent import events as ev
 from agent.messages import assistant
 from agent.model import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
-from tests.tui.helpers import SIZE, make_app, settle, shell_tool, type_and_send, wait_ready
+from tests.tui.helpers import (
+    SIZE,
+    make_app,
+    rendered,
+    settle,
+    shell_tool,
+    type_and_send,
+    wait_ready,
+)
 
 APP_PY = "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n    return s - 1\n"
 EDIT = {"file_path": "app.py", "old_string": "    return s - 1\n", "new_string": "    return s\n"}
@@ -72,7 +80,7 @@ def test_mid_turn_with_tool_calls(snap_compare, workspace: Path) -> None:
         await events.wait_for(ev.ToolOutputDelta)
         await type_and_send(pilot, "skip the slow tests")
         await events.wait_for(ev.QueueChanged)
-        await pilot.pause()
+        await rendered(app, pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -96,8 +104,7 @@ def test_permission_prompt(snap_compare, workspace: Path) -> None:
         await wait_ready(app, pilot)
         await type_and_send(pilot, "total is off by one")
         await events.wait_for(ev.PermissionRequested)
-        await pilot.pause()
-        await pilot.pause()
+        await rendered(app, pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 

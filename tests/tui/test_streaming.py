@@ -27,7 +27,7 @@ async def test_a_turn_streams_and_renders(workspace: Path) -> None:
         assert [p.text for p in prompts] == ["explain"]
         (answer,) = app.query(AssistantText)
         assert answer.text == ANSWER and answer.finished
-        kinds = {type(child).__name__ for child in answer.children}
+        kinds = {type(child).__name__ for child in answer.live.children}
         assert {"MarkdownH1", "MarkdownFence", "MarkdownBulletList"} <= kinds
         status = app.main.status
         assert status.working_since is None

@@ -1,33 +1,68 @@
-"""The model's answer as streaming markdown (Textual's MarkdownStream).
+"""The model's answer as streaming markdown (Textual's MarkdownStream), kept cheap when long.
 
 Deltas arrive synchronously from the engine, often hundreds a second. They are buffered here
 and handed to the MarkdownStream by a worker whenever it gets to run, and the stream itself
 merges fragments when rendering falls behind, so the document is never parsed whole per chunk.
+
+Textual's Markdown makes a widget per block, and every layout pass visits all of them; a
+20,000-token answer would make thousands. So once the live part grows past ``SEAL_CHARS``, its
+finished blocks (up to a blank line outside a code fence) are sealed into one FrozenMarkdown
+widget and only the tail stays live; text that arrives faster than it renders is sealed
+before it ever becomes live widgets. ``freeze()`` does the same for a whole old answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+from textual.app import ComposeResult
+from textual.containers import Vertical
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
+from tui.widgets.frozen_markdown import FrozenMarkdown
 
-class AssistantText(Markdown):
+WRITE_INTERVAL = 1 / 30
+"""Seconds between two writes to the live markdown."""
+SEAL_CHUNK = 6000
+"""At most this much text is rendered per write, so keys are read in between."""
+SEAL_CHARS = 3000
+"""Live markdown beyond this many characters gets its finished blocks sealed."""
+
+
+def seal_point(text: str) -> int:
+    """Where ``text`` can be cut into finished blocks + a live tail: the last blank line
+    outside a code fence, before the last block; 0 when there is none."""
+    cut, fenced, offset = 0, False, 0
+    lines = text.split("\n")
+    for i, line in enumerate(lines[:-1]):
+        offset += len(line) + 1
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and not line.strip() and i > 0 and lines[i + 1].strip():
+            cut = offset
+    return cut
+
+
+class AssistantText(Vertical):
     """A block of assistant markdown that grows as deltas arrive, then is finished."""
 
     def __init__(self, text: str = "") -> None:
         super().__init__()
+        self.live = Markdown()
         self._unsent: list[str] = [text] if text else []
         self._parts: list[str] = [text] if text else []
-        self._stream: MarkdownStream | None = None
         self._wake = asyncio.Event()
         self._no_more = False
+        self._seal_at = SEAL_CHARS
         self.finished = False
         """True once every delta has been rendered and the stream stopped."""
         self.interrupted = False
         self.received = len(text)
         """Characters received so far (for the status line's token estimate)."""
+
+    def compose(self) -> ComposeResult:
+        yield self.live
 
     @property
     def text(self) -> str:
@@ -37,7 +72,6 @@ class AssistantText(Markdown):
         return self._parts[0] if self._parts else ""
 
     def on_mount(self) -> None:
-        self._stream = Markdown.get_stream(self)
         # The stream is fed from a worker: awaiting it inside this widget's own message
         # handler would wait on mounts that need this very message loop.
         self.run_worker(self._pump(), group="markdown-stream", exit_on_error=False)
@@ -60,8 +94,9 @@ class AssistantText(Markdown):
         self._wake.set()
 
     async def _pump(self) -> None:
-        stream = self._stream
-        assert stream is not None
+        # A stream is made only when there is text to write: stopping one whose task has not
+        # started yet raises CancelledError in the caller.
+        stream: MarkdownStream | None = None
         try:
             while True:
                 await self._wake.wait()
@@ -69,9 +104,47 @@ class AssistantText(Markdown):
                 if self._unsent:
                     fragment = "".join(self._unsent)
                     self._unsent.clear()
-                    await stream.write(fragment)
+                    if len(fragment) > SEAL_CHUNK:  # bounded work per turn of the loop
+                        self._unsent.append(fragment[SEAL_CHUNK:])
+                        fragment = fragment[:SEAL_CHUNK]
+                        self._wake.set()
+                    if len(self.live.source) + len(fragment) > self._seal_at:
+                        if stream is not None:
+                            await stream.stop()
+                            stream = None
+                        await self._seal(fragment)
+                    else:
+                        if stream is None:
+                            stream = Markdown.get_stream(self.live)
+                        await stream.write(fragment)
                 if self._no_more and not self._unsent:
                     break
+                # at most ~30 renders a second: a fast stream is merged into bigger pieces
+                # (and sealed) instead of taking turns with the engine delta by delta
+                await asyncio.sleep(WRITE_INTERVAL)
         finally:
-            await stream.stop()
+            if stream is not None:
+                await stream.stop()
             self.finished = True
+
+    async def _seal(self, fragment: str) -> None:
+        """Seal the finished blocks of the live text plus ``fragment`` into a FrozenMarkdown
+        (when text arrives faster than it renders, most of it never becomes live widgets);
+        the last block stays live."""
+        source = self.live.source + fragment
+        cut = seal_point(source)
+        if cut == 0:  # one huge block (a long code fence): try again once it has grown
+            self._seal_at = len(source) + SEAL_CHARS
+            await self.live.append(fragment)
+            return
+        self._seal_at = SEAL_CHARS
+        await self.mount(FrozenMarkdown(source[:cut]), before=self.live)
+        await self.live.update(source[cut:])
+
+    async def freeze(self) -> None:
+        """A finished answer becomes one FrozenMarkdown widget (old answers, long sessions)."""
+        if not self.finished or self.has_class("frozen"):
+            return
+        self.add_class("frozen")
+        await self.remove_children()
+        await self.mount(FrozenMarkdown(self.text))

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 MAX_BLOCKS = 160
 """Blocks kept in the DOM; older ones are pruned (the transcript keeps everything)."""
+LIVE_ANSWERS = 4
+"""The newest answers stay Textual Markdown widgets; older ones are frozen into one widget."""
 
 
 class Conversation(VerticalScroll):
@@ -44,6 +46,7 @@ class Conversation(VerticalScroll):
         self.text_block: AssistantText | None = None
         self.thinking_block: Thinking | None = None
         self.pruned = 0
+        self._answers: list[AssistantText] = []
         self._pruned_line: MessageLine | None = None
 
     def on_mount(self) -> None:
@@ -87,6 +90,12 @@ class Conversation(VerticalScroll):
         if handler is not None:
             handler(event)
 
+    def _freeze_old_answers(self) -> None:
+        old, self._answers = self._answers[:-LIVE_ANSWERS], self._answers[-LIVE_ANSWERS:]
+        for answer in old:
+            if answer.is_attached:
+                answer.call_later(answer.freeze)
+
     def _on_turn_started(self, event: ev.TurnStarted) -> None:
         self._end_message()
         self.add_user(event.prompt)
@@ -110,6 +119,8 @@ class Conversation(VerticalScroll):
 
             self.text_block = AssistantText()
             self.add_block(self.text_block)
+            self._answers.append(self.text_block)
+            self._freeze_old_answers()
         self.text_block.add(event.text)
 
     def _on_assistant_message(self, event: ev.AssistantMessage) -> None:

@@ -2,17 +2,27 @@
 
 Up on an empty prompt while corrections are queued asks for the newest one back instead (the
 app takes it out of the engine's queue and loads it here to edit).
+
+Completion: while the cursor is in ``/command`` (the prompt's first word) or ``@path``, the
+screen's ``completer`` offers candidates in the ``menu`` under the prompt. While it shows, ↑/↓
+move in it, Tab takes the highlighted candidate, and Enter takes it too (for a command: and
+runs it). Text loaded from the history never opens the menu.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from tui.widgets.completion import Candidate, CompletionMenu, Token, token_at
 from tui.widgets.prompt_history import PromptHistory
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
+
+Completer = Callable[[Token], list[Candidate]]
 
 
 class PromptInput(TextArea):
@@ -45,8 +55,84 @@ class PromptInput(TextArea):
         self.prompt_history = history
         self.queued = 0
         """How many corrections are queued (set by the app)."""
+        self.menu: CompletionMenu | None = None
+        """The completion menu (set by the screen)."""
+        self.completer: Completer | None = None
+        """Candidates for a token (set by the screen)."""
+        self._quiet = False
+        """The next change came from the history, not typing: no menu for it."""
 
+    # -- completion -----------------------------------------------------------------------
+    def load_quietly(self, text: str) -> None:
+        """Replace the text without opening the completion menu (history, recalled text)."""
+        self._quiet = True
+        self.load_text(text)
+        self.close_menu()
+
+    def close_menu(self) -> bool:
+        """Hide the completion menu; False if it was not shown."""
+        if self.menu is None or not self.menu.shown:
+            return False
+        self.menu.hide()
+        return True
+
+    def update_completion(self) -> bool:
+        """Show what completes the token at the cursor (or hide the menu); True if shown."""
+        menu = self.menu
+        if menu is None or self.completer is None:
+            return False
+        token = token_at(self.text, self.cursor_location)
+        if token is None:
+            menu.hide()
+            return False
+        menu.show(token, self.completer(token))
+        return menu.shown
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is not self:
+            return
+        if self._quiet:
+            self._quiet = False
+            self.close_menu()
+            return
+        self.update_completion()
+
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        menu = self.menu
+        if event.text_area is not self or menu is None or menu.token is None:
+            return
+        token = token_at(self.text, self.cursor_location)
+        if token is None or (token.kind, token.row, token.start) != (
+            menu.token.kind,
+            menu.token.row,
+            menu.token.start,
+        ):
+            menu.hide()
+
+    def accept_completion(self) -> Candidate | None:
+        """Put the highlighted candidate in place of its token; returns it (None: no menu)."""
+        menu = self.menu
+        candidate = menu.current() if menu is not None else None
+        token = token_at(self.text, self.cursor_location)
+        if menu is None or candidate is None or token is None:
+            return None
+        line = self.document.get_line(token.row)
+        space = "" if line[token.end : token.end + 1] == " " else " "
+        self.replace(candidate.value + space, (token.row, token.start), (token.row, token.end))
+        self.move_cursor((token.row, token.start + len(candidate.value) + 1))
+        menu.hide()
+        return candidate
+
+    # -- keys -----------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
+        if self.menu is not None and self.menu.shown and self._menu_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
+        if event.key == "tab" and self._complete_on_tab():
+            event.stop()
+            event.prevent_default()
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -57,6 +143,30 @@ class PromptInput(TextArea):
             event.prevent_default()
             self.insert("\n")
         # other keys: Textual goes on to TextArea._on_key (handlers run down the MRO)
+
+    def _menu_key(self, key: str) -> bool:
+        """Handle ``key`` while the menu shows; False when it is not a menu key."""
+        assert self.menu is not None
+        if key in ("up", "down"):
+            self.menu.move(-1 if key == "up" else 1)
+        elif key == "tab":
+            self.accept_completion()
+        elif key == "enter":
+            kind = self.menu.token.kind if self.menu.token is not None else None
+            if self.accept_completion() is not None and kind == "command":
+                self._submit()
+        else:
+            return False
+        return True
+
+    def _complete_on_tab(self) -> bool:
+        """Tab with the menu closed: open it; a single candidate is taken at once."""
+        if token_at(self.text, self.cursor_location) is None or not self.update_completion():
+            return False
+        assert self.menu is not None
+        if len(self.menu.candidates) == 1:
+            self.accept_completion()
+        return True
 
     async def _on_paste(self, event: events.Paste) -> None:
         # Inserted whole; stopped (and the base handler prevented) so it is inserted once.
@@ -69,7 +179,7 @@ class PromptInput(TextArea):
         if not text.strip():
             return
         self.prompt_history.append(text)
-        self.load_text("")
+        self.load_quietly("")
         self.post_message(self.Submitted(text))
 
     def action_cursor_up(self, select: bool = False) -> None:
@@ -79,7 +189,7 @@ class PromptInput(TextArea):
                 return
             older = self.prompt_history.older(self.text)
             if older is not None:
-                self.load_text(older)
+                self.load_quietly(older)
                 self.move_cursor((0, len(older.split("\n", 1)[0])))
                 return
         super().action_cursor_up(select)
@@ -88,7 +198,7 @@ class PromptInput(TextArea):
         if not select and self.cursor_location[0] == self.document.line_count - 1:
             newer = self.prompt_history.newer()
             if newer is not None:
-                self.load_text(newer)
+                self.load_quietly(newer)
                 self.move_cursor(self.document.end)
                 return
         super().action_cursor_down(select)

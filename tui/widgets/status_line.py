@@ -1,5 +1,9 @@
-"""The status line: model, mode, context use, cost, turns, queue; above it, while a turn runs,
-a second line with a spinner, what the turn is doing, elapsed time and tokens."""
+"""The status line: model, mode, context use, cost (and budget), turns (and cap), queue; above
+it, while a turn runs, a second line with a spinner, what the turn is doing, elapsed time and
+tokens.
+
+The permission mode is coloured when it is not the default: accept edits green, plan mode in
+the accent colour, bypassPermissions red (it runs everything without asking)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,12 @@ from textual.content import Content
 from textual.widgets import Static
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+MODE_STYLES = {
+    "acceptEdits": "bold $text-success",
+    "plan": "bold $text-accent",
+    "bypassPermissions": "bold $text-error",
+}
+"""How each permission mode shows (default: muted, like the rest of the line)."""
 
 
 def human_tokens(n: int) -> str:
@@ -40,6 +50,10 @@ class StatusLine(Static):
         self.context_window = 0
         self.cost = 0.0
         self.turns = 0
+        self.max_budget: float | None = None
+        """The session's spending cap (/budget, --max-budget-usd), or None."""
+        self.max_turns: int | None = None
+        """The tool-turn cap per prompt (/turns, --max-turns), or None."""
         self.queued = 0
         self.working_since: float | None = None
         self.activity = ""
@@ -79,13 +93,19 @@ class StatusLine(Static):
         if self.label:
             parts.append(Content.styled(self.label, "bold reverse $text-warning"))
         parts.append(Content.styled(self.model, "bold"))
-        parts.append(Content.styled(self.mode, muted))
+        parts.append(Content.styled(self.mode, MODE_STYLES.get(self.mode, muted)))
         if self.context_window:
             pct = 100 * self.context_tokens / self.context_window
             ctx = f"ctx {human_tokens(self.context_tokens)}/{human_tokens(self.context_window)}"
             parts.append(Content.styled(f"{ctx} ({pct:.0f}%)", muted))
-        parts.append(Content.styled(f"${self.cost:.4f}", muted))
-        parts.append(Content.styled(f"{self.turns} turns", muted))
+        cost = f"${self.cost:.4f}"
+        if self.max_budget is not None:
+            cost += f" of ${self.max_budget:.2f} budget"
+        parts.append(Content.styled(cost, muted))
+        turns = f"{self.turns} turns"
+        if self.max_turns is not None:
+            turns += f" (max {self.max_turns} per prompt)"
+        parts.append(Content.styled(turns, muted))
         if self.queued:
             parts.append(Content.styled(f"{self.queued} queued", "bold $text-warning"))
         line = Content(" · ").join(parts)

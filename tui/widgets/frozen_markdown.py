@@ -1,0 +1,119 @@
+"""Finished markdown as ONE widget: a Content rendered from markdown-it tokens.
+
+Textual's Markdown widget makes a widget per block (a list item, a code fence, a line of a
+table...), and every layout pass visits them all. The parts of an answer that can no longer
+change (sealed while a long answer streams, or answers a few turns old) are rendered here into
+a single Content with the same theme variables, so the DOM stays small in long sessions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markdown_it import MarkdownIt
+from textual.content import Content
+from textual.highlight import highlight
+from textual.widgets import Static
+
+_INLINE_STYLE = {
+    "strong_open": "bold",
+    "em_open": "italic",
+    "s_open": "strike",
+    "link_open": "underline $text-accent",
+}
+_HEADING_STYLE = {"h1": "bold underline $text-primary", "h2": "bold $text-primary"}
+
+
+def _inline(token: Any) -> Content:
+    parts: list[Content] = []
+    stack: list[str] = []
+    for child in token.children or []:
+        kind = child.type
+        if kind in _INLINE_STYLE:
+            stack.append(_INLINE_STYLE[kind])
+        elif kind.endswith("_close") and kind.replace("_close", "_open") in _INLINE_STYLE:
+            if stack:
+                stack.pop()
+        elif kind == "code_inline":
+            parts.append(Content.styled(child.content, "$text-warning on $warning 10%"))
+        elif kind in ("softbreak",):
+            parts.append(Content(" "))
+        elif kind == "hardbreak":
+            parts.append(Content("\n"))
+        elif kind == "image":
+            parts.append(Content.styled(f"[image: {child.content}]", "$text-muted"))
+        elif child.content:
+            parts.append(Content.styled(child.content, " ".join(stack)))
+    return Content("").join(parts)
+
+
+def markdown_to_content(text: str) -> Content:
+    """Render markdown (GFM-like) to a single Content."""
+    tokens = MarkdownIt("gfm-like").parse(text)
+    blocks: list[tuple[Content, bool]] = []  # (block, inside a list: tight spacing)
+    lists: list[list[Any]] = []  # per open list: [ordered, next number]
+    prefix = Content("")
+    quote = 0
+    lines = text.splitlines()
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        kind = token.type
+        indent = "  " * max(0, len(lists) - 1)
+        bar = Content.styled("▌ " * quote, "$text-muted")
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            lists.append([kind == "ordered_list_open", int(token.attrs.get("start", 1) or 1)])
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif kind == "list_item_open" and lists:
+            ordered, number = lists[-1]
+            mark = f"{number}. " if ordered else "• "
+            lists[-1][1] += 1
+            prefix = Content(indent) + Content.styled(mark, "bold $text-primary")
+        elif kind == "blockquote_open":
+            quote += 1
+        elif kind == "blockquote_close":
+            quote -= 1
+        elif kind == "heading_open":
+            body = _inline(tokens[i + 1]).stylize_before(_HEADING_STYLE.get(token.tag, "bold"))
+            blocks.append((body, False))
+            i += 2
+        elif kind == "paragraph_open":
+            body = _inline(tokens[i + 1])
+            if quote:
+                body = body.stylize_before("italic")
+            if prefix.plain:
+                body, prefix = prefix + body, Content("")
+            elif lists:
+                body = Content(indent + "  ") + body
+            blocks.append((bar + body, bool(lists)))
+            i += 2
+        elif kind in ("fence", "code_block"):
+            language = (token.info or "").split(" ")[0] or "text"
+            code = highlight(token.content.rstrip("\n"), language=language)
+            pad = "  " if not lists else indent + "    "
+            fence = Content("\n").join(Content(pad) + line for line in code.split("\n"))
+            blocks.append((fence, bool(lists)))
+        elif kind == "hr":
+            blocks.append((Content.styled("─" * 40, "$text-muted"), False))
+        elif kind in ("table_open", "html_block") and token.map:
+            start, end = token.map
+            blocks.append((Content("\n".join(lines[start:end])), False))
+            if kind == "table_open":
+                while i < len(tokens) and tokens[i].type != "table_close":
+                    i += 1
+        i += 1
+    out: list[Content] = []
+    for n, (block, tight) in enumerate(blocks):
+        if n:
+            out.append(Content("\n" if tight and blocks[n - 1][1] else "\n\n"))
+        out.append(block)
+    return Content("").join(out)
+
+
+class FrozenMarkdown(Static):
+    """Markdown that will not change, as a single widget."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(markdown_to_content(text), classes="frozen-markdown")
+        self.text = text
