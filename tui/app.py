@@ -180,7 +180,8 @@ class EddyApp(App[int]):
             message = f"Could not start the session: {type(exc).__name__}: {exc}"
             self.call_from_thread(self.main.conversation.add_line, message, "error")
             return
-        self.call_from_thread(self._session_ready, session, problems)
+        # handled from the message queue (call_later), in the app's own context
+        self.call_from_thread(self.call_later, self._session_ready, session, problems)
 
     def _session_ready(self, session: Any, problems: list[str]) -> None:
         main = self.main
