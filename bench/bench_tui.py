@@ -212,29 +212,62 @@ async def ui_stream_seconds(text: str, workspace: Path) -> tuple[float, float]:
         return time.perf_counter() - start, finished[0] - start
 
 
-def stream_app_main() -> None:
-    """``bench_tui.py _stream-app``: eddy over a zero-latency 20k-token model, for tmux."""
+class PacedModel:
+    """Streams ``text`` in 16-character deltas at ``tokens_per_s`` (0: as fast as it can)."""
+
+    name = "paced"
+
+    def __init__(self, text: str, tokens_per_s: float) -> None:
+        self.text = text
+        self.delay = 16 / (tokens_per_s * 4) if tokens_per_s else 0.0
+
+    async def respond(self, request: Any, sink: Any) -> Any:
+        from agent.messages import TextBlock
+        from agent.model import as_response
+
+        for i in range(0, len(self.text), 16):
+            sink.text(self.text[i : i + 16])
+            await asyncio.sleep(self.delay)
+        sink.block_done(TextBlock(self.text))
+        return as_response(self.text, cost=0.0)
+
+
+def stream_app_main(tokens_per_s: float) -> None:
+    """``bench_tui.py _stream-app RATE``: eddy over a model streaming ECHO_TOKENS, for tmux."""
     from agent.cli import build_parser
-    from agent.model import ScriptedModel
     from tui.app import EddyApp
 
     args = build_parser().parse_args([])
     args.cwd = Path.cwd()
-    EddyApp(args, model=ScriptedModel([answer_text(ECHO_TOKENS)]), tools=[]).run()
+    model = PacedModel(answer_text(ECHO_TOKENS), tokens_per_s)
+    EddyApp(args, model=model, tools=[]).run()
 
 
-def echo_delays(samples: int = 15) -> list[float]:
-    """Keystroke echo delays (s) in a real terminal while a 20k-token answer streams."""
+def echo_delays(tokens_per_s: float, samples: int = 15) -> list[float]:
+    """Keystroke echo delays (s) in a real terminal while a long answer streams."""
     env = scratch_env()
     tmux = Tmux(
         "eddy-bench-echo",
-        [str(PYTHON), __file__, "_stream-app"],
+        [str(PYTHON), __file__, "_stream-app", str(tokens_per_s)],
         env,
         tempfile.mkdtemp(prefix="eddy-bench-cwd-"),
     )
     delays = []
     try:
         tmux.wait_for("eddy in")
+        tmux.wait_for("turns")
+        idle = []
+        for i in range(5):
+            mark = f"i{i:02d}x"
+            start = time.perf_counter()
+            tmux.keys(mark, literal=True)
+            tmux.wait_for(mark, timeout=10)
+            idle.append(time.perf_counter() - start)
+        tmux.keys("C-a", "C-k")
+        if tokens_per_s == 0:
+            print(
+                f"keystroke echo when idle (tmux): median {statistics.median(idle) * 1000:.0f} ms"
+            )
         tmux.keys("write", "Enter")
         tmux.wait_for("esc to stop")
         for i in range(samples):
@@ -263,13 +296,16 @@ def bench_stream() -> None:
     if not shutil.which("tmux"):
         print("echo: tmux not found, skipped")
         return
-    delays = echo_delays()
-    if delays:
-        ms = sorted(d * 1000 for d in delays)
-        print(
-            f"keystroke echo while streaming (tmux, {len(ms)} keys): median "
-            f"{statistics.median(ms):.0f} ms, max {ms[-1]:.0f} ms (includes ~5 ms of polling)"
-        )
+    rates = [float(r) for r in os.environ.get("BENCH_RATES", "0 2000 500").split()]
+    for rate in rates:
+        delays = echo_delays(rate)
+        if delays:
+            ms = sorted(d * 1000 for d in delays)
+            pace = f"{rate} tokens/s" if rate else "full speed"
+            print(
+                f"keystroke echo while streaming at {pace} (tmux, {len(ms)} keys): median "
+                f"{statistics.median(ms):.0f} ms, max {ms[-1]:.0f} ms (includes ~5 ms of polling)"
+            )
 
 
 # -- a long session ---------------------------------------------------------------------------
@@ -334,7 +370,7 @@ async def long_session(turns: int = 500) -> None:
 def main() -> None:
     part = sys.argv[1] if len(sys.argv) > 1 else "all"
     if part == "_stream-app":
-        stream_app_main()
+        stream_app_main(float(sys.argv[2]))
         return
     if part in ("all", "startup"):
         bench_startup()

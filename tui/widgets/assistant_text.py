@@ -14,6 +14,7 @@ before it ever becomes live widgets. ``freeze()`` does the same for a whole old 
 from __future__ import annotations
 
 import asyncio
+import time
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -24,7 +25,7 @@ from tui.widgets.frozen_markdown import FrozenMarkdown
 
 WRITE_INTERVAL = 1 / 30
 """Seconds between two writes to the live markdown."""
-SEAL_CHUNK = 6000
+SEAL_CHUNK = 4000
 """At most this much text is rendered per write, so keys are read in between."""
 SEAL_CHARS = 3000
 """Live markdown beyond this many characters gets its finished blocks sealed."""
@@ -101,6 +102,7 @@ class AssistantText(Vertical):
             while True:
                 await self._wake.wait()
                 self._wake.clear()
+                began = time.perf_counter()
                 if self._unsent:
                     fragment = "".join(self._unsent)
                     self._unsent.clear()
@@ -121,7 +123,8 @@ class AssistantText(Vertical):
                     break
                 # at most ~30 renders a second: a fast stream is merged into bigger pieces
                 # (and sealed) instead of taking turns with the engine delta by delta
-                await asyncio.sleep(WRITE_INTERVAL)
+                # and when rendering is slow, rest twice as long as it took, for the keys
+                await asyncio.sleep(max(WRITE_INTERVAL, 2 * (time.perf_counter() - began)))
         finally:
             if stream is not None:
                 await stream.stop()
