@@ -2,7 +2,11 @@
 
 Start-up is kept short: the first frame needs only Textual and the widgets; the session (tools,
 system prompt) is built right after it, and ``anthropic`` is imported in a thread worker after
-that, so the first prompt does not pay for it either.
+that, so the first prompt does not pay for it either. The file list behind @-completion is
+built in another thread worker.
+
+``eddy --resume`` without an id shows the resume picker before the session is built; /resume
+and /clear close the session and build the chosen (or a new) one.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from textual.binding import Binding, BindingType
 from agent import events as ev
 from agent.paths import config_dir, project_data_dir
 from themes import DEFAULT_THEME, MONOCHROME_THEME, THEMES
+from tui.commands import SlashCommands
 from tui.screens.main import MainScreen
 from tui.widgets.prompt_history import PromptHistory
 
@@ -78,6 +83,7 @@ class EddyApp(App[int]):
     TITLE = "eddy"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "escape", "stop", priority=True, show=False),
+        Binding("shift+tab", "cycle_mode", "permission mode", priority=True, show=False),
         Binding("ctrl+o", "toggle_output", "expand output", show=False),
         Binding("ctrl+d", "quit", "quit", show=False),
     ]
@@ -108,12 +114,15 @@ class EddyApp(App[int]):
         self.clock: Callable[[], float] = (lambda: 0.0) if frozen_clock else time.monotonic
         self._expanded = False
         self._settings = load_settings()
+        self.commands = SlashCommands(self)
+        self._indexing = False
         self.main = MainScreen(
             PromptHistory(self._history_path()),
             self.clock,
             frozen=frozen_clock,
             on_command=self.run_command,
         )
+        self.main.index_files = self._index_files
         for theme in THEMES:
             self.register_theme(theme)
         chosen = self._settings.get("theme")
@@ -129,6 +138,16 @@ class EddyApp(App[int]):
         from agent.cli import has_api_key
 
         return self._model is None and not has_api_key()
+
+    @property
+    def workspace(self) -> Path:
+        """The directory the session works in."""
+        return Path(self.args.cwd or Path.cwd()).resolve()
+
+    @property
+    def persistent(self) -> bool:
+        """Whether sessions are saved (tests that inject tools run unsaved sessions)."""
+        return self._tools is None
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # eddy's own variables, for Textual's built-in themes (the command palette offers them)
@@ -168,12 +187,36 @@ class EddyApp(App[int]):
         model = self._model
         status.model = str(getattr(model, "name", "scripted")) if model else self.args.model
         status.mode = self.args.permission_mode
+        status.max_budget, status.max_turns = self.args.max_budget_usd, self.args.max_turns
         status.refresh_line()
         main.conversation.add_line(self._banner(), "banner")
+        main.workspace = self.workspace
+        self._build()
+        self._index_files()
+
+    def _build(self) -> None:
         self.run_worker(self._build_session, thread=True, group="session", exit_on_error=False)
+
+    def _wants_picker(self) -> bool:
+        args = self.args
+        return args.resume == "" and not args.continue_ and self.persistent
 
     def _build_session(self) -> None:
         """In a worker thread: the engine's imports and set-up stay off the input's path."""
+        if self._wants_picker():  # eddy --resume without an id: pick first
+            from agent.store import list_sessions
+
+            try:
+                sessions = list_sessions(self.workspace)
+            except OSError:
+                sessions = []
+            if sessions:
+                self.call_from_thread(self._pick_at_start, sessions)
+                return
+            self.args.resume = None
+            self.call_from_thread(
+                self.main.say, "No earlier session in this project: this is a new one."
+            )
         try:
             session, problems = build_session(self.args, self._emit, self._model, self._tools)
         except Exception as exc:
@@ -183,19 +226,42 @@ class EddyApp(App[int]):
         # handled from the message queue (call_later), in the app's own context
         self.call_from_thread(self.call_later, self._session_ready, session, problems)
 
+    def _pick_at_start(self, sessions: list[Any]) -> None:
+        from tui.screens.resume import ResumeScreen
+
+        def chosen(session_id: str | None) -> None:
+            self.args.resume = session_id
+            if session_id is None:
+                self.main.say("A new session.")
+            self.main.prompt.focus()
+            self._build()
+
+        self.push_screen(ResumeScreen(sessions), chosen)
+
     def _session_ready(self, session: Any, problems: list[str]) -> None:
+        from agent.pricing import context_window
+
         main = self.main
         self.session = session
         status = main.status
         status.mode = session.config.policy.mode
         status.cost, status.turns = session.total_cost, session.turn_count
+        limits = session.config.limits
+        status.max_budget, status.max_turns = limits.max_budget_usd, limits.max_turns
+        if session.context_tokens:
+            status.context_tokens = session.context_tokens
+            status.context_window = context_window(session.config.model)
+        if self._model is None:
+            status.model = session.config.model
         status.refresh_line()
+        main.workspace = session.config.workspace
         if session.history:
-            main.conversation.add_line(
-                f"Resumed a session of {len(session.history)} messages (earlier messages are "
-                "not shown; the model has them).",
-                "hint",
+            shown = main.show_history(session.history)
+            hidden = len(session.history) - shown
+            earlier = (
+                f"; the {hidden} earlier ones are not shown (the model has them)" if hidden else ""
             )
+            main.say(f"Resumed a session of {len(session.history)} messages{earlier}.")
         for problem in problems:
             main.conversation.add_line(problem, "error")
         if self.needs_key:
@@ -206,9 +272,104 @@ class EddyApp(App[int]):
             return
         main.attach(session)
         if self.args.prompt:
-            main._send(self.args.prompt)
+            prompt, self.args.prompt = self.args.prompt, None
+            main.send(prompt)
         if self._model is None:  # a little later: the import competes with typing for the GIL
             self.set_timer(WARM_UP_DELAY, self._warm_up)
+
+    # -- switching sessions ---------------------------------------------------------------
+    def switch_session(self, resume: str | None) -> None:
+        """Close the session and open ``resume`` (an id), or a new one (/clear)."""
+        self.run_worker(self._switch(resume), group="switch", exclusive=True)
+
+    async def _switch(self, resume: str | None) -> None:
+        main = self.main
+        old, self.session = self.session, None
+        main.detach()
+        saved = None
+        if old is not None:
+            saved = old.config.session_id if old.transcript is not None else None
+            await old.close()
+            if old.transcript is not None:
+                old.transcript.close()
+        args = self.args
+        args.continue_, args.resume, args.fork_session, args.session_id = (
+            False,
+            resume,
+            False,
+            None,
+        )
+        await main.reset_conversation()
+        status = main.status
+        status.cost, status.turns, status.context_tokens, status.context_window = 0.0, 0, 0, 0
+        status.refresh_line()
+        if resume is None:
+            note = f" The previous one is saved: /resume or eddy --resume {saved}" if saved else ""
+            main.say(f"New session: the conversation is empty.{note}")
+        self._build()
+
+    def open_resume(self, arg: str = "") -> None:
+        """/resume: pick another session of this project (or /resume ID)."""
+        if not self.persistent:
+            self.main.say("This session is not saved, so there is nothing to resume here.")
+            return
+        current = self.session.config.session_id if self.session is not None else None
+        if arg:
+            if arg == current:
+                self.main.say("That is the current session.")
+            else:
+                self.switch_session(arg)
+            return
+        self.run_worker(self._list_for_resume(current), thread=True, group="resume-list")
+
+    def _list_for_resume(self, current: str | None) -> Callable[[], None]:
+        def listing() -> None:
+            from agent.store import list_sessions
+
+            try:
+                found = [s for s in list_sessions(self.workspace) if s.session_id != current]
+            except OSError as exc:
+                self.call_from_thread(self.main.say, f"Could not list sessions: {exc}", "error")
+                return
+            self.call_from_thread(self._pick_to_switch, found)
+
+        return listing
+
+    def _pick_to_switch(self, sessions: list[Any]) -> None:
+        from tui.screens.resume import ResumeScreen
+
+        if not sessions:
+            self.main.say("No other session in this project to resume.")
+            return
+
+        def chosen(session_id: str | None) -> None:
+            self.main.prompt.focus()
+            if session_id is not None:
+                self.switch_session(session_id)
+
+        self.push_screen(ResumeScreen(sessions), chosen)
+
+    # -- the file index (@-completion) ------------------------------------------------------
+    def _index_files(self) -> None:
+        """List the workspace's files in a thread (again when asked, one listing at a time)."""
+        if self._indexing:
+            return
+        self._indexing = True
+        self.run_worker(self._build_index, thread=True, group="file-index", exit_on_error=False)
+
+    def _build_index(self) -> None:
+        from agent.fileindex import FileIndex
+
+        try:
+            index = FileIndex.build(self.workspace)
+        except Exception:  # completion is a convenience: never a crash
+            index = None
+        self.call_from_thread(self._index_ready, index)
+
+    def _index_ready(self, index: Any) -> None:
+        self._indexing = False
+        if index is not None:
+            self.main.set_file_index(index)
 
     def _warm_up(self) -> None:
         self.run_worker(_warm_up_sdk, thread=True, group="warm-up", exit_on_error=False)
@@ -245,32 +406,14 @@ class EddyApp(App[int]):
         self._expanded = not self._expanded
         self.main.conversation.set_expanded(self._expanded)
 
+    def action_cycle_mode(self) -> None:
+        if self.screen is not self.main:
+            raise SkipAction()
+        self.main.cycle_mode()
+
     def run_command(self, text: str) -> bool:
         """Run a slash command; False when ``text`` is not one of ours (it goes to the model)."""
-        name, _, arg = text.partition(" ")
-        arg = arg.strip()
-        conversation = self.main.conversation
-        if name in ("/exit", "/quit"):
-            self.exit(0)
-        elif name == "/help":
-            conversation.add_line(HELP, "hint")
-        elif name == "/theme":
-            names = sorted(self.available_themes)
-            if not arg:
-                eddy = ", ".join(t.name for t in THEMES)
-                conversation.add_line(
-                    f"Theme: {self.theme}. eddy's themes: {eddy}. Use /theme NAME, or ctrl+p "
-                    "for every theme with a preview.",
-                    "hint",
-                )
-            elif arg in self.available_themes:
-                self.theme = arg
-                conversation.add_line(f"Theme set to {arg}.", "hint")
-            else:
-                conversation.add_line(f"No theme {arg!r}. Known: {', '.join(names)}", "error")
-        else:
-            return False
-        return True
+        return self.commands.run(text)
 
     def _theme_changed(self, theme: Any) -> None:
         if self.no_color:
@@ -281,6 +424,8 @@ class EddyApp(App[int]):
     async def on_unmount(self) -> None:
         if self.session is not None:
             await self.session.close()
+            if self.session.transcript is not None:
+                self.session.transcript.close()
 
 
 def _warm_up_sdk() -> None:

@@ -116,7 +116,7 @@ async def test_esc_during_a_slow_shell_command(workspace: Path) -> None:
     assert "interrupted" in str(result.content)
 
 
-async def test_esc_twice_on_an_empty_idle_prompt_says_rewind_is_not_there_yet(
+async def test_esc_twice_on_an_empty_idle_prompt_without_prompts_says_nothing_to_rewind(
     workspace: Path,
 ) -> None:
     app, _ = make_app(workspace, ScriptedModel([]), frozen=False)
@@ -125,5 +125,6 @@ async def test_esc_twice_on_an_empty_idle_prompt_says_rewind_is_not_there_yet(
         await pilot.press("escape", "escape")
         await pilot.pause()
         hints = [line.text for line in app.query(MessageLine) if line.kind == "hint"]
-        assert any("Rewind is not available yet" in h for h in hints)
+        assert any("No prompts yet: nothing to rewind" in h for h in hints)
+        assert app.screen is app.main
         assert app.focused is app.main.prompt

@@ -154,7 +154,7 @@ class PromptInput(TextArea):
         elif key == "enter":
             kind = self.menu.token.kind if self.menu.token is not None else None
             if self.accept_completion() is not None and kind == "command":
-                self._submit()
+                self._submit(self.text.rstrip())  # the completion's space is not part of it
         else:
             return False
         return True
@@ -174,8 +174,8 @@ class PromptInput(TextArea):
         event.prevent_default()
         await super()._on_paste(event)  # the base handler, explicitly, exactly once
 
-    def _submit(self) -> None:
-        text = self.text
+    def _submit(self, text: str | None = None) -> None:
+        text = self.text if text is None else text
         if not text.strip():
             return
         self.prompt_history.append(text)
