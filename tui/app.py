@@ -3,7 +3,7 @@
 Start-up is kept short: the first frame needs only Textual and the widgets; the session (tools,
 system prompt) is built right after it, and ``anthropic`` is imported in a thread worker after
 that, so the first prompt does not pay for it either. The file list behind @-completion is
-built in another thread worker.
+built in another thread worker once the session is ready (or at the first ``@``).
 
 ``eddy --resume`` without an id shows the resume picker before the session is built; /resume
 and /clear close the session and build the chosen (or a new) one.
@@ -192,7 +192,6 @@ class EddyApp(App[int]):
         main.conversation.add_line(self._banner(), "banner")
         main.workspace = self.workspace
         self._build()
-        self._index_files()
 
     def _build(self) -> None:
         self.run_worker(self._build_session, thread=True, group="session", exit_on_error=False)
@@ -243,6 +242,8 @@ class EddyApp(App[int]):
 
         main = self.main
         self.session = session
+        if main.file_index is None:  # after the session's set-up, not competing with it
+            self._index_files()
         status = main.status
         status.mode = session.config.policy.mode
         status.cost, status.turns = session.total_cost, session.turn_count
@@ -315,10 +316,15 @@ class EddyApp(App[int]):
             return
         current = self.session.config.session_id if self.session is not None else None
         if arg:
-            if arg == current:
+            from agent.store import find_session
+
+            path = find_session(self.workspace, arg)
+            if path is None:
+                self.main.say(f"No session {arg!r} in this project (/resume lists them).", "error")
+            elif path.name.removesuffix(".jsonl") == current:
                 self.main.say("That is the current session.")
             else:
-                self.switch_session(arg)
+                self.switch_session(path.name.removesuffix(".jsonl"))
             return
         self.run_worker(self._list_for_resume(current), thread=True, group="resume-list")
 

@@ -236,6 +236,28 @@ async def test_at_completion_inserts_a_path(workspace: Path) -> None:
     assert any("x = 1" in b.text for b in sent.content if isinstance(b, TextBlock))
 
 
+async def test_at_completion_on_a_large_tree_searches_off_the_keystroke(workspace: Path) -> None:
+    from agent.fileindex import FileIndex
+    from tui.screens.main import SEARCH_IN_THREAD_ABOVE
+
+    paths = [f"pkg{i // 100}/mod{i}.py" for i in range(SEARCH_IN_THREAD_ABOVE * 4)]
+    app, _ = make_app(workspace, ScriptedModel([]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await app.workers.wait_for_complete()
+        app.main.set_file_index(FileIndex(sorted([*paths, "src/widgets/needle.py"])))
+        app.main.prompt.focus()
+        await pilot.press(*"see @needl")
+        for _ in range(100):  # each search runs in a thread; the newest query wins
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            if app.main.completion.labels[:1] == ["src/widgets/needle.py"]:
+                break
+        assert app.main.completion.labels[0] == "src/widgets/needle.py"
+        await pilot.press("enter")
+        assert app.main.prompt.text == "see @src/widgets/needle.py "
+
+
 async def test_shift_tab_cycles_the_permission_mode(workspace: Path) -> None:
     app, _ = make_app(workspace, ScriptedModel([]))
     async with app.run_test(size=SIZE) as pilot:

@@ -243,3 +243,55 @@ async def test_clear_resume_and_rename(workspace: Path) -> None:
     assert "second session" not in all_text(sent)
     ids = {s.session_id for s in list_sessions(workspace)}
     assert {first, second} <= ids
+
+
+async def test_a_rewind_can_be_undone_from_the_same_list(workspace: Path) -> None:
+    model = ScriptedModel(
+        [
+            assistant("Creating it.", tool_call("w1", "Write", file_path="new.txt", content="x\n")),
+            "Made.",
+        ]
+    )
+    app, events = real_app(workspace, model, "--permission-mode", "acceptEdits")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "make new.txt")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+        assert (workspace / "new.txt").exists()
+        await type_and_send(pilot, "/rewind")
+        await wait_screen(pilot, RewindScreen)
+        await pilot.press("enter", "1")
+        await events.wait_for(ev.RewindFinished)
+        await wait_main(pilot)
+        await app.workers.wait_for_complete()
+        assert not (workspace / "new.txt").exists()  # the session created it: deleted
+        assert app.session.history == [] and user_prompts(app) == []
+        assert app.main.prompt.text == "make new.txt"
+
+        app.main.prompt.load_text("")
+        await pilot.pause()
+        await pilot.press("escape", "escape")
+        rewind = await wait_screen(pilot, RewindScreen)
+        assert [e.redo for e in rewind.entries] == [True]
+        await pilot.press("enter")  # the redo entry: undo the rewind
+        await events.wait_for(ev.RewindFinished, 2)
+        await wait_main(pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert (workspace / "new.txt").read_text() == "x\n"
+        assert user_prompts(app) == ["make new.txt"]
+        assert any("rewind undone" in t for t in texts(app))
+        assert app.main.prompt.text == ""
+        check_invariant(app.session.history, at_rest=True)
+
+
+async def test_resume_with_an_unknown_id_keeps_the_session(workspace: Path) -> None:
+    app, _ = real_app(workspace, ScriptedModel([]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        current = app.session
+        await type_and_send(pilot, "/resume nope-123")
+        await pilot.pause()
+        assert any("No session 'nope-123'" in t for t in texts(app, "error"))
+        assert app.session is current

@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from agent import events as ev
 from agent import ops
-from tui.widgets.completion import Candidate, CompletionMenu, Token, path_candidate
+from tui.widgets.completion import Candidate, CompletionMenu, Token, path_candidate, token_at
 from tui.widgets.conversation import Conversation
 from tui.widgets.permission_prompt import PermissionPrompt
 from tui.widgets.prompt_history import PromptHistory
@@ -40,6 +40,8 @@ DOUBLE_ESC_SECONDS = 0.8
 INDEX_MAX_AGE = 30.0
 """Seconds before the file list behind @-completion is listed again (in the background)."""
 MAX_PATHS = 12
+SEARCH_IN_THREAD_ABOVE = 5000
+"""File lists longer than this are searched in a thread, off the keystroke's path."""
 
 
 class MainScreen(Screen[None]):
@@ -84,6 +86,8 @@ class MainScreen(Screen[None]):
         """Asks the app to list the files again (in the background)."""
         self.index_built_at = 0.0
         self._index_stale = False
+        self._path_query: Token | None = None
+        self._searching = False
         self._last_esc = -1.0
         self._session_cost = 0.0
         self._turn_chars = 0
@@ -146,8 +150,6 @@ class MainScreen(Screen[None]):
             self.session.submit(ops.QueueCorrection(text))
         else:
             self.session.submit(ops.SubmitPrompt(text))
-
-    _send = send  # the name the app used before
 
     def run_shell(self, command: str) -> None:
         """``!command``: run it in the workspace; its output joins the conversation."""
@@ -240,8 +242,12 @@ class MainScreen(Screen[None]):
         self.status.refresh_line()
 
     # -- completion -----------------------------------------------------------------------
-    def complete(self, token: Token) -> list[Candidate]:
-        """Candidates for the ``/command`` or ``@path`` at the prompt's cursor."""
+    def complete(self, token: Token) -> list[Candidate] | None:
+        """Candidates for the ``/command`` or ``@path`` at the prompt's cursor.
+
+        None when a large file list is searched in a thread: the menu shows the result when
+        it comes (a keystroke never waits for a search of 100,000 paths).
+        """
         if token.kind == "command":
             from agent.commands import completions
 
@@ -255,17 +261,54 @@ class MainScreen(Screen[None]):
         if (self.file_index is None or stale) and self.index_files is not None:
             self._index_stale = False
             self.index_files()
-        if self.file_index is None:
+        index = self.file_index
+        if index is None:
             return []
-        return [path_candidate(p) for p in self.file_index.search(token.query, MAX_PATHS)]
+        if len(index.files) <= SEARCH_IN_THREAD_ABOVE:
+            return [path_candidate(p) for p in index.search(token.query, MAX_PATHS)]
+        self._path_query = token
+        if not self._searching:
+            self._search_paths(index, token)
+        return None
+
+    def _search_paths(self, index: FileIndex, token: Token) -> None:
+        """Search ``index`` in a thread; one search at a time, the newest query next."""
+        self._searching = True
+        app = self.app
+
+        def search() -> None:
+            try:
+                found = index.search(token.query, MAX_PATHS)
+            except Exception:
+                found = []
+            try:
+                app.call_from_thread(self._paths_found, token, found)
+            except RuntimeError:  # the app is closing
+                pass
+
+        self.run_worker(search, thread=True, group="path-search", exit_on_error=False)
+
+    def _paths_found(self, token: Token, found: list[str]) -> None:
+        self._searching = False
+        latest = self._path_query
+        if latest is not None and latest != token and self.file_index is not None:
+            self._search_paths(self.file_index, latest)
+            return
+        self._path_query = None
+        current = token_at(self.prompt.text, self.prompt.cursor_location)
+        if current is not None and (current.kind, current.row, current.start, current.query) == (
+            token.kind,
+            token.row,
+            token.start,
+            token.query,
+        ):
+            self.completion.show(current, [path_candidate(p) for p in found])
 
     def set_file_index(self, index: FileIndex) -> None:
         """The app listed the workspace's files: use them (and refresh an open menu)."""
         self.file_index = index
         self.index_built_at = time.monotonic()
         if self.completion.shown or self.prompt.has_focus:
-            from tui.widgets.completion import token_at
-
             token = token_at(self.prompt.text, self.prompt.cursor_location)
             if token is not None and token.kind == "path":
                 self.prompt.update_completion()

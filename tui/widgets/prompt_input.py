@@ -22,7 +22,8 @@ from tui.widgets.prompt_history import PromptHistory
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
 
-Completer = Callable[[Token], list[Candidate]]
+Completer = Callable[[Token], "list[Candidate] | None"]
+"""Candidates for a token; None when they come later (the screen then calls ``menu.show``)."""
 
 
 class PromptInput(TextArea):
@@ -85,7 +86,9 @@ class PromptInput(TextArea):
         if token is None:
             menu.hide()
             return False
-        menu.show(token, self.completer(token))
+        candidates = self.completer(token)
+        if candidates is not None:  # None: searched in the background, shown when found
+            menu.show(token, candidates)
         return menu.shown
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
@@ -160,11 +163,11 @@ class PromptInput(TextArea):
         return True
 
     def _complete_on_tab(self) -> bool:
-        """Tab with the menu closed: open it; a single candidate is taken at once."""
-        if token_at(self.text, self.cursor_location) is None or not self.update_completion():
+        """Tab with the menu closed, in a /command or @path: open the menu (a single
+        candidate is taken at once). False outside them (Tab then moves the focus)."""
+        if self.menu is None or token_at(self.text, self.cursor_location) is None:
             return False
-        assert self.menu is not None
-        if len(self.menu.candidates) == 1:
+        if self.update_completion() and len(self.menu.candidates) == 1:
             self.accept_completion()
         return True
 
