@@ -335,7 +335,7 @@ async def long_session(turns: int = 500) -> None:
             count += 1
             done.set()
 
-    args = build_parser().parse_args([])
+    args = build_parser().parse_args(["--permission-mode", "bypassPermissions"])
     args.cwd = Path(tempfile.mkdtemp(prefix="eddy-bench-ws-"))
     app = EddyApp(args, model=ScriptedModel(script), tools=[tool], event_hook=hook)
     print(f"long session: RSS at start {rss_mb():.0f} MB")
@@ -378,7 +378,7 @@ def main() -> None:
         bench_stream()
     if part in ("all", "long"):
         os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
-        asyncio.run(long_session())
+        asyncio.run(long_session(int(os.environ.get("BENCH_TURNS", "500"))))
 
 
 if __name__ == "__main__":
