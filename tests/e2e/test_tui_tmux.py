@@ -72,3 +72,40 @@ def test_prompt_queue_and_esc_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, p
     tail = sent[-1]["content"]
     assert tail[0]["type"] == "tool_result" and tail[0]["is_error"] is True
     assert tail[-1]["text"] == "use the other approach"
+
+
+def test_esc_esc_rewind_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane) -> None:  # noqa: F811
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("original\n")
+    shell = {"command": "echo changed by the shell > notes.txt && echo new > extra.txt"}
+    fake_api.push(
+        Reply([text("First answer.")]),
+        Reply([text("Changing."), tool_use("toolu_9", "Bash", shell)], "tool_use"),
+        Reply([text("Changed it.")]),
+        Reply([text("Fresh answer.")]),
+    )
+    start_eddy(pane, fake_api, workspace, "--permission-mode", "bypassPermissions")
+    pane.type("first question")
+    pane.keys("Enter")
+    pane.wait(lambda s: "First answer." in s, "the first answer")
+    pane.type("change the notes")
+    pane.keys("Enter")
+    pane.wait(lambda s: "Changed it." in s, "the second answer")
+    assert (workspace / "notes.txt").read_text() == "changed by the shell\n"
+
+    pane.keys("Escape")
+    pane.keys("Escape")
+    pane.wait(lambda s: "change the notes" in s and "2 files" in s, "the rewind list")
+    pane.keys("Enter")  # the newest prompt is selected
+    pane.wait(lambda s: "Restore code and conversation" in s, "the restore choices")
+    pane.keys("1")
+    pane.wait(lambda s: "Rewound" in s, "the rewind message")
+    assert (workspace / "notes.txt").read_text() == "original\n"  # a shell change, undone
+    assert not (workspace / "extra.txt").exists()
+    pane.keys("Enter")  # the prompt came back into the input: send it again
+    pane.wait(lambda s: "Fresh answer." in s, "the answer after the rewind")
+    sent = fake_api.requests[-1]["messages"]
+    check_invariant([message_from_param(m) for m in sent])
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert sent[-1]["content"][-1]["text"] == "change the notes"
