@@ -10,13 +10,12 @@ re-included (an ignored directory is never entered). ``.git`` itself is always s
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pathspec import GitIgnoreSpec
+from tools.ignore import PatternSet, compile_patterns  # one gitignore matcher for all
 
 SKIPPED_DIR = ".git"
 IGNORE_FILE = ".gitignore"
@@ -25,49 +24,6 @@ IGNORE_FILE = ".gitignore"
 def stat_key(st: os.stat_result) -> tuple[int, int, int, int, int]:
     """What tells whether a file changed: size, mtime_ns, ctime_ns, inode and mode."""
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
-
-
-class PatternSet:
-    """The lines of one ignore file; ``decide`` gives the verdict of the last matching line."""
-
-    __slots__ = ("any", "rules")
-
-    def __init__(self, lines: list[str]) -> None:
-        try:
-            spec = GitIgnoreSpec.from_lines(lines)
-        except Exception:  # a malformed line must not break scans (git skips it too)
-            spec = GitIgnoreSpec.from_lines([ln for ln in lines if _valid_line(ln)])
-        self.rules: list[tuple[re.Pattern[str], bool, bool]] = []
-        plain = []
-        for pattern in spec.patterns:
-            regex, include = getattr(pattern, "regex", None), pattern.include
-            if regex is None or include is None:
-                continue
-            self.rules.append((regex, include, "ps_d" in regex.groupindex))
-            plain.append(regex.pattern.replace("(?P<ps_d>/)", "/"))
-        self.rules.reverse()
-        self.any = re.compile("|".join(f"(?:{p})" for p in plain)) if plain else None
-
-    def decide(self, text: str) -> bool | None:
-        """True (ignored) / False (re-included) / None (no line matches) for ``text``."""
-        if self.any is None or self.any.match(text) is None:
-            return None
-        for regex, include, has_dir_group in self.rules:
-            m = regex.match(text)
-            if m is None:
-                continue
-            if has_dir_group and m.start("ps_d") >= 0 and m.end("ps_d") != len(text):
-                continue  # the line matched a parent directory, which was checked already
-            return include
-        return None
-
-
-def _valid_line(line: str) -> bool:
-    try:
-        GitIgnoreSpec.from_lines([line])
-    except Exception:
-        return False
-    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +70,7 @@ class Scope:
             return key, hit[1]
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
-                ps: PatternSet | None = PatternSet(f.read().splitlines())
+                ps: PatternSet | None = compile_patterns(f.read().splitlines())
         except OSError:
             ps = None
         if ps is not None and not ps.rules:
