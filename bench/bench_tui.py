@@ -2,8 +2,9 @@
 
 1. start-up: launch ``.venv/bin/eddy`` in tmux; time until the first frame, and until typed
    text shows in the prompt (the prompt accepts typing); the same for ``claude`` if installed.
-2. streaming: a 20,000-token answer from a zero-latency scripted model: the UI's time to finish
-   vs the raw stream time (the same session with no UI), and the keystroke echo delay while it
+2. streaming: a 20,000-token answer from the fake Messages API (its own process) at full speed
+   through the real SDK: the UI's time to its final frame vs the raw stream time (the same
+   session with no UI), and the keystroke echo delay while it
    streams (real terminal: eddy in tmux, keys sent with send-keys, echo seen in capture-pane).
 3. a 500-turn session (text, tool calls, 1,000-line outputs): RSS and DOM size as it grows, and
    the time to scroll the whole conversation.
@@ -14,6 +15,7 @@ Parts: ``bench_tui.py [startup|stream|long]`` (default: all).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import statistics
@@ -30,6 +32,7 @@ EDDY = ROOT / ".venv" / "bin" / "eddy"
 PYTHON = ROOT / ".venv" / "bin" / "python"
 SIZE = (120, 40)
 MARKER = "qzxj"
+MODEL = "claude-sonnet-4-5"
 ECHO_TOKENS = 100_000
 """The echo test streams this much, at full speed, to have time for several keystrokes."""
 
@@ -160,11 +163,36 @@ def bench_startup() -> None:
 
 
 # -- streaming ------------------------------------------------------------------------------
-async def raw_stream_seconds(text: str, workspace: Path) -> float:
-    """The same turn through a real Session with a no-op emit: the stream without a UI."""
+class FakeServer:
+    """The fake Messages API in its own process (so it does not share our GIL), answering
+    every request with ``text`` as fast as it can (real HTTP, real SSE, 3 words per delta)."""
+
+    def __init__(self, text: str) -> None:
+        script = Path(tempfile.mkdtemp(prefix="eddy-bench-")) / "script.json"
+        script.write_text(json.dumps({"default": {"content": [{"type": "text", "text": text}]}}))
+        self.proc = subprocess.Popen(
+            [str(PYTHON), "-m", "tests.fakes.fake_api", "--script", str(script)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        self.base_url = self.proc.stdout.readline().strip()
+
+    def model(self) -> Any:
+        from agent.anthropic_model import AnthropicModel
+
+        return AnthropicModel(MODEL, api_key="sk-ant-bench", base_url=self.base_url)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait()
+
+
+async def raw_stream_seconds(model: Any, workspace: Path) -> float:
+    """The turn through a real Session with a no-op emit: the stream without a UI."""
     from agent import events as ev
     from agent import ops
-    from agent.model import ScriptedModel
     from agent.session import Session, SessionConfig
 
     done = asyncio.Event()
@@ -173,21 +201,21 @@ async def raw_stream_seconds(text: str, workspace: Path) -> float:
         if isinstance(event, ev.TurnFinished):
             done.set()
 
-    session = Session(
-        SessionConfig(workspace, "claude-sonnet-5-5"), ScriptedModel([text]), [], emit
-    )
+    session = Session(SessionConfig(workspace, MODEL), model, [], emit)
     start = time.perf_counter()
     session.submit(ops.SubmitPrompt("write"))
     await done.wait()
-    return time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    await model.aclose()
+    return elapsed
 
 
-async def ui_stream_seconds(text: str, workspace: Path) -> tuple[float, float]:
-    """Seconds from sending the prompt until the answer is fully rendered; and until the
-    engine finished (the UI may lag behind it)."""
+async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, float]:
+    """Seconds from sending the prompt until the engine finished, until the answer's final
+    frame is painted (every delta rendered, the end on screen), and until every piece of it
+    is rendered (pieces that scrolled past unseen are rendered after the final frame)."""
     from agent import events as ev
     from agent.cli import build_parser
-    from agent.model import ScriptedModel
     from tui.app import EddyApp
     from tui.widgets.assistant_text import AssistantText
 
@@ -197,19 +225,25 @@ async def ui_stream_seconds(text: str, workspace: Path) -> tuple[float, float]:
         if isinstance(event, ev.TurnFinished):
             finished.append(time.perf_counter())
 
-    args = build_parser().parse_args([])
+    args = build_parser().parse_args(["--model", MODEL])
     args.cwd = workspace
-    app = EddyApp(args, model=ScriptedModel([text]), tools=[], event_hook=hook)
+    app = EddyApp(args, model=model, tools=[], event_hook=hook)
     async with app.run_test(size=SIZE) as pilot:
         while app.main.session is None:
             await pilot.pause()
         start = time.perf_counter()
-        app.main.prompt.insert("write")
-        await pilot.press("enter")
+        # as Enter does; pilot.press() would wait until the CPU is idle, i.e. for the end
+        app.main.prompt._submit("write")
+        # poll cheaply (pilot.pause() would wait for idle and slow the run it measures)
         while not finished or not all(b.finished for b in app.query(AssistantText)):
-            await pilot.pause()
-        await pilot.pause()
-        return time.perf_counter() - start, finished[0] - start
+            await asyncio.sleep(0.002)
+        app.screen._on_timer_update()  # paint the final frame now
+        final = time.perf_counter() - start
+        while not all(b.settled for b in app.query(AssistantText)):
+            await asyncio.sleep(0.002)
+        settled = time.perf_counter() - start
+        await model.aclose()
+        return finished[0] - start, final, settled
 
 
 class PacedModel:
@@ -287,11 +321,28 @@ def bench_stream() -> None:
     text = answer_text()
     workspace = Path(tempfile.mkdtemp(prefix="eddy-bench-ws-"))
     os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
-    raw = asyncio.run(raw_stream_seconds(text, workspace))
-    ui, engine = asyncio.run(ui_stream_seconds(text, workspace))
+    server = FakeServer(text)
+    try:
+        asyncio.run(raw_stream_seconds(server.model(), workspace))  # warm-up: SDK import
+        runs = int(os.environ.get("BENCH_RUNS", "5"))
+        raw: list[float] = []
+        engine: list[float] = []
+        final: list[float] = []
+        settled: list[float] = []
+        for _ in range(runs):  # interleaved, so noise hits both alike
+            raw.append(asyncio.run(raw_stream_seconds(server.model(), workspace)))
+            e, f, done = asyncio.run(ui_stream_seconds(server.model(), workspace))
+            engine.append(e)
+            final.append(f)
+            settled.append(done)
+    finally:
+        server.stop()
+    med = statistics.median
     print(
-        f"stream 20k tokens ({len(text)} chars): raw {raw:.2f}s, engine under the UI "
-        f"{engine:.2f}s, fully rendered {ui:.2f}s, ratio {ui / raw:.2f}x"
+        f"stream 20k tokens ({len(text)} chars, real SDK, fake server at full speed, median of "
+        f"{runs}): raw stream {med(raw):.2f}s; under the UI: engine done {med(engine):.2f}s, "
+        f"final frame {med(final):.2f}s = {med(final) / med(raw):.2f}x raw (target 1.2x), "
+        f"every piece rendered {med(settled):.2f}s"
     )
     if not shutil.which("tmux"):
         print("echo: tmux not found, skipped")

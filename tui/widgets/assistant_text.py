@@ -14,7 +14,7 @@ before it ever becomes live widgets. ``freeze()`` does the same for a whole old 
 from __future__ import annotations
 
 import asyncio
-import time
+import contextlib
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -25,10 +25,11 @@ from tui.widgets.frozen_markdown import FrozenMarkdown
 
 WRITE_INTERVAL = 1 / 30
 """Seconds between two writes to the live markdown."""
-SEAL_CHUNK = 4000
-"""At most this much text is rendered per write, so keys are read in between."""
 SEAL_CHARS = 3000
 """Live markdown beyond this many characters gets its finished blocks sealed."""
+PIECE_CHARS = 4000
+"""Sealed text is cut into widgets of about this size: Textual paints a widget whole, so one
+huge widget would be painted whole for every frame that shows any of it."""
 
 
 def seal_point(text: str) -> int:
@@ -45,6 +46,30 @@ def seal_point(text: str) -> int:
     return cut
 
 
+def split_blocks(text: str, size: int = PIECE_CHARS) -> list[str]:
+    """``text`` cut at blank lines outside code fences into pieces of about ``size``
+    characters (longer when one block is), so only the pieces on screen are ever painted."""
+    pieces: list[str] = []
+    start, offset, fenced = 0, 0, False
+    lines = text.split("\n")
+    for i, line in enumerate(lines[:-1]):
+        offset += len(line) + 1
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif (
+            not fenced
+            and not line.strip()
+            and offset - start >= size
+            and lines[i + 1].strip()
+            and offset < len(text)
+        ):
+            pieces.append(text[start:offset])
+            start = offset
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces
+
+
 class AssistantText(Vertical):
     """A block of assistant markdown that grows as deltas arrive, then is finished."""
 
@@ -54,10 +79,13 @@ class AssistantText(Vertical):
         self._unsent: list[str] = [text] if text else []
         self._parts: list[str] = [text] if text else []
         self._wake = asyncio.Event()
+        self._ended = asyncio.Event()
         self._no_more = False
         self._seal_at = SEAL_CHARS
         self.finished = False
         """True once every delta has been rendered and the stream stopped."""
+        self.settled = False
+        """True once every sealed piece is rendered too (not only those painted so far)."""
         self.interrupted = False
         self.received = len(text)
         """Characters received so far (for the status line's token estimate)."""
@@ -92,6 +120,7 @@ class AssistantText(Vertical):
             self.interrupted = True
             self.add_class("interrupted")
         self._no_more = True
+        self._ended.set()
         self._wake.set()
 
     async def _pump(self) -> None:
@@ -102,19 +131,14 @@ class AssistantText(Vertical):
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                began = time.perf_counter()
                 if self._unsent:
                     fragment = "".join(self._unsent)
                     self._unsent.clear()
-                    if len(fragment) > SEAL_CHUNK:  # bounded work per turn of the loop
-                        self._unsent.append(fragment[SEAL_CHUNK:])
-                        fragment = fragment[:SEAL_CHUNK]
-                        self._wake.set()
-                    if len(self.live.source) + len(fragment) > self._seal_at:
+                    if self._no_more or len(self.live.source) + len(fragment) > self._seal_at:
                         if stream is not None:
                             await stream.stop()
                             stream = None
-                        await self._seal(fragment)
+                        await self._seal(fragment, everything=self._no_more)
                     else:
                         if stream is None:
                             stream = Markdown.get_stream(self.live)
@@ -122,27 +146,45 @@ class AssistantText(Vertical):
                 if self._no_more and not self._unsent:
                     break
                 # at most ~30 renders a second: a fast stream is merged into bigger pieces
-                # (and sealed) instead of taking turns with the engine delta by delta
-                # and when rendering is slow, rest twice as long as it took, for the keys
-                await asyncio.sleep(max(WRITE_INTERVAL, 2 * (time.perf_counter() - began)))
+                # (sealed at once) instead of taking turns with the engine delta by delta;
+                # the end of the stream cuts the rest short
+                if not self._no_more:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._ended.wait(), WRITE_INTERVAL)
         finally:
             if stream is not None:
                 await stream.stop()
             self.finished = True
+        await self._settle()
 
-    async def _seal(self, fragment: str) -> None:
+    async def _settle(self) -> None:
+        """Render the pieces not painted yet, newest first, one at a time (keys are read in
+        between), so heights become exact and scrolling back never waits."""
+        for piece in reversed(list(self.query(FrozenMarkdown))):
+            if piece.materialize():
+                await asyncio.sleep(0.005)
+        self.settled = True
+
+    async def _seal(self, fragment: str, *, everything: bool = False) -> None:
         """Seal the finished blocks of the live text plus ``fragment`` into a FrozenMarkdown
         (when text arrives faster than it renders, most of it never becomes live widgets);
-        the last block stays live."""
+        the last block stays live unless ``everything`` (the answer is complete)."""
         source = self.live.source + fragment
-        cut = seal_point(source)
+        if everything and len(source) <= SEAL_CHARS:
+            await self.live.update(source)
+            return
+        cut = len(source) if everything else seal_point(source)
         if cut == 0:  # one huge block (a long code fence): try again once it has grown
             self._seal_at = len(source) + SEAL_CHARS
             await self.live.append(fragment)
             return
         self._seal_at = SEAL_CHARS
-        await self.mount(FrozenMarkdown(source[:cut]), before=self.live)
-        await self.live.update(source[cut:])
+        pieces = [FrozenMarkdown(piece, lazy=True) for piece in split_blocks(source[:cut])]
+        await self.mount(*pieces, before=self.live)
+        if cut == len(source):  # nothing stays live: hide it (clearing it waits a frame)
+            self.live.display = False
+        else:
+            await self.live.update(source[cut:])
 
     async def freeze(self) -> None:
         """A finished answer becomes one FrozenMarkdown widget (old answers, long sessions)."""
@@ -150,4 +192,5 @@ class AssistantText(Vertical):
             return
         self.add_class("frozen")
         await self.remove_children()
-        await self.mount(FrozenMarkdown(self.text))
+        await self.mount(*(FrozenMarkdown(piece, lazy=True) for piece in split_blocks(self.text)))
+        self.run_worker(self._settle(), group="markdown-settle", exit_on_error=False)

@@ -12,8 +12,9 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 from textual.content import Content
+from textual.geometry import Size
 from textual.highlight import highlight
-from textual.widgets import Static
+from textual.widget import Widget
 
 _INLINE_STYLE = {
     "strong_open": "bold",
@@ -111,9 +112,61 @@ def markdown_to_content(text: str) -> Content:
     return Content("").join(out)
 
 
-class FrozenMarkdown(Static):
-    """Markdown that will not change, as a single widget."""
+def estimate_height(text: str, width: int) -> int:
+    """About how many lines ``markdown_to_content(text)`` takes at ``width`` (for a piece not
+    rendered yet: each source line wrapped, fences dropped, blank runs as one line)."""
+    width = max(1, width)
+    lines, blank, fenced = 0, False, False
+    for line in text.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if not fenced and not line.strip():
+            blank = True
+            continue
+        if blank and lines:
+            lines += 1
+        blank = False
+        lines += max(1, -(-(len(line) + (2 if fenced else 0)) // width))
+    return lines
 
-    def __init__(self, text: str) -> None:
-        super().__init__(markdown_to_content(text), classes="frozen-markdown")
+
+class FrozenMarkdown(Widget):
+    """Markdown that will not change, as a single widget.
+
+    ``lazy``: the markdown is rendered when the widget is first painted (Textual paints only
+    what is on screen) or by ``materialize()``; until then layout uses ``estimate_height``. A
+    long answer streamed at full speed mostly scrolls past unseen, so most of it is never
+    rendered while the stream runs.
+    """
+
+    DEFAULT_CSS = "FrozenMarkdown { height: auto; }"
+
+    def __init__(self, text: str, *, lazy: bool = False) -> None:
+        super().__init__(classes="frozen-markdown")
         self.text = text
+        self._content: Content | None = None if lazy else markdown_to_content(text)
+
+    @property
+    def materialized(self) -> bool:
+        """Whether the markdown has been rendered (the height is exact)."""
+        return self._content is not None
+
+    def materialize(self) -> bool:
+        """Render the markdown now; True if it was not rendered before."""
+        if self._content is not None:
+            return False
+        self._content = markdown_to_content(self.text)
+        self.clear_cached_dimensions()
+        self.refresh(layout=True)
+        return True
+
+    def render(self) -> Content:
+        self.materialize()
+        assert self._content is not None
+        return self._content
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self._content is None:
+            return estimate_height(self.text, width)
+        return super().get_content_height(container, viewport, width)

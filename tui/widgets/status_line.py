@@ -61,6 +61,7 @@ class StatusLine(Static):
         self.turn_tokens = 0
         self._frame = 0
         self._timer = None
+        self._height = 0
 
     def on_mount(self) -> None:
         self.refresh_line()
@@ -111,7 +112,11 @@ class StatusLine(Static):
         line = Content(" · ").join(parts)
         if self.working_since is not None:
             line = self._work_part() + Content("\n") + line
-        self.update(line)
+        # one or two lines, never wrapped: a layout of the whole screen (every block of the
+        # conversation) only when that changes, not on every tick of the spinner
+        height = 1 + line.plain.count("\n")
+        self.update(line, layout=height != self._height)
+        self._height = height
 
     def _work_part(self) -> Content:
         tokens = f"{human_tokens(self.turn_tokens)} tok" if self.turn_tokens else ""

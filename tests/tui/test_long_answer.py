@@ -1,0 +1,91 @@
+"""A long answer streamed at full speed: sealed into lazily rendered pieces, all of it kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from agent import events as ev
+from agent.model import ScriptedModel
+from tests.tui.helpers import SIZE, make_app, settle, type_and_send, wait_ready
+from tui.widgets.assistant_text import PIECE_CHARS, AssistantText, split_blocks
+from tui.widgets.frozen_markdown import FrozenMarkdown, estimate_height, markdown_to_content
+
+
+def long_answer(sections: int) -> str:
+    return "".join(
+        f"## Section {i}\n\nStep `{i}` checks the **bounds** and returns.\n\n"
+        f"- parse {i}\n- emit {i}\n\n```python\ndef step_{i}(x):\n\n    return x * {i}\n```\n\n"
+        for i in range(sections)
+    )
+
+
+def test_split_blocks_keeps_every_character_and_never_cuts_a_fence() -> None:
+    text = long_answer(200)
+    pieces = split_blocks(text, 1000)
+    assert "".join(pieces) == text
+    assert len(pieces) > 10
+    for piece in pieces:
+        assert piece.count("```") % 2 == 0  # the blank line inside each fence was not a cut
+        assert len(piece) < 2000
+    assert split_blocks("no blank line at all", 5) == ["no blank line at all"]
+    assert split_blocks("", 5) == []
+
+
+def test_estimate_height_wraps_lines_drops_fences_and_merges_blank_runs() -> None:
+    assert estimate_height("a" * 25, 10) == 3
+    assert estimate_height("one\n\n\n\ntwo", 80) == 3
+    assert estimate_height("```python\nx = 1\n```", 80) == 1
+    text = "## Title\n\nA short paragraph.\n\n- a\n- b\n"
+    assert estimate_height(text, 80) == markdown_to_content(text).get_height({}, 80)
+
+
+class Tall(App[None]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("\n".join(f"line {i}" for i in range(200)))
+            yield FrozenMarkdown("# Far below\n\nnot painted yet", lazy=True)
+
+
+async def test_a_lazy_piece_renders_only_once_it_is_painted() -> None:
+    app = Tall()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        piece = app.query_one(FrozenMarkdown)
+        assert not piece.materialized  # off screen: no markdown rendered
+        assert piece.virtual_region.height == 3  # laid out at its estimated height
+        app.query_one(VerticalScroll).scroll_end(animate=False)
+        await pilot.pause()
+        await pilot.pause()
+        assert piece.materialized
+        assert "Far below" in str(piece.render())
+
+
+async def test_a_long_fast_answer_is_sealed_into_pieces_and_all_rendered(workspace: Path) -> None:
+    text = long_answer(400)  # ~50,000 characters, 12,000 tokens
+    app, events = make_app(workspace, ScriptedModel([text], chunk=64))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "write")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+        (answer,) = app.query(AssistantText)
+        for _ in range(500):
+            if answer.settled:
+                break
+            await pilot.pause()
+        pieces = list(answer.query(FrozenMarkdown))
+        assert len(pieces) >= len(text) // (2 * PIECE_CHARS)
+        tail = answer.live.source if answer.live.display else ""
+        shown = "".join(p.text for p in pieces) + tail
+        assert shown == text  # every character is in exactly one place
+        assert all(p.materialized for p in pieces)  # settled: heights are exact
+        await pilot.pause()
+        # the conversation followed the stream: the end of the answer is on screen
+        conversation = app.main.conversation
+        assert conversation.scroll_y == conversation.max_scroll_y > 0
+        last = answer.live if answer.live.display else pieces[-1]
+        assert last.region.height > 0
