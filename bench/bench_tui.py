@@ -74,7 +74,8 @@ class Tmux:
 
     def __init__(self, name: str, command: list[str], env: dict[str, str], cwd: str) -> None:
         self.name = name
-        exports = " ".join(f"{k}={v!r}" for k, v in env.items() if k.startswith(("EDDY", "ANTH")))
+        passed = ("EDDY", "ANTH", "HOME", "CLAUDE", "DISABLE_")
+        exports = " ".join(f"{k}={v!r}" for k, v in env.items() if k.startswith(passed))
         shell = f"cd {cwd!r} && env {exports} {' '.join(map(repr, command))}; sleep 5"
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
         subprocess.run(
@@ -115,11 +116,20 @@ class Tmux:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
 
 
-def time_startup(command: list[str], ready: str, env: dict[str, str], runs: int = 5) -> tuple:
-    """Median (first frame, typing accepted) seconds for ``command``; ``ready`` marks a frame."""
+def time_startup(
+    command: list[str],
+    ready: str,
+    env: dict[str, str],
+    runs: int = 5,
+    prepare: Any = None,
+) -> tuple:
+    """Median (first frame, typing accepted) seconds for ``command``; ``ready`` marks a frame.
+    ``prepare(cwd)``, if given, returns the environment for a run in ``cwd``."""
     frames, typing = [], []
     for n in range(runs):
         cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
+        if prepare is not None:
+            env = prepare(cwd)
         start = time.perf_counter()
         tmux = Tmux(f"eddy-bench-{n}", command, env, cwd)
         try:
@@ -151,15 +161,42 @@ def bench_startup() -> None:
     env_key = {**env, "ANTHROPIC_API_KEY": "sk-ant-bench-not-used"}
     frame_k, typing_k = time_startup([str(EDDY)], "eddy in", env_key)
     print(f"startup (key, SDK warm-up): first frame {frame_k:.3f}s, accepts typing {typing_k:.3f}s")
-    claude = shutil.which("claude")
+    claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
     if claude:
-        c_frame, c_typing = time_startup([claude], ">", dict(os.environ))
+        c_frame, c_typing = time_startup([claude], "Claude Code", {}, prepare=claude_env)
         print(
-            f"claude:                    first frame {c_frame:.3f}s, accepts typing "
-            f"{c_typing:.3f}s; eddy/claude = {typing_k / c_typing:.2f}"
+            f"claude ({claude_version(claude)}): first frame {c_frame:.3f}s, accepts typing "
+            f"{c_typing:.3f}s; eddy/claude = {typing_k / c_typing:.2f} (accepts typing, both "
+            "with a key)"
         )
     else:
-        print("claude: not installed here, no ratio")
+        print("claude: not found (install @anthropic-ai/claude-code, set CLAUDE_BIN), no ratio")
+
+
+def claude_env(cwd: str) -> dict[str, str]:
+    """A scratch HOME in which Claude Code is past onboarding, trusts ``cwd`` and accepts the
+    key, so it opens straight to its prompt (nothing is sent: the base URL is unreachable)."""
+    home = tempfile.mkdtemp(prefix="claude-bench-home-")
+    key = "sk-ant-bench-not-used"
+    config = {
+        "hasCompletedOnboarding": True,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
+        "projects": {cwd: {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}},
+    }
+    Path(home, ".claude.json").write_text(json.dumps(config))
+    return {
+        "HOME": home,
+        "ANTHROPIC_API_KEY": key,
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+
+
+def claude_version(claude: str) -> str:
+    out = subprocess.run([claude, "--version"], capture_output=True, text=True, timeout=30)
+    return out.stdout.strip() or "unknown version"
 
 
 # -- streaming ------------------------------------------------------------------------------

@@ -6,9 +6,12 @@ merges fragments when rendering falls behind, so the document is never parsed wh
 
 Textual's Markdown makes a widget per block, and every layout pass visits all of them; a
 20,000-token answer would make thousands. So once the live part grows past ``SEAL_CHARS``, its
-finished blocks (up to a blank line outside a code fence) are sealed into one FrozenMarkdown
-widget and only the tail stays live; text that arrives faster than it renders is sealed
-before it ever becomes live widgets. ``freeze()`` does the same for a whole old answer.
+finished blocks (up to a blank line outside a code fence) are sealed into FrozenMarkdown
+pieces of about ``PIECE_CHARS`` and only the tail stays live; text that arrives faster than
+it renders is sealed before it ever becomes live widgets. Pieces are lazy: their markdown is
+rendered when first painted (Textual paints only what is on screen), and the rest one piece
+at a time once the answer is complete (``settled``). ``freeze()`` does the same for an old
+answer.
 """
 
 from __future__ import annotations
