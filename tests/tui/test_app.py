@@ -135,3 +135,32 @@ async def test_ctrl_o_expands_tool_output(workspace: Path) -> None:
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert "row 29" in str(body.render())
+
+
+async def test_clicking_a_tool_block_expands_and_collapses_it(workspace: Path) -> None:
+    from agent.messages import assistant
+    from agent.model import tool_call
+    from tests.fakes.tools import FnTool
+
+    output = "\n".join(f"row {i}" for i in range(30))
+    tool = FnTool("Probe", lambda a, c: output, read_only=True)
+    app, events = make_app(
+        workspace, ScriptedModel([assistant(tool_call("p", "Probe")), "ok"]), [tool]
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "probe")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+        block = app.main.conversation.tool_blocks["p"]
+        body = block.query_one(".tool-body")
+        assert "row 29" not in str(body.render())
+        await pilot.click(block, offset=(2, 0))
+        await pilot.pause()
+        assert block.expanded and "row 29" in str(body.render())
+        app.main.conversation.scroll_to_widget(block, top=True, animate=False)
+        await pilot.pause()
+        await pilot.click(block, offset=(2, 0))
+        await pilot.pause()
+        assert not block.expanded and "row 29" not in str(body.render())
+        assert app.focused is app.main.prompt  # a click does not take the prompt's focus

@@ -36,6 +36,11 @@ class Conversation(VerticalScroll):
         max_blocks: prune beyond this many blocks.
     """
 
+    def focus_on_click(self) -> bool:
+        """A click (expanding a tool block, selecting text) leaves the focus in the prompt:
+        what the user types next must not land in the conversation."""
+        return False
+
     def __init__(
         self, clock: Callable[[], float], *, max_blocks: int = MAX_BLOCKS, id: str | None = None
     ) -> None:
