@@ -1,0 +1,126 @@
+"""Resume a 2,000-message session in the TUI (issue 6: the prompt accepts input in < 0.5 s).
+
+Writes a transcript of 200 turns for a scratch project (a prompt, four tool calls with 20 KB
+outputs each, a markdown answer: 10 messages a turn), with ``EDDY_DATA_DIR`` and
+``EDDY_CONFIG_DIR`` in a temporary directory. Then launches the real ``eddy`` in tmux, as
+``bench_tui.py`` times start-up, and prints the median of 5 runs of: the first frame (the
+banner) and the echo of keys typed as soon as it shows; for a resume also the resumed
+conversation on screen (its newest answer) and the echo of keys typed after that -- for
+``eddy --continue``, ``eddy --resume ID``, and a fresh start in the same project as the
+baseline; then the ratios. Prints figures, asserts nothing.
+
+Run: .venv/bin/python bench/bench_resume.py   (needs tmux; ``BENCH_RUNS`` sets the runs)
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_store import MESSAGES, tool_output  # noqa: E402
+from bench_tui import EDDY, SIZE, scratch_env, time_startup  # noqa: E402
+
+TOOLS_PER_TURN = 4
+LAST_ANSWER = f"Turn {MESSAGES // (2 + 2 * TOOLS_PER_TURN) - 1} is done"
+"""The newest answer starts so: on screen, the resumed conversation is shown."""
+
+
+def answer(turn: int) -> str:
+    """A markdown answer: a heading, prose, a list and a code block."""
+    return (
+        f"Turn {turn} is done\n\n## What changed\n\nThe parser now reads **section {turn}** "
+        f"and checks its bounds.\n\n- `parse_{turn}` validates\n- `emit_{turn}` writes\n\n"
+        f"```python\ndef parse_{turn}(x):\n    return x * {turn}\n```\n"
+    )
+
+
+def write_transcript(project: Path, messages: int = MESSAGES) -> Path:
+    """A realistic transcript of ``messages`` messages for ``project``; returns its path."""
+    from agent.messages import ToolResultBlock, ToolUseBlock, assistant, user
+    from agent.store import Transcript
+
+    rng = random.Random(6)
+    outputs = [tool_output(rng) for _ in range(20)]
+    per_turn = 2 + 2 * TOOLS_PER_TURN
+    t = Transcript.create(project, model="claude-sonnet-5-5")
+    history: list = []
+    for turn in range(messages // per_turn):
+        prompt = f"Refactor section {turn} of the parser and run the tests"
+        history.append(user(prompt))
+        t.record_history(history, prompt=prompt)
+        for k in range(TOOLS_PER_TURN):
+            call = f"t{turn}_{k}"
+            name, args = (
+                ("Read", {"path": f"src/parser_{turn}_{k}.py"})
+                if k % 2 == 0
+                else ("Bash", {"command": f"pytest tests/test_parser_{turn}.py"})
+            )
+            history.append(assistant(f"Step {k} of turn {turn}.", ToolUseBlock(call, name, args)))
+            t.record_history(history)
+            t.usage({"input_tokens": 1000 + turn, "output_tokens": 50}, 0.001)
+            history.append(user(ToolResultBlock(call, outputs[(turn + k) % 20])))
+            t.record_history(history)
+        history.append(assistant(answer(turn)))
+        t.record_history(history)
+        t.sync()
+    t.close()
+    return t.path
+
+
+def main() -> None:
+    if not shutil.which("tmux"):
+        print("tmux not found: nothing measured")
+        return
+    runs = int(os.environ.get("BENCH_RUNS", "5"))
+    env = scratch_env()
+    env["ANTHROPIC_API_KEY"] = "sk-ant-bench-not-used"  # a real start-up: SDK warm-up too
+    os.environ.update({k: v for k, v in env.items() if k.startswith("EDDY")})
+    project = Path(tempfile.mkdtemp(prefix="eddy-bench-project-"))
+    started = time.perf_counter()
+    path = write_transcript(project)
+    from agent.store import load
+
+    loaded = load(path)
+    count = len(loaded.history)
+    print(
+        f"transcript: {count} messages in {loaded.turns} turns, "
+        f"{path.stat().st_size / 1e6:.1f} MB (written in {time.perf_counter() - started:.1f} s)"
+    )
+    base = [str(EDDY), "--cwd", str(project)]
+    session_id = path.name.removesuffix(".jsonl")
+    cases = [
+        ("fresh start (baseline)", base, None),
+        ("eddy --continue", [*base, "--continue"], LAST_ANSWER),
+        (f"eddy --resume {session_id[:8]}…", [*base, "--resume", session_id], LAST_ANSWER),
+    ]
+    results = {}
+    print(f"median of {runs} runs, seconds from launch (eddy in tmux, {SIZE[0]}x{SIZE[1]}):")
+    for label, command, shown in cases:
+        frame, early = time_startup(command, "eddy in", env, runs)
+        print(f"  {label:26s} first frame {frame:.3f}, keys typed then echo at {early:.3f}")
+        if shown is None:
+            results[label] = early
+            continue
+        ready, typing = time_startup(command, shown, env, runs)
+        results[label] = typing
+        print(f"  {'':26s} newest answer on screen {ready:.3f}, then typing echoes at {typing:.3f}")
+    baseline = results[cases[0][0]]
+    for label, *_ in cases[1:]:
+        verdict = "PASS" if results[label] < 0.5 else "SLOW"
+        print(
+            f"  {label}: conversation shown and typing accepted at {results[label]:.3f} s = "
+            f"{results[label] / baseline:.2f}x the fresh start (target < 0.5 s: {verdict})"
+        )
+
+
+if __name__ == "__main__":
+    main()
