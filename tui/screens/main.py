@@ -366,20 +366,20 @@ class MainScreen(Screen[None]):
         await self.mount(new, before=self.queued)
 
     def show_history(self, history: Sequence[Message], limit: int | None = None) -> int:
-        """Render the newest messages of ``history``; returns how many were shown."""
-        from tui.replay import REPLAY_MESSAGES, history_events, tail
+        """Render the newest messages of ``history`` (older ones on demand, see tui.replay);
+        returns how many were shown."""
+        from tui.replay import REPLAY_MESSAGES, show_history
 
-        shown = tail(history, REPLAY_MESSAGES if limit is None else limit)
         tools = self.session.runner.tools if self.session is not None else {}
 
         def summary(name: str, args: dict[str, Any]) -> str:
             tool = tools.get(name)
             return tool.summary(args) if tool is not None else ""
 
-        for event in history_events(shown, summary):
-            self.conversation.apply(event)
+        limit = REPLAY_MESSAGES if limit is None else limit
+        shown = show_history(self.conversation, history, summary, limit=limit, clock=self.clock)
         self.conversation.anchor()
-        return len(shown)
+        return shown
 
     # -- engine events --------------------------------------------------------------------
     def handle_event(self, event: ev.Event) -> None:
