@@ -146,6 +146,7 @@ class FrozenMarkdown(Widget):
         super().__init__(classes="frozen-markdown")
         self.text = text
         self._content: Content | None = None if lazy else markdown_to_content(text)
+        self._estimate = (-1, 0)
 
     @property
     def materialized(self) -> bool:
@@ -168,5 +169,7 @@ class FrozenMarkdown(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self._content is None:
-            return estimate_height(self.text, width)
+            if self._estimate[0] != width:  # layout asks on every pass, for every piece
+                self._estimate = (width, estimate_height(self.text, width))
+            return self._estimate[1]
         return super().get_content_height(container, viewport, width)
