@@ -259,9 +259,7 @@ class EddyApp(App[int]):
         if session.history:
             shown = main.show_history(session.history)
             hidden = len(session.history) - shown
-            earlier = (
-                f"; the {hidden} earlier ones are not shown (the model has them)" if hidden else ""
-            )
+            earlier = f"; the {hidden} earlier ones show when you scroll up" if hidden else ""
             main.say(f"Resumed a session of {len(session.history)} messages{earlier}.")
         for problem in problems:
             main.conversation.add_line(problem, "error")
