@@ -55,7 +55,8 @@ from typing import Any, Literal
 from urllib.parse import urlparse
 
 from agent import shellparse
-from agent.shellparse import Command, ShellParseError, Word
+from agent.shell_lexer import ShellParseError, Word
+from agent.shellparse import Command
 from tools.base import ResolvedPath, Tool, ToolContext, ToolError
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]

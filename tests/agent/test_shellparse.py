@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.shellparse import ShellParseError, parse, read_only, split_words
+from agent.shell_lexer import ShellParseError
+from agent.shell_readonly import read_only
+from agent.shellparse import parse, split_words
 
 
 def argvs(source: str) -> list[list[str]]:
