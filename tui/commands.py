@@ -256,23 +256,28 @@ class SlashCommands:
         status.refresh_line()
 
     def cmd_permissions(self, arg: str) -> None:
+        """The rules dialog; ``allow|ask|deny RULE``, ``remove RULE`` and ``list`` as text."""
+        from tui.screens.permissions import PermissionEditor, PermissionsScreen, text_command
+
         if not self._ready("/permissions", idle=False):
             return
-        policy = self.session.config.policy
+        editor = PermissionEditor(
+            self.session.config.workspace,
+            self.session.config.policy,
+            getattr(self.app.args, "allowed_tools", None) or (),
+            getattr(self.app.args, "disallowed_tools", None) or (),
+        )
+        said = text_command(editor, arg)
+        if said is not None:
+            for text, kind in said:
+                self.say(text, kind)
+            return
 
-        def rules(items: list[Any]) -> str:
-            return ", ".join(str(r) for r in items) if items else "(none)"
+        def closed(changes: list[str] | None) -> None:
+            for text in changes or ():
+                self.say(text, "notice")
 
-        lines = [
-            f"Permission mode: {policy.mode} (shift+tab cycles default → acceptEdits → plan)",
-            f"  allow: {rules(policy.allow)}",
-            f"  ask:   {rules(policy.ask)}",
-            f"  deny:  {rules(policy.deny)}",
-            "Rules come from .eddy/settings.local.json, .eddy/settings.json and "
-            "~/.config/eddy/settings.json (and --allowed-tools / --disallowed-tools); edit "
-            "them there. Deny beats ask beats allow.",
-        ]
-        self.say("\n".join(lines))
+        self.app.push_screen(PermissionsScreen(editor), closed)
 
     def cmd_theme(self, arg: str) -> None:
         from themes import THEMES

@@ -1,0 +1,386 @@
+"""The permission rules dialog (/permissions): view, add and remove rules, keyboard only.
+
+Three lists (allow, ask, deny; ←/→ switches) show every rule with the file it comes from.
+``a`` (or Enter on "Add a new rule…") asks for the rule text, checks it with the rule parser
+and then asks which settings file gets it; ``d`` or Delete removes the highlighted rule from
+its file. Rules given on the command line are shown but cannot be removed. Esc steps back,
+and closes the dialog from the lists.
+
+``PermissionEditor`` does the writing (through ``agent.settings``) and changes the running
+session's policy in place, so the next tool call already obeys the new rules. The text forms
+``/permissions allow|ask|deny RULE`` and ``/permissions remove RULE`` use it too
+(``text_command``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from textual import on
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from agent.permissions import Policy, Rule
+from agent.settings import (
+    RULE_LISTS,
+    SCOPES,
+    RuleEntry,
+    SettingsError,
+    add_rule,
+    display_path,
+    list_rules,
+    remove_rule,
+    scope_path,
+)
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+Kind = Literal["hint", "notice", "error"]
+Said = tuple[str, Kind]
+"""A line for the conversation and its style."""
+
+SCOPE_TITLES = {
+    "local": "Project, local",
+    "project": "Project, shared",
+    "user": "User",
+}
+SCOPE_NOTES = {
+    "local": "yours, git-ignored",
+    "project": "commit it to share it",
+    "user": "every project",
+}
+FLAGS = {"allow": "--allowed-tools", "deny": "--disallowed-tools"}
+USAGE = (
+    "Usage: /permissions (opens the editor) · /permissions allow|ask|deny RULE "
+    "[--local|--project|--user] · /permissions remove RULE · /permissions list"
+)
+
+
+class PermissionEditor:
+    """Edits rules in the settings files and keeps the session's policy in step.
+
+    Args:
+        workspace: the project (its .eddy/ settings files).
+        policy: the running session's policy, changed in place.
+        allowed_tools, disallowed_tools: the command line's rules (shown, never edited).
+    """
+
+    def __init__(
+        self,
+        workspace: Path,
+        policy: Policy,
+        allowed_tools: Iterable[str] = (),
+        disallowed_tools: Iterable[str] = (),
+    ) -> None:
+        self.workspace = Path(workspace)
+        self.policy = policy
+        self.allowed_tools = list(allowed_tools)
+        self.disallowed_tools = list(disallowed_tools)
+
+    def entries(self) -> list[RuleEntry]:
+        """Every rule with its source, read from the files now."""
+        return list_rules(self.workspace, self.allowed_tools, self.disallowed_tools)
+
+    def source(self, entry: RuleEntry) -> str:
+        """Where a rule comes from, for the list."""
+        if entry.path is None:
+            return f"{FLAGS.get(entry.kind, 'command line')} (command line, read-only)"
+        return display_path(entry.path, self.workspace)
+
+    def _rules(self, kind: str) -> list[Rule]:
+        rules: list[Rule] = getattr(self.policy, kind)
+        return rules
+
+    def add(self, kind: str, text: str, scope: str = "local") -> Said:
+        """Add ``text`` to the ``kind`` list of the ``scope`` file, and to the policy."""
+        try:
+            rule = Rule.parse(text)
+        except ValueError as exc:
+            return f"Not a valid rule: {exc}. Nothing was saved.", "error"
+        try:
+            saved = add_rule(rule, self.workspace, kind, scope)
+        except (SettingsError, OSError, ValueError) as exc:
+            return f"Could not save {rule}: {exc}", "error"
+        if rule not in self._rules(kind):
+            self._rules(kind).append(rule)
+        return f"{saved.message} It applies from the next tool call.", "notice"
+
+    def remove(self, entry: RuleEntry) -> Said:
+        """Remove one listed rule from its file, and from the policy unless set elsewhere."""
+        if entry.path is None:
+            flag = FLAGS.get(entry.kind, "the command line")
+            return (
+                f"{entry.rule} was given on the command line ({flag}); it cannot be removed "
+                "here. Start eddy without it.",
+                "error",
+            )
+        try:
+            removed = remove_rule(entry.rule, self.workspace, entry.kind, entry.scope)
+        except (SettingsError, OSError, ValueError) as exc:
+            return f"Could not remove {entry.rule}: {exc}", "error"
+        if removed is None:
+            where = display_path(entry.path, self.workspace)
+            return f"{where} no longer holds the {entry.kind} rule {entry.rule}.", "error"
+        others = [e for e in self.entries() if e.kind == entry.kind and e.rule == entry.rule]
+        if others:
+            still = ", ".join(self.source(e) for e in others)
+            return f"{removed.message} It still applies: it is also in {still}.", "notice"
+        rules = self._rules(entry.kind)
+        rules[:] = [r for r in rules if r != entry.rule]
+        return f"{removed.message} It no longer applies.", "notice"
+
+
+def text_command(editor: PermissionEditor, arg: str) -> list[Said] | None:
+    """The text forms of /permissions; None when the dialog should open instead."""
+    words = arg.split()
+    if not words:
+        return None
+    verb, rest = words[0].lower(), arg.strip()[len(words[0]) :].strip()
+    if verb == "list":
+        return [(summary(editor), "hint")]
+    if verb in RULE_LISTS or verb == "remove":
+        scope = "local"
+        for name in SCOPES:
+            flag = f"--{name}"
+            if rest.endswith(f" {flag}") or rest.startswith(f"{flag} ") or rest == flag:
+                scope, rest = name, rest.replace(flag, "", 1).strip()
+        if not rest:
+            return [(USAGE, "error")]
+        if verb != "remove":
+            return [editor.add(verb, rest, scope)]
+        try:
+            rule = Rule.parse(rest)
+        except ValueError as exc:
+            return [(f"Not a valid rule: {exc}.", "error")]
+        found = [e for e in editor.entries() if e.rule == rule]
+        if not found:
+            return [(f"No list holds the rule {rule}; /permissions shows them.", "error")]
+        return [editor.remove(e) for e in found]
+    return [(USAGE, "error")]
+
+
+def summary(editor: PermissionEditor) -> str:
+    """The mode and every rule with its source, as text."""
+    entries = editor.entries()
+    lines = [
+        f"Permission mode: {editor.policy.mode} (shift+tab cycles default → acceptEdits → plan)"
+    ]
+    for kind in RULE_LISTS:
+        mine = [f"{e.rule} ({editor.source(e)})" for e in entries if e.kind == kind]
+        lines.append(f"  {kind + ':':<6} {', '.join(mine) or '(none)'}")
+    lines.append("Deny beats ask beats allow. /permissions opens the editor.")
+    return "\n".join(lines)
+
+
+class PermissionsScreen(ModalScreen[list[str]]):
+    """The rules, by list, with their files; dismisses with the changes it made (messages).
+
+    Args:
+        editor: writes the files and updates the session's policy.
+    """
+
+    DEFAULT_CSS = """
+    PermissionsScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    PermissionsScreen > #perm-dialog {
+        width: 96;
+        max-width: 100%;
+        height: auto;
+        max-height: 100%;
+        padding: 0 1;
+        border: round $primary;
+        background: $surface;
+        & > #perm-title { text-style: bold; color: $text; }
+        & > #perm-tabs { margin-top: 1; }
+        & > OptionList {
+            height: auto;
+            max-height: 20;
+            margin-top: 1;
+            border: none;
+            padding: 0;
+            background: $surface;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
+        & > #perm-input { margin-top: 1; border: none; height: 1; padding: 0 1; }
+        & > #perm-message { margin-top: 1; color: $text-muted; }
+        & > #perm-message.error { color: $error; }
+        & > #perm-keys { color: $text-muted; margin-top: 1; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "back", show=False),
+        Binding("left", "switch(-1)", show=False),
+        Binding("right", "switch(1)", show=False),
+        Binding("a", "add", "add", show=False),
+        Binding("d,delete", "remove", "remove", show=False),
+    ]
+
+    def __init__(self, editor: PermissionEditor, kind: str = "allow") -> None:
+        super().__init__()
+        self.editor = editor
+        self.kind = kind
+        self.step: Literal["list", "rule", "where"] = "list"
+        self.rule_text = ""
+        self.changes: list[str] = []
+        self._shown: list[RuleEntry] = []
+        self._title = Static(id="perm-title")
+        self._tabs = Static(id="perm-tabs")
+        self._rules = OptionList(id="perm-rules")
+        self._input = Input(
+            placeholder="e.g. Bash(npm run test:*) or Edit(src/**)", id="perm-input"
+        )
+        self._where = OptionList(id="perm-where")
+        self._message = Static(id="perm-message")
+        self._keys = Static(id="perm-keys")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="perm-dialog"):
+            yield self._title
+            yield self._tabs
+            yield self._rules
+            yield self._input
+            yield self._where
+            yield self._message
+            yield self._keys
+
+    def on_mount(self) -> None:
+        self._where.set_options(
+            Option(
+                Content.assemble(
+                    (f"{SCOPE_TITLES[s]}: ", "bold"),
+                    display_path(scope_path(s, self.editor.workspace), self.editor.workspace),
+                    (f"  {SCOPE_NOTES[s]}", "dim"),
+                ),
+                id=s,
+            )
+            for s in SCOPES
+        )
+        self._message.display = False
+        self._show_list()
+
+    # -- the three steps ----------------------------------------------------------------
+    def _show_list(self, keep: int | None = None) -> None:
+        self.step = "list"
+        self._title.update(f"Permission rules · mode: {self.editor.policy.mode}")
+        self._tabs.update(
+            Content.assemble(
+                *(
+                    (f" {k.capitalize()} ", "reverse bold" if k == self.kind else "dim")
+                    for k in RULE_LISTS
+                )
+            )
+        )
+        self._shown = [e for e in self.editor.entries() if e.kind == self.kind]
+        options = [Option(Content.styled("+ Add a new rule…", "$accent"), id="add")]
+        for i, entry in enumerate(self._shown):
+            label = Content.assemble(f"  {entry.rule}", ("  " + self.editor.source(entry), "dim"))
+            options.append(Option(label, id=str(i)))
+        self._rules.set_options(options)
+        self._rules.highlighted = min(keep or 0, len(options) - 1)
+        self._rules.display, self._input.display, self._where.display = True, False, False
+        self._keys.update("↑/↓ move · ←/→ allow/ask/deny · a add · d remove · Esc close")
+        self._rules.focus()
+
+    def _show_rule_input(self) -> None:
+        self.step = "rule"
+        self._title.update(f"Add an {self.kind} rule" if self.kind != "deny" else "Add a deny rule")
+        self._rules.display, self._input.display, self._where.display = False, True, False
+        self._input.value = self.rule_text
+        self._keys.update("Type the rule · Enter next · Esc back")
+        self._input.focus()
+
+    def _show_where(self) -> None:
+        self.step = "where"
+        self._title.update(f"Save the {self.kind} rule {self.rule_text} to:")
+        self._rules.display, self._input.display, self._where.display = False, False, True
+        self._where.highlighted = 0
+        self._keys.update("↑/↓ choose · Enter save · Esc back")
+        self._where.focus()
+
+    def say(self, text: str, kind: Kind = "hint") -> None:
+        """A line under the list (errors in red)."""
+        self._message.update(text)
+        self._message.set_class(kind == "error", "error")
+        self._message.display = True
+
+    # -- keys -----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("add", "remove", "switch"):
+            return self.step == "list"  # in the rule's text, a, d and arrows are typing
+        return True
+
+    def action_back(self) -> None:
+        if self.step == "where":
+            self._show_rule_input()
+        elif self.step == "rule":
+            self._message.display = False
+            self._show_list()
+        else:
+            self.dismiss(self.changes)
+
+    def action_switch(self, step: int) -> None:
+        index = (RULE_LISTS.index(self.kind) + step) % len(RULE_LISTS)
+        self.kind = RULE_LISTS[index]
+        self._show_list()
+
+    def action_add(self) -> None:
+        self.rule_text = ""
+        self._message.display = False
+        self._show_rule_input()
+
+    def action_remove(self) -> None:
+        index = self._rules.highlighted
+        option = self._rules.get_option_at_index(index) if index is not None else None
+        if option is None or option.id == "add":
+            self.say("Choose a rule with ↑/↓ first, then press d to remove it.")
+            return
+        text, kind = self.editor.remove(self._shown[int(option.id or 0)])
+        if kind != "error":
+            self.changes.append(text)
+        self._show_list(keep=index)
+        self.say(text, kind)
+
+    @on(OptionList.OptionSelected, "#perm-rules")
+    def _rule_chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id == "add":
+            self.action_add()
+        else:
+            self.say("Press d to remove this rule, a to add one.")
+
+    @on(Input.Submitted, "#perm-input")
+    def _rule_typed(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.rule_text = event.value.strip()
+        try:
+            self.rule_text = str(Rule.parse(self.rule_text))
+        except ValueError as exc:
+            self.say(f"Not a valid rule: {exc}. Nothing was saved.", "error")
+            return
+        self._message.display = False
+        self._show_where()
+
+    @on(OptionList.OptionSelected, "#perm-where")
+    def _where_chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        text, kind = self.editor.add(self.kind, self.rule_text, event.option.id or "local")
+        if kind == "error":
+            self._show_rule_input()
+        else:
+            self.changes.append(text)
+            self._show_list()
+            rule, scope = Rule.parse(self.rule_text), event.option.id
+            where = [i for i, e in enumerate(self._shown) if (e.rule, e.scope) == (rule, scope)]
+            self._rules.highlighted = where[0] + 1 if where else 0
+        self.say(text, kind)
