@@ -73,19 +73,9 @@ from agent.checkpoint_records import (
     summarize,
 )
 from agent.restore import Action, apply, plan
-from agent.snapshot import (
-    DIR,
-    FILE,
-    GONE,
-    RACY_WINDOW_NS,
-    Scanner,
-    Scope,
-    Snapshot,
-    State,
-    capture,
-    diff,
-    stat_key,
-)
+from agent.scope import Scope, stat_key
+from agent.snapshot import DIR, FILE, GONE, RACY_WINDOW_NS, State, capture, diff
+from agent.snapshot_scan import Scanner, Snapshot
 
 __all__ = [
     "CheckpointError",
@@ -111,7 +101,7 @@ class CheckpointError(Exception):
 
 def session_checkpoint_dir(cwd: Path, session_id: str) -> Path:
     """The store directory of a session: beside its transcript, ``<session id>.checkpoints``."""
-    from agent.store import sessions_dir
+    from agent.store_list import sessions_dir
 
     return sessions_dir(cwd) / f"{session_id}.checkpoints"
 
