@@ -28,10 +28,10 @@ since (in an editor, say) is a conflict and is left alone unless the caller says
 A rewind is itself an entry in the list, so a redo (:meth:`~CheckpointStore.redo`) undoes it.
 
 Storage, under ``store_dir`` (one per session, next to its transcript): ``blobs/`` (contents,
-by SHA-256, each stored once), ``checkpoints.json`` (the entries, rewritten atomically after
-each change) and ``snapshot.json`` (the stat cache, so a resumed session need not read every
-file again). The last ``retention`` checkpoints are kept; older ones are pruned and blobs that
-nothing refers to any more are removed.
+by SHA-256, each stored once), ``checkpoints.json`` and ``snapshot.json`` (see
+:mod:`agent.checkpoint_files`, which reads and writes them). The last ``retention``
+checkpoints are kept; older ones are pruned and blobs that nothing refers to any more are
+removed.
 
 Wiring it into a session::
 
@@ -51,8 +51,6 @@ captured is reported in the summaries (``not_restorable``, ``problems``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import os
 import threading
 import time
@@ -61,6 +59,15 @@ from pathlib import Path
 from typing import Any
 
 from agent.blobstore import BlobStore
+from agent.checkpoint_files import (
+    INDEX_NAME,
+    LOG_NAME,
+    disk_usage,
+    load_index,
+    load_log,
+    log_json,
+    write_json,
+)
 from agent.checkpoint_records import (
     PROMPT,
     REWIND,
@@ -90,9 +97,6 @@ __all__ = [
 DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024
 DEFAULT_RETENTION = 100
 DEFAULT_MAX_SNAPSHOT_BYTES = 2 * 1024**3
-LOG_NAME = "checkpoints.json"
-INDEX_NAME = "snapshot.json"
-VERSION = 1
 
 
 class CheckpointError(Exception):
@@ -454,34 +458,15 @@ class CheckpointStore:
 
     def to_json(self) -> dict[str, Any]:
         """The entries as JSON data (what ``checkpoints.json`` holds)."""
-        return {
-            "version": VERSION,
-            "workspace": self._root,
-            "seq": self._seq,
-            "entries": [e.to_json() for e in self.entries],
-        }
+        return log_json(self._root, self._seq, self.entries)
 
     def disk_usage(self) -> dict[str, int]:
         """Bytes on disk: ``blobs`` (and their ``blob_count``), ``log`` and ``index``."""
-        count, size = self.blobs.disk_usage()
-        out = {"blob_count": count, "blobs": size}
-        for key, name in (("log", LOG_NAME), ("index", INDEX_NAME)):
-            try:
-                out[key] = (self.store_dir / name).stat().st_size
-            except OSError:
-                out[key] = 0
-        return out
-
-    def _write_json(self, name: str, data: Any) -> None:
-        self.store_dir.mkdir(parents=True, exist_ok=True)
-        path = self.store_dir / name
-        tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-        os.replace(tmp, path)
+        return disk_usage(self.store_dir, self.blobs)
 
     def _save_log(self) -> None:
         try:
-            self._write_json(LOG_NAME, self.to_json())
+            write_json(self.store_dir, LOG_NAME, self.to_json())
             self.save_error = None
         except OSError as exc:
             self.save_error = f"checkpoints could not be saved: {_text(exc)}"
@@ -491,40 +476,23 @@ class CheckpointStore:
         if snap is None or self._snapshot_saved:
             return
         try:
-            self._write_json(INDEX_NAME, snap.to_json())
+            write_json(self.store_dir, INDEX_NAME, snap.to_json())
         except OSError:
             return  # only a cache: the next process reads the files again
         self._snapshot_saved = True
 
     def _load(self) -> None:
-        path = self.store_dir / LOG_NAME
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("version") != VERSION:
-                raise ValueError(f"unknown version {data.get('version')!r}")
-            self.entries = [Entry.from_json(e) for e in data.get("entries", [])]
-            self._seq = int(data.get("seq", 0))
-        except FileNotFoundError:
+        loaded = load_log(self.store_dir)
+        if loaded is None:
             return
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            aside = path.with_name(f"{LOG_NAME}.unreadable-{int(time.time())}")
-            with contextlib.suppress(OSError):
-                os.replace(path, aside)
-            self.entries = []
-            self.load_problem = f"{path} could not be read ({exc}); it was moved to {aside}"
+        self.entries, self._seq, self.load_problem = loaded
+        if self.load_problem is not None:
             return
         for entry in self.entries:
             for rel, change in entry.changes.items():
                 if change.after is None:
                     self._pending[rel] = entry
-        self._load_index()
-
-    def _load_index(self) -> None:
-        try:
-            data = json.loads((self.store_dir / INDEX_NAME).read_text(encoding="utf-8"))
-            self._snapshot = Snapshot.from_json(data, self.blobs.has)
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
-            return
+        self._snapshot = load_index(self.store_dir, self.blobs.has)
 
 
 def _text(exc: OSError) -> str:
