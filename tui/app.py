@@ -203,7 +203,7 @@ class EddyApp(App[int]):
     def _build_session(self) -> None:
         """In a worker thread: the engine's imports and set-up stay off the input's path."""
         if self._wants_picker():  # eddy --resume without an id: pick first
-            from agent.store import list_sessions
+            from agent.store_list import list_sessions
 
             try:
                 sessions = list_sessions(self.workspace)
@@ -314,7 +314,7 @@ class EddyApp(App[int]):
             return
         current = self.session.config.session_id if self.session is not None else None
         if arg:
-            from agent.store import find_session
+            from agent.store_list import find_session
 
             path = find_session(self.workspace, arg)
             if path is None:
@@ -328,7 +328,7 @@ class EddyApp(App[int]):
 
     def _list_for_resume(self, current: str | None) -> Callable[[], None]:
         def listing() -> None:
-            from agent.store import list_sessions
+            from agent.store_list import list_sessions
 
             try:
                 found = [s for s in list_sessions(self.workspace) if s.session_id != current]

@@ -35,14 +35,11 @@ from agent.store import (
     SessionInUse,
     Transcript,
     TranscriptError,
-    find_session,
     fork,
-    latest_session,
-    list_sessions,
     load,
-    sessions_dir,
     timestamp,
 )
+from agent.store_list import find_session, latest_session, list_sessions, sessions_dir
 from tests.fakes.tools import FnTool
 
 MODEL = "claude-sonnet-5-5"

@@ -14,7 +14,7 @@ from agent import factory, ops
 from agent.messages import TextBlock, assistant, check_invariant
 from agent.model import ScriptedModel, tool_call
 from agent.pricing import DEFAULT_MODEL
-from agent.store import list_sessions
+from agent.store_list import list_sessions
 from tests.tui.helpers import SIZE, Events, make_args, settle, type_and_send, wait_ready
 from tui.app import EddyApp
 from tui.screens.resume import ResumeScreen

@@ -24,7 +24,7 @@ from tui.screens.rewind import first_line
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from agent.store import SessionInfo
+    from agent.store_list import SessionInfo
 
 UNITS = (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600))
 
