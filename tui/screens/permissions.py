@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from rich.cells import cell_len, set_cell_size
 from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -56,6 +57,8 @@ SCOPE_NOTES = {
     "project": "commit it to share it",
     "user": "every project",
 }
+RULE_WIDTH = 48
+"""Rules longer than this are cut in the list (the file holds them whole)."""
 FLAGS = {"allow": "--allowed-tools", "deny": "--disallowed-tools"}
 USAGE = (
     "Usage: /permissions (opens the editor) · /permissions allow|ask|deny RULE "
@@ -283,8 +286,13 @@ class PermissionsScreen(ModalScreen[list[str]]):
         )
         self._shown = [e for e in self.editor.entries() if e.kind == self.kind]
         options = [Option(Content.styled("+ Add a new rule…", "$accent"), id="add")]
+        width = min(max((cell_len(str(e.rule)) for e in self._shown), default=0), RULE_WIDTH)
         for i, entry in enumerate(self._shown):
-            label = Content.assemble(f"  {entry.rule}", ("  " + self.editor.source(entry), "dim"))
+            rule = str(entry.rule)
+            rule = rule if cell_len(rule) <= width else set_cell_size(rule, width - 1) + "…"
+            label = Content.assemble(
+                f"  {set_cell_size(rule, width)}", ("  " + self.editor.source(entry), "dim")
+            )
             options.append(Option(label, id=str(i)))
         self._rules.set_options(options)
         self._rules.highlighted = min(keep or 0, len(options) - 1)
