@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from agent.messages import ToolResultBlock
+from agent.messages import Message, ToolResultBlock
 from agent.model import estimate_tokens
 from agent.pricing import context_window
 
@@ -13,6 +14,24 @@ if TYPE_CHECKING:
     from agent.session import Session
 
 MEMORY_HEADING = "# Project instructions (from memory files)"
+
+
+def estimate_context(
+    history: Sequence[Message], system: list[dict[str, Any]], tools: list[dict[str, Any]]
+) -> int:
+    """Estimate the context a request with this history would fill, before any call says.
+
+    Used where the last call's figure no longer describes the history: after a compaction
+    or a rewind, and when resuming a session whose transcript recorded no call since then.
+    """
+    if not history:
+        return 0
+    total = estimate_tokens([m.to_param() for m in history])
+    if system:
+        total += estimate_tokens(system)
+    if tools:
+        total += estimate_tokens(tools)
+    return total
 
 
 @dataclass(frozen=True)
@@ -70,6 +89,20 @@ def breakdown(session: Session) -> ContextBreakdown:
         window=context_window(session.config.model),
         cache_hit_rate=usage.cache_read_input_tokens / prompt if prompt else 0.0,
     )
+
+
+def budget_line(session: Session) -> str:
+    """What ``/budget`` says: the spend the cap is checked against, and the cap.
+
+    In an interactive session that is the session's total (what the status line shows,
+    including what was spent before a resume); in a headless run, what this run spent.
+    """
+    cap = session.config.limits.max_budget_usd
+    spent = f"${session.budget_spent:.4f} spent"
+    if cap is None:
+        return f"Budget: {spent}, no cap."
+    scope = "this run" if session.config.headless else "this session"
+    return f"Budget: {spent} of ${cap:.2f} ({scope})."
 
 
 def cost_lines(session: Session) -> list[str]:

@@ -73,6 +73,9 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     last = finished[-1]
     result = result_object(last, session.config.session_id, duration)
     result["num_turns"] = session.turn_count
+    # this run's spend, as --max-budget-usd counts it (a resumed session's earlier spend is
+    # in its transcript), like Claude Code's print mode
+    result["total_cost_usd"] = round(session.run_cost, 6)
     if fmt == "stream-json":
         out.write(json.dumps(result) + "\n")
     elif fmt == "json":

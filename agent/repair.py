@@ -163,6 +163,26 @@ def repair_history(history: Sequence[Message]) -> Repaired:
     return Repaired(out, _describe(counts), origin)
 
 
+CONTEXT_KEYS = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+)
+"""What one call puts in the context: the whole prompt (uncached, written to and read from
+the cache) plus the response, which the next request carries."""
+
+
+def context_of(usage: Any) -> int | None:
+    """The context tokens after the call a ``usage`` record describes (None if unreadable)."""
+    if not isinstance(usage, dict) or not any(key in usage for key in CONTEXT_KEYS):
+        return None
+    values = [usage.get(key, 0) for key in CONTEXT_KEYS]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return None
+    return sum(values)
+
+
 def parse_timestamp(text: str) -> float | None:
     try:
         return datetime.fromisoformat(text).timestamp()
@@ -195,6 +215,9 @@ class LoadedSession:
         compactions: the number of compactions.
         checkpoints: the checkpoint records, in file order.
         problems: the repairs made, in words.
+        context_tokens: the context after the last model call (its input, cache writes,
+            cache reads and output tokens), or None if no call was recorded since the last
+            compaction, rewind or repair: then only an estimate from ``history`` is right.
     """
 
     path: Path
@@ -216,6 +239,7 @@ class LoadedSession:
     compactions: int = 0
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    context_tokens: int | None = None
     _replayed: list[Message | None] = field(default_factory=list, repr=False)
     _bad_lines: list[int] = field(default_factory=list, repr=False)
     _ends_with_newline: bool = field(default=True, repr=False)
@@ -286,17 +310,21 @@ class _Replay:
             self.deliver(rec.get("texts"))
         elif kind in ("rewind", "repair"):
             self.truncate(int(rec["to_index"]))
+            s.context_tokens = None  # the last call saw messages that are gone
             if kind == "rewind":
                 s.rewinds += 1
         elif kind == "compaction":
             self.compacted_turns += len(self.prompts)
             self.truncate(0)
             s.compactions += 1
+            s.context_tokens = None
         elif kind == "usage":
             s.total_cost_usd += float(rec.get("cost_usd") or 0.0)
-            for key, value in (rec.get("usage") or {}).items():
+            usage = rec.get("usage") or {}
+            for key, value in usage.items():
                 if isinstance(value, int):
                     s.usage[key] = s.usage.get(key, 0) + value
+            s.context_tokens = context_of(usage)
         elif kind == "todos":
             s.todos = list(rec.get("todos") or [])
         elif kind == "settings":

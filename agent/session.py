@@ -9,22 +9,24 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent import ops
-from agent.compact import CompactionError, compact
+from agent.context import estimate_context
 from agent.gate import PermissionGate
 from agent.loop import Limits, RequestSpec, Turn
-from agent.messages import Message, TextBlock
-from agent.model import Model, ModelRequest, estimate_tokens
-from agent.permissions import Policy
-from agent.pricing import Usage, context_window
+from agent.messages import Message
+from agent.model import Model
+from agent.pricing import Usage
 from agent.rewind import CheckpointEntry, Rewinder, RewindError, marks_from_transcript
+from agent.session_budget import restate_budget_stop, turn_limits
+from agent.session_compact import compact_session, maybe_autocompact
+from agent.session_config import SessionConfig as SessionConfig
+from agent.session_config import prompt_blocks
+from agent.session_record import SessionRecorder
+from agent.session_rewind import rewind_session
 from agent.toolrun import ToolRunner, tool_param
 from tools.base import Tool, ToolContext
 
@@ -34,36 +36,6 @@ if TYPE_CHECKING:
     from agent.store import Transcript
 
 Emit = Callable[[ev.Event], None]
-
-
-@dataclass
-class SessionConfig:
-    """How a session runs.
-
-    Attributes:
-        workspace: the directory the agent works in.
-        model: the model id used for pricing and requests.
-        system: the system prompt text (kept stable for caching).
-        limits: T and B for each run of the loop.
-        policy: the permission policy.
-        headless: no one can answer a permission question: "ask" becomes a refusal.
-        max_tokens: max output tokens per response.
-    """
-
-    workspace: Path
-    model: str
-    system: str = ""
-    limits: Limits = field(default_factory=Limits)
-    policy: Policy = field(default_factory=Policy)
-    headless: bool = False
-    max_tokens: int = 32_000
-    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    autocompact: float | None = 0.85
-    """Compact automatically when the next call would pass this share of the window."""
-    save_rules: bool = True
-    """Save "don't ask again" rules to the project's local settings."""
-    refresh_system: Callable[[], str] | None = None
-    """Rebuilds the system prompt after compaction (memory files are re-read, not summarised)."""
 
 
 class Session:
@@ -94,13 +66,17 @@ class Session:
         self.turn_count = 0
         self.todos: list[dict[str, Any]] = []
         self.context_tokens = 0
+        """The context the next call starts from: the last call's prompt and response, or
+        an estimate after a compaction, a rewind or a resume that recorded no call."""
         self._cost_at_start = 0.0
-        self.transcript: Transcript | None = None
+        self.recorder = SessionRecorder(emit)
         self.rewinder = Rewinder(None)
-        self._transcript_failed = False
         self._emit_fn = emit
+        self._write = self.recorder.write
+        """Write to the transcript; a failure is reported once and never stops the session."""
         self._turn_ids = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
+        self._turn: Turn | None = None
         self._interrupt = asyncio.Event()
         self._checked_upto = 0
         self.ctx = ctx or ToolContext(config.workspace)
@@ -123,6 +99,25 @@ class Session:
     @property
     def busy(self) -> bool:
         return self._task is not None and not self._task.done()
+
+    @property
+    def transcript(self) -> Transcript | None:
+        """The transcript this session is recorded in, or None."""
+        return self.recorder.transcript
+
+    @property
+    def run_cost(self) -> float:
+        """What this process spent (the session's total, less what it had when resumed)."""
+        return self.total_cost - self._cost_at_start
+
+    @property
+    def budget_spent(self) -> float:
+        """The spend the budget cap is checked against.
+
+        Interactive: the session's total, as the status line shows it (spend before a
+        resume counts). Headless (``--max-budget-usd``): this run's spend, as in the result.
+        """
+        return self.run_cost if self.config.headless else self.total_cost
 
     def submit(self, op: ops.Op) -> Any:
         """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
@@ -173,7 +168,7 @@ class Session:
             self._write(lambda t: t.settings(model=op.model))
             self._emit(ev.Notice(0, f"Model set to {op.model}."))
         elif isinstance(op, ops.Rewind):
-            self._rewind(op)
+            rewind_session(self, op)
         elif isinstance(op, ops.Compact):
             if self.busy:
                 self._queue_add(f"/compact {op.focus}".strip())
@@ -207,28 +202,45 @@ class Session:
         """Write history changes made outside a turn to the transcript."""
         self._write(lambda t: t.record_history(self.history))
 
+    def history_changed(self) -> None:
+        """The history was rewritten (not only appended to): check all of it next call."""
+        self._checked_upto = 0
+
     def _emit(self, event: ev.Event) -> None:
         if isinstance(event, ev.UsageUpdated):
             self.context_tokens = event.context_tokens
         if self.transcript is not None:
-            self._record(event)
+            if isinstance(event, ev.TodosUpdated):
+                self.todos = list(event.todos)
+            self.recorder.record_event(event, self.history)
         self._emit_fn(event)
+
+    def _emit_from_turn(self, event: ev.Event) -> None:
+        """Events of a running turn: a budget stop is told in the figures the cap is on."""
+        if isinstance(event, ev.Notice) and self._turn is not None:
+            spent = self.budget_spent + self._turn.cost
+            scope = "this run" if self.config.headless else "this session"
+            event = restate_budget_stop(event, self.config.limits.max_budget_usd, spent, scope)
+        self._emit(event)
 
     # -- the transcript ---------------------------------------------------------------------
     def attach_transcript(self, transcript: Transcript) -> None:
         """Record this session in ``transcript``; if it was resumed, continue from it."""
-        self.transcript = transcript
+        self.recorder.transcript = transcript
         self.config.session_id = transcript.session_id
         loaded = transcript.loaded
         if loaded is not None:
             self.restore(loaded)
 
     def restore(self, loaded: LoadedSession) -> None:
-        """Continue a saved session: history, queue, cost, todos, model and mode."""
+        """Continue a saved session: history, queue, cost, context, todos, model and mode."""
         from agent.permissions import MODES
 
         self.history = loaded.history
         self._checked_upto = 0
+        self.context_tokens = (
+            loaded.context_tokens if loaded.context_tokens is not None else self.estimate_context()
+        )
         self.queue = list(loaded.queue)
         self.total_cost = self._cost_at_start = loaded.total_cost_usd
         self.turn_count = loaded.turns
@@ -259,55 +271,9 @@ class Session:
         except RewindError:
             return []
 
-    def _rewind(self, op: ops.Rewind) -> None:
-        if self.busy:
-            self._emit(ev.Error(0, "Stop the running turn (Esc) before rewinding.", "rewind"))
-            return
-        try:
-            new, done = self.rewinder.apply(
-                op.number, op.mode, op.overwrite_conflicts, self.history
-            )
-        except RewindError as exc:
-            self._emit(ev.Error(0, str(exc), "rewind"))
-            return
-        if new is not None:
-            self.history[:] = new
-            self._checked_upto = 0
-            self._write(lambda t: t.record_history(self.history))
-        self._emit(done)
-
-    def _write(self, action: Callable[[Transcript], Any]) -> None:
-        """Write to the transcript; a failure is reported once and never stops the session."""
-        if self.transcript is None or self._transcript_failed:
-            return
-        try:
-            action(self.transcript)
-        except (OSError, ValueError) as exc:
-            self._transcript_failed = True
-            self._emit_fn(
-                ev.Error(
-                    0,
-                    f"Could not save the session transcript ({exc}); "
-                    "the conversation goes on but will not be resumable.",
-                    "transcript",
-                )
-            )
-
-    def _record(self, event: ev.Event) -> None:
-        h = self.history
-        if isinstance(event, (ev.AssistantMessage, ev.ModelCallStarted)):
-            self._write(lambda t: t.record_history(h))
-        elif isinstance(event, ev.CorrectionsDelivered):
-            self._write(lambda t: t.record_history(h, delivered=event.texts))
-        elif isinstance(event, ev.Interrupted):
-            self._write(lambda t: _record_then(t, h, t.interrupt))
-        elif isinstance(event, ev.UsageUpdated):
-            self._write(lambda t: t.usage(event.usage, event.cost_usd))
-        elif isinstance(event, ev.TodosUpdated):
-            self.todos = list(event.todos)
-            self._write(lambda t: t.todos(event.todos))
-        elif isinstance(event, ev.TurnFinished):
-            self._write(lambda t: _record_then(t, h, t.sync))
+    def estimate_context(self) -> int:
+        """Estimate the context of the next request (when no call has measured it)."""
+        return estimate_context(self.history, self.spec.system, self.spec.tools)
 
     def _queue_add(self, text: str) -> None:
         if text.strip():
@@ -329,15 +295,7 @@ class Session:
             delivered: the queued corrections this prompt is made of (if it is the queue).
         """
         mark = self.rewinder.on_prompt(self.history, text)
-        blocks: tuple[TextBlock, ...] = (TextBlock(text),)
-        if "@" in text:
-            from agent.mentions import attachments
-
-            blocks += tuple(TextBlock(a) for a in attachments(text, self.config.workspace))
-        if self.config.policy.mode == "plan":
-            from agent.permissions import plan_mode_note
-
-            blocks += (TextBlock(f"<system-reminder>{plan_mode_note()}</system-reminder>"),)
+        blocks = prompt_blocks(text, self.config)
         if self.history and self.history[-1].role == "user":
             self.history[-1] = self.history[-1].with_blocks(*blocks)
         else:
@@ -361,13 +319,13 @@ class Session:
             self._emit(ev.TurnStarted(turn_id, text))
             started = time.monotonic()
             self.runner.turn_id = turn_id
-            turn = Turn(
+            turn = self._turn = Turn(
                 before_call=self._maybe_autocompact,
                 history=self.history,
                 model=self.model,
                 spec=self.spec,
                 runner=self.runner,
-                emit=self._emit,
+                emit=self._emit_from_turn,
                 take_queue=self._take_queue,
                 interrupt=self._interrupt,
                 limits=self._turn_limits(),
@@ -396,58 +354,19 @@ class Session:
             return
 
     def _turn_limits(self) -> Limits:
-        """T per prompt; B for the whole session, so each turn gets what is left of it."""
-        limits = self.config.limits
-        if limits.max_budget_usd is None:
-            return Limits(limits.max_turns, None)
-        spent = self.total_cost - self._cost_at_start
-        return Limits(limits.max_turns, max(0.0, limits.max_budget_usd - spent))
+        """T per prompt; B on ``budget_spent``, so each turn gets what is left of it."""
+        return turn_limits(self.config.limits, self.budget_spent)
 
-    # -- compaction -------------------------------------------------------------------------
+    # -- compaction (agent/session_compact.py) ------------------------------------------------
     async def _maybe_autocompact(self, turn: Turn) -> bool:
-        threshold = self.config.autocompact
-        if threshold is None:
-            return False
-        window = context_window(self.config.model)
-        known = turn.context_tokens or self.context_tokens
-        upcoming = known + estimate_tokens(self.history[-1].to_param()) if self.history else 0
-        if upcoming < threshold * window:
-            return False
-        self._emit(ev.Notice(turn.turn_id, "Context nearly full: compacting the conversation."))
-        return await self.compact(turn_id=turn.turn_id, automatic=True)
+        return await maybe_autocompact(self, turn)
 
     async def _manual_compact(self, focus: str) -> None:
         await self.compact(focus, turn_id=0, automatic=False)
 
     async def compact(self, focus: str = "", *, turn_id: int = 0, automatic: bool = False) -> bool:
         """Replace the history by a summary plus the recent turns. False if it failed."""
-        request = ModelRequest(
-            self.spec.model, self.history, self.spec.system, self.spec.tools, self.spec.max_tokens
-        )
-        try:
-            done = await compact(self.model, request, self.history, focus=focus)
-        except CompactionError as exc:
-            self._emit(
-                ev.Error(
-                    turn_id,
-                    f"Compaction failed: {exc}. The conversation goes on uncompacted.",
-                    "compaction",
-                )
-            )
-            return False
-        self.history[:] = done.history  # in place: a running turn shares this list
-        self._checked_upto = 0
-        self.context_tokens = estimate_tokens([m.to_param() for m in self.history])
-        if self.config.refresh_system is not None:
-            self.config.system = self.config.refresh_system()
-            self.spec.system = [{"type": "text", "text": self.config.system}]
-        self._write(lambda t: t.compaction(self.history, done.summary))
-        self._emit(
-            ev.Compacted(
-                turn_id, done.summary, done.dropped_messages, done.kept_messages, automatic
-            )
-        )
-        return True
+        return await compact_session(self, focus, turn_id=turn_id, automatic=automatic)
 
     def _finish(
         self,
@@ -457,6 +376,7 @@ class Session:
         result: str,
         error: str | None = None,
     ) -> None:
+        self._turn = None
         self.total_cost += turn.cost
         self.total_usage = self.total_usage + turn.usage
         self.turn_count += turn.turns
@@ -474,8 +394,3 @@ class Session:
                 error,
             )
         )
-
-
-def _record_then(transcript: Transcript, history: list[Message], then: Callable[[], None]) -> None:
-    transcript.record_history(history)
-    then()
