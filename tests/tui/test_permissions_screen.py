@@ -203,7 +203,7 @@ async def test_text_forms_add_list_and_remove(workspace: Path) -> None:
         await wait_ready(app, pilot)
         policy = app.session.config.policy
         await type_and_send(pilot, "/permissions ask Bash(git push:*)")
-        await type_and_send(pilot, "/permissions allow Edit(src/**) --project")
+        await type_and_send(pilot, "/permissions allow --project Edit(src/**)")
         await pilot.pause()
         assert rules_in(workspace / LOCAL, "ask") == ["Bash(git push:*)"]
         assert rules_in(workspace / PROJECT, "allow") == ["Edit(src/**)"]
@@ -226,6 +226,10 @@ async def test_text_forms_add_list_and_remove(workspace: Path) -> None:
         assert any(
             "Removed allow rule Edit(src/**) from .eddy/settings.json" in t for t in texts(app)
         )
+        await type_and_send(pilot, "/permissions deny Bash(useradd --user:*) --user")
+        await pilot.pause()
+        user_file = workspace.parent / "config" / "settings.json"
+        assert rules_in(user_file, "deny") == ["Bash(useradd --user:*)"]
         await type_and_send(pilot, "/permissions maybe Edit")
         await pilot.pause()
         assert any(t.startswith("Usage: /permissions") for t in texts(app, "error"))

@@ -152,8 +152,12 @@ def text_command(editor: PermissionEditor, arg: str) -> list[Said] | None:
         scope = "local"
         for name in SCOPES:
             flag = f"--{name}"
-            if rest.endswith(f" {flag}") or rest.startswith(f"{flag} ") or rest == flag:
-                scope, rest = name, rest.replace(flag, "", 1).strip()
+            if rest == flag:
+                scope, rest = name, ""
+            elif rest.startswith(f"{flag} "):
+                scope, rest = name, rest[len(flag) :].strip()
+            elif rest.endswith(f" {flag}"):
+                scope, rest = name, rest[: -len(flag)].strip()
         if not rest:
             return [(USAGE, "error")]
         if verb != "remove":
