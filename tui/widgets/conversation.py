@@ -179,12 +179,14 @@ class Conversation(VerticalScroll):
         self.add_line("Interrupted · tell eddy what to do instead", "interrupted")
 
     def _on_compacted(self, event: ev.Compacted) -> None:
+        # a boundary in the conversation, not advice: its own style (.compaction in app.tcss)
         how = "automatically" if event.automatic else "as asked"
-        self.add_line(
+        line = self.add_line(
             f"Conversation compacted {how}: {event.dropped_messages} messages summarised, "
             f"{event.kept_messages} kept.",
-            "hint",
+            "notice",
         )
+        line.add_class("compaction")
 
     def _on_turn_finished(self, event: ev.TurnFinished) -> None:
         self._end_message()
