@@ -217,7 +217,8 @@ class PlainApp:
             self._ctrl_c_at = None
         elif isinstance(event, ev.ModelCallStarted):
             status.activity = "waiting for the model"
-            status.context_tokens = event.context_tokens
+            # 0 at a turn's first call (the turn knows nothing yet): keep the session's figure
+            status.context_tokens = event.context_tokens or status.context_tokens
         elif isinstance(event, ev.TextDelta):
             status.activity = "responding"
         elif isinstance(event, ev.ThinkingDelta):
@@ -243,12 +244,11 @@ class PlainApp:
             status.activity = ""
             self.questions.withdraw()
             self._spawn(self._refresh_when_idle())
-        elif (
-            isinstance(event, ev.RewindFinished)
-            and event.mode in ("both", "conversation")
-            and event.prompt
-        ):
-            self.put_back(event.prompt)
+        elif isinstance(event, ev.RewindFinished) and event.mode in ("both", "conversation"):
+            if self.session is not None:  # an estimate of what the rewind kept
+                status.context_tokens = self.session.context_tokens
+            if event.prompt:
+                self.put_back(event.prompt)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
