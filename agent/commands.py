@@ -25,7 +25,7 @@ BUILTINS: dict[str, str] = {
     "context": "what fills the context window",
     "budget": "cap this session's spend: /budget 5 (0 removes the cap)",
     "turns": "cap tool turns per prompt: /turns 20 (0 removes the cap)",
-    "permissions": "view the permission mode and rules",
+    "permissions": "view and edit permission rules (allow|ask|deny RULE, remove RULE)",
     "theme": "switch the colour theme",
     "init": "survey the repository and write a starter AGENTS.md",
     "memory": "edit AGENTS.md in $EDITOR",

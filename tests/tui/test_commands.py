@@ -331,7 +331,7 @@ async def test_help_model_permissions_init(workspace: Path) -> None:
         await type_and_send(pilot, "/model nonsense-1")
         await pilot.pause()
         assert any("Unknown model" in t for t in texts(app, "error"))
-        await type_and_send(pilot, "/permissions")
+        await type_and_send(pilot, "/permissions list")
         await pilot.pause()
         perms = next(t for t in texts(app) if t.startswith("Permission mode: default"))
         assert "allow: Bash(git status)" in perms and "deny:  Write" in perms
