@@ -82,7 +82,8 @@ class PermissionGate:
     def _remember_rule(self, rule: str) -> None:
         """ "Yes, don't ask again": allow ``rule`` now and save it to the local settings."""
         from agent.permissions import Rule
-        from agent.settings import SettingsError, save_rule
+        from agent.settings import SettingsError
+        from agent.settings_edit import save_rule
 
         self.policy.allow.append(Rule.parse(rule))
         if self.save_rules:

@@ -9,13 +9,8 @@ from typing import Any
 import pytest
 
 from agent.permissions import Policy, Rule
-from agent.settings import (
-    LOCAL_SETTINGS,
-    SettingsError,
-    build_policy,
-    load_settings,
-    save_rule,
-)
+from agent.settings import LOCAL_SETTINGS, SettingsError, build_policy, load_settings
+from agent.settings_edit import save_rule
 from tools.base import ResolvedPath, ToolContext, ToolResult
 
 

@@ -9,16 +9,8 @@ from typing import Any
 import pytest
 
 from agent.permissions import Rule
-from agent.settings import (
-    LOCAL_SETTINGS,
-    PROJECT_SETTINGS,
-    RuleEntry,
-    SettingsError,
-    add_rule,
-    list_rules,
-    load_settings,
-    remove_rule,
-)
+from agent.settings import LOCAL_SETTINGS, PROJECT_SETTINGS, SettingsError, load_settings
+from agent.settings_edit import RuleEntry, add_rule, list_rules, remove_rule
 
 
 @pytest.fixture

@@ -28,11 +28,10 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent.permissions import Policy, Rule
-from agent.settings import (
-    RULE_LISTS,
+from agent.settings import RULE_LISTS, SettingsError
+from agent.settings_edit import (
     SCOPES,
     RuleEntry,
-    SettingsError,
     add_rule,
     display_path,
     list_rules,
