@@ -6,7 +6,7 @@ expansion of a shell glob), so it is tested table-driven.
 
 Modes:
     default: reads inside the workspace run; edits and shell commands ask, except the built-in
-        read-only commands (``ls``, ``cat``, ``git status``, ... see ``shellparse.read_only``)
+        read-only commands (``ls``, ``cat``, ``git status``, ... see ``shell_readonly.read_only``)
         whose paths all lie inside. A read-only command reads like the Read tool, so it is
         treated like it (Claude Code asks here; eddy does not, to spare pointless prompts).
     acceptEdits: as default, and edits inside the workspace run, including shell output
@@ -54,8 +54,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from agent import shellparse
-from agent.shell_lexer import ShellParseError, Word
+from agent import shell_readonly, shellparse
+from agent.shell_lexer import Redirect, ShellParseError, Word
 from agent.shellparse import Command
 from tools.base import ResolvedPath, Tool, ToolContext, ToolError
 
@@ -527,8 +527,8 @@ class _BashCheck:
         for redirect in cmd.redirects:
             self.redirect(redirect, cwd, text)
         for word in cmd.assignments:
-            if shellparse.unsafe_assignment(word):
-                name = shellparse.assignment_name(word)
+            if shell_readonly.unsafe_assignment(word):
+                name = shell_readonly.assignment_name(word)
                 self.add("ask", f"setting {name} can change what `{text}` runs.", changes=True)
         if cmd.opaque is not None:
             self.add(
@@ -542,8 +542,8 @@ class _BashCheck:
         if not argv:
             return cwd
         readonly = None
-        if all(shellparse.read_only_assignment(a) for a in cmd.assignments):
-            readonly = shellparse.read_only(argv)
+        if all(shell_readonly.read_only_assignment(a) for a in cmd.assignments):
+            readonly = shell_readonly.read_only(argv)
             if readonly is not None and cmd.open_args and readonly.takes_paths:
                 readonly = None  # xargs adds paths eddy cannot see
         for layer in cmd.layers or (argv,):
@@ -641,7 +641,7 @@ class _BashCheck:
                 path_rule("Read", rp.path, self.ctx.workspace, directory=directory),
             )
 
-    def redirect(self, redirect: shellparse.Redirect, cwd: str | None, text: str) -> None:
+    def redirect(self, redirect: Redirect, cwd: str | None, text: str) -> None:
         kind, target = redirect.kind, redirect.target
         if kind in ("dup", "data") or target is None:
             return

@@ -19,8 +19,7 @@ a command ``opaque`` (a program name only known at run time, a wrapper option it
 know). The caller asks the user in both cases. Stdlib only, no I/O.
 
 The words and the lexer are in :mod:`agent.shell_lexer`; which commands only read is
-:mod:`agent.shell_readonly`. ``Redirect`` and the read-only checks are also importable from
-here (see ``__all__``) for callers that use them as ``shellparse.<name>``.
+:mod:`agent.shell_readonly`.
 """
 
 from __future__ import annotations
@@ -42,26 +41,6 @@ from agent.shell_lexer import (
     literal,
     word_set,
 )
-from agent.shell_readonly import (
-    assignment_name,
-    read_only,
-    read_only_assignment,
-    unsafe_assignment,
-)
-
-__all__ = [
-    "SHELLS",
-    "Command",
-    "Redirect",
-    "Script",
-    "Unwrapped",
-    "assignment_name",
-    "parse",
-    "read_only",
-    "read_only_assignment",
-    "split_words",
-    "unsafe_assignment",
-]
 
 
 @dataclass(frozen=True)
