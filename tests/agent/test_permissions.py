@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent.permission_bash import suggested_rule
 from agent.permissions import (
     MODES,
     Mode,
@@ -19,7 +20,6 @@ from agent.permissions import (
     Rule,
     cycle_mode,
     plan_mode_note,
-    suggested_rule,
 )
 from tools import TOOL_MODULES
 from tools.base import ResolvedPath, Tool, ToolContext, ToolResult
