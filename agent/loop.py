@@ -44,6 +44,10 @@ class Limits:
 
     max_turns: int | None = None
     max_budget_usd: float | None = None
+    spent_before: float = 0.0
+    """Spent before this turn, of the cap B was cut from (only for the stop message)."""
+    budget_scope: str = ""
+    """What the cap is on ("this session", "this run"), for the stop message."""
 
 
 @dataclass
@@ -176,6 +180,14 @@ class Turn:
         await asyncio.gather(task, return_exceptions=True)
         raise Interrupted
 
+    def _budget_stop(self, b: float) -> str:
+        """The notice of a budget stop, in the figures of what the cap is on."""
+        lim = self.limits
+        if not lim.budget_scope:
+            return f"Stopped: spent ${self.cost:.4f} of ${b:.4f} budget."
+        spent, cap = lim.spent_before + self.cost, lim.spent_before + b
+        return f"Stopped: {lim.budget_scope} has spent ${spent:.4f} of its ${cap:.4f} budget."
+
     def _outcome(
         self, subtype: ev.TurnSubtype, result: str = "", error: str | None = None
     ) -> TurnOutcome:
@@ -267,9 +279,7 @@ class Turn:
                 self.emit(ev.Notice(self.turn_id, f"Stopped: reached the turn limit ({t})."))
                 return self._outcome("error_max_turns")
             if b is not None and self.cost >= b:
-                self.emit(
-                    ev.Notice(self.turn_id, f"Stopped: spent ${self.cost:.4f} of ${b:.4f} budget.")
-                )
+                self.emit(ev.Notice(self.turn_id, self._budget_stop(b)))
                 return self._outcome("error_max_budget_usd")
             return None
         if msg.tool_uses:

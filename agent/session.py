@@ -21,7 +21,7 @@ from agent.messages import Message
 from agent.model import Model
 from agent.pricing import Usage
 from agent.rewind import CheckpointEntry, Rewinder, RewindError, marks_from_transcript
-from agent.session_budget import restate_budget_stop, turn_limits
+from agent.session_budget import turn_limits
 from agent.session_compact import compact_session, maybe_autocompact
 from agent.session_config import SessionConfig as SessionConfig
 from agent.session_config import prompt_blocks
@@ -215,14 +215,6 @@ class Session:
             self.recorder.record_event(event, self.history)
         self._emit_fn(event)
 
-    def _emit_from_turn(self, event: ev.Event) -> None:
-        """Events of a running turn: a budget stop is told in the figures the cap is on."""
-        if isinstance(event, ev.Notice) and self._turn is not None:
-            spent = self.budget_spent + self._turn.cost
-            scope = "this run" if self.config.headless else "this session"
-            event = restate_budget_stop(event, self.config.limits.max_budget_usd, spent, scope)
-        self._emit(event)
-
     # -- the transcript ---------------------------------------------------------------------
     def attach_transcript(self, transcript: Transcript) -> None:
         """Record this session in ``transcript``; if it was resumed, continue from it."""
@@ -325,7 +317,7 @@ class Session:
                 model=self.model,
                 spec=self.spec,
                 runner=self.runner,
-                emit=self._emit_from_turn,
+                emit=self._emit,
                 take_queue=self._take_queue,
                 interrupt=self._interrupt,
                 limits=self._turn_limits(),
@@ -355,7 +347,8 @@ class Session:
 
     def _turn_limits(self) -> Limits:
         """T per prompt; B on ``budget_spent``, so each turn gets what is left of it."""
-        return turn_limits(self.config.limits, self.budget_spent)
+        scope = "this run" if self.config.headless else "this session"
+        return turn_limits(self.config.limits, self.budget_spent, scope)
 
     # -- compaction (agent/session_compact.py) ------------------------------------------------
     async def _maybe_autocompact(self, turn: Turn) -> bool:

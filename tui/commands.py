@@ -213,9 +213,11 @@ class SlashCommands:
             return
         limits = self.session.config.limits
         if not arg:
-            cap = limits.max_budget_usd
-            now = f"${cap:.2f} for this session" if cap is not None else "none"
-            self.say(f"Budget: {now}. /budget AMOUNT sets it (in $); /budget 0 removes it.")
+            from agent.context import budget_line
+
+            self.say(
+                f"{budget_line(self.session)} /budget AMOUNT sets it (in $); /budget 0 removes it."
+            )
             return
         try:
             value = float(arg.strip().lstrip("$").replace(",", ""))

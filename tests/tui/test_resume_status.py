@@ -139,6 +139,10 @@ async def test_budget_counts_the_total_the_status_line_shows(workspace: Path) ->
         assert "$1.1000 of $1.00 budget" in status_text(app)
         notices = [line.text for line in app.query(MessageLine) if line.kind == "notice"]
         assert "Stopped: this session has spent $1.1000 of its $1.0000 budget." in notices
+        await type_and_send(pilot, "/budget")
+        await pilot.pause()
+        said = [line.text for line in app.query(MessageLine)][-1]
+        assert said.startswith("Budget: $1.1000 spent of $1.00 (this session).")
         await type_and_send(pilot, "/budget 2")
         await pilot.pause()
         await type_and_send(pilot, "go on")

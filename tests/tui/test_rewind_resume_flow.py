@@ -82,6 +82,7 @@ async def test_esc_esc_restores_code_and_conversation(workspace: Path) -> None:
         await events.wait_for(ev.TurnFinished, 2)
         await settle(app, pilot)
         assert (workspace / "app.py").read_text() == FIXED
+        app.main.status.context_tokens = -1  # whatever the calls said: the rewind must set it
 
         await pilot.press("escape", "escape")
         rewind = await wait_screen(pilot, RewindScreen)
@@ -103,6 +104,8 @@ async def test_esc_esc_restores_code_and_conversation(workspace: Path) -> None:
         assert user_prompts(app) == ["hello"]
         assert any("rewound to before: fix the off-by-one" in t for t in texts(app))
         assert any(t.startswith("Rewound: 1 file restored") for t in texts(app, "notice"))
+        # the status line shows the context of what was kept, not of the rewound-away turn
+        assert app.main.status.context_tokens == app.session.context_tokens > 0
 
         app.main.prompt.load_text("")
         await type_and_send(pilot, "do something else")

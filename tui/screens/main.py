@@ -342,6 +342,8 @@ class MainScreen(Screen[None]):
         if event.mode in ("both", "conversation") and session is not None:
             await self.reset_conversation()
             self.show_history(session.history)
+            self.status.context_tokens = session.context_tokens  # the kept history's estimate
+            self.status.refresh_line()
             where = first_line(event.prompt, 70)
             self.say(f"— rewound to before: {where} —" if where else "— rewind undone —")
         lines = [event.message]
