@@ -33,7 +33,7 @@ PYTHON = ROOT / ".venv" / "bin" / "python"
 SIZE = (120, 40)
 MARKER = "qzxj"
 MODEL = "claude-sonnet-4-5"
-ECHO_TOKENS = 100_000
+ECHO_TOKENS = 150_000
 """The echo test streams this much, at full speed, to have time for several keystrokes."""
 
 
@@ -314,7 +314,7 @@ def stream_app_main(tokens_per_s: float) -> None:
     EddyApp(args, model=model, tools=[]).run()
 
 
-def echo_delays(tokens_per_s: float, samples: int = 15) -> list[float]:
+def echo_delays(tokens_per_s: float, samples: int = 30) -> list[float]:
     """Keystroke echo delays (s) in a real terminal while a long answer streams."""
     env = scratch_env()
     tmux = Tmux(
@@ -343,6 +343,9 @@ def echo_delays(tokens_per_s: float, samples: int = 15) -> list[float]:
         tmux.wait_for("esc to stop")
         for i in range(samples):
             mark = f"k{i:02d}x"
+            if i and i % 10 == 0:  # an empty prompt again before the marks would wrap
+                tmux.keys("C-a", "C-k")
+                time.sleep(0.2)
             start = time.perf_counter()
             tmux.keys(mark, literal=True)
             tmux.wait_for(mark, timeout=10)

@@ -26,8 +26,12 @@ from textual.widgets.markdown import MarkdownStream
 
 from tui.widgets.frozen_markdown import FrozenMarkdown
 
-WRITE_INTERVAL = 1 / 30
+WRITE_INTERVAL = 1 / 20
 """Seconds between two writes to the live markdown."""
+FAST_INTERVAL = 1 / 10
+"""... when text arrives faster than anyone reads (more than ``FAST_CHARS`` a write): fewer,
+bigger writes leave most frames to the keyboard."""
+FAST_CHARS = 2000
 SEAL_CHARS = 3000
 """Live markdown beyond this many characters gets its finished blocks sealed."""
 PIECE_CHARS = 4000
@@ -134,8 +138,11 @@ class AssistantText(Vertical):
             while True:
                 await self._wake.wait()
                 self._wake.clear()
+                interval = WRITE_INTERVAL
                 if self._unsent:
                     fragment = "".join(self._unsent)
+                    if len(fragment) > FAST_CHARS:
+                        interval = FAST_INTERVAL
                     self._unsent.clear()
                     if self._no_more or len(self.live.source) + len(fragment) > self._seal_at:
                         if stream is not None:
@@ -153,7 +160,7 @@ class AssistantText(Vertical):
                 # the end of the stream cuts the rest short
                 if not self._no_more:
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._ended.wait(), WRITE_INTERVAL)
+                        await asyncio.wait_for(self._ended.wait(), interval)
         finally:
             if stream is not None:
                 await stream.stop()
