@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -87,6 +88,7 @@ class AssistantText(Vertical):
         self._parts: list[str] = [text] if text else []
         self._wake = asyncio.Event()
         self._ended = asyncio.Event()
+        self._live_pending: Awaitable[object] | None = None
         self._no_more = False
         self._seal_at = SEAL_CHARS
         self.finished = False
@@ -150,6 +152,7 @@ class AssistantText(Vertical):
                             stream = None
                         await self._seal(fragment, everything=self._no_more)
                     else:
+                        await self._live_settled()
                         if stream is None:
                             stream = Markdown.get_stream(self.live)
                         await stream.write(fragment)
@@ -166,6 +169,13 @@ class AssistantText(Vertical):
                 await stream.stop()
             self.finished = True
         await self._settle()
+        await self._live_settled()
+
+    async def _live_settled(self) -> None:
+        """Wait for the live markdown's last update (before writing to it again)."""
+        if self._live_pending is not None:
+            pending, self._live_pending = self._live_pending, None
+            await pending
 
     async def _settle(self) -> None:
         """Render the pieces not painted yet, newest first, one at a time (keys are read in
@@ -179,22 +189,25 @@ class AssistantText(Vertical):
         """Seal the finished blocks of the live text plus ``fragment`` into a FrozenMarkdown
         (when text arrives faster than it renders, most of it never becomes live widgets);
         the last block stays live unless ``everything`` (the answer is complete)."""
-        source = self.live.source + fragment
+        source = self.live.source + fragment  # the source is set before an update is done
         if everything and len(source) <= SEAL_CHARS:
+            await self._live_settled()
             await self.live.update(source)
             return
         cut = len(source) if everything else seal_point(source)
         if cut == 0:  # one huge block (a long code fence): try again once it has grown
             self._seal_at = len(source) + SEAL_CHARS
-            await self.live.append(fragment)
+            await self._live_settled()
+            self._live_pending = self.live.append(fragment)
             return
         self._seal_at = SEAL_CHARS
         pieces = [FrozenMarkdown(piece, lazy=True) for piece in split_blocks(source[:cut])]
         await self.mount(*pieces, before=self.live)
         if cut == len(source):  # nothing stays live: hide it (clearing it waits a frame)
             self.live.display = False
-        else:
-            await self.live.update(source[cut:])
+        else:  # not awaited: it takes a frame or two, in which the next text can arrive
+            await self._live_settled()
+            self._live_pending = self.live.update(source[cut:])
 
     async def freeze(self) -> None:
         """A finished answer becomes one FrozenMarkdown widget (old answers, long sessions)."""
