@@ -9,9 +9,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from agent import events as ev
+from agent.tool_summary import (
+    clip_lines,
+    diff_counts,
+    is_problem,
+    more_lines,
+    result_text,
+    state_mark,
+    state_word,
+)
 from plain.markdown import MarkdownStream
 from plain.style import Painter, clean
 
@@ -22,14 +30,9 @@ DIFF_LINES = 40
 PREVIEW_LINES = 20
 """Lines of a tool's input shown in a permission question."""
 
-MARKS = {
-    "started": "▸",
-    "done": "✓",
-    "failed": "✗",
-    "refused": "⊘",
-    "interrupted": "■",
-}
-STATUS_STYLE = {"done": "green", "failed": "red", "refused": "yellow", "interrupted": "yellow"}
+STARTED_MARK = "▸"
+"""The mark of a call's first line (its end line has agent/tool_summary.py's state mark)."""
+STATUS_STYLE = {"failed": "red", "refused": "yellow", "interrupted": "yellow"}
 TODO_MARKS = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
 
 
@@ -50,24 +53,12 @@ def call_label(name: str, summary: str) -> str:
     return f"{name}({summary})" if summary else name
 
 
-def content_text(content: str | list[dict[str, Any]]) -> str:
-    """The text of a tool result (images are named, not shown)."""
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content:
-        if block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        else:
-            parts.append(f"[{block.get('type', 'block')}]")
-    return "\n".join(parts)
-
-
 def diff_lines(diff: str, paint: Painter, limit: int = DIFF_LINES) -> list[str]:
     """A unified diff, coloured: additions green, removals red, hunk headers cyan."""
     lines = clean(diff).rstrip("\n").split("\n")
+    shown, hidden = clip_lines(lines, limit)
     out = []
-    for line in lines[:limit]:
+    for line in shown:
         if line.startswith(("+++", "---")):
             out.append(paint(line, "bold"))
         elif line.startswith("@@"):
@@ -78,8 +69,8 @@ def diff_lines(diff: str, paint: Painter, limit: int = DIFF_LINES) -> list[str]:
             out.append(paint(line, "red"))
         else:
             out.append(line)
-    if len(lines) > limit:
-        out.append(paint(f"… {len(lines) - limit} more lines of diff", "dim"))
+    if hidden:
+        out.append(paint(f"{more_lines(hidden)} of diff", "dim"))
     return out
 
 
@@ -180,7 +171,7 @@ class Renderer:
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> list[str]:
         label = call_label(event.name, event.summary)
         self.calls[event.call_id] = _Call(label)
-        return [*self.text.finish(), f"{self.paint(MARKS['started'], 'cyan')} {label}"]
+        return [*self.text.finish(), f"{self.paint(STARTED_MARK, 'cyan')} {label}"]
 
     def _on_tool_output_delta(self, event: ev.ToolOutputDelta) -> list[str]:
         call = self.calls.get(event.call_id)
@@ -194,10 +185,9 @@ class Renderer:
         return self._output(call, lines)
 
     def _output(self, call: _Call, lines: list[str]) -> list[str]:
-        room = max(0, self.output_lines - call.shown)
-        shown = lines[:room]
+        shown, hidden = clip_lines(lines, self.output_lines - call.shown)
         call.shown += len(shown)
-        call.hidden += len(lines) - len(shown)
+        call.hidden += hidden
         bar = self.paint("  │ ", "dim")
         return [bar + line for line in shown]
 
@@ -206,19 +196,19 @@ class Renderer:
         out: list[str] = []
         if call.partial:
             out.extend(self._output(call, [call.partial]))
-        text = content_text(event.content)
+        text = result_text(event.content)
         display = event.display or {}
         if event.status == "done" and not call.streamed and event.name == "Bash":
             out.extend(self._output(call, clean(text).rstrip("\n").split("\n")))
         if call.hidden:
-            note = f"  │ … {call.hidden} more lines (the model sees all of them)"
+            note = f"  │ {more_lines(call.hidden)} (the model sees all of them)"
             out.append(self.paint(note, "dim"))
         status = event.status
-        line = f"  {MARKS[status]} {call.label} {status}"
+        line = f"  {state_mark(status)} {call.label} {state_word(status)}"
         detail = ""
         if status == "done":
             if display.get("kind") == "diff":
-                detail = f"+{display.get('added', 0)} -{display.get('removed', 0)}"
+                detail = diff_counts(display)
             elif event.name != "Bash" and display.get("kind") != "todos":
                 count = len(text.rstrip("\n").split("\n")) if text.strip() else 0
                 detail = f"{count} line{'s' if count != 1 else ''}"
@@ -226,7 +216,7 @@ class Renderer:
             detail = first_line(text)
         if detail:
             line += f": {detail}"
-        out.append(self.paint(line, STATUS_STYLE.get(status, "")) if status != "done" else line)
+        out.append(self.paint(line, STATUS_STYLE[status]) if is_problem(status) else line)
         previewed = event.call_id in self._previewed
         self._previewed.discard(event.call_id)
         if display.get("kind") == "diff" and display.get("diff") and not previewed:
@@ -262,9 +252,10 @@ class Renderer:
             out.extend("    " + ln for ln in diff_lines(text, self.paint))
         else:
             body = clean(json.dumps(args, indent=2, ensure_ascii=False)).split("\n")
-            out.extend("    " + ln for ln in body[:PREVIEW_LINES])
-            if len(body) > PREVIEW_LINES:
-                out.append(self.paint(f"    … {len(body) - PREVIEW_LINES} more lines", "dim"))
+            shown, hidden = clip_lines(body, PREVIEW_LINES)
+            out.extend("    " + ln for ln in shown)
+            if hidden:
+                out.append(self.paint(f"    {more_lines(hidden)}", "dim"))
         if event.suggested_rule:
             out.append(
                 self.paint(f"    (always = allow {event.suggested_rule} from now on)", "dim")

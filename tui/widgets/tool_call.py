@@ -16,6 +16,14 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from agent.tool_summary import (
+    clip_lines,
+    diff_counts,
+    is_problem,
+    result_text,
+    state_mark,
+    state_word,
+)
 from tui.widgets.diff_view import render_diff
 from tui.widgets.todo_list import render_todos
 
@@ -29,45 +37,26 @@ KEEP_CHARS = 200_000
 """Streamed output kept per call (the model's result is capped by the tool anyway)."""
 DIFF_COLLAPSED_LINES = 24
 
-_ICON = {
-    "pending": ("○", "$text-muted"),
-    "asking": ("?", "bold $text-warning"),
-    "running": ("●", "$text-accent"),
-    "done": ("✓", "$text-success"),
-    "failed": ("✗", "$text-error"),
-    "refused": ("⊘", "$text-warning"),
-    "interrupted": ("■", "$text-warning"),
+_STYLE = {
+    "pending": "$text-muted",
+    "asking": "bold $text-warning",
+    "running": "$text-accent",
+    "done": "$text-success",
+    "failed": "$text-error",
+    "refused": "$text-warning",
+    "interrupted": "$text-warning",
 }
-_LABEL = {
-    "pending": "",
-    "asking": "waiting for permission",
-    "running": "running",
-    "done": "",
-    "failed": "failed",
-    "refused": "refused",
-    "interrupted": "interrupted",
-}
-
-
-def content_text(content: str | list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> str:
-    """The text of a tool result (images are shown as a placeholder)."""
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content:
-        if block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        else:
-            parts.append(f"[{block.get('type', 'block')}]")
-    return "\n".join(parts)
+"""The mark's style in each state (the marks and words are agent/tool_summary.py's)."""
+_QUIET = ("pending", "done")
+"""States whose word the header leaves out: the mark says enough."""
 
 
 def _clip(lines: list[str], limit: int, note: str) -> Content:
-    shown = Content("\n".join(lines[:limit]))
-    if len(lines) > limit:
-        more = Content.styled(f"\n… +{len(lines) - limit} lines {note}", "$text-muted")
-        shown = shown + more
-    return shown
+    shown, hidden = clip_lines(lines, limit)
+    body = Content("\n".join(shown))
+    if hidden:
+        body = body + Content.styled(f"\n… +{hidden} lines {note}", "$text-muted")
+    return body
 
 
 class ToolCallBlock(Vertical):
@@ -139,7 +128,7 @@ class ToolCallBlock(Vertical):
     ) -> None:
         """The call ended: show its final state and result."""
         self._ended_at = self._clock()
-        self._result = content_text(content)
+        self._result = result_text(content)
         self.is_error = is_error
         self.display_data = display
         if self._timer is not None:
@@ -150,7 +139,7 @@ class ToolCallBlock(Vertical):
 
     # -- rendering ------------------------------------------------------------------------
     def watch_state(self, state: str) -> None:
-        self.set_class(state in ("failed", "refused", "interrupted"), "problem")
+        self.set_class(is_problem(state), "problem")
         self._render_header()
 
     def watch_expanded(self) -> None:
@@ -167,8 +156,8 @@ class ToolCallBlock(Vertical):
         return f"{secs}s" if secs >= 1 else ""
 
     def _render_header(self) -> None:
-        icon, style = _ICON.get(self.state, ("●", ""))
-        label = _LABEL.get(self.state, self.state)
+        icon, style = state_mark(self.state), _STYLE.get(self.state, "")
+        label = "" if self.state in _QUIET else state_word(self.state)
         elapsed = self._elapsed()
         tail = " · ".join(p for p in (label, elapsed) if p)
         head = Content.assemble(
@@ -211,9 +200,8 @@ class ToolCallBlock(Vertical):
 
     def _diff_body(self, display: dict[str, Any]) -> Content:
         path = str(display.get("path") or "")
-        added, removed = display.get("added", 0), display.get("removed", 0)
         verb = "Created" if display.get("created") else "Updated"
         name = path.rsplit("/", 1)[-1] if path else self.summary
-        head = Content.styled(f"{verb} {name} (+{added} -{removed})\n", "$text-muted")
+        head = Content.styled(f"{verb} {name} ({diff_counts(display)})\n", "$text-muted")
         limit = EXPANDED_MAX_LINES if self.expanded else DIFF_COLLAPSED_LINES
         return head + render_diff(str(display.get("diff", "")), path or None, limit)
