@@ -12,6 +12,7 @@ and /clear close the session and build the chosen (or a new) one.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import tempfile
 import time
@@ -43,6 +44,12 @@ DEMO_BANNER = (
 
 
 WARM_UP_DELAY = 0.6
+GC_THRESHOLDS = (20_000, 20, 50)
+"""The collector's thresholds while the app runs. Textual and a streaming answer allocate
+hundreds of thousands of short-lived objects a second: with Python's defaults (700, 10, 10)
+collections ran hundreds of times per long answer, and full ones took 100+ ms (a frozen
+screen, late keys). Start-up's objects are also frozen (gc.freeze) once it is over, so full
+collections do not walk Textual's, the SDK's and the session's long-lived objects again."""
 """Seconds after the session is ready before ``anthropic`` is imported in a thread."""
 
 
@@ -163,6 +170,7 @@ class EddyApp(App[int]):
         return self.main
 
     def on_mount(self) -> None:
+        gc.set_threshold(*GC_THRESHOLDS)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.call_after_refresh(self._start_session)
 
@@ -275,6 +283,8 @@ class EddyApp(App[int]):
             main.send(prompt)
         if self._model is None:  # a little later: the import competes with typing for the GIL
             self.set_timer(WARM_UP_DELAY, self._warm_up)
+        else:
+            gc.freeze()  # start-up is over (with the SDK: once it is imported)
 
     # -- switching sessions ---------------------------------------------------------------
     def switch_session(self, resume: str | None) -> None:
@@ -435,6 +445,8 @@ class EddyApp(App[int]):
 def _warm_up_sdk() -> None:
     """Import the SDK in a thread after the first frame, so the first prompt does not wait."""
     import anthropic  # noqa: F401
+
+    gc.freeze()  # start-up is over: see GC_THRESHOLDS
 
 
 def build_session(
