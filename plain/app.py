@@ -13,7 +13,6 @@ import argparse
 import asyncio
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +25,7 @@ from plain.permission import ask_permission
 from plain.printer import Printer
 from plain.questions import Question, Questions
 from plain.render import Renderer
+from plain.session_setup import open_session
 from plain.status import Status
 from plain.style import Painter, color_wanted
 
@@ -191,7 +191,7 @@ class PlainApp:
             self._default = text
 
     # -- engine events ----------------------------------------------------------------------
-    def _emit(self, event: ev.Event) -> None:
+    def emit(self, event: ev.Event) -> None:
         """The session's emit callback: update the toolbar, print, never crash."""
         if self.event_hook is not None:
             self.event_hook(event)
@@ -210,45 +210,23 @@ class PlainApp:
         self.input.invalidate()
 
     def _track(self, event: ev.Event) -> None:
-        status = self.status
+        """What ``event`` changes besides the toolbar: questions, the prompt, Ctrl+C."""
+        self.status.follow(event, self.session)
         if isinstance(event, ev.TurnStarted):
-            status.cost_before_turn = self.session.total_cost if self.session else 0.0
-            status.activity = "thinking"
             self._ctrl_c_at = None
-        elif isinstance(event, ev.ModelCallStarted):
-            status.activity = "waiting for the model"
-            # 0 at a turn's first call (the turn knows nothing yet): keep the session's figure
-            status.context_tokens = event.context_tokens or status.context_tokens
-        elif isinstance(event, ev.TextDelta):
-            status.activity = "responding"
-        elif isinstance(event, ev.ThinkingDelta):
-            status.activity = "thinking"
-        elif isinstance(event, ev.ToolCallStarted):
-            status.activity = f"calling {event.name}"
-        elif isinstance(event, ev.PermissionRequested):
-            status.activity = "waiting for your answer"
-        elif isinstance(event, ev.UsageUpdated):
-            status.context_tokens = event.context_tokens
-            status.context_window = event.context_window
-            status.cost = status.cost_before_turn + event.total_cost_usd
-        elif isinstance(event, ev.QueueChanged):
-            status.queued = len(event.queue)
         elif isinstance(event, ev.PermissionResolved):
             self.questions.withdraw(event.request_id)
         elif isinstance(event, ev.Interrupted):
             self.questions.withdraw()
-        elif isinstance(event, ev.Compacted) and self.session is not None:
-            status.context_tokens = self.session.context_tokens
         elif isinstance(event, ev.TurnFinished):
-            status.cost = event.total_cost_usd
-            status.activity = ""
             self.questions.withdraw()
             self._spawn(self._refresh_when_idle())
-        elif isinstance(event, ev.RewindFinished) and event.mode in ("both", "conversation"):
-            if self.session is not None:  # an estimate of what the rewind kept
-                status.context_tokens = self.session.context_tokens
-            if event.prompt:
-                self.put_back(event.prompt)
+        elif (
+            isinstance(event, ev.RewindFinished)
+            and event.mode in ("both", "conversation")
+            and event.prompt
+        ):
+            self.put_back(event.prompt)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -263,55 +241,7 @@ class PlainApp:
     # -- the session ----------------------------------------------------------------------------
     async def open_session(self, *, fresh: bool = False) -> bool:
         """Build the session (a new one with ``fresh``); False if that failed (said why)."""
-        from agent import factory
-        from agent.pricing import context_window
-
-        args = self.args
-        if fresh:
-            args.continue_, args.resume, args.fork_session, args.session_id = (
-                False,
-                None,
-                False,
-                None,
-            )
-        model = self.model_factory() if self.model_factory is not None else None
-
-        def build() -> tuple[Any, list[str]]:
-            return factory.build_session(args, self._emit, headless=False, model=model)
-
-        try:
-            try:
-                session, problems = build()
-            except factory.SessionSetupError as exc:
-                args.continue_, args.resume, args.fork_session = False, None, False
-                session, problems = build()
-                problems = [f"{exc} This is a new session.", *problems]
-        except Exception as exc:
-            self.say(f"Could not start the session: {type(exc).__name__}: {exc}", "red")
-            return False
-        self.session = session
-        self.renderer.queue = tuple(session.queue)
-        status = self.status
-        status.model = session.config.model
-        status.mode = session.config.policy.mode
-        status.cost = status.cost_before_turn = session.total_cost
-        status.queued = len(session.queue)
-        status.context_tokens = session.context_tokens
-        try:
-            status.context_window = context_window(session.config.model)
-        except Exception:
-            status.context_window = 0
-        if session.history:
-            self.say(
-                f"Resumed a session of {len(session.history)} messages (earlier messages are "
-                "not shown; the model has them).",
-                "cyan",
-            )
-        for problem in problems:
-            self.say(problem, "yellow")
-        if model is None:
-            _warm_up_sdk()
-        return True
+        return open_session(self, fresh=fresh)
 
     async def close_session(self) -> None:
         """Stop the running turn, close the model's connection and the transcript."""
@@ -424,18 +354,6 @@ def _isatty(stream: Any) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
-
-
-def _warm_up_sdk() -> None:
-    """Import the SDK in a background thread so that the first prompt does not wait ~2 s."""
-
-    def load() -> None:
-        try:
-            import anthropic  # noqa: F401
-        except Exception:
-            pass
-
-    threading.Thread(target=load, name="eddy-warm-up", daemon=True).start()
 
 
 def run_plain(args: argparse.Namespace) -> int:

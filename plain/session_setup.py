@@ -1,0 +1,93 @@
+"""Opening a line-mode session: the one the command line asks for, or a new one.
+
+A session that cannot be resumed (a missing or broken transcript) is not fatal: line mode says
+why and starts a new one. The anthropic SDK is imported in the background meanwhile, so that
+the first prompt does not wait for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agent import events as ev
+
+if TYPE_CHECKING:
+    from plain.app import PlainApp
+
+
+def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
+    """Open ``app``'s session (a new one with ``fresh``); False if that failed (said why).
+
+    Says what a resumed session holds and why a resume failed; the toolbar shows the session.
+    """
+    if fresh:
+        forget_resume(app.args)
+    model = app.model_factory() if app.model_factory is not None else None
+    try:
+        session, problems = build_session(app.args, app.emit, model)
+    except Exception as exc:
+        app.say(f"Could not start the session: {type(exc).__name__}: {exc}", "red")
+        return False
+    app.session = session
+    app.renderer.queue = tuple(session.queue)
+    app.status.take_session(session)
+    if session.history:
+        app.say(
+            f"Resumed a session of {len(session.history)} messages (earlier messages are "
+            "not shown; the model has them).",
+            "cyan",
+        )
+    for problem in problems:
+        app.say(problem, "yellow")
+    if model is None:
+        warm_up_sdk()
+    return True
+
+
+def forget_resume(args: argparse.Namespace) -> None:
+    """Make ``args`` ask for a new session (``/clear``): no continue, resume, fork or id."""
+    args.continue_, args.resume, args.fork_session, args.session_id = False, None, False, None
+
+
+def build_session(
+    args: argparse.Namespace, emit: Callable[[ev.Event], None], model: Any
+) -> tuple[Any, list[str]]:
+    """The session ``args`` ask for, or a new one when it cannot be resumed.
+
+    Args:
+        args: the parsed command line (agent/cli.py); changed to a new session on fallback.
+        emit: receives the session's events.
+        model: the model to use (tests, the demo); None: the API's.
+
+    Returns:
+        The session, and the problems to show (why a resume failed first).
+
+    Raises:
+        Exception: whatever building a new session raised.
+    """
+    from agent import factory
+
+    def build() -> tuple[Any, list[str]]:
+        return factory.build_session(args, emit, headless=False, model=model)
+
+    try:
+        return build()
+    except factory.SessionSetupError as exc:
+        args.continue_, args.resume, args.fork_session = False, None, False
+        session, problems = build()
+        return session, [f"{exc} This is a new session.", *problems]
+
+
+def warm_up_sdk() -> None:
+    """Import the SDK in a background thread so that the first prompt does not wait ~2 s."""
+
+    def load() -> None:
+        try:
+            import anthropic  # noqa: F401
+        except Exception:
+            pass
+
+    threading.Thread(target=load, name="eddy-warm-up", daemon=True).start()
