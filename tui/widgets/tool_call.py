@@ -191,9 +191,11 @@ class ToolCallBlock(Vertical):
             return self._diff_body(display)
         if display.get("kind") == "todos" and not self.is_error:
             return render_todos(display.get("todos") or [])
-        lines = self._result.splitlines() or [""]
         if self.tool_name == "Read" and not self.is_error and not self.expanded:
-            return Content.styled(f"Read {len(lines)} lines  (click to show)", "$text-muted")
+            n = len(self._result.splitlines())
+            read = f"Read {n} line{'' if n == 1 else 's'}" if n else "Read an empty file"
+            return Content.styled(f"{read}  (click to show)", "$text-muted")
+        lines = self._result.splitlines() or [""]
         limit = EXPANDED_MAX_LINES if self.expanded else COLLAPSED_LINES
         shown = _clip(lines, limit, "" if self.expanded else "(click to expand)")
         return shown.stylize_before("$text-error") if self.is_error else shown
