@@ -13,6 +13,8 @@ from textual.content import Content
 from textual.highlight import guess_language, highlight
 from textual.widgets import Static
 
+from agent.tool_summary import more_lines
+
 
 def render_diff(diff: str, path: str | None = None, max_lines: int | None = None) -> Content:
     """Colour a unified diff, highlighting the code with pygments (theme-aware styles).
@@ -57,7 +59,7 @@ def render_diff(diff: str, path: str | None = None, max_lines: int | None = None
         else:
             out.append(Content.styled(line, "$text-muted"))
     if max_lines is not None and len(lines) > max_lines:
-        out.append(Content.styled(f"… {len(lines) - max_lines} more lines", "$text-muted"))
+        out.append(Content.styled(more_lines(len(lines) - max_lines), "$text-muted"))
     return Content("\n").join(out)
 
 

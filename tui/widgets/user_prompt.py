@@ -5,16 +5,15 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from agent.tool_summary import clip_lines, more_lines
+
 MAX_SHOWN_LINES = 40
 """A huge pasted prompt is shown cut to this many lines (the model got all of it)."""
 
 
 def _shown(text: str) -> str:
-    lines = text.splitlines() or [""]
-    if len(lines) <= MAX_SHOWN_LINES:
-        return "\n".join(lines)
-    more = len(lines) - MAX_SHOWN_LINES
-    return "\n".join(lines[:MAX_SHOWN_LINES]) + f"\n… {more} more lines"
+    shown, more = clip_lines(text.splitlines() or [""], MAX_SHOWN_LINES)
+    return "\n".join(shown) + (f"\n{more_lines(more)}" if more else "")
 
 
 class UserPrompt(Static):
