@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,23 +115,31 @@ async def test_help_and_exit_commands(workspace: Path) -> None:
     assert app.return_code == 0
 
 
-async def test_ctrl_o_expands_tool_output(workspace: Path) -> None:
+def probe_app(workspace: Path) -> tuple[Any, Any]:
+    """An app whose model calls a tool printing 30 rows, then answers."""
     from agent.messages import assistant
     from agent.model import tool_call
     from tests.fakes.tools import FnTool
 
     output = "\n".join(f"row {i}" for i in range(30))
     tool = FnTool("Probe", lambda a, c: output, read_only=True)
-    app, events = make_app(
-        workspace, ScriptedModel([assistant(tool_call("p", "Probe")), "ok"]), [tool]
-    )
+    return make_app(workspace, ScriptedModel([assistant(tool_call("p", "Probe")), "ok"]), [tool])
+
+
+async def probed(app: Any, events: Any, pilot: Any) -> tuple[Any, Any]:
+    """Run the probe turn; its tool block and the block's body."""
+    await wait_ready(app, pilot)
+    await type_and_send(pilot, "probe")
+    await events.wait_for(ev.TurnFinished)
+    await settle(app, pilot)
+    block = app.main.conversation.tool_blocks["p"]
+    return block, block.query_one(".tool-body")
+
+
+async def test_ctrl_o_expands_tool_output(workspace: Path) -> None:
+    app, events = probe_app(workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_ready(app, pilot)
-        await type_and_send(pilot, "probe")
-        await events.wait_for(ev.TurnFinished)
-        await settle(app, pilot)
-        block = app.main.conversation.tool_blocks["p"]
-        body = block.query_one(".tool-body")
+        block, body = await probed(app, events, pilot)
         assert "row 29" not in str(body.render()) and "+26 lines" in str(body.render())
         await pilot.press("ctrl+o")
         await pilot.pause()
@@ -138,22 +147,9 @@ async def test_ctrl_o_expands_tool_output(workspace: Path) -> None:
 
 
 async def test_clicking_a_tool_block_expands_and_collapses_it(workspace: Path) -> None:
-    from agent.messages import assistant
-    from agent.model import tool_call
-    from tests.fakes.tools import FnTool
-
-    output = "\n".join(f"row {i}" for i in range(30))
-    tool = FnTool("Probe", lambda a, c: output, read_only=True)
-    app, events = make_app(
-        workspace, ScriptedModel([assistant(tool_call("p", "Probe")), "ok"]), [tool]
-    )
+    app, events = probe_app(workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_ready(app, pilot)
-        await type_and_send(pilot, "probe")
-        await events.wait_for(ev.TurnFinished)
-        await settle(app, pilot)
-        block = app.main.conversation.tool_blocks["p"]
-        body = block.query_one(".tool-body")
+        block, body = await probed(app, events, pilot)
         assert "row 29" not in str(body.render())
         await pilot.click(block, offset=(2, 0))
         await pilot.pause()
