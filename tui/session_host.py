@@ -1,0 +1,289 @@
+"""The app's session: building it, switching to another, warming up the SDK.
+
+The first frame needs only Textual and the widgets: the session (tools, system prompt,
+transcript) is built in a thread worker right after it, and ``anthropic`` is imported in
+another thread a little after the session is ready, so the first prompt does not pay for it
+either.
+
+``eddy --resume`` without an id shows the resume picker before the session is built; /resume
+and /clear close the session and build the chosen (or a new) one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent import events as ev
+
+if TYPE_CHECKING:
+    from tui.app import EddyApp
+
+HELP = """Enter sends · ctrl+j or shift+enter: new line · ↑/↓: prompt history
+Esc stops the model (what you queued is sent at once) · type while it works to queue a correction
+ctrl+o expands tool output · ctrl+p command palette · /theme [name] · /help · /exit"""
+
+DEMO_NOTE = "Or try `eddy --demo`: a scripted demo in a scratch project, no key needed."
+DEMO_BANNER = (
+    "This is a SCRIPTED DEMO: no model is called. It works in a scratch copy of a sample "
+    "project ({path}). Ask anything; press Esc mid-answer, type while it works, answer its "
+    "permission prompts."
+)
+
+WARM_UP_DELAY = 0.6
+"""Seconds after the session is ready before ``anthropic`` is imported in a thread."""
+
+
+class SessionHost:
+    """Opens the app's session, and replaces it on /clear and /resume.
+
+    The session it builds becomes ``app.session``; the app's main screen is attached to it.
+
+    Args:
+        app: the running app.
+        emit: the session's emit callback (the app's).
+        model: a model to use instead of the API (tests, the demo).
+        tools: tools to use instead of the default set (tests: the session is not saved).
+    """
+
+    def __init__(
+        self,
+        app: EddyApp,
+        emit: Callable[[ev.Event], None],
+        model: Any = None,
+        tools: list[Any] | None = None,
+    ) -> None:
+        self.app = app
+        self.emit = emit
+        self.model = model
+        self.tools = tools
+
+    # -- start-up -------------------------------------------------------------------------
+    def start(self) -> None:
+        """Show the banner now; build the session (imports, transcript) in a thread."""
+        app = self.app
+        main = app.main
+        status = main.status
+        if app.args.demo:
+            from agent.demo import DemoModel, prepare_workspace
+
+            app.args.cwd = prepare_workspace()
+            self.model = self.model or DemoModel()
+            status.label = "scripted demo"
+            main.conversation.add_line(DEMO_BANNER.format(path=app.args.cwd), "banner")
+        model = self.model
+        status.model = str(getattr(model, "name", "scripted")) if model else app.args.model
+        status.mode = app.args.permission_mode
+        status.max_budget, status.max_turns = app.args.max_budget_usd, app.args.max_turns
+        status.refresh_line()
+        main.conversation.add_line(self._banner(), "banner")
+        main.workspace = app.workspace
+        self.build()
+
+    def build(self) -> None:
+        """Build the session ``app.args`` ask for, in a thread worker."""
+        self.app.run_worker(self._build_session, thread=True, group="session", exit_on_error=False)
+
+    def _wants_picker(self) -> bool:
+        args = self.app.args
+        return args.resume == "" and not args.continue_ and self.app.persistent
+
+    def _build_session(self) -> None:
+        """In a worker thread: the engine's imports and set-up stay off the input's path."""
+        app = self.app
+        if self._wants_picker():  # eddy --resume without an id: pick first
+            from agent.store_list import list_sessions
+
+            try:
+                sessions = list_sessions(app.workspace)
+            except OSError:
+                sessions = []
+            if sessions:
+                app.call_from_thread(self._pick_at_start, sessions)
+                return
+            app.args.resume = None
+            app.call_from_thread(
+                app.main.say, "No earlier session in this project: this is a new one."
+            )
+        try:
+            session, problems = build_session(app.args, self.emit, self.model, self.tools)
+        except Exception as exc:
+            message = f"Could not start the session: {type(exc).__name__}: {exc}"
+            app.call_from_thread(app.main.conversation.add_line, message, "error")
+            return
+        # handled from the message queue (call_later), in the app's own context
+        app.call_from_thread(app.call_later, self._session_ready, session, problems)
+
+    def _pick_at_start(self, sessions: list[Any]) -> None:
+        from tui.screens.resume import ResumeScreen
+
+        def chosen(session_id: str | None) -> None:
+            self.app.args.resume = session_id
+            if session_id is None:
+                self.app.main.say("A new session.")
+            self.app.main.prompt.focus()
+            self.build()
+
+        self.app.push_screen(ResumeScreen(sessions), chosen)
+
+    def _session_ready(self, session: Any, problems: list[str]) -> None:
+        from agent.pricing import context_window
+
+        app = self.app
+        main = app.main
+        app.session = session
+        if main.file_index is None:  # after the session's set-up, not competing with it
+            app.index_files()
+        status = main.status
+        status.mode = session.config.policy.mode
+        status.cost, status.turns = session.total_cost, session.turn_count
+        limits = session.config.limits
+        status.max_budget, status.max_turns = limits.max_budget_usd, limits.max_turns
+        if session.context_tokens:
+            status.context_tokens = session.context_tokens
+            status.context_window = context_window(session.config.model)
+        if self.model is None:
+            status.model = session.config.model
+        status.refresh_line()
+        main.workspace = session.config.workspace
+        if session.history:
+            shown = main.show_history(session.history)
+            hidden = len(session.history) - shown
+            earlier = f"; the {hidden} earlier ones show when you scroll up" if hidden else ""
+            main.say(f"Resumed a session of {len(session.history)} messages{earlier}.")
+        for problem in problems:
+            main.conversation.add_line(problem, "error")
+        if app.needs_key:
+            from agent.cli import NO_KEY_MESSAGE
+
+            main.unavailable = NO_KEY_MESSAGE + "\n" + DEMO_NOTE
+            main.conversation.add_line(main.unavailable, "error")
+            return
+        main.attach(session)
+        if app.args.prompt:
+            prompt, app.args.prompt = app.args.prompt, None
+            main.send(prompt)
+        if self.model is None:  # a little later: the import competes with typing for the GIL
+            app.set_timer(WARM_UP_DELAY, self._warm_up)
+        else:
+            gc.freeze()  # start-up is over (with the SDK: once it is imported)
+
+    def _warm_up(self) -> None:
+        self.app.run_worker(_warm_up_sdk, thread=True, group="warm-up", exit_on_error=False)
+
+    def _banner(self) -> str:
+        where = Path(self.app.args.cwd or Path.cwd()).name or "/"
+        return f"eddy in {where}\n{HELP}"
+
+    # -- switching sessions ---------------------------------------------------------------
+    def switch(self, resume: str | None) -> None:
+        """Close the session and open ``resume`` (an id), or a new one (/clear)."""
+        self.app.run_worker(self._switch(resume), group="switch", exclusive=True)
+
+    async def _switch(self, resume: str | None) -> None:
+        app = self.app
+        main = app.main
+        old, app.session = app.session, None
+        main.detach()
+        saved = None
+        if old is not None:
+            saved = old.config.session_id if old.transcript is not None else None
+            await old.close()
+            if old.transcript is not None:
+                old.transcript.close()
+        args = app.args
+        args.continue_, args.resume, args.fork_session, args.session_id = (
+            False,
+            resume,
+            False,
+            None,
+        )
+        await main.reset_conversation()
+        status = main.status
+        status.cost, status.turns, status.context_tokens, status.context_window = 0.0, 0, 0, 0
+        status.refresh_line()
+        if resume is None:
+            note = f" The previous one is saved: /resume or eddy --resume {saved}" if saved else ""
+            main.say(f"New session: the conversation is empty.{note}")
+        self.build()
+
+    def open_resume(self, arg: str = "") -> None:
+        """/resume: pick another session of this project (or /resume ID)."""
+        app = self.app
+        if not app.persistent:
+            app.main.say("This session is not saved, so there is nothing to resume here.")
+            return
+        current = app.session.config.session_id if app.session is not None else None
+        if arg:
+            from agent.store_list import find_session
+
+            path = find_session(app.workspace, arg)
+            if path is None:
+                app.main.say(f"No session {arg!r} in this project (/resume lists them).", "error")
+            elif path.name.removesuffix(".jsonl") == current:
+                app.main.say("That is the current session.")
+            else:
+                app.switch_session(path.name.removesuffix(".jsonl"))
+            return
+        app.run_worker(self._list_for_resume(current), thread=True, group="resume-list")
+
+    def _list_for_resume(self, current: str | None) -> Callable[[], None]:
+        app = self.app
+
+        def listing() -> None:
+            from agent.store_list import list_sessions
+
+            try:
+                found = [s for s in list_sessions(app.workspace) if s.session_id != current]
+            except OSError as exc:
+                app.call_from_thread(app.main.say, f"Could not list sessions: {exc}", "error")
+                return
+            app.call_from_thread(self._pick_to_switch, found)
+
+        return listing
+
+    def _pick_to_switch(self, sessions: list[Any]) -> None:
+        from tui.screens.resume import ResumeScreen
+
+        if not sessions:
+            self.app.main.say("No other session in this project to resume.")
+            return
+
+        def chosen(session_id: str | None) -> None:
+            self.app.main.prompt.focus()
+            if session_id is not None:
+                self.app.switch_session(session_id)
+
+        self.app.push_screen(ResumeScreen(sessions), chosen)
+
+
+def _warm_up_sdk() -> None:
+    """Import the SDK in a thread after the first frame, so the first prompt does not wait."""
+    import anthropic  # noqa: F401
+
+    gc.freeze()  # start-up is over: see tui.app.GC_THRESHOLDS
+
+
+def build_session(
+    args: argparse.Namespace, emit: Callable[[ev.Event], None], model: Any, tools: Any
+) -> tuple[Any, list[str]]:
+    """The session for ``args`` (agent.factory's, recorded in a transcript).
+
+    With ``tools`` (tests), the same configuration over those tools, not recorded.
+    """
+    from agent import factory
+
+    if tools is None:
+        try:
+            return factory.build_session(args, emit, headless=False, model=model)
+        except factory.SessionSetupError as exc:
+            args.continue_, args.resume, args.fork_session = False, None, False
+            session, problems = factory.build_session(args, emit, headless=False, model=model)
+            return session, [f"{exc} This is a new session.", *problems]
+    from agent.session import Session
+
+    base, problems = factory.build_session(args, emit, headless=False, model=model, persist=False)
+    return Session(base.config, base.model, tools, emit), problems
