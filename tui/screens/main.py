@@ -1,8 +1,9 @@
 """The main screen: conversation, queued corrections, prompt, completion menu, status line.
 
-Attributes down, messages up: the screen routes engine events to its widgets and turns their
-messages (a submitted prompt, a permission answer, Up on an empty prompt) into operations on
-the session. It never touches the history.
+Attributes down, messages up: the screen routes engine events to its widgets (through
+``EventRouter``, tui/screens/main_events.py) and turns their messages (a submitted prompt, a
+permission answer, Up on an empty prompt) into operations on the session. It never touches
+the history.
 
 What the prompt sends: ``/command`` goes to the app's command handler, ``!command`` runs in
 the shell (``ops.RunShell``), anything else is a prompt (or, while a turn runs, a correction).
@@ -23,6 +24,7 @@ from textual.widgets import Static
 
 from agent import events as ev
 from agent import ops
+from tui.screens.main_events import EventRouter
 from tui.widgets.completion import Candidate, CompletionMenu, Token, path_candidate, token_at
 from tui.widgets.conversation import Conversation
 from tui.widgets.permission_prompt import PermissionPrompt
@@ -85,12 +87,13 @@ class MainScreen(Screen[None]):
         self.index_files: Callable[[], None] | None = None
         """Asks the app to list the files again (in the background)."""
         self.index_built_at = 0.0
-        self._index_stale = False
+        self.index_stale = False
+        """The file list may be out of date (a turn ran): listed again at the next ``@``."""
         self._path_query: Token | None = None
         self._searching = False
         self._last_esc = -1.0
-        self._session_cost = 0.0
-        self._turn_chars = 0
+        self.router = EventRouter(self)
+        """Shows the engine's events (tui/screens/main_events.py)."""
 
     def compose(self) -> ComposeResult:
         yield self.conversation
@@ -107,7 +110,7 @@ class MainScreen(Screen[None]):
     def attach(self, session: Session) -> None:
         """Start talking to ``session``; prompts typed before it existed are sent now."""
         self.session = session
-        self._session_cost = session.total_cost
+        self.router.session_cost = session.total_cost
         self.queued.set_items(tuple(session.queue))
         self.prompt.queued = self.status.queued = len(session.queue)
         pending, self._pending_prompts = self._pending_prompts, []
@@ -200,7 +203,7 @@ class MainScreen(Screen[None]):
         if self.session is not None:
             decision: Any = message.decision
             self.session.submit(ops.AnswerPermission(message.request_id, decision, message.reason))
-        self._close_prompt(message.prompt)
+        self.router.close_prompt(message.prompt)
 
     def escape(self) -> None:
         """Esc: close the completion menu; stop the running turn (queued corrections go at
@@ -257,9 +260,9 @@ class MainScreen(Screen[None]):
             except OSError:
                 found = []
             return [Candidate(name, name, description) for name, description in found]
-        stale = self._index_stale or time.monotonic() - self.index_built_at > INDEX_MAX_AGE
+        stale = self.index_stale or time.monotonic() - self.index_built_at > INDEX_MAX_AGE
         if (self.file_index is None or stale) and self.index_files is not None:
-            self._index_stale = False
+            self.index_stale = False
             self.index_files()
         index = self.file_index
         if index is None:
@@ -334,30 +337,6 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(RewindScreen(entries, session.rewind_conflicts), chosen)
 
-    async def _rewound(self, event: ev.RewindFinished) -> None:
-        """Show a finished rewind: the rewound conversation, what happened to the files."""
-        from tui.screens.rewind import first_line
-
-        session = self.session
-        if event.mode in ("both", "conversation") and session is not None:
-            await self.reset_conversation()
-            self.show_history(session.history)
-            self.status.context_tokens = session.context_tokens  # the kept history's estimate
-            self.status.refresh_line()
-            where = first_line(event.prompt, 70)
-            self.say(f"— rewound to before: {where} —" if where else "— rewind undone —")
-        lines = [event.message]
-        if event.conflicts:
-            left = ", ".join(event.conflicts)
-            lines.append(f"Changed by you since eddy wrote them, left alone: {left}")
-        if event.not_restorable:
-            lines.append("Not restorable: " + "; ".join(event.not_restorable))
-        self.say("\n".join(lines), "notice")
-        if event.prompt:
-            self.prompt.load_quietly(event.prompt)
-            self.prompt.move_cursor(self.prompt.document.end)
-        self.prompt.focus()
-
     # -- the conversation view ----------------------------------------------------------------
     async def reset_conversation(self) -> None:
         """Replace the conversation view by an empty one (rewind, new or resumed session)."""
@@ -386,99 +365,4 @@ class MainScreen(Screen[None]):
     # -- engine events --------------------------------------------------------------------
     def handle_event(self, event: ev.Event) -> None:
         """Route one engine event to the widgets that show it."""
-        self.conversation.apply(event)
-        status = self.status
-        if isinstance(event, ev.TurnStarted):
-            self._turn_chars = 0
-            if self.session is not None:
-                self._session_cost = self.session.total_cost
-            status.start_work()
-        elif isinstance(event, ev.ModelCallStarted):
-            status.activity = "thinking"
-        elif isinstance(event, ev.TextDelta | ev.ThinkingDelta):
-            self._turn_chars += len(event.text)
-            status.activity = "responding" if isinstance(event, ev.TextDelta) else "thinking"
-            status.turn_tokens = max(status.turn_tokens, self._turn_chars // 4)
-            return  # the spinner's timer repaints; no repaint per delta
-        elif isinstance(event, ev.ToolCallRunning):
-            block = self.conversation.tool_blocks.get(event.call_id)
-            status.activity = f"running {block.tool_name}" if block else "running"
-        elif isinstance(event, ev.PermissionRequested):
-            status.activity = "waiting for permission"
-            self._ask(event)
-        elif isinstance(event, ev.UsageUpdated):
-            status.context_tokens = event.context_tokens
-            status.context_window = event.context_window
-            status.cost = self._session_cost + event.total_cost_usd
-        elif isinstance(event, ev.QueueChanged):
-            self.queued.set_items(event.queue)
-            self.prompt.queued = status.queued = len(event.queue)
-        elif isinstance(event, ev.PermissionResolved | ev.Interrupted):
-            self._close_prompts(event)
-        elif isinstance(event, ev.Compacted):
-            if self.session is not None:
-                status.context_tokens = self.session.context_tokens
-        elif isinstance(event, ev.RewindFinished):
-            self.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
-        elif isinstance(event, ev.TurnFinished):
-            self._close_prompts(event)
-            self._session_cost = status.cost = event.total_cost_usd
-            status.turns += event.num_turns
-            status.stop_work()
-            self._index_stale = True  # the turn may have created files
-            self._cap_advice(event)
-            return
-        status.refresh_line()
-
-    def _cap_advice(self, event: ev.TurnFinished) -> None:
-        """After a stop at the budget or turn cap: how to raise it and go on."""
-        limits = self.session.config.limits if self.session is not None else None
-        if event.subtype == "error_max_budget_usd":
-            cap = limits.max_budget_usd if limits is not None else None
-            what = f"the ${cap:.2f} budget" if cap is not None else "the budget"
-            self.say(
-                f"Stopped at {what} of this session. Raise it with /budget AMOUNT (/budget 0 "
-                "removes the cap), then send a message to go on."
-            )
-        elif event.subtype == "error_max_turns":
-            cap_turns = limits.max_turns if limits is not None else None
-            what = f"{cap_turns} tool turns" if cap_turns is not None else "the turn cap"
-            self.say(
-                f"Stopped after {what} for this prompt. Raise the cap with /turns N (/turns 0 "
-                "removes it), then send a message to go on."
-            )
-
-    def _ask(self, event: ev.PermissionRequested) -> None:
-        from tui.widgets.diff_view import preview_diff  # pygments: not before the first frame
-
-        diff = None
-        if self.session is not None:
-            ctx = self.session.ctx
-            diff = preview_diff(event.name, event.input, lambda raw: ctx.resolve(raw).path)
-        prompt = PermissionPrompt(
-            event.request_id, event.name, event.input, event.summary, event.suggested_rule, diff
-        )
-        self.conversation.add_block(prompt)
-        self.conversation.anchor()
-        self.call_after_refresh(self._focus_question, prompt)
-
-    def _focus_question(self, prompt: PermissionPrompt) -> None:
-        """Focus a permission question without scrolling to its top: the conversation stays
-        anchored at the bottom, so the whole question shows however tall it grows."""
-        if prompt.is_attached and not prompt.answered:
-            prompt.focus(scroll_visible=False)
-            self.conversation.anchor()
-
-    def _close_prompts(self, event: ev.Event) -> None:
-        request_id = getattr(event, "request_id", None)
-        for prompt in self.query(PermissionPrompt):
-            if request_id is None or prompt.request_id == request_id:
-                self._close_prompt(prompt)
-
-    def _close_prompt(self, prompt: PermissionPrompt) -> None:
-        had_focus = prompt.has_focus or prompt.has_focus_within
-        prompt.answered = True
-        if prompt.is_attached:
-            prompt.remove()
-        if had_focus or self.focused is None:
-            self.prompt.focus()
+        self.router.handle(event)

@@ -1,0 +1,163 @@
+"""Engine events on the main screen: the status line, permission questions, rewinds.
+
+Every event the session emits reaches ``EventRouter.handle`` (through the app and
+``MainScreen.handle_event``): the conversation shows it, the status line follows the turn
+(activity, tokens, cost, context), a permission request becomes a question in the
+conversation, and a finished rewind redraws the conversation. What the user types and picks
+stays with the screen (tui/screens/main.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent import events as ev
+from tui.widgets.permission_prompt import PermissionPrompt
+
+if TYPE_CHECKING:
+    from tui.screens.main import MainScreen
+
+
+class EventRouter:
+    """Routes engine events to the widgets of a main screen.
+
+    Args:
+        screen: the screen whose conversation, status line, queue and prompt show the events.
+    """
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+        self.session_cost = 0.0
+        """The session's cost before the running turn (the turn's usage is added to it)."""
+        self.turn_chars = 0
+        """Characters streamed in the running turn (a token estimate until usage comes)."""
+
+    def handle(self, event: ev.Event) -> None:
+        """Route one engine event to the widgets that show it."""
+        screen = self.screen
+        screen.conversation.apply(event)
+        status = screen.status
+        if isinstance(event, ev.TurnStarted):
+            self.turn_chars = 0
+            if screen.session is not None:
+                self.session_cost = screen.session.total_cost
+            status.start_work()
+        elif isinstance(event, ev.ModelCallStarted):
+            status.activity = "thinking"
+        elif isinstance(event, ev.TextDelta | ev.ThinkingDelta):
+            self.turn_chars += len(event.text)
+            status.activity = "responding" if isinstance(event, ev.TextDelta) else "thinking"
+            status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
+            return  # the spinner's timer repaints; no repaint per delta
+        elif isinstance(event, ev.ToolCallRunning):
+            block = screen.conversation.tool_blocks.get(event.call_id)
+            status.activity = f"running {block.tool_name}" if block else "running"
+        elif isinstance(event, ev.PermissionRequested):
+            status.activity = "waiting for permission"
+            self._ask(event)
+        elif isinstance(event, ev.UsageUpdated):
+            status.context_tokens = event.context_tokens
+            status.context_window = event.context_window
+            status.cost = self.session_cost + event.total_cost_usd
+        elif isinstance(event, ev.QueueChanged):
+            screen.queued.set_items(event.queue)
+            screen.prompt.queued = status.queued = len(event.queue)
+        elif isinstance(event, ev.PermissionResolved | ev.Interrupted):
+            self._close_prompts(event)
+        elif isinstance(event, ev.Compacted):
+            if screen.session is not None:
+                status.context_tokens = screen.session.context_tokens
+        elif isinstance(event, ev.RewindFinished):
+            screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
+        elif isinstance(event, ev.TurnFinished):
+            self._close_prompts(event)
+            self.session_cost = status.cost = event.total_cost_usd
+            status.turns += event.num_turns
+            status.stop_work()
+            screen.index_stale = True  # the turn may have created files
+            self._cap_advice(event)
+            return
+        status.refresh_line()
+
+    def _cap_advice(self, event: ev.TurnFinished) -> None:
+        """After a stop at the budget or turn cap: how to raise it and go on."""
+        session = self.screen.session
+        limits = session.config.limits if session is not None else None
+        if event.subtype == "error_max_budget_usd":
+            cap = limits.max_budget_usd if limits is not None else None
+            what = f"the ${cap:.2f} budget" if cap is not None else "the budget"
+            self.screen.say(
+                f"Stopped at {what} of this session. Raise it with /budget AMOUNT (/budget 0 "
+                "removes the cap), then send a message to go on."
+            )
+        elif event.subtype == "error_max_turns":
+            cap_turns = limits.max_turns if limits is not None else None
+            what = f"{cap_turns} tool turns" if cap_turns is not None else "the turn cap"
+            self.screen.say(
+                f"Stopped after {what} for this prompt. Raise the cap with /turns N (/turns 0 "
+                "removes it), then send a message to go on."
+            )
+
+    async def _rewound(self, event: ev.RewindFinished) -> None:
+        """Show a finished rewind: the rewound conversation, what happened to the files."""
+        from tui.screens.rewind import first_line
+
+        screen = self.screen
+        session = screen.session
+        if event.mode in ("both", "conversation") and session is not None:
+            await screen.reset_conversation()
+            screen.show_history(session.history)
+            screen.status.context_tokens = session.context_tokens  # the kept history's estimate
+            screen.status.refresh_line()
+            where = first_line(event.prompt, 70)
+            screen.say(f"— rewound to before: {where} —" if where else "— rewind undone —")
+        lines = [event.message]
+        if event.conflicts:
+            left = ", ".join(event.conflicts)
+            lines.append(f"Changed by you since eddy wrote them, left alone: {left}")
+        if event.not_restorable:
+            lines.append("Not restorable: " + "; ".join(event.not_restorable))
+        screen.say("\n".join(lines), "notice")
+        if event.prompt:
+            screen.prompt.load_quietly(event.prompt)
+            screen.prompt.move_cursor(screen.prompt.document.end)
+        screen.prompt.focus()
+
+    # -- permission questions -------------------------------------------------------------
+    def _ask(self, event: ev.PermissionRequested) -> None:
+        from tui.widgets.diff_view import preview_diff  # pygments: not before the first frame
+
+        screen = self.screen
+        diff = None
+        if screen.session is not None:
+            ctx = screen.session.ctx
+            diff = preview_diff(event.name, event.input, lambda raw: ctx.resolve(raw).path)
+        prompt = PermissionPrompt(
+            event.request_id, event.name, event.input, event.summary, event.suggested_rule, diff
+        )
+        screen.conversation.add_block(prompt)
+        screen.conversation.anchor()
+        screen.call_after_refresh(self._focus_question, prompt)
+
+    def _focus_question(self, prompt: PermissionPrompt) -> None:
+        """Focus a permission question without scrolling to its top: the conversation stays
+        anchored at the bottom, so the whole question shows however tall it grows."""
+        if prompt.is_attached and not prompt.answered:
+            prompt.focus(scroll_visible=False)
+            self.screen.conversation.anchor()
+
+    def _close_prompts(self, event: ev.Event) -> None:
+        request_id = getattr(event, "request_id", None)
+        for prompt in self.screen.query(PermissionPrompt):
+            if request_id is None or prompt.request_id == request_id:
+                self.close_prompt(prompt)
+
+    def close_prompt(self, prompt: PermissionPrompt) -> None:
+        """Take an answered (or no longer asked) question away; the prompt gets the focus
+        back if the question had it."""
+        had_focus = prompt.has_focus or prompt.has_focus_within
+        prompt.answered = True
+        if prompt.is_attached:
+            prompt.remove()
+        if had_focus or self.screen.focused is None:
+            self.screen.prompt.focus()
