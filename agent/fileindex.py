@@ -8,6 +8,7 @@ string tests before the (few) candidates are scored.
 
 from __future__ import annotations
 
+import heapq
 import os
 import subprocess
 from pathlib import Path
@@ -39,9 +40,9 @@ def list_files(workspace: Path, limit: int = 500_000) -> list[str]:
     return sorted(files)
 
 
-def _score(path: str, query: str) -> int | None:
-    """Higher is better; None when ``query``'s characters are not in ``path`` in order."""
-    low = path.lower()
+def _score(path: str, low: str, query: str) -> int | None:
+    """Higher is better; None when ``query``'s characters are not in ``path`` in order
+    (``low``: ``path`` in lower case)."""
     name = low.rsplit("/", 1)[-1]
     if query in name:
         return 1000 - len(path) + (500 if name.startswith(query) else 0)
@@ -60,10 +61,17 @@ def _score(path: str, query: str) -> int | None:
 
 
 class FileIndex:
-    """Paths of a workspace, ranked against a query (fuzzy: characters in order)."""
+    """Paths of a workspace, ranked against a query (fuzzy: characters in order).
+
+    Typing a query one key at a time only narrows it, and what matches ``abc`` is among what
+    matched ``ab``: the matches of the last query are kept, and a query that extends it is
+    looked for among them only. Safe to call from several threads (the cache is replaced
+    whole, and any earlier query's matches are a superset)."""
 
     def __init__(self, files: list[str]) -> None:
         self.files = files
+        self._low = [f.lower() for f in files]
+        self._last: tuple[str, list[int]] = ("\0", [])  # no query matches "\0"
 
     @classmethod
     def build(cls, workspace: Path) -> FileIndex:
@@ -74,16 +82,19 @@ class FileIndex:
         q = query.lower().lstrip("./")
         if not q:
             return self.files[:limit]
-        first = q[0]
-        scored = []
-        for path in self.files:
-            if first not in path.lower():
-                continue
-            s = _score(path, q)
+        last_query, last_matched = self._last
+        candidates = last_matched if q.startswith(last_query) else range(len(self.files))
+        files, low = self.files, self._low
+        matched: list[int] = []
+        scored: list[tuple[int, str]] = []
+        for i in candidates:
+            s = _score(files[i], low[i], q)
             if s is not None:
-                scored.append((s, path))
-        scored.sort(key=lambda sp: (-sp[0], sp[1]))
-        return [p for _, p in scored[:limit]]
+                matched.append(i)
+                scored.append((s, files[i]))
+        self._last = (q, matched)
+        best = heapq.nsmallest(limit, scored, key=lambda sp: (-sp[0], sp[1]))
+        return [p for _, p in best]
 
 
 def relative(path: str, workspace: Path) -> str:

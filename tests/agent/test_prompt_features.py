@@ -61,6 +61,14 @@ def test_file_index_is_fast_on_100k_paths() -> None:
     print(f"100k-path query: {elapsed * 1000:.1f} ms")
 
 
+def test_file_index_typing_narrows_to_the_same_answers_as_a_fresh_search() -> None:
+    files = [f"src/pkg{i % 7}/{name}{i}.py" for i in range(400) for name in ("srv", "test_")]
+    typed = FileIndex(files)
+    for query in ("s", "sr", "srv", "srv1", "srv", "sr", "t", "te", "tes", "test_3", "", "pkg3"):
+        assert typed.search(query, limit=50) == FileIndex(files).search(query, limit=50), query
+    assert typed.search("srv12")[0] == "src/pkg5/srv12.py"
+
+
 def test_custom_commands_and_parse(tmp_path: Path) -> None:
     folder = tmp_path / ".eddy" / "commands"
     folder.mkdir(parents=True)
