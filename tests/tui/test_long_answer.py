@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -89,3 +90,40 @@ async def test_a_long_fast_answer_is_sealed_into_pieces_and_all_rendered(workspa
         assert conversation.scroll_y == conversation.max_scroll_y > 0
         last = answer.live if answer.live.display else pieces[-1]
         assert last.region.height > 0
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+async def test_a_write_waits_for_a_key_to_echo_but_not_for_ever(monkeypatch) -> None:
+    from tui.widgets import assistant_text as at
+    from tui.widgets.prompt_input import PromptInput
+
+    clock = FakeClock()
+    text = AssistantText()
+    monkeypatch.setattr(PromptInput, "last_key_at", 0.0)
+    assert await text._let_keys_echo(clock, clock.sleep) == 0  # no key: no wait
+    monkeypatch.setattr(PromptInput, "last_key_at", clock.now - 0.01)
+    held = await text._let_keys_echo(clock, clock.sleep)
+    assert held == pytest.approx(at.KEY_QUIET - 0.01)  # until the key is KEY_QUIET old
+
+    class Typing(FakeClock):  # a key every 10 ms, without a pause
+        async def sleep(self, seconds: float) -> None:
+            self.now += seconds
+            PromptInput.last_key_at = self.now - 0.01
+
+    typing = Typing()
+    PromptInput.last_key_at = typing.now
+    held = await text._let_keys_echo(typing, typing.sleep)
+    assert at.KEY_HOLD <= held < at.KEY_HOLD + at.KEY_QUIET  # the answer still moves on
+    text.finish()
+    PromptInput.last_key_at = clock.now
+    assert await text._let_keys_echo(clock, clock.sleep) == 0  # the end is never held

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -26,6 +28,7 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
 from tui.widgets.frozen_markdown import FrozenMarkdown
+from tui.widgets.prompt_input import PromptInput
 
 WRITE_INTERVAL = 1 / 20
 """Seconds between two writes to the live markdown."""
@@ -33,6 +36,11 @@ FAST_INTERVAL = 1 / 10
 """... when text arrives faster than anyone reads (more than ``FAST_CHARS`` a write): fewer,
 bigger writes leave most frames to the keyboard."""
 FAST_CHARS = 2000
+KEY_QUIET = 0.04
+"""After a key, the live markdown waits this long before its next write (at most
+``KEY_HOLD`` in all while the user keeps typing): the key's echo gets a frame of its own
+instead of sharing one with a layout of the growing answer."""
+KEY_HOLD = 0.2
 SEAL_CHARS = 3000
 """Live markdown beyond this many characters gets its finished blocks sealed."""
 PIECE_CHARS = 4000
@@ -141,6 +149,7 @@ class AssistantText(Vertical):
                 await self._wake.wait()
                 self._wake.clear()
                 interval = WRITE_INTERVAL
+                await self._let_keys_echo()
                 if self._unsent:
                     fragment = "".join(self._unsent)
                     if len(fragment) > FAST_CHARS:
@@ -170,6 +179,20 @@ class AssistantText(Vertical):
             self.finished = True
         await self._settle()
         await self._live_settled()
+
+    async def _let_keys_echo(
+        self, clock: Any = time.monotonic, sleep: Any = asyncio.sleep
+    ) -> float:
+        """Hold the next write back while a key was just typed (not at the stream's end);
+        returns the seconds held."""
+        held = 0.0
+        while not self._no_more and held < KEY_HOLD:
+            quiet = clock() - PromptInput.last_key_at
+            if quiet >= KEY_QUIET:
+                break
+            await sleep(KEY_QUIET - quiet)
+            held += KEY_QUIET - quiet
+        return held
 
     async def _live_settled(self) -> None:
         """Wait for the live markdown's last update (before writing to it again)."""

@@ -11,6 +11,7 @@ runs it). Text loaded from the history never opens the menu.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from textual import events
@@ -32,6 +33,10 @@ class PromptInput(TextArea):
     Args:
         history: the project's prompt history.
     """
+
+    last_key_at = 0.0
+    """When a key last reached the prompt (time.monotonic): a streaming answer holds its next
+    write back for a moment after a key, so the key's frame is cheap (see AssistantText)."""
 
     class Submitted(Message):
         """Enter was pressed with this text (the editor has been cleared)."""
@@ -128,6 +133,7 @@ class PromptInput(TextArea):
 
     # -- keys -----------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
+        PromptInput.last_key_at = time.monotonic()
         if self.menu is not None and self.menu.shown and self._menu_key(event.key):
             event.stop()
             event.prevent_default()
