@@ -26,16 +26,16 @@ def open_transcript(args: argparse.Namespace, workspace: Path) -> Transcript:
     Raises:
         SessionSetupError: with a message for the user.
     """
-    from agent import store
+    from agent import store, store_list
 
     try:
         if args.continue_ or args.resume is not None:
             if args.resume:
-                path = store.find_session(workspace, args.resume)
+                path = store_list.find_session(workspace, args.resume)
                 if path is None:
                     raise SessionSetupError(f"No session {args.resume!r} in {workspace}.")
             else:
-                path = store.latest_session(workspace)
+                path = store_list.latest_session(workspace)
                 if path is None:
                     raise SessionSetupError(f"No earlier session in {workspace} to continue.")
             if args.fork_session:

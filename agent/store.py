@@ -77,12 +77,6 @@ from agent.messages import Message
 from agent.repair import SUFFIX, VERSION, LoadedSession, TranscriptError, load
 from agent.store_list import SESSION_ID, sessions_dir
 
-# The listing moved to agent/store_list.py; these names stay importable from here.
-from agent.store_list import SessionInfo as SessionInfo
-from agent.store_list import find_session as find_session
-from agent.store_list import latest_session as latest_session
-from agent.store_list import list_sessions as list_sessions
-
 
 class SessionInUse(TranscriptError):
     """Another eddy process has this session open."""

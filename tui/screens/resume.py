@@ -73,7 +73,7 @@ class ResumeScreen(ModalScreen[str | None]):
     """Pick a session to resume; dismisses with its id, or None.
 
     Args:
-        sessions: ``agent.store.list_sessions(cwd)``.
+        sessions: ``agent.store_list.list_sessions(cwd)``.
         now: the current time (epoch seconds) for "3 min ago"; tests fix it.
     """
 
