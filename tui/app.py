@@ -161,6 +161,21 @@ class EddyApp(App[int]):
         gc.set_threshold(*GC_THRESHOLDS)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.call_after_refresh(self.session_host.start)
+        self._handle_signals()
+
+    def _handle_signals(self) -> None:
+        """SIGTERM (kill, a shutdown) and SIGHUP (the terminal closed) end the app the way
+        /exit does: the session closed and saved, the terminal restored (no alternate screen
+        or mouse reporting left behind, which the default action of either signal would do)."""
+        import asyncio
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129)):
+            try:
+                loop.add_signal_handler(signum, self.exit, code)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass  # not the main thread (tests), or a platform without them
 
     def _history_path(self) -> Path:
         if self.args.demo:

@@ -109,3 +109,37 @@ def test_esc_esc_rewind_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: P
     check_invariant([message_from_param(m) for m in sent])
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
     assert sent[-1]["content"][-1]["text"] == "change the notes"
+
+
+def test_sigterm_restores_the_terminal_and_keeps_the_session(
+    fake_api: FakeAnthropic,
+    tmp_path: Path,
+    pane: Pane,  # noqa: F811
+) -> None:
+    import subprocess
+
+    from agent.store import load
+    from agent.store_list import latest_session
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake_api.push(Reply([text("Saved before the kill.")]))
+    start_eddy(pane, fake_api, workspace)
+    assert pane.tmux("display", "-p", "-t", "eddy", "#{alternate_on}").strip() == "1"
+    pane.type("remember this prompt")
+    pane.keys("Enter")
+    pane.wait(lambda s: "Saved before the kill." in s, "the answer")
+    shell = pane.tmux("display", "-p", "-t", "eddy", "#{pane_pid}").strip()
+    (pid,) = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True).stdout.split()
+    subprocess.run(["kill", "-TERM", pid], check=True)
+    pane.wait(lambda s: not Path(f"/proc/{pid}").exists(), "eddy to exit")
+    flags = pane.tmux("display", "-p", "-t", "eddy", "#{alternate_on} #{mouse_any_flag}")
+    assert flags.split() == ["0", "0"]  # the terminal is back: no alternate screen, no mouse
+    pane.type("echo exit=$?")
+    pane.keys("Enter")
+    pane.wait(lambda s: "exit=143" in s, "the shell to take a command")
+    path = latest_session(workspace)
+    assert path is not None
+    history = load(path).history
+    assert history[0].content[0].text == "remember this prompt"
+    assert history[-1].content[0].text == "Saved before the kill."
