@@ -306,6 +306,7 @@ class PlainApp:
             return 1
         if not self.interactive:
             self._catch_sigint()
+        self._catch_termination()
         if self.args.prompt:
             self.send(self.args.prompt)
         try:
@@ -347,6 +348,24 @@ class PlainApp:
             asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_sigint)
         except (NotImplementedError, RuntimeError, ValueError):
             pass
+
+
+    def _catch_termination(self) -> None:
+        """SIGTERM and SIGHUP end the session like Ctrl+D: saved, the terminal left in its
+        normal modes (the default action would leave it raw: no echo, Enter not a newline)."""
+
+        def on_signal(code: int) -> None:
+            self.exit_code = code
+            if self.busy:
+                self.interrupt()
+            self.request_exit()
+
+        loop = asyncio.get_running_loop()
+        for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129)):
+            try:
+                loop.add_signal_handler(signum, on_signal, code)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
 
 
 def _isatty(stream: Any) -> bool:

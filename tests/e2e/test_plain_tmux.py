@@ -72,6 +72,30 @@ def pane() -> Iterator[Pane]:
     p.kill()
 
 
+def start_plain(pane: Pane, fake: FakeAnthropic, workspace: Path, after: str) -> None:
+    """Run ``eddy --plain`` (bypass mode) against ``fake`` in the pane, then the shell
+    command ``after``; wait for the prompt."""
+    exe = Path(sys.executable).with_name("eddy")
+    eddy = str(exe) if exe.exists() else f"{sys.executable} -m agent.cli"
+    env = {
+        "ANTHROPIC_BASE_URL": fake.base_url,
+        "ANTHROPIC_API_KEY": "test-key",
+        "EDDY_DATA_DIR": os.environ["EDDY_DATA_DIR"],
+        "EDDY_CONFIG_DIR": os.environ["EDDY_CONFIG_DIR"],
+        "TERM": "xterm-256color",
+    }
+    command = (
+        "env -u ANTHROPIC_AUTH_TOKEN "
+        + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        + f" {eddy} --plain --permission-mode bypassPermissions; {after}"
+    )
+    pane.start(command, workspace)
+    pane.wait(
+        lambda s: any(ln.startswith("›") for ln in s.splitlines()) and "context 0%" in s,
+        "the prompt and its toolbar",
+    )
+
+
 def test_eddy_plain_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -82,27 +106,8 @@ def test_eddy_plain_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane)
         ),
         Reply([text("Noted the correction.")]),
     )
-    exe = Path(sys.executable).with_name("eddy")
-    eddy = str(exe) if exe.exists() else f"{sys.executable} -m agent.cli"
-    env = {
-        "ANTHROPIC_BASE_URL": fake_api.base_url,
-        "ANTHROPIC_API_KEY": "test-key",
-        "EDDY_DATA_DIR": os.environ["EDDY_DATA_DIR"],
-        "EDDY_CONFIG_DIR": os.environ["EDDY_CONFIG_DIR"],
-        "TERM": "xterm-256color",
-    }
     status_file = tmp_path / "status"
-    command = (
-        "env -u ANTHROPIC_AUTH_TOKEN "
-        + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        + f" {eddy} --plain --permission-mode bypassPermissions; "
-        + f"echo $? > {shlex.quote(str(status_file))}"
-    )
-    pane.start(command, workspace)
-    pane.wait(
-        lambda s: any(ln.startswith("›") for ln in s.splitlines()) and "context 0%" in s,
-        "the prompt and its toolbar",
-    )
+    start_plain(pane, fake_api, workspace, f"echo $? > {shlex.quote(str(status_file))}")
 
     pane.type("say hello")
     pane.keys("Enter")
@@ -131,3 +136,29 @@ def test_eddy_plain_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane)
         time.sleep(0.05)
     assert status_file.read_text().strip() == "0"
     assert not fake_api.violations
+
+
+def test_plain_sigterm_leaves_the_terminal_in_its_normal_modes(
+    fake_api: FakeAnthropic, tmp_path: Path, pane: Pane
+) -> None:
+    import subprocess
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake_api.push(Reply([text("An answer to keep.")]))
+    # stty runs the moment eddy is gone, before any shell could repair the terminal
+    after = tmp_path / "after"
+    start_plain(pane, fake_api, workspace, f"echo $? > {after}; stty -a >> {after}")
+    pane.type("keep this")
+    pane.keys("Enter")
+    pane.wait(lambda s: "An answer to keep." in s, "the answer")
+    shell = pane.tmux("display", "-p", "-t", "eddy", "#{pane_pid}").strip()
+    found = subprocess.run(["pgrep", "-P", shell, "-f", "eddy"], capture_output=True, text=True)
+    (pid,) = found.stdout.split()
+    subprocess.run(["kill", "-TERM", pid], check=True)
+    pane.wait(lambda s: after.exists() and "icanon" in after.read_text(), "eddy to exit")
+    code, *stty = after.read_text().split("\n")
+    assert code == "143"
+    modes = " ".join(stty).split()
+    assert "icanon" in modes and "echo" in modes and "icrnl" in modes  # not left raw
+    assert "Session saved" in pane.screen()
