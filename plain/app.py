@@ -349,7 +349,6 @@ class PlainApp:
         except (NotImplementedError, RuntimeError, ValueError):
             pass
 
-
     def _catch_termination(self) -> None:
         """SIGTERM and SIGHUP end the session like Ctrl+D: saved, the terminal left in its
         normal modes (the default action would leave it raw: no echo, Enter not a newline)."""
