@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from plain.printer import Printer
 from plain.questions import Question, Questions
 from plain.render import Renderer
 from plain.session_setup import open_session
+from plain.signals import catch_sigint, catch_termination
 from plain.status import Status
 from plain.style import Painter, color_wanted
 
@@ -305,8 +305,8 @@ class PlainApp:
             self.printer.flush()
             return 1
         if not self.interactive:
-            self._catch_sigint()
-        self._catch_termination()
+            catch_sigint(self)
+        catch_termination(self)
         if self.args.prompt:
             self.send(self.args.prompt)
         try:
@@ -336,35 +336,6 @@ class PlainApp:
         self.questions.cancel()
         if self.session is not None:
             await self.session.wait_idle()
-
-    def _catch_sigint(self) -> None:
-        def on_sigint() -> None:
-            if self.busy:
-                self.interrupt()
-            else:
-                self.request_exit()
-
-        try:
-            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, on_sigint)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
-
-    def _catch_termination(self) -> None:
-        """SIGTERM and SIGHUP end the session like Ctrl+D: saved, the terminal left in its
-        normal modes (the default action would leave it raw: no echo, Enter not a newline)."""
-
-        def on_signal(code: int) -> None:
-            self.exit_code = code
-            if self.busy:
-                self.interrupt()
-            self.request_exit()
-
-        loop = asyncio.get_running_loop()
-        for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129)):
-            try:
-                loop.add_signal_handler(signum, on_signal, code)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
 
 
 def _isatty(stream: Any) -> bool:
