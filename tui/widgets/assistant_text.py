@@ -97,6 +97,8 @@ class AssistantText(Vertical):
         self._wake = asyncio.Event()
         self._ended = asyncio.Event()
         self._live_pending: Awaitable[object] | None = None
+        self._sealed = False
+        """Whether part of the answer is in FrozenMarkdown pieces (then its end is too)."""
         self._no_more = False
         self._seal_at = SEAL_CHARS
         self.finished = False
@@ -166,6 +168,8 @@ class AssistantText(Vertical):
                             stream = Markdown.get_stream(self.live)
                         await stream.write(fragment)
                 if self._no_more and not self._unsent:
+                    if self._sealed and self.live.display and self.live.source:
+                        await self._seal("", everything=True)  # the tail too: no live update
                     break
                 # at most ~30 renders a second: a fast stream is merged into bigger pieces
                 # (sealed at once) instead of taking turns with the engine delta by delta;
@@ -213,7 +217,7 @@ class AssistantText(Vertical):
         (when text arrives faster than it renders, most of it never becomes live widgets);
         the last block stays live unless ``everything`` (the answer is complete)."""
         source = self.live.source + fragment  # the source is set before an update is done
-        if everything and len(source) <= SEAL_CHARS:
+        if everything and len(source) <= SEAL_CHARS and not self._sealed:  # a short answer
             await self._live_settled()
             await self.live.update(source)
             return
@@ -225,6 +229,7 @@ class AssistantText(Vertical):
             return
         self._seal_at = SEAL_CHARS
         pieces = [FrozenMarkdown(piece, lazy=True) for piece in split_blocks(source[:cut])]
+        self._sealed = True
         await self.mount(*pieces, before=self.live)
         if cut == len(source):  # nothing stays live: hide it (clearing it waits a frame)
             self.live.display = False
