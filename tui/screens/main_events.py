@@ -35,6 +35,13 @@ class EventRouter:
     def handle(self, event: ev.Event) -> None:
         """Route one engine event to the widgets that show it."""
         screen = self.screen
+        if type(event) is ev.TextDelta:  # the hot path: thousands a second at full speed
+            screen.conversation.add_text(event.text)
+            self.turn_chars += len(event.text)
+            status = screen.status
+            status.activity = "responding"
+            status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
+            return  # the spinner's timer repaints; no repaint per delta
         screen.conversation.apply(event)
         status = screen.status
         if isinstance(event, ev.TurnStarted):

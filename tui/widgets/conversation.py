@@ -116,6 +116,13 @@ class Conversation(VerticalScroll):
         self.thinking_block.add(event.text)
 
     def _on_text_delta(self, event: ev.TextDelta) -> None:
+        self.add_text(event.text)
+
+    def add_text(self, text: str) -> None:
+        """A fragment of the model's answer (the newest answer block grows, or one starts)."""
+        if self.text_block is not None and self.thinking_block is None:
+            self.text_block.add(text)
+            return
         if self.thinking_block is not None:
             self.thinking_block.finish()
             self.thinking_block = None
@@ -126,7 +133,7 @@ class Conversation(VerticalScroll):
             self.add_block(self.text_block)
             self._answers.append(self.text_block)
             self._freeze_old_answers()
-        self.text_block.add(event.text)
+        self.text_block.add(text)
 
     def _on_assistant_message(self, event: ev.AssistantMessage) -> None:
         self._end_message()
