@@ -271,8 +271,11 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
         start = time.perf_counter()
         # as Enter does; pilot.press() would wait until the CPU is idle, i.e. for the end
         app.main.prompt._submit("write")
-        # poll cheaply (pilot.pause() would wait for idle and slow the run it measures)
-        while not finished or not all(b.finished for b in app.query(AssistantText)):
+        # poll cheaply (pilot.pause() would wait for idle and slow the run it measures; a
+        # query of the DOM every 2 ms would too): the engine's end first, then the widgets
+        while not finished:
+            await asyncio.sleep(0.002)
+        while not all(b.finished for b in app.query(AssistantText)):
             await asyncio.sleep(0.002)
         app.screen._on_timer_update()  # paint the final frame now
         final = time.perf_counter() - start
