@@ -207,6 +207,9 @@ class Session:
         self._checked_upto = 0
 
     def _emit(self, event: ev.Event) -> None:
+        if type(event) is ev.TextDelta:  # thousands a second: nothing to record or keep
+            self._emit_fn(event)
+            return
         if isinstance(event, ev.UsageUpdated):
             self.context_tokens = event.context_tokens
         if self.transcript is not None:

@@ -221,7 +221,7 @@ class EddyApp(App[int]):
         if self._event_hook is not None:
             self._event_hook(event)
         try:
-            self.main.handle_event(event)
+            self.main.router.handle(event)
         except Exception as exc:  # a rendering bug must not take the session down
             self.log.error(f"rendering {event.type} failed: {exc!r}")
             try:

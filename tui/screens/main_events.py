@@ -1,10 +1,10 @@
 """Engine events on the main screen: the status line, permission questions, rewinds.
 
-Every event the session emits reaches ``EventRouter.handle`` (through the app and
-``MainScreen.handle_event``): the conversation shows it, the status line follows the turn
-(activity, tokens, cost, context), a permission request becomes a question in the
-conversation, and a finished rewind redraws the conversation. What the user types and picks
-stays with the screen (tui/screens/main.py).
+Every event the session emits reaches ``EventRouter.handle`` (from the app's emit callback;
+``MainScreen.handle_event`` passes events on too): the conversation shows it, the status line
+follows the turn (activity, tokens, cost, context), a permission request becomes a question in
+the conversation, and a finished rewind redraws the conversation. What the user types and
+picks stays with the screen (tui/screens/main.py).
 """
 
 from __future__ import annotations
