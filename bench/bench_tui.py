@@ -381,11 +381,13 @@ def bench_stream() -> None:
     finally:
         server.stop()
     med = statistics.median
+    pairs = sorted(f / r for f, r in zip(final, raw, strict=True))
     print(
         f"stream 20k tokens ({len(text)} chars, real SDK, fake server at full speed, median of "
         f"{runs}): raw stream {med(raw):.2f}s; under the UI: engine done {med(engine):.2f}s, "
         f"final frame {med(final):.2f}s = {med(final) / med(raw):.2f}x raw (target 1.2x), "
-        f"every piece rendered {med(settled):.2f}s"
+        f"every piece rendered {med(settled):.2f}s; run by run {pairs[0]:.2f}x to "
+        f"{pairs[-1]:.2f}x, {sum(p <= 1.2 for p in pairs)} of {runs} within 1.2x"
     )
     if not shutil.which("tmux"):
         print("echo: tmux not found, skipped")
