@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from agent import events as ev
@@ -76,12 +77,15 @@ async def test_yes_and_dont_ask_again_with_arrows(workspace: Path) -> None:
         request = await events.wait_for(ev.PermissionRequested)
         await pilot.pause()
         prompt = app.query_one(PermissionPrompt)
-        assert request.suggested_rule in str(prompt.query(".option")[1].render())
+        label = str(prompt.query(".option")[1].render())
+        assert f"don't ask again for {request.suggested_rule} in this project" in label
         await pilot.press("down", "enter")
         await events.wait_for(ev.TurnFinished)
         await settle(app, pilot)
     assert len(events.of(ev.PermissionRequested)) == 1  # the second call was not asked
     assert len(bash.calls) == 2
+    saved = json.loads((workspace / ".eddy" / "settings.local.json").read_text())
+    assert saved["permissions"]["allow"] == [request.suggested_rule]
 
 
 async def test_an_edit_prompt_shows_the_diff_it_would_make(workspace: Path) -> None:

@@ -136,11 +136,19 @@ class EventRouter:
 
         screen = self.screen
         diff = None
+        saves = True
         if screen.session is not None:
             ctx = screen.session.ctx
             diff = preview_diff(event.name, event.input, lambda raw: ctx.resolve(raw).path)
+            saves = screen.session.config.save_rules
         prompt = PermissionPrompt(
-            event.request_id, event.name, event.input, event.summary, event.suggested_rule, diff
+            event.request_id,
+            event.name,
+            event.input,
+            event.summary,
+            event.suggested_rule,
+            diff,
+            saves=saves,
         )
         screen.conversation.add_block(prompt)
         screen.conversation.anchor()

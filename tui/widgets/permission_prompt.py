@@ -47,6 +47,8 @@ class PermissionPrompt(Vertical, can_focus=True):
         summary: the one-line summary.
         suggested_rule: the rule "don't ask again" would save.
         diff: ``(label, diff)`` for a file change, or None.
+        saves: whether that rule is saved to the project's local settings (else it holds for
+            this session only).
     """
 
     BINDINGS = [
@@ -78,6 +80,7 @@ class PermissionPrompt(Vertical, can_focus=True):
         summary: str,
         suggested_rule: str | None,
         diff: tuple[str, str] | None = None,
+        saves: bool = True,
     ) -> None:
         super().__init__(classes="permission")
         self.request_id = request_id
@@ -86,6 +89,7 @@ class PermissionPrompt(Vertical, can_focus=True):
         self.summary = summary
         self.rule = suggested_rule or name
         self.diff = diff
+        self.scope = "in this project" if saves else "this session"
         self.answered = False
         self._options = [Static(classes="option") for _ in range(3)]
         self.reason_input = Input(placeholder="what should eddy do instead?", id="reason")
@@ -121,7 +125,7 @@ class PermissionPrompt(Vertical, can_focus=True):
     def _render_options(self) -> None:
         labels = [
             "Yes",
-            f"Yes, and don't ask again for {self.rule} this session",
+            f"Yes, and don't ask again for {self.rule} {self.scope}",
             "No, and tell eddy what to do instead (type below)",
         ]
         for i, (widget, label) in enumerate(zip(self._options, labels, strict=True)):
