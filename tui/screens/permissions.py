@@ -23,7 +23,6 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -38,6 +37,7 @@ from agent.settings_edit import (
     remove_rule,
     scope_path,
 )
+from tui.screens.dialog import Dialog
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -185,7 +185,7 @@ def summary(editor: PermissionEditor) -> str:
     return "\n".join(lines)
 
 
-class PermissionsScreen(ModalScreen[list[str]]):
+class PermissionsScreen(Dialog[list[str]]):
     """The rules, by list, with their files; dismisses with the changes it made (messages).
 
     Args:
@@ -193,34 +193,13 @@ class PermissionsScreen(ModalScreen[list[str]]):
     """
 
     DEFAULT_CSS = """
-    PermissionsScreen {
-        align: center middle;
-        background: $background 60%;
-    }
     PermissionsScreen > #perm-dialog {
-        width: 96;
-        max-width: 100%;
-        height: auto;
-        max-height: 100%;
-        padding: 0 1;
-        border: round $primary;
-        background: $surface;
-        & > #perm-title { text-style: bold; color: $text; }
         & > #perm-tabs { margin-top: 1; }
-        & > OptionList {
-            height: auto;
-            max-height: 20;
-            margin-top: 1;
-            border: none;
-            padding: 0;
-            background: $surface;
-            text-wrap: nowrap;
-            text-overflow: ellipsis;
-        }
+        & > OptionList { margin-top: 1; }
         & > #perm-input { margin-top: 1; border: none; height: 1; padding: 0 1; }
         & > #perm-message { margin-top: 1; color: $text-muted; }
         & > #perm-message.error { color: $error; }
-        & > #perm-keys { color: $text-muted; margin-top: 1; }
+        & > #perm-keys { margin-top: 1; }
     }
     """
 
@@ -240,7 +219,7 @@ class PermissionsScreen(ModalScreen[list[str]]):
         self.rule_text = ""
         self.changes: list[str] = []
         self._shown: list[RuleEntry] = []
-        self._title = Static(id="perm-title")
+        self._title = Static(id="perm-title", classes="dialog-title")
         self._tabs = Static(id="perm-tabs")
         self._rules = OptionList(id="perm-rules")
         self._input = Input(
@@ -248,10 +227,10 @@ class PermissionsScreen(ModalScreen[list[str]]):
         )
         self._where = OptionList(id="perm-where")
         self._message = Static(id="perm-message")
-        self._keys = Static(id="perm-keys")
+        self._keys = Static(id="perm-keys", classes="dialog-keys")
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="perm-dialog"):
+        with Vertical(id="perm-dialog", classes="dialog"):
             yield self._title
             yield self._tabs
             yield self._rules

@@ -15,10 +15,10 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.screens.dialog import Dialog
 from tui.screens.rewind import first_line
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def session_label(info: SessionInfo, now: float) -> Content:
     )
 
 
-class ResumeScreen(ModalScreen[str | None]):
+class ResumeScreen(Dialog[str | None]):
     """Pick a session to resume; dismisses with its id, or None.
 
     Args:
@@ -78,19 +78,7 @@ class ResumeScreen(ModalScreen[str | None]):
     """
 
     DEFAULT_CSS = """
-    ResumeScreen {
-        align: center middle;
-        background: $background 60%;
-    }
     ResumeScreen > #resume-dialog {
-        width: 96;
-        max-width: 100%;
-        height: auto;
-        max-height: 100%;
-        padding: 0 1;
-        border: round $primary;
-        background: $surface;
-        & > #resume-title { text-style: bold; color: $text; }
         & > #resume-filter {
             margin-top: 1;
             border: none;
@@ -99,14 +87,8 @@ class ResumeScreen(ModalScreen[str | None]):
             background: $background;
         }
         & > #resume-options {
-            height: auto;
             max-height: 24;
             margin: 1 0 0 0;
-            border: none;
-            padding: 0;
-            background: $surface;
-            text-wrap: nowrap;
-            text-overflow: ellipsis;
             & > .option-list--option-highlighted {  /* the filter has the focus, not the list */
                 color: $block-cursor-foreground;
                 background: $block-cursor-background;
@@ -114,7 +96,7 @@ class ResumeScreen(ModalScreen[str | None]):
             }
         }
         & > #resume-empty { color: $text-muted; margin-top: 1; }
-        & > #resume-keys { color: $text-muted; margin-top: 1; }
+        & > #resume-keys { margin-top: 1; }
     }
     """
 
@@ -135,12 +117,14 @@ class ResumeScreen(ModalScreen[str | None]):
         self._empty = Static(id="resume-empty")
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="resume-dialog"):
-            yield Static("Resume a session", id="resume-title")
+        with Vertical(id="resume-dialog", classes="dialog"):
+            yield Static("Resume a session", id="resume-title", classes="dialog-title")
             yield self._filter
             yield self._options
             yield self._empty
-            yield Static("↑/↓ choose · Enter resume · Esc cancel", id="resume-keys")
+            yield Static(
+                "↑/↓ choose · Enter resume · Esc cancel", id="resume-keys", classes="dialog-keys"
+            )
 
     def on_mount(self) -> None:
         self._options.can_focus = False  # the filter keeps the focus; arrows move the list

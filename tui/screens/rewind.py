@@ -18,9 +18,10 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+
+from tui.screens.dialog import Dialog
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -77,7 +78,7 @@ def entry_label(entry: CheckpointEntry) -> Content:
     )
 
 
-class RewindScreen(ModalScreen[RewindChoice | None]):
+class RewindScreen(Dialog[RewindChoice | None]):
     """Pick a checkpoint, then what to restore; dismisses with a ``RewindChoice`` or None.
 
     Args:
@@ -86,33 +87,11 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
     """
 
     DEFAULT_CSS = """
-    RewindScreen {
-        align: center middle;
-        background: $background 60%;
-    }
     RewindScreen > #rewind-dialog {
-        width: 96;
-        max-width: 100%;
-        height: auto;
-        max-height: 100%;
-        padding: 0 1;
-        border: round $primary;
-        background: $surface;
-        & > #rewind-title { text-style: bold; color: $text; }
         & > #rewind-detail { color: $text-muted; margin-top: 1; }
         & > #rewind-detail.warning { color: $text-warning; }
-        & > #rewind-options {
-            height: auto;
-            max-height: 20;
-            margin: 1 0;
-            border: none;
-            padding: 0;
-            background: $surface;
-            text-wrap: nowrap;
-            text-overflow: ellipsis;
-        }
+        & > #rewind-options { margin: 1 0; }
         & > #rewind-note { color: $text-muted; }
-        & > #rewind-keys { color: $text-muted; }
     }
     """
 
@@ -132,13 +111,13 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
         self.step: Literal["pick", "mode", "conflicts"] = "pick"
         self.entry: CheckpointEntry | None = None
         self.mode: Mode = "both"
-        self._title = Static(id="rewind-title")
+        self._title = Static(id="rewind-title", classes="dialog-title")
         self._detail = Static(id="rewind-detail")
         self._options = OptionList(id="rewind-options")
-        self._keys = Static(id="rewind-keys")
+        self._keys = Static(id="rewind-keys", classes="dialog-keys")
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="rewind-dialog"):
+        with Vertical(id="rewind-dialog", classes="dialog"):
             yield self._title
             yield self._detail
             yield self._options
