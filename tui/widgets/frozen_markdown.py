@@ -8,6 +8,7 @@ a single Content with the same theme variables, so the DOM stays small in long s
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -46,6 +47,56 @@ def _inline(token: Any) -> Content:
         elif child.content:
             parts.append(Content.styled(child.content, " ".join(stack)))
     return Content("").join(parts)
+
+
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+"""A table's separator row (``|---|:-:|``)."""
+_ALIGN = {"text-align:right": "right", "text-align:center": "center"}
+
+
+def _table(tokens: list[Any], i: int) -> tuple[Content, int]:
+    """The GFM table whose ``table_open`` is ``tokens[i]``, drawn with box lines (header
+    bold, columns aligned as the separator row says); returns it and its ``table_close``."""
+    rows: list[list[tuple[Content, str]]] = []
+    header = 0
+    while i < len(tokens) and tokens[i].type != "table_close":
+        token = tokens[i]
+        if token.type == "tr_open":
+            rows.append([])
+        elif token.type == "thead_close":
+            header = len(rows)
+        elif token.type in ("th_open", "td_open") and rows:
+            cell = _inline(tokens[i + 1])
+            if token.type == "th_open":
+                cell = cell.stylize_before("bold")
+            rows[-1].append((cell, _ALIGN.get(str(token.attrs.get("style", "")), "left")))
+        i += 1
+    columns = max((len(row) for row in rows), default=0)
+    widths = [1] * columns
+    for row in rows:
+        for c, (cell, _) in enumerate(row):
+            widths[c] = max(widths[c], cell.cell_length)
+
+    def rule(left: str, middle: str, right: str) -> Content:
+        return Content.styled(
+            left + middle.join("─" * (w + 2) for w in widths) + right, "$text-muted"
+        )
+
+    bar = Content.styled("│", "$text-muted")
+    lines = [rule("┌", "┬", "┐")]
+    for n, row in enumerate(rows):
+        if n and n == header:
+            lines.append(rule("├", "┼", "┤"))
+        cells = []
+        for c, width in enumerate(widths):
+            cell, align = row[c] if c < len(row) else (Content(""), "left")
+            room = width - cell.cell_length
+            left = room if align == "right" else room // 2 if align == "center" else 0
+            cell = cell.pad(left, room - left)
+            cells.append(Content(" ") + cell + Content(" "))
+        lines.append(bar + bar.join(cells) + bar)
+    lines.append(rule("└", "┴", "┘"))
+    return Content("\n").join(lines), i
 
 
 def markdown_to_content(text: str) -> Content:
@@ -97,12 +148,15 @@ def markdown_to_content(text: str) -> Content:
             blocks.append((fence, bool(lists)))
         elif kind == "hr":
             blocks.append((Content.styled("─" * 40, "$text-muted"), False))
-        elif kind in ("table_open", "html_block") and token.map:
+        elif kind == "table_open":
+            table, i = _table(tokens, i)
+            if lists:
+                pad = Content(indent + "  ")
+                table = Content("\n").join(pad + line for line in table.split("\n"))
+            blocks.append((table, False))
+        elif kind == "html_block" and token.map:
             start, end = token.map
             blocks.append((Content("\n".join(lines[start:end])), False))
-            if kind == "table_open":
-                while i < len(tokens) and tokens[i].type != "table_close":
-                    i += 1
         i += 1
     out: list[Content] = []
     for n, (block, tight) in enumerate(blocks):
@@ -128,6 +182,8 @@ def estimate_height(text: str, width: int) -> int:
             lines += 1
         blank = False
         lines += max(1, -(-(len(line) + (2 if fenced else 0)) // width))
+        if not fenced and "|" in line and _TABLE_RULE.match(line):
+            lines += 2  # drawn as a rule; the table gains a top and a bottom line
     return lines
 
 
