@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_store import MESSAGES, tool_output  # noqa: E402
-from bench_tui import EDDY, SIZE, scratch_env, time_startup  # noqa: E402
+from tmux_harness import EDDY, SIZE, scratch_env, time_startup  # noqa: E402
 
 TOOLS_PER_TURN = 4
 LAST_ANSWER = f"Turn {MESSAGES // (2 + 2 * TOOLS_PER_TURN) - 1} is done"

@@ -28,13 +28,21 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-EDDY = ROOT / ".venv" / "bin" / "eddy"
+sys.path.insert(0, str(ROOT / "bench"))
 PYTHON = ROOT / ".venv" / "bin" / "python"
-SIZE = (120, 40)
-MARKER = "qzxj"
 MODEL = "claude-sonnet-4-5"
 ECHO_TOKENS = 150_000
 """The echo test streams this much, at full speed, to have time for several keystrokes."""
+
+from tmux_harness import (  # noqa: E402
+    EDDY,
+    SIZE,
+    Tmux,
+    claude_env,
+    claude_version,
+    scratch_env,
+    time_startup,
+)
 
 
 def answer_text(tokens: int = 20_000) -> str:
@@ -61,95 +69,6 @@ def rss_mb() -> float:
     return float("nan")
 
 
-def scratch_env() -> dict[str, str]:
-    env = dict(os.environ)
-    tmp = tempfile.mkdtemp(prefix="eddy-bench-")
-    env.update(EDDY_DATA_DIR=f"{tmp}/data", EDDY_CONFIG_DIR=f"{tmp}/config", TERM="xterm-256color")
-    return env
-
-
-# -- tmux ---------------------------------------------------------------------------------
-class Tmux:
-    """One detached tmux session running a command."""
-
-    def __init__(self, name: str, command: list[str], env: dict[str, str], cwd: str) -> None:
-        self.name = name
-        passed = ("EDDY", "ANTH", "HOME", "CLAUDE", "DISABLE_")
-        exports = " ".join(f"{k}={v!r}" for k, v in env.items() if k.startswith(passed))
-        shell = f"cd {cwd!r} && env {exports} {' '.join(map(repr, command))}; sleep 5"
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-        subprocess.run(
-            [
-                "tmux",
-                "new-session",
-                "-d",
-                "-s",
-                name,
-                "-x",
-                str(SIZE[0]),
-                "-y",
-                str(SIZE[1]),
-                shell,
-            ],
-            check=True,
-        )
-
-    def screen(self) -> str:
-        out = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
-        )
-        return out.stdout
-
-    def keys(self, *keys: str, literal: bool = False) -> None:
-        cmd = ["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys]
-        subprocess.run(cmd, check=True)
-
-    def wait_for(self, text: str, timeout: float = 20) -> float:
-        """Seconds until ``text`` is on screen (polling capture-pane)."""
-        start = time.perf_counter()
-        while time.perf_counter() - start < timeout:
-            if text in self.screen():
-                return time.perf_counter() - start
-        raise TimeoutError(f"{text!r} never appeared")
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
-
-
-def time_startup(
-    command: list[str],
-    ready: str,
-    env: dict[str, str],
-    runs: int = 5,
-    prepare: Any = None,
-) -> tuple:
-    """Median (first frame, typing accepted) seconds for ``command``; ``ready`` marks a frame.
-    ``prepare(cwd)``, if given, returns the environment for a run in ``cwd``."""
-    frames, typing = [], []
-    for n in range(runs):
-        cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
-        if prepare is not None:
-            env = prepare(cwd)
-        start = time.perf_counter()
-        tmux = Tmux(f"eddy-bench-{n}", command, env, cwd)
-        try:
-            tmux.wait_for(ready)
-            frames.append(time.perf_counter() - start)
-            # keys sent before the app reads them could sit in the tty buffer; send, then
-            # look for the echo; resend if it does not come quickly (counts as not ready)
-            while True:
-                tmux.keys(MARKER, literal=True)
-                try:
-                    tmux.wait_for(MARKER, timeout=0.5)
-                    break
-                except TimeoutError:
-                    tmux.keys("C-u")
-            typing.append(time.perf_counter() - start)
-        finally:
-            tmux.kill()
-    return statistics.median(frames), statistics.median(typing)
-
-
 def bench_startup() -> None:
     if not shutil.which("tmux"):
         print("startup: tmux not found, skipped")
@@ -171,32 +90,6 @@ def bench_startup() -> None:
         )
     else:
         print("claude: not found (install @anthropic-ai/claude-code, set CLAUDE_BIN), no ratio")
-
-
-def claude_env(cwd: str) -> dict[str, str]:
-    """A scratch HOME in which Claude Code is past onboarding, trusts ``cwd`` and accepts the
-    key, so it opens straight to its prompt (nothing is sent: the base URL is unreachable)."""
-    home = tempfile.mkdtemp(prefix="claude-bench-home-")
-    key = "sk-ant-bench-not-used"
-    config = {
-        "hasCompletedOnboarding": True,
-        "theme": "dark",
-        "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
-        "projects": {cwd: {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}},
-    }
-    Path(home, ".claude.json").write_text(json.dumps(config))
-    return {
-        "HOME": home,
-        "ANTHROPIC_API_KEY": key,
-        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
-        "DISABLE_AUTOUPDATER": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }
-
-
-def claude_version(claude: str) -> str:
-    out = subprocess.run([claude, "--version"], capture_output=True, text=True, timeout=30)
-    return out.stdout.strip() or "unknown version"
 
 
 # -- streaming ------------------------------------------------------------------------------
