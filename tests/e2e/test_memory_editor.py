@@ -7,15 +7,12 @@ take typing: a prompt is sent and its answer shows.
 
 from __future__ import annotations
 
-import os
-import shlex
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_plain_tmux import Pane, pane  # noqa: F401  (the fixture)
+from tests.e2e.tmux import Pane, eddy_command
 from tests.fakes.fake_api import FakeAnthropic, Reply, text
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -31,7 +28,7 @@ printf -- '- %s\\n' "$line" >> "$1"
 def test_memory_runs_the_editor_and_eddy_comes_back(
     fake_api: FakeAnthropic,
     tmp_path: Path,
-    pane: Pane,  # noqa: F811
+    pane: Pane,
 ) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -41,21 +38,7 @@ def test_memory_runs_the_editor_and_eddy_comes_back(
     editor.write_text(EDITOR)
     editor.chmod(0o755)
     fake_api.push(Reply([text("Hello after the editor.")]))
-    exe = Path(sys.executable).with_name("eddy")
-    eddy = str(exe) if exe.exists() else f"{sys.executable} -m agent.cli"
-    env = {
-        "ANTHROPIC_BASE_URL": fake_api.base_url,
-        "ANTHROPIC_API_KEY": "test-key",
-        "EDDY_DATA_DIR": os.environ["EDDY_DATA_DIR"],
-        "EDDY_CONFIG_DIR": os.environ["EDDY_CONFIG_DIR"],
-        "EDITOR": str(editor),
-        "TERM": "xterm-256color",
-    }
-    command = (
-        "env -u ANTHROPIC_AUTH_TOKEN -u VISUAL "
-        + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        + f" {eddy}"
-    )
+    command = eddy_command(fake_api, env={"EDITOR": str(editor)}, unset="VISUAL")
     pane.start(command, workspace)
     pane.wait(lambda s: "claude-sonnet-5-5" in s and "›" in s, "the prompt and status line")
 

@@ -6,18 +6,15 @@ runs, see it queued and delivered; exit with /exit and check the exit status.
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.tmux import Pane, eddy_command
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -25,70 +22,11 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 WAIT_FOR_GO = "while [ ! -e go ]; do sleep 0.05; done; echo released"
 
 
-class Pane:
-    """A tmux server of its own (``-L``), one session, one pane running a command."""
-
-    def __init__(self, socket: str) -> None:
-        self.socket = socket
-
-    def tmux(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10
-        )
-        return done.stdout
-
-    def start(self, command: str, cwd: Path) -> None:
-        self.tmux("new-session", "-d", "-s", "eddy", "-x", "120", "-y", "40", "-c", str(cwd))
-        self.tmux("send-keys", "-t", "eddy", command, "Enter")
-
-    def keys(self, *keys: str) -> None:
-        self.tmux("send-keys", "-t", "eddy", *keys)
-
-    def type(self, text: str) -> None:
-        self.tmux("send-keys", "-t", "eddy", "-l", text)
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "eddy")
-
-    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = 20) -> str:
-        """Poll the screen until ``condition`` holds on it."""
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if condition(screen):
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen}")
-            time.sleep(0.05)
-
-    def kill(self) -> None:
-        self.tmux("kill-server")
-
-
-@pytest.fixture
-def pane() -> Iterator[Pane]:
-    p = Pane(f"eddy-test-{uuid.uuid4().hex[:8]}")
-    yield p
-    p.kill()
-
-
 def start_plain(pane: Pane, fake: FakeAnthropic, workspace: Path, after: str) -> None:
     """Run ``eddy --plain`` (bypass mode) against ``fake`` in the pane, then the shell
     command ``after``; wait for the prompt."""
-    exe = Path(sys.executable).with_name("eddy")
-    eddy = str(exe) if exe.exists() else f"{sys.executable} -m agent.cli"
-    env = {
-        "ANTHROPIC_BASE_URL": fake.base_url,
-        "ANTHROPIC_API_KEY": "test-key",
-        "EDDY_DATA_DIR": os.environ["EDDY_DATA_DIR"],
-        "EDDY_CONFIG_DIR": os.environ["EDDY_CONFIG_DIR"],
-        "TERM": "xterm-256color",
-    }
-    command = (
-        "env -u ANTHROPIC_AUTH_TOKEN "
-        + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        + f" {eddy} --plain --permission-mode bypassPermissions; {after}"
-    )
+    command = eddy_command(fake, "--plain", "--permission-mode", "bypassPermissions")
+    command += f"; {after}"
     pane.start(command, workspace)
     pane.wait(
         lambda s: any(ln.startswith("›") for ln in s.splitlines()) and "context 0%" in s,
@@ -141,7 +79,6 @@ def test_eddy_plain_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane)
 def test_plain_sigterm_leaves_the_terminal_in_its_normal_modes(
     fake_api: FakeAnthropic, tmp_path: Path, pane: Pane
 ) -> None:
-    import subprocess
 
     workspace = tmp_path / "ws"
     workspace.mkdir()

@@ -7,41 +7,25 @@ queued; Esc stops the command and sends the queue at once. Checked on the screen
 
 from __future__ import annotations
 
-import os
-import shlex
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 from agent.messages import check_invariant, message_from_param
-from tests.e2e.test_plain_tmux import Pane, pane  # noqa: F401  (the fixture)
+from tests.e2e.tmux import Pane, eddy_command
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
-def start_eddy(pane: Pane, fake: FakeAnthropic, workspace: Path, *flags: str) -> None:  # noqa: F811
-    exe = Path(sys.executable).with_name("eddy")
-    eddy = str(exe) if exe.exists() else f"{sys.executable} -m agent.cli"
-    env = {
-        "ANTHROPIC_BASE_URL": fake.base_url,
-        "ANTHROPIC_API_KEY": "test-key",
-        "EDDY_DATA_DIR": os.environ["EDDY_DATA_DIR"],
-        "EDDY_CONFIG_DIR": os.environ["EDDY_CONFIG_DIR"],
-        "TERM": "xterm-256color",
-    }
-    command = (
-        "env -u ANTHROPIC_AUTH_TOKEN "
-        + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        + f" {eddy} {' '.join(flags)}"
-    )
+def start_eddy(pane: Pane, fake: FakeAnthropic, workspace: Path, *flags: str) -> None:
+    command = eddy_command(fake, *flags)
     pane.start(command, workspace)
     pane.wait(lambda s: "claude-sonnet-5-5" in s and "›" in s, "the prompt and status line")
 
 
-def test_prompt_queue_and_esc_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane) -> None:  # noqa: F811
+def test_prompt_queue_and_esc_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     fake_api.push(
@@ -74,7 +58,7 @@ def test_prompt_queue_and_esc_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, p
     assert tail[-1]["text"] == "use the other approach"
 
 
-def test_esc_esc_rewind_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane) -> None:  # noqa: F811
+def test_esc_esc_rewind_in_tmux(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "notes.txt").write_text("original\n")
