@@ -1,7 +1,8 @@
 """The permission check of one Bash command line, part by part (``BashCheck``), and the
 rule "yes, don't ask again" saves for a call (``suggested_rule``). The command is parsed by
 :mod:`agent.shellparse`; a compound command is allowed only if every part is. Rules and the
-policy are :mod:`agent.permissions`.
+policy are :mod:`agent.permissions`; the rule saved for one command is
+:mod:`agent.permission_program`, for a path :mod:`agent.permission_paths`.
 """
 
 from __future__ import annotations
@@ -9,13 +10,13 @@ from __future__ import annotations
 import glob
 import itertools
 import os
-import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent import shell_readonly, shellparse
+from agent import shell_readonly, shell_variables, shellparse
+from agent.permission_paths import path_rule
+from agent.permission_program import program_rule
 from agent.permissions import (
     _DIRECTORY_TOOLS,
     EDIT_TOOLS,
@@ -24,9 +25,8 @@ from agent.permissions import (
     Policy,
     Rule,
     Verdict,
-    path_rule,
 )
-from agent.shell_lexer import Redirect, ShellParseError, Word
+from agent.shell_words import Redirect, ShellParseError, Word
 from agent.shellparse import Command
 from tools.base import ResolvedPath, ToolContext, ToolError
 
@@ -149,8 +149,8 @@ class BashCheck:
         for redirect in cmd.redirects:
             self.redirect(redirect, cwd, text)
         for word in cmd.assignments:
-            if shell_readonly.unsafe_assignment(word):
-                name = shell_readonly.assignment_name(word)
+            if shell_variables.unsafe_assignment(word):
+                name = shell_variables.assignment_name(word)
                 self.add("ask", f"setting {name} can change what `{text}` runs.", changes=True)
         if cmd.opaque is not None:
             self.add(
@@ -164,7 +164,7 @@ class BashCheck:
         if not argv:
             return cwd
         readonly = None
-        if all(shell_readonly.read_only_assignment(a) for a in cmd.assignments):
+        if all(shell_variables.read_only_assignment(a) for a in cmd.assignments):
             readonly = shell_readonly.read_only(argv)
             if readonly is not None and cmd.open_args and readonly.takes_paths:
                 readonly = None  # xargs adds paths eddy cannot see
@@ -225,6 +225,31 @@ class BashCheck:
             None,
         )
 
+    def _ruled_out(self, family: str, verb: str, path: Path, text: str, *, changes: bool) -> bool:
+        """A deny or ask rule of ``family`` names ``path``: add its finding and return True.
+
+        Args:
+            family: "Read" or "Write".
+            verb: how ``text`` uses the path, for the message ("reads", "writes").
+            path: the real path.
+            text: the command, for messages.
+            changes: whether the command may change state (an ask rule's finding says so).
+        """
+        denied = self._path_rules(self.policy.deny, family, path)
+        if denied is not None:
+            self.add("deny", f"`{text}` {verb} {path}, which the permission rule {denied} denies.")
+            return True
+        asked = self._path_rules(self.policy.ask, family, path)
+        if asked is not None:
+            self.add(
+                "ask",
+                f"the permission rule {asked} asks before `{text}`.",
+                changes=changes,
+                overridable=False,
+            )
+            return True
+        return False
+
     def read(self, word: Word, cwd: str | None, text: str, allowed: bool, rule: str | None) -> None:
         """A path a read-only command (or ``<``) reads: inside, or named by a Read rule."""
         paths = self.targets(word, cwd)
@@ -235,17 +260,7 @@ class BashCheck:
             return
         policy = self.policy
         for rp in paths:
-            denied = self._path_rules(policy.deny, "Read", rp.path)
-            if denied is not None:
-                self.add(
-                    "deny", f"`{text}` reads {rp.path}, which the permission rule {denied} denies."
-                )
-                continue
-            asked = self._path_rules(policy.ask, "Read", rp.path)
-            if asked is not None:
-                self.add(
-                    "ask", f"the permission rule {asked} asks before `{text}`.", overridable=False
-                )
+            if self._ruled_out("Read", "reads", rp.path, text, changes=False):
                 continue
             if rp.inside or allowed:
                 continue
@@ -282,20 +297,7 @@ class BashCheck:
             )
             return
         rp, policy = paths[0], self.policy
-        denied = self._path_rules(policy.deny, "Write", rp.path)
-        if denied is not None:
-            self.add(
-                "deny", f"`{text}` writes {rp.path}, which the permission rule {denied} denies."
-            )
-            return
-        asked = self._path_rules(policy.ask, "Write", rp.path)
-        if asked is not None:
-            self.add(
-                "ask",
-                f"the permission rule {asked} asks before `{text}`.",
-                changes=True,
-                overridable=False,
-            )
+        if self._ruled_out("Write", "writes", rp.path, text, changes=True):
             return
         edits_inside = (
             policy.mode == "acceptEdits"
@@ -347,83 +349,6 @@ class BashCheck:
                 path_rule("Read", rp.path, self.ctx.workspace, directory=True),
             )
         return str(rp.path)
-
-
-_SUBCOMMAND = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@+-]*")
-_RISKY = frozenset(
-    {
-        "rm",
-        "rmdir",
-        "dd",
-        "mkfs",
-        "shred",
-        "chmod",
-        "chown",
-        "chgrp",
-        "kill",
-        "pkill",
-        "killall",
-        "curl",
-        "wget",
-        "ssh",
-        "scp",
-        "sh",
-        "bash",
-        "zsh",
-        "dash",
-        "python",
-        "python3",
-        "node",
-        "perl",
-        "ruby",
-        "sudo",
-        "doas",
-        "mv",
-        "cp",
-        "ln",
-        "truncate",
-        "eval",
-        "source",
-        ".",
-    }
-)
-"""Programs whose "don't ask again" rule is the exact command unless a subcommand follows."""
-
-
-def _join(words: list[str]) -> str:
-    return " ".join(shlex.quote(w) for w in words)
-
-
-def program_rule(argv: tuple[Word, ...], *, open_args: bool = False) -> str | None:
-    """The Bash rule for one command: program and subcommand with ``:*``.
-
-    ``git commit -m x`` -> ``Bash(git commit:*)``; ``npm run test -- -x`` ->
-    ``Bash(npm run test:*)``; ``python -m pytest -x`` -> ``Bash(python -m pytest:*)``;
-    ``rm -rf build`` -> ``Bash(rm -rf build)`` (exact: rm is too dangerous to allow wholesale).
-    Never broader than program and subcommand.
-    """
-    words: list[str] = []
-    for w in argv:
-        if not w.static or w.glob:
-            break
-        words.append(w.value)
-    if not words:
-        return None
-    base = os.path.basename(words[0])
-    take = 1
-    if len(words) > 1:
-        second = words[1]
-        scripts = base in ("npm", "pnpm", "yarn", "bun") and second in ("run", "run-script", "exec")
-        module = base.startswith("python") and second == "-m"
-        if (scripts or module) and len(words) > 2 and _SUBCOMMAND.fullmatch(words[2]):
-            take = 3
-        elif base in _RISKY and len(words) == len(argv) and not open_args:
-            return f"Bash({_join(words)})"
-        elif _SUBCOMMAND.fullmatch(second):
-            take = 2
-    elif base in _RISKY and len(argv) == 1 and not open_args:
-        return f"Bash({_join(words)})"
-    return f"Bash({_join(words[:take])}:*)"
 
 
 def suggested_rule(name: str, args: dict[str, Any], ctx: ToolContext | None = None) -> str:

@@ -1,9 +1,9 @@
-"""Which shell commands only read: the built-in read-only set, and the variables they may set.
+"""Which shell commands only read: the built-in read-only set.
 
 :func:`read_only` recognises ``cat``, ``grep``, ``git status``, ``sed -n '1,5p'`` and the
-like, refusing the options that make them write or run things, and names the paths they read;
-:func:`unsafe_assignment` and :func:`read_only_assignment` judge ``NAME=value`` words. The
-permission layer asks them about the commands :func:`agent.shellparse.parse` finds.
+like, refusing the options that make them write or run things, and names the paths they read.
+The permission layer asks it about the commands :func:`agent.shellparse.parse` finds; the
+variables such a command may be run with are judged by :mod:`agent.shell_variables`.
 Stdlib only, no I/O.
 """
 
@@ -13,45 +13,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.shell_lexer import ASSIGNMENT, Word, literal, word_seq, word_set
-
-# -- variables -------------------------------------------------------------------------------
-_UNSAFE_VARIABLES = word_set(
-    "PATH IFS ENV BASH_ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND CDPATH GLOBIGNORE HOME "
-    "BASH_XTRACEFD PYTHONPATH PYTHONSTARTUP NODE_OPTIONS PERL5OPT RUBYOPT"
-)
-_READ_ONLY_VARIABLES = word_set(
-    "LANG LANGUAGE TZ NO_COLOR FORCE_COLOR TERM COLUMNS LINES CLICOLOR CLICOLOR_FORCE"
-)
+from agent.shell_variables import unsafe_assignment
+from agent.shell_words import Word, literal, word_seq, word_set
 
 
-def assignment_name(word: Word) -> str:
-    """The variable a ``NAME=value`` word sets (with ``[...]`` if it sets an array element)."""
-    m = ASSIGNMENT.match(word.raw) or ASSIGNMENT.match(word.value)
-    return (m.group(1) + (m.group(2) or "")) if m else word.value.split("=", 1)[0]
-
-
-def unsafe_assignment(word: Word) -> bool:
-    """Whether setting this variable can change which program runs or run code itself."""
-    name = assignment_name(word)
-    if name in ("PAGER", "GIT_PAGER"):
-        return not (word.static and word.value.split("=", 1)[1] in ("", "cat"))
-    return (
-        "[" in name
-        or name in _UNSAFE_VARIABLES
-        or name.startswith(("LD_", "DYLD_", "BASH_FUNC_", "GIT_"))
-    )
-
-
-def read_only_assignment(word: Word) -> bool:
-    """Whether a read-only command stays read-only with this variable set (locale, colour)."""
-    name = assignment_name(word)
-    if name in ("PAGER", "GIT_PAGER"):
-        return word.static and word.value.split("=", 1)[1] in ("", "cat")
-    return name in _READ_ONLY_VARIABLES or name.startswith("LC_")
-
-
-# -- read-only commands ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class ReadOnly:
     """A recognised read-only invocation.

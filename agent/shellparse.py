@@ -18,28 +18,26 @@ function definitions, arrays, arithmetic that can expand variables, ``${!x}``, .
 a command ``opaque`` (a program name only known at run time, a wrapper option it does not
 know). The caller asks the user in both cases. Stdlib only, no I/O.
 
-The words and the lexer are in :mod:`agent.shell_lexer`; which commands only read is
+The words are in :mod:`agent.shell_words`, the lexer in :mod:`agent.shell_lexer`, the
+wrappers in :mod:`agent.shell_wrappers`; which commands only read is
 :mod:`agent.shell_readonly`.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.shell_lexer import (
+from agent import shell_wrappers
+from agent.shell_lexer import Lexer, Token
+from agent.shell_words import (
     ASSIGNMENT,
-    Lexer,
     ParseState,
     Redirect,
     ShellParseError,
     SimpleCommand,
-    Token,
     Word,
     literal,
-    word_set,
 )
 
 
@@ -218,178 +216,6 @@ def _double_bracket(tokens: list[Token], i: int, out: list[SimpleCommand]) -> in
     raise ShellParseError("unterminated [[")
 
 
-# -- wrappers --------------------------------------------------------------------------------
-class _Opaque(Exception):
-    pass
-
-
-def _skip_options(
-    args: list[Word],
-    flags: frozenset[str] = frozenset(),
-    short_arg: str = "",
-    long_arg: frozenset[str] = frozenset(),
-) -> int:
-    """The index of the first operand after the options; unknown options raise _Opaque."""
-    i = 0
-    while i < len(args):
-        w = args[i]
-        if not w.static:
-            raise _Opaque(f"the option {w.text} is only known at run time")
-        v = w.value
-        if v == "--":
-            return i + 1
-        if not v.startswith("-") or v == "-":
-            return i
-        if v in flags:
-            i += 1
-        elif v.startswith("--") and v.split("=", 1)[0] in long_arg:
-            i += 1 if "=" in v else 2
-        elif not v.startswith("--") and v[1] in short_arg:
-            i += 1 if len(v) > 2 else 2
-        else:
-            raise _Opaque(f"eddy does not know the option {v}")
-    return i
-
-
-Unwrapped = tuple[list[Word] | None, list[Word]]
-"""(the inner command, or None when the wrapper is itself the program; assignments it adds)."""
-
-
-def _env(args: list[Word]) -> Unwrapped:
-    i, assigns = 0, []
-    while i < len(args):
-        w = args[i]
-        if not w.static:
-            raise _Opaque(f"the argument {w.text} of env is only known at run time")
-        v = w.value
-        if ASSIGNMENT.match(v):
-            assigns.append(w)
-            i += 1
-        elif v in ("-i", "-", "--ignore-environment", "-0", "--null", "--"):
-            i += 1
-        elif v in ("-u", "--unset"):
-            i += 2
-        elif v.startswith(("-u", "--unset=")):
-            i += 1
-        elif v.startswith("-"):
-            raise _Opaque(f"eddy does not know the env option {v}")
-        else:
-            break
-    return (args[i:] or None), assigns
-
-
-def _simple(
-    flags: frozenset[str] = frozenset(),
-    short_arg: str = "",
-    long_arg: frozenset[str] = frozenset(),
-    operand: bool = False,
-    bare_is_program: bool = True,
-) -> Callable[[list[Word]], Unwrapped]:
-    def unwrap(args: list[Word]) -> Unwrapped:
-        i = _skip_options(args, flags, short_arg, long_arg)
-        i += 1 if operand else 0  # timeout's duration
-        inner = args[i:]
-        if not inner:
-            if bare_is_program:
-                return None, []
-            raise _Opaque("a wrapper without a command")
-        return inner, []
-
-    return unwrap
-
-
-def _nice(args: list[Word]) -> Unwrapped:
-    if args and args[0].static and re.fullmatch(r"-\d+", args[0].value):
-        args = args[1:]
-    return _simple(short_arg="n", long_arg=frozenset({"--adjustment"}))(args)
-
-
-def _command(args: list[Word]) -> Unwrapped:
-    if any(w.static and w.value in ("-v", "-V") for w in args[:2]):
-        return None, []
-    return _simple(frozenset({"-p"}))(args)
-
-
-def _exec(args: list[Word]) -> Unwrapped:
-    i = _skip_options(args, frozenset({"-c", "-l"}), "a")
-    return args[i:], []
-
-
-def _xargs(args: list[Word]) -> Unwrapped:
-    flags = word_set(
-        "-0 --null -r --no-run-if-empty -t --verbose -x --exit -p --interactive -o --open-tty "
-        "-i -l -e"
-    )
-    long_arg = word_set(
-        "--arg-file --delimiter --eof --replace --max-lines --max-args --max-procs --max-chars "
-        "--process-slot-var"
-    )
-    # -i, -l and -e take an optional argument, glued to them: -i{} -l1 -eEOF
-    glued = [
-        literal(w.value[:2]) if w.static and re.fullmatch(r"-[ile].+", w.value) else w for w in args
-    ]
-    i = _skip_options(glued, flags, "ILnPdaEs", long_arg)
-    return (args[i:] or [literal("echo")]), []
-
-
-_SUDO = _simple(
-    frozenset({"-E", "-H", "-n", "-S", "-k", "-K", "-b", "-P", "--preserve-env", "--login"}),
-    "ugDChprtTU",
-    frozenset({"--user", "--group", "--chdir", "--host", "--prompt"}),
-)
-_WRAPPERS: dict[str, Callable[[list[Word]], Unwrapped]] = {
-    "env": _env,
-    "timeout": _simple(
-        frozenset({"--preserve-status", "--foreground", "-v", "--verbose"}),
-        "sk",
-        frozenset({"--signal", "--kill-after"}),
-        operand=True,
-        bare_is_program=False,
-    ),
-    "nice": _nice,
-    "nohup": _simple(bare_is_program=False),
-    "time": _simple(frozenset({"-p"})),
-    "command": _command,
-    "builtin": _simple(),
-    "exec": _exec,
-    "stdbuf": _simple(
-        short_arg="ioe",
-        long_arg=frozenset({"--input", "--output", "--error"}),
-        bare_is_program=False,
-    ),
-    "xargs": _xargs,
-    "sudo": _SUDO,
-    "doas": _simple(frozenset({"-n", "-s"}), "uC"),
-}
-_PRIVILEGED = frozenset({"sudo", "doas"})
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
-
-
-def _shell_script(args: list[Word]) -> Word | None:
-    """The script of ``sh -c SCRIPT``; None when the shell runs a file or stdin."""
-    has_c, i = False, 0
-    while i < len(args):
-        w = args[i]
-        if not w.static:
-            raise _Opaque("a shell option only known at run time")
-        v = w.value
-        if v in ("--norc", "--noprofile", "--login", "--posix"):
-            i += 1
-        elif re.fullmatch(r"[-+][A-Za-z]+", v):
-            has_c = has_c or "c" in v
-            i += 2 if re.search("[oO]", v[1:]) else 1
-        elif v == "--":
-            i += 1
-            break
-        else:
-            break
-    if not has_c:
-        return None
-    if i >= len(args):
-        raise _Opaque("sh -c without a script")
-    return args[i]
-
-
 def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:
     argv = list(sc.words)
     assigns = list(sc.assignments)
@@ -410,15 +236,15 @@ def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:
         base = os.path.basename(head.value)
         script: Word | None = None
         try:
-            if base in SHELLS:
-                script = _shell_script(argv[1:])
+            if base in shell_wrappers.SHELLS:
+                script = shell_wrappers.shell_script(argv[1:])
                 if script is None:
                     break
             elif base == "eval":
                 if not all(w.static for w in argv[1:]):
-                    raise _Opaque("eval of text only known at run time")
+                    raise shell_wrappers.Opaque("eval of text only known at run time")
                 script = literal(" ".join(w.value for w in argv[1:]))
-        except _Opaque as exc:
+        except shell_wrappers.Opaque as exc:
             return [command(tuple(argv), str(exc))]
         if script is not None:
             if not script.static:
@@ -427,14 +253,14 @@ def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:
             for simple in _parse_script(script.value, depth + 1, state):
                 inner.extend(_analyze(simple, depth + 1, state))
             return [command(()), *inner]
-        unwrap = _WRAPPERS.get(base)
+        unwrap = shell_wrappers.WRAPPERS.get(base)
         if unwrap is None:
             break
         try:
             inner_argv, extra = unwrap(argv[1:])
-        except _Opaque as exc:
+        except shell_wrappers.Opaque as exc:
             return [command(tuple(argv), str(exc))]
-        if base in _PRIVILEGED and privileged is None:
+        if base in shell_wrappers.PRIVILEGED and privileged is None:
             privileged = len(layers) - 1
         open_args = open_args or base == "xargs"
         assigns.extend(extra)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.shell_lexer import ShellParseError
 from agent.shell_readonly import read_only
+from agent.shell_words import ShellParseError
 from agent.shellparse import parse, split_words
 
 
