@@ -23,13 +23,14 @@ from agent.settings import (
     read_settings_file,
     user_settings_path,
 )
+from tools.textfile import atomic_write
 
-SCOPES: dict[str, str] = {
-    "local": "project-local, git-ignored",
-    "project": "project, shared",
-    "user": "user, every project",
+SCOPES: dict[str, tuple[str, str]] = {
+    "local": ("Project, local", "yours, git-ignored"),
+    "project": ("Project, shared", "commit it to share it"),
+    "user": ("User", "every project"),
 }
-"""The settings files rules can be written to, highest precedence first."""
+"""The settings files rules can be written to, highest precedence first: title and note."""
 
 
 def scope_path(scope: str, workspace: Path) -> Path:
@@ -228,10 +229,14 @@ def _rule_list(data: dict[str, Any], kind: str, where: str, *, create: bool) -> 
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
+    """Replace the file whole (a unique temporary file, then a rename), keeping its mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        old: os.stat_result | None = path.stat()
+    except FileNotFoundError:
+        old = None
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    atomic_write(path, text.encode("utf-8"), old)
 
 
 def _ensure_gitignored(workspace: Path) -> bool:

@@ -259,7 +259,8 @@ class SlashCommands:
 
     def cmd_permissions(self, arg: str) -> None:
         """The rules dialog; ``allow|ask|deny RULE``, ``remove RULE`` and ``list`` as text."""
-        from tui.screens.permissions import PermissionEditor, PermissionsScreen, text_command
+        from agent.permission_editor import PermissionEditor, text_command
+        from tui.screens.permissions import PermissionsScreen
 
         if not self._ready("/permissions", idle=False):
             return
