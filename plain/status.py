@@ -58,10 +58,7 @@ class Status:
         self.cost = self.cost_before_turn = session.total_cost
         self.queued = len(session.queue)
         self.context_tokens = session.context_tokens
-        try:
-            self.context_window = context_window(session.config.model)
-        except Exception:
-            self.context_window = 0
+        self.context_window = context_window(session.config.model)
 
     def follow(self, event: ev.Event, session: Any) -> None:
         """Update the figures and the activity from one engine event.

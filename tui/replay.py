@@ -125,11 +125,6 @@ def tail_start(history: Sequence[Message], limit: int = REPLAY_MESSAGES) -> int:
     return start
 
 
-def tail(history: Sequence[Message], limit: int = REPLAY_MESSAGES) -> list[Message]:
-    """The newest ``limit`` (or fewer) messages, from ``tail_start``."""
-    return list(history[tail_start(history, limit) :])
-
-
 def _starts_exchange(msg: Message) -> bool:
     return msg.role == "user" and not any(isinstance(b, ToolResultBlock) for b in msg.content)
 

@@ -21,7 +21,6 @@ from tui.replay import (
     REPLAY_MESSAGES,
     EarlierMessages,
     ReplayedBlock,
-    tail,
     tail_start,
 )
 from tui.widgets.assistant_text import AssistantText
@@ -80,7 +79,7 @@ def test_tail_of_one_long_prompt_is_not_empty() -> None:
         history.append(assistant(f"step {i}", ToolUseBlock(f"t{i}", "Read", {"path": "x"})))
         history.append(user(ToolResultBlock(f"t{i}", "out")))
     history.append(assistant("Done."))
-    shown = tail(history)
+    shown = history[tail_start(history) :]
     assert shown and shown[-1] == history[-1]
     assert shown[0].role == "assistant" and len(shown) <= REPLAY_MESSAGES
 
