@@ -1,4 +1,4 @@
-"""How a session records itself in its transcript (the format is in ``agent/store.py``).
+"""How a session records itself in its transcript (the format is in ``agent/transcript_format.py``).
 
 The session owns one ``SessionRecorder``: it turns engine events into transcript records and
 makes sure a failing disk never stops the conversation (the failure is reported once, then

@@ -1,73 +1,14 @@
-"""Session transcripts: append-only JSONL files that survive crashes.
+"""Session transcripts: the open file a session appends to, and forks of it.
 
-## Session transcripts
-
-Every session is saved as it happens, one file per session:
-`<data dir>/projects/<project>-<hash>/sessions/<session id>.jsonl`, where `<data dir>` is
-`~/.local/share/eddy` on Linux (or `$EDDY_DATA_DIR`). The file is UTF-8 JSON Lines: one JSON
-object (a *record*) per line. eddy only ever appends whole lines (one write each, flushed at
-once, fsynced at the end of every turn); it never rewrites a line, so a rewind or a repair adds
-lines and every earlier branch of the conversation stays readable.
-
-Every record has `type` and `ts` (UTC time, ISO 8601, e.g. `"2026-05-01T09:30:00.123Z"`); the
-header has `created` instead of `ts`. Readers ignore record types and fields they do not know.
-
-Records, by `type` (replaying them in order rebuilds the session):
-
-- `header`: `version` (1), `session_id`, `cwd`, `model`, `created`, and for a fork
-  `forked_from` (`{"session_id", "messages"}`). The first line (if a crash tore the first
-  line, eddy writes the header again when the session is resumed).
-- `message`: `index`, `message` (`{"role", "content": [blocks]}`, the Messages API form), and
-  optionally `prompts` and `delivered`. The message becomes message number `index` (from 0)
-  and any messages after it are dropped. When `index` is the last message, the record
-  *replaces* it with a longer one that keeps its prompts: a prompt typed after an
-  interruption joins the last user message, which is then written again with the same index
-  (any other change is preceded by a `rewind`). `prompts` lists the prompts the user sent that
-  this record adds; `delivered` lists the queued messages it delivers.
-- `queued`: `text`. The user queued a message while the agent was working.
-- `unqueued`: `index`, `text`. The user took queued message `index` back (to edit or drop it).
-- `delivered`: `texts`. These queued messages were sent (when no `message` record said so).
-- `interrupt`: the user pressed Esc (what it did to the conversation is in `message` records).
-- `rewind`: `to_index`, and any details. Keep only the first `to_index` messages; the messages
-  that follow start a new branch.
-- `compaction`: `summary`, and any details. The conversation was compacted: the messages are
-  cleared and the compacted conversation follows as `message` records from index 0.
-- `repair`: `to_index`, `problems`, `lines`. Written when a damaged transcript is resumed: keep
-  the first `to_index` messages, the repaired ones follow; `lines` lists the unreadable line
-  numbers (from 1) already reported.
-- `usage`: `usage` (token counts), `cost_usd`, and any details. One model response; the
-  session's cost is the sum of `cost_usd` over all branches.
-- `todos`: `todos`. The todo list, replaced whole.
-- `settings`: `model` and/or `permission_mode`. The user changed them.
-- `rename`: `title`. The session's title.
-- `checkpoint`: `index`, and any details. Files were saved before the turn that starts at
-  message `index` changed them.
-
-The queue of messages waiting to be sent is what `queued` added, less what `unqueued` took
-back and what `delivered` (a record, or the field of a `message`) sent. The sessions directory
-also holds `.index.json`, a cache that makes listing sessions fast (safe to delete). While a
-session runs, eddy holds a lock on its file, so a second eddy cannot write to it (fork it).
-
-Reading a transcript repairs what a crash can leave behind: a torn last line is ignored, an
-unreadable line is skipped, a tool call without a result gets an error result saying the
-session was interrupted, a result that answers no call is dropped, and queued messages that
-were never sent go back to the queue. Each repair is reported when the session is resumed.
-
-With `jq`:
-
-```sh
-jq -r '.prompts[]?' SESSION.jsonl                               # the prompts
-jq -s 'map(select(.type == "usage") | .cost_usd) | add' SESSION.jsonl   # the cost
-jq -r 'select(.type == "message") | .message.content[]
-       | select(.type == "tool_use") | .name' SESSION.jsonl    # the tools called
-```
+One append-only JSONL file per session, in ``sessions_dir(cwd)``: the records and what they
+mean are in :mod:`agent.transcript_format`; reading one back (and repairing what a crash left)
+is :func:`agent.repair.load`; listing them is :mod:`agent.store_list`. eddy only ever appends
+whole lines, so a rewind or a repair adds lines and every earlier branch stays readable.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import time
 import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -76,6 +17,7 @@ from typing import Any
 from agent.messages import Message
 from agent.repair import SUFFIX, VERSION, LoadedSession, TranscriptError, load
 from agent.store_list import SESSION_ID, sessions_dir
+from agent.transcript_format import encode, record_message, timestamp
 
 
 class SessionInUse(TranscriptError):
@@ -91,39 +33,6 @@ def check_session_id(session_id: str) -> str:
     if not SESSION_ID.fullmatch(session_id):
         raise TranscriptError(f"invalid session id {session_id!r}: use letters, digits, . _ -")
     return session_id
-
-
-def timestamp(t: float | None = None) -> str:
-    """``t`` (default now) as UTC ISO 8601 with milliseconds: ``2026-05-01T09:30:00.123Z``."""
-    t = time.time() if t is None else t
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}Z"
-
-
-def encode(record: dict[str, Any]) -> bytes:
-    """One record as one line of UTF-8 JSON, ``type`` and ``ts`` first, newline included."""
-    ordered = {"type": record["type"]}
-    if record["type"] != "header":
-        ordered["ts"] = record.get("ts") or timestamp()
-    ordered.update((k, v) for k, v in record.items() if k != "ts")
-    try:
-        text = json.dumps(ordered, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return (text + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: let json escape them
-        text = json.dumps(ordered, separators=(",", ":"), allow_nan=False)
-        return (text + "\n").encode("ascii")
-
-
-def record_message(
-    index: int, message: Message, *, prompts: Sequence[str] = (), delivered: Sequence[str] = ()
-) -> dict[str, Any]:
-    """The ``message`` record that makes ``message`` message number ``index``."""
-    record: dict[str, Any] = {"type": "message", "index": index}
-    if prompts:
-        record["prompts"] = list(prompts)
-    if delivered:
-        record["delivered"] = list(delivered)
-    record["message"] = message.to_param()
-    return record
 
 
 def _same(a: Message | None, b: Message | None) -> bool:

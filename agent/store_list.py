@@ -1,8 +1,8 @@
 """Listing a project's sessions fast (the resume picker, ``--continue``, ``--resume ID``).
 
 Transcripts are in ``sessions_dir(cwd)``, one ``<session id>.jsonl`` each (the format is in
-agent/store.py). Listing reads only what was appended since the last listing: the directory's
-``.index.json`` caches each file's summary and how far it was read (safe to delete).
+agent/transcript_format.py). Listing reads only what was appended since the last listing: the
+directory's ``.index.json`` caches each file's summary and how far it was read (safe to delete).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from agent import events as ev
 from agent import ops
+from agent.history_repair import INTERRUPTED_RESULT, LOST_START, repair_history
 from agent.loop import INTERRUPT_NOTE
 from agent.messages import (
     Message,
@@ -29,7 +30,6 @@ from agent.messages import (
     user,
 )
 from agent.model import ScriptedModel, tool_call
-from agent.repair import INTERRUPTED_RESULT, LOST_START, repair_history
 from agent.session import Session, SessionConfig
 from agent.store import (
     SessionInUse,
@@ -37,9 +37,9 @@ from agent.store import (
     TranscriptError,
     fork,
     load,
-    timestamp,
 )
 from agent.store_list import find_session, latest_session, list_sessions, sessions_dir
+from agent.transcript_format import timestamp
 from tests.fakes.tools import FnTool
 
 MODEL = "claude-sonnet-5-5"
