@@ -9,7 +9,8 @@ from agent.loop import Limits
 from agent.model import Model
 from agent.paths import config_dir
 from agent.prompt import load_memory, system_prompt
-from agent.session import Emit, Session, SessionConfig
+from agent.session import Emit, Session
+from agent.session_config import SessionConfig
 from agent.settings import build_policy, load_settings
 from agent.store import Transcript
 from tools import default_tools
@@ -26,7 +27,7 @@ def open_transcript(args: argparse.Namespace, workspace: Path) -> Transcript:
     Raises:
         SessionSetupError: with a message for the user.
     """
-    from agent import store, store_list
+    from agent import repair, store, store_list
 
     try:
         if args.continue_ or args.resume is not None:
@@ -46,7 +47,7 @@ def open_transcript(args: argparse.Namespace, workspace: Path) -> Transcript:
         raise
     except FileExistsError as exc:
         raise SessionSetupError(f"A session with id {args.session_id!r} exists already.") from exc
-    except (OSError, store.TranscriptError) as exc:
+    except (OSError, repair.TranscriptError) as exc:
         raise SessionSetupError(str(exc)) from exc
 
 

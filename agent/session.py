@@ -23,8 +23,7 @@ from agent.pricing import Usage
 from agent.rewind import CheckpointEntry, Rewinder, RewindError, marks_from_transcript
 from agent.session_budget import turn_limits
 from agent.session_compact import compact_session, maybe_autocompact
-from agent.session_config import SessionConfig as SessionConfig
-from agent.session_config import prompt_blocks
+from agent.session_config import SessionConfig, prompt_blocks
 from agent.session_record import SessionRecorder
 from agent.session_rewind import rewind_session
 from agent.toolrun import ToolRunner, tool_param

@@ -95,7 +95,7 @@ def measure(project: Path, env: dict[str, str], runs: int) -> None:
     """Write the transcript for ``project``, time the three start-ups, print the figures."""
     started = time.perf_counter()
     path = write_transcript(project)
-    from agent.store import load
+    from agent.repair import load
 
     loaded = load(path)
     print(

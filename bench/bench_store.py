@@ -39,7 +39,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["EDDY_DATA_DIR"] = str(Path(tmp) / "data")
         from agent.messages import ToolResultBlock, ToolUseBlock, assistant, user
-        from agent.store import Transcript, fork, load
+        from agent.repair import load
+        from agent.store import Transcript, fork
         from agent.store_list import list_sessions
 
         cwd = Path(tmp) / "project"

@@ -123,7 +123,8 @@ async def raw_stream_seconds(model: Any, workspace: Path) -> float:
     """The turn through a real Session with a no-op emit: the stream without a UI."""
     from agent import events as ev
     from agent import ops
-    from agent.session import Session, SessionConfig
+    from agent.session import Session
+    from agent.session_config import SessionConfig
 
     done = asyncio.Event()
 

@@ -11,8 +11,10 @@ from agent.messages import Message, TextBlock, ToolResultBlock, assistant, check
 from agent.model import ModelResponse, ScriptedModel, tool_call
 from agent.pricing import Usage
 from agent.prompt import load_memory, system_prompt
-from agent.session import Session, SessionConfig
-from agent.store import Transcript, load
+from agent.repair import load
+from agent.session import Session
+from agent.session_config import SessionConfig
+from agent.store import Transcript
 from tests.agent.test_session import Events
 from tests.fakes.tools import FnTool
 

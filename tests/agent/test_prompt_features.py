@@ -15,7 +15,8 @@ from agent.mentions import attachments, mentioned_paths
 from agent.messages import TextBlock, assistant, check_invariant
 from agent.model import ModelResponse, ScriptedModel
 from agent.pricing import Usage
-from agent.session import Session, SessionConfig
+from agent.session import Session
+from agent.session_config import SessionConfig
 from tests.agent.test_session import Events
 from tools import default_tools
 

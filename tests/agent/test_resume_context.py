@@ -23,7 +23,8 @@ from agent.messages import assistant, user
 from agent.model import ModelResponse, ScriptedModel, tool_call
 from agent.pricing import Usage
 from agent.repair import context_of, load
-from agent.session import Session, SessionConfig
+from agent.session import Session
+from agent.session_config import SessionConfig
 from agent.store import Transcript
 from agent.store_list import sessions_dir
 from tests.agent.test_session import Events

@@ -9,7 +9,8 @@ from agent import ops
 from agent.checkpoints import CheckpointStore
 from agent.messages import TextBlock, assistant, check_invariant
 from agent.model import ScriptedModel, tool_call
-from agent.session import Session, SessionConfig
+from agent.session import Session
+from agent.session_config import SessionConfig
 from tests.agent.test_session import Events
 from tools import default_tools
 

@@ -13,7 +13,8 @@ from agent import ops
 from agent.loop import INTERRUPT_NOTE
 from agent.messages import Message, TextBlock, ToolResultBlock, assistant, check_invariant
 from agent.model import ScriptedModel, tool_call
-from agent.session import Session, SessionConfig
+from agent.session import Session
+from agent.session_config import SessionConfig
 from tests.fakes.tools import FnTool
 
 

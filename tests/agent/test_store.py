@@ -30,14 +30,10 @@ from agent.messages import (
     user,
 )
 from agent.model import ScriptedModel, tool_call
-from agent.session import Session, SessionConfig
-from agent.store import (
-    SessionInUse,
-    Transcript,
-    TranscriptError,
-    fork,
-    load,
-)
+from agent.repair import TranscriptError, load
+from agent.session import Session
+from agent.session_config import SessionConfig
+from agent.store import SessionInUse, Transcript, fork
 from agent.store_list import find_session, latest_session, list_sessions, sessions_dir
 from agent.transcript_format import timestamp
 from tests.fakes.tools import FnTool

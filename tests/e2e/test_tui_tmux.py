@@ -102,7 +102,7 @@ def test_sigterm_restores_the_terminal_and_keeps_the_session(
 ) -> None:
     import subprocess
 
-    from agent.store import load
+    from agent.repair import load
     from agent.store_list import latest_session
 
     workspace = tmp_path / "ws"

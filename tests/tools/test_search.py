@@ -12,7 +12,8 @@ from tools.base import Tool, ToolContext, ToolError, ToolLimits, ToolResult
 from tools.glob import TOOL as GLOB
 from tools.globpattern import compile_glob, expand_braces
 from tools.grep import TOOL as GREP
-from tools.grep import GrepTool, find_rg, split_globs
+from tools.grep import GrepTool, split_globs
+from tools.grep_rg import find_rg
 from tools.ignore import IgnoreRules, walk_files
 from tools.schema import validate
 

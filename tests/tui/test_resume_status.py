@@ -12,7 +12,8 @@ from agent.anthropic_model import AnthropicModel
 from agent.messages import assistant, user
 from agent.model import ModelResponse, ScriptedModel, tool_call
 from agent.pricing import Usage, context_window
-from agent.session import Session, SessionConfig
+from agent.session import Session
+from agent.session_config import SessionConfig
 from agent.store import Transcript
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.fakes.tools import FnTool
