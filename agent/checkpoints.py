@@ -94,12 +94,8 @@ class CheckpointStore(ChangeRecorder):
         workspace: the workspace root (its real path is used).
         store_dir: where this session's checkpoints are kept (created when first needed);
             an existing store there is loaded, so a resumed session can rewind.
-        max_file_bytes: files larger than this are not kept (their changes are reported as
-            not restorable).
         retention: how many checkpoints (prompts) are kept.
-        max_snapshot_bytes: the most file content one snapshot of the tree keeps; files past
-            it are only stat-ed (shell changes to them are not restorable).
-        racy_window_ns: files modified this recently before a scan are read again next scan.
+        max_file_bytes, max_snapshot_bytes, racy_window_ns: as for :class:`ChangeRecorder`.
     """
 
     def __init__(
