@@ -163,3 +163,13 @@ def test_what_is_added_is_what_load_settings_reads(ws: Path) -> None:
     assert settings.allow == [Rule.parse("Bash(npm run test:*)")]
     assert settings.deny == [Rule.parse("Read(./.env)")]
     assert settings.ask == [Rule.parse("Bash(git push:*)")]
+
+
+def test_an_edit_replaces_the_file_whole_and_keeps_its_mode(ws: Path) -> None:
+    path = ws / PROJECT_SETTINGS
+    write(path, {"model": "x", "permissions": {"allow": []}})
+    path.chmod(0o600)
+    add_rule("Edit(src/**)", ws, "allow", "project")
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert read(path) == {"model": "x", "permissions": {"allow": ["Edit(src/**)"]}}
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left
