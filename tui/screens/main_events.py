@@ -9,6 +9,7 @@ picks stays with the screen (tui/screens/main.py).
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from agent import events as ev
@@ -31,17 +32,18 @@ class EventRouter:
         """The session's cost before the running turn (the turn's usage is added to it)."""
         self.turn_chars = 0
         """Characters streamed in the running turn (a token estimate until usage comes)."""
+        self._text: list[str] = []
+        """Text deltas not shown yet: those parsed from one read of the stream go as one."""
 
     def handle(self, event: ev.Event) -> None:
         """Route one engine event to the widgets that show it."""
-        screen = self.screen
         if type(event) is ev.TextDelta:  # the hot path: thousands a second at full speed
-            screen.conversation.add_text(event.text)
-            self.turn_chars += len(event.text)
-            status = screen.status
-            status.activity = "responding"
-            status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
-            return  # the spinner's timer repaints; no repaint per delta
+            if not self._text:
+                asyncio.get_running_loop().call_soon(self._show_text_later)
+            self._text.append(event.text)
+            return
+        self._show_text()  # what was said before this event comes first
+        screen = self.screen
         screen.conversation.apply(event)
         status = screen.status
         if isinstance(event, ev.TurnStarted):
@@ -51,9 +53,9 @@ class EventRouter:
             status.start_work()
         elif isinstance(event, ev.ModelCallStarted):
             status.activity = "thinking"
-        elif isinstance(event, ev.TextDelta | ev.ThinkingDelta):
+        elif isinstance(event, ev.ThinkingDelta):
             self.turn_chars += len(event.text)
-            status.activity = "responding" if isinstance(event, ev.TextDelta) else "thinking"
+            status.activity = "thinking"
             status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
             return  # the spinner's timer repaints; no repaint per delta
         elif isinstance(event, ev.ToolCallRunning):
@@ -131,6 +133,27 @@ class EventRouter:
         screen.prompt.focus()
 
     # -- permission questions -------------------------------------------------------------
+    def _show_text_later(self) -> None:
+        try:
+            self._show_text()
+        except Exception as exc:  # as the app's emit does: a rendering bug must not crash
+            self.screen.log.error(f"rendering text failed: {exc!r}")
+
+    def _show_text(self) -> None:
+        """Show the text deltas received since the engine last let the loop run (once the
+        stream waits for the network, or before any other event)."""
+        if not self._text:
+            return
+        text = "".join(self._text)
+        self._text.clear()
+        screen = self.screen
+        screen.conversation.add_text(text)
+        self.turn_chars += len(text)
+        status = screen.status
+        status.activity = "responding"
+        status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
+        # the spinner's timer repaints; no repaint per delta
+
     def _ask(self, event: ev.PermissionRequested) -> None:
         from tui.widgets.diff_view import preview_diff  # pygments: not before the first frame
 

@@ -1,0 +1,44 @@
+"""Text deltas the engine emits without letting the loop run reach the answer as one write,
+and never after the event that followed them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent import events as ev
+from agent.model import ScriptedModel
+from tests.tui.helpers import SIZE, make_app, rendered, wait_ready
+from tui.widgets.assistant_text import AssistantText
+from tui.widgets.tool_call import ToolCallBlock
+
+
+async def test_deltas_of_one_read_are_one_write_and_stay_before_the_next_event(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes: list[str] = []
+    add = AssistantText.add
+    monkeypatch.setattr(AssistantText, "add", lambda self, d: (writes.append(d), add(self, d)))
+    app, _ = make_app(workspace, ScriptedModel(["unused"]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        for part in ("I'll ", "fix ", "**x**."):  # as parsed from one network read
+            app._emit(ev.TextDelta(1, part))
+        assert writes == []  # not yet: more may come before the loop runs
+        app._emit(ev.ToolCallStarted(1, "t1", "Bash", {"command": "ls"}, "ls"))
+        assert writes == ["I'll fix **x**."]  # flushed before the tool call is shown
+        app._emit(ev.TextDelta(1, "Done"))
+        await pilot.pause()
+        assert writes == ["I'll fix **x**.", "Done"]  # the loop ran: shown
+        blocks = [
+            type(w).__name__
+            for w in app.main.conversation.children
+            if isinstance(w, AssistantText | ToolCallBlock)
+        ]
+        assert blocks == ["AssistantText", "ToolCallBlock", "AssistantText"]
+        app._emit(ev.AssistantMessage(1, {"role": "assistant", "content": []}, "end_turn"))
+        await rendered(app, pilot)
+        first = app.main.conversation.query(AssistantText).first()
+        assert first.text == "I'll fix **x**."
+        assert app.main.status.turn_tokens == len("I'll fix **x**.Done") // 4
