@@ -9,6 +9,7 @@ so their bytes stay identical between requests.
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 from agent.messages import Message, block_from_param
@@ -167,22 +168,31 @@ class AnthropicModel:
             timeout = float(os.environ.get("API_TIMEOUT_MS", "600000")) / 1000
         self._timeout = timeout
         self._client: Any = None
+        self._client_lock = threading.Lock()
         self._last_breakpoint: int | None = None
 
     def client(self) -> Any:
+        """The SDK client, made on first use; thread-safe, so a UI can make it ahead of the
+        first prompt in a thread (``import anthropic`` and the TLS context take tens of ms
+        to seconds) while the loop might ask for it too."""
         if self._client is None:
-            import anthropic
-
-            kwargs: dict[str, Any] = {"max_retries": self._max_retries, "timeout": self._timeout}
-            token = os.environ.get("ANTHROPIC_AUTH_TOKEN")
-            if self._api_key is not None:
-                kwargs["api_key"] = self._api_key
-            elif not os.environ.get("ANTHROPIC_API_KEY") and token:
-                kwargs["auth_token"] = token
-            if self._base_url is not None:
-                kwargs["base_url"] = self._base_url
-            self._client = anthropic.AsyncAnthropic(**kwargs)
+            with self._client_lock:
+                if self._client is None:
+                    self._client = self._make_client()
         return self._client
+
+    def _make_client(self) -> Any:
+        import anthropic
+
+        kwargs: dict[str, Any] = {"max_retries": self._max_retries, "timeout": self._timeout}
+        token = os.environ.get("ANTHROPIC_AUTH_TOKEN")
+        if self._api_key is not None:
+            kwargs["api_key"] = self._api_key
+        elif not os.environ.get("ANTHROPIC_API_KEY") and token:
+            kwargs["auth_token"] = token
+        if self._base_url is not None:
+            kwargs["base_url"] = self._base_url
+        return anthropic.AsyncAnthropic(**kwargs)
 
     async def aclose(self) -> None:
         """Close the HTTP client (if one was made)."""

@@ -1,9 +1,9 @@
 """The app's session: building it, switching to another, warming up the SDK.
 
 The first frame needs only Textual and the widgets: the session (tools, system prompt,
-transcript) is built in a thread worker right after it, and ``anthropic`` is imported in
-another thread a little after the session is ready, so the first prompt does not pay for it
-either.
+transcript) is built in a thread worker right after it, and the SDK client (``import
+anthropic``, a TLS context) is made in another thread a little after the session is ready, so
+the first prompt does not pay for it either.
 
 ``eddy --resume`` without an id shows the resume picker before the session is built; /resume
 and /clear close the session and build the chosen (or a new) one.
@@ -34,7 +34,7 @@ DEMO_BANNER = (
 )
 
 WARM_UP_DELAY = 0.6
-"""Seconds after the session is ready before ``anthropic`` is imported in a thread."""
+"""Seconds after the session is ready before the SDK client is made in a thread."""
 
 
 class SessionHost:
@@ -172,7 +172,11 @@ class SessionHost:
             gc.freeze()  # start-up is over (with the SDK: once it is imported)
 
     def _warm_up(self) -> None:
-        self.app.run_worker(_warm_up_sdk, thread=True, group="warm-up", exit_on_error=False)
+        session = self.app.main.session
+        model = session.model if session is not None else None
+        self.app.run_worker(
+            lambda: _warm_up_sdk(model), thread=True, group="warm-up", exit_on_error=False
+        )
 
     def _banner(self) -> str:
         where = Path(self.app.args.cwd or Path.cwd()).name or "/"
@@ -260,10 +264,14 @@ class SessionHost:
         self.app.push_screen(ResumeScreen(sessions), chosen)
 
 
-def _warm_up_sdk() -> None:
-    """Import the SDK in a thread after the first frame, so the first prompt does not wait."""
-    import anthropic  # noqa: F401
-
+def _warm_up_sdk(model: Any) -> None:
+    """Make the SDK client in a thread after the first frame, so the first prompt does not
+    wait (a model without a client, as the demo's: only import the SDK)."""
+    client = getattr(model, "client", None)
+    if callable(client):
+        client()
+    else:
+        import anthropic  # noqa: F401
     gc.freeze()  # start-up is over: see tui.app.GC_THRESHOLDS
 
 

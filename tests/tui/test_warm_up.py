@@ -1,0 +1,70 @@
+"""The SDK client is made in a thread after start-up, once, so the first prompt does not
+stop the screen while ``anthropic`` is imported and a TLS context is built."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from agent import events as ev
+from agent.anthropic_model import AnthropicModel
+from tests.fakes.fake_api import FakeAnthropic, Reply, text
+from tests.tui.helpers import SIZE, Events, make_args, settle, type_and_send, wait_ready
+
+
+async def test_the_client_is_ready_before_the_first_prompt_and_used_by_it(
+    workspace: Path, fake_api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui import session_host
+    from tui.app import EddyApp
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
+    monkeypatch.setattr(session_host, "WARM_UP_DELAY", 0.01)
+    fake_api.push(Reply([text("Hello.")]))
+    events = Events()
+    app = EddyApp(make_args(workspace), frozen_clock=True, event_hook=events)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        model = app.main.session.model
+        assert isinstance(model, AnthropicModel)
+        for _ in range(500):
+            if model._client is not None:
+                break
+            await pilot.pause()
+        client = model._client
+        assert client is not None  # made by the warm-up thread, no prompt sent yet
+        assert fake_api.requests == []
+        await type_and_send(pilot, "hi")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+        assert model._client is client and len(fake_api.requests) == 1
+
+
+def test_two_threads_asking_at_once_get_one_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = AnthropicModel("claude-sonnet-4-5", api_key="k", base_url="http://127.0.0.1:9")
+    made: list[object] = []
+    inside, release = threading.Event(), threading.Event()
+
+    def make() -> object:
+        made.append(object())
+        inside.set()
+        release.wait(5)  # the first caller is still making it when the second asks
+        return made[-1]
+
+    monkeypatch.setattr(model, "_make_client", make)
+    got: list[object] = []
+    first = threading.Thread(target=lambda: got.append(model.client()))
+    first.start()
+    assert inside.wait(5)
+    second = threading.Thread(target=lambda: got.append(model.client()))
+    second.start()
+    second.join(0.2)
+    assert second.is_alive()  # waiting for the first, not making a second client
+    assert len(made) == 1
+    release.set()
+    first.join(5)
+    second.join(5)
+    assert len(made) == 1 and got == [made[0], made[0]]
