@@ -37,3 +37,68 @@ def test_a_short_row_gets_empty_cells_and_a_table_in_a_list_is_indented() -> Non
 def test_the_height_estimate_counts_the_table_borders_but_not_a_rule() -> None:
     for text in (f"Intro.\n\n{TABLE}\nAfter.\n", "a\n\n---\n\nb"):
         assert estimate_height(text, 80) == markdown_to_content(text).get_height({}, 80)
+
+
+# -- painting only the lines on screen --------------------------------------------------------
+from textual.app import App, ComposeResult  # noqa: E402
+from textual.containers import VerticalScroll  # noqa: E402
+from textual.widget import Widget  # noqa: E402
+
+from tui.widgets.frozen_markdown import FrozenMarkdown  # noqa: E402
+
+PIECES = [
+    "## Section\n\nThe function `step` reads the input, checks the **bounds** and returns the "
+    + "result; it never raises for valid data. " * 6
+    + "\n\n- parse\n- validate\n  - nested *item*\n\n```python\ndef step(x):\n"
+    "    return x * 2\n```\n\n> quoted\n> lines\n\n1. one\n2. two\n\n---\n\n[a link](http://x)\n",
+    TABLE + "\nAfter the table.\n",
+    "",
+    "single line",
+    "\n\n\n",
+]
+
+
+class Pieces(App[None]):
+    def __init__(self, pieces: list[str], *, lazy: bool = False) -> None:
+        super().__init__()
+        self.pieces = pieces
+        self.lazy = lazy
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            for text in self.pieces:
+                yield FrozenMarkdown(text, lazy=self.lazy)
+
+
+async def test_lines_painted_one_paragraph_at_a_time_equal_the_whole_render() -> None:
+    """Text, styles and the offsets mouse selection reads: as Textual renders the whole."""
+    app = Pieces(PIECES)
+    async with app.run_test(size=(57, 30)) as pilot:  # narrow: the prose wraps
+        await pilot.pause()
+        for piece in app.query(FrozenMarkdown):
+            height = piece.size.height
+            assert height == piece.render().get_height(piece.styles, piece.size.width)
+            ours = [list(piece.render_line(y)) for y in range(height + 1)]
+            Widget._render_content(piece)  # Textual's own: every line of the content at once
+            whole = [list(Widget.render_line(piece, y)) for y in range(height + 1)]
+            assert ours == whole, piece.text[:30]
+        assert sum(p.size.height for p in app.query(FrozenMarkdown)) > 30  # some did wrap
+
+
+async def test_only_paragraphs_on_screen_become_strips_and_survive_a_new_height() -> None:
+    text = "\n\n".join(f"Paragraph {i} of a long piece." for i in range(300))
+    app = Pieces([text], lazy=True)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        piece = app.query_one(FrozenMarkdown)
+        assert piece.materialized  # on screen: rendered when painted
+        assert piece.size.height == 599  # the estimate (lazy) was replaced by the real height
+        rendered = dict(piece._strips)
+        assert 0 < len(rendered) <= 20  # the top of 599 lines: what the screen shows
+        app.query_one(VerticalScroll).scroll_end(animate=False)
+        await pilot.pause()
+        await pilot.pause()
+        assert max(piece._strips) == 598  # the last line (a paragraph per source line)
+        for index, strips in rendered.items():  # kept: not rendered again
+            assert piece._strips[index] is strips
+        assert len(piece._strips) <= 40

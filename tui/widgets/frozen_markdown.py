@@ -4,17 +4,27 @@ Textual's Markdown widget makes a widget per block (a list item, a code fence, a
 table...), and every layout pass visits them all. The parts of an answer that can no longer
 change (sealed while a long answer streams, or answers a few turns old) are rendered here into
 a single Content with the same theme variables, so the DOM stays small in long sessions.
+
+Only the lines on screen are turned into strips: the Content is kept as its source lines
+(paragraphs), each wrapped for the layout's height and rendered to strips only when one of
+its lines is painted, and kept when the widget's height changes (an estimated height
+replaced by the real one would otherwise render the whole piece again).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any
 
 from markdown_it import MarkdownIt
+from rich.segment import Segment
+from rich.style import Style
 from textual.content import Content
 from textual.geometry import Size
 from textual.highlight import highlight
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widget import Widget
 
 _INLINE_STYLE = {
@@ -166,6 +176,19 @@ def markdown_to_content(text: str) -> Content:
     return Content("").join(out)
 
 
+def _on_line(strip: Strip, y: int) -> Strip:
+    """``strip`` (a paragraph rendered alone, so as line 0) with line ``y`` in the offsets
+    its styles carry, as when the whole content is rendered: mouse selection reads them."""
+    segments = []
+    for segment in strip:
+        offset = segment.style.meta.get("offset") if segment.style is not None else None
+        if offset is not None:
+            style = segment.style + Style.from_meta({"offset": (offset[0], y)})
+            segment = Segment(segment.text, style, segment.control)
+        segments.append(segment)
+    return Strip(segments, strip.cell_length)
+
+
 def estimate_height(text: str, width: int) -> int:
     """About how many lines ``markdown_to_content(text)`` takes at ``width`` (for a piece not
     rendered yet: each source line wrapped, fences dropped, blank runs as one line)."""
@@ -201,8 +224,15 @@ class FrozenMarkdown(Widget):
     def __init__(self, text: str, *, lazy: bool = False) -> None:
         super().__init__(classes="frozen-markdown")
         self.text = text
-        self._content: Content | None = None if lazy else markdown_to_content(text)
+        self._content: Content | None = None
         self._estimate = (-1, 0)
+        self._paragraphs: list[Content] = []
+        self._starts: list[int] = []
+        """The first line of each paragraph at ``_key``'s width, and the height after."""
+        self._strips: dict[int, list[Strip]] = {}
+        self._key: tuple[int, Any] | None = None
+        if not lazy:
+            self._render_markdown()
 
     @property
     def materialized(self) -> bool:
@@ -213,19 +243,65 @@ class FrozenMarkdown(Widget):
         """Render the markdown now; True if it was not rendered before."""
         if self._content is not None:
             return False
-        self._content = markdown_to_content(self.text)
+        self._render_markdown()
         self.clear_cached_dimensions()
         self.refresh(layout=True)
         return True
+
+    def _render_markdown(self) -> None:
+        self._content = markdown_to_content(self.text)
+        self._paragraphs = self._content.split("\n", allow_blank=True)
+        self._key = None
 
     def render(self) -> Content:
         self.materialize()
         assert self._content is not None
         return self._content
 
+    def _lines(self, width: int, style: Any = None) -> list[int]:
+        """Where each paragraph starts at ``width`` (the last entry: the height); strips
+        rendered for another width or style are dropped."""
+        self.materialize()
+        key = (width, style)
+        if self._key != key:
+            if self._key is None or self._key[0] != width:
+                starts, line = [], 0
+                for paragraph in self._paragraphs:
+                    starts.append(line)  # most lines fit: no need to wrap them
+                    fits = paragraph.cell_length <= width
+                    line += 1 if fits else paragraph.get_height(self.styles, width)
+                starts.append(line)
+                self._starts = starts
+            self._key = key
+            self._strips = {}
+        return self._starts
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self._content is None:
             if self._estimate[0] != width:  # layout asks on every pass, for every piece
                 self._estimate = (width, estimate_height(self.text, width))
             return self._estimate[1]
-        return super().get_content_height(container, viewport, width)
+        if not width:
+            return 0
+        return self._lines(width, self._key[1] if self._key else None)[-1]
+
+    def render_line(self, y: int) -> Strip:
+        if self.text_selection is not None:  # selection offsets are the whole content's
+            self._key = None
+            return super().render_line(y)
+        width = self.size.width
+        style = self.visual_style
+        if width <= 0:
+            return Strip.blank(0)
+        starts = self._lines(width, style)
+        index = bisect_right(starts, y) - 1
+        if not 0 <= index < len(self._paragraphs):
+            return Strip.blank(width, style.rich_style)
+        strips = self._strips.get(index)
+        if strips is None:
+            strips = Visual.to_strips(self, self._paragraphs[index], width, None, style)
+            if index:
+                strips = [_on_line(strip, index) for strip in strips]
+            self._strips[index] = strips
+        offset = y - starts[index]
+        return strips[offset] if offset < len(strips) else Strip.blank(width, style.rich_style)
