@@ -127,3 +127,21 @@ async def test_a_write_waits_for_a_key_to_echo_but_not_for_ever(monkeypatch) -> 
     text.finish()
     PromptInput.last_key_at = clock.now
     assert await text._let_keys_echo(clock, clock.sleep) == 0  # the end is never held
+
+
+def test_the_end_of_a_seal_is_cut_small_the_rest_in_big_pieces() -> None:
+    from tui.widgets import assistant_text as at
+
+    text = long_answer(200)
+    pieces = at.split_for_view(text)
+    assert "".join(pieces) == text
+    start = 0
+    for piece in pieces:
+        if start >= len(text) - at.VIEW_CHARS:  # on screen at the end: small
+            assert len(piece) < 2 * at.VIEW_PIECE_CHARS
+        elif start + len(piece) < len(text) - at.VIEW_CHARS:  # above it: big
+            assert len(piece) >= at.PIECE_CHARS
+        start += len(piece)
+    assert sum(len(p) < at.PIECE_CHARS for p in pieces) >= 3
+    assert at.split_for_view("short") == ["short"]
+    assert at.split_for_view("") == []

@@ -44,8 +44,13 @@ KEY_HOLD = 0.2
 SEAL_CHARS = 3000
 """Live markdown beyond this many characters gets its finished blocks sealed."""
 PIECE_CHARS = 4000
-"""Sealed text is cut into widgets of about this size: Textual paints a widget whole, so one
-huge widget would be painted whole for every frame that shows any of it."""
+"""Sealed text is cut into widgets of about this size: a widget's markdown is rendered whole
+the first time any of it is painted."""
+VIEW_CHARS = 3000
+"""About a screenful: sealed text that ends on screen has its last ``VIEW_CHARS`` cut into
+pieces of about ``VIEW_PIECE_CHARS``, so painting the bottom renders little more than it
+shows."""
+VIEW_PIECE_CHARS = 1000
 
 
 def seal_point(text: str) -> int:
@@ -83,6 +88,29 @@ def split_blocks(text: str, size: int = PIECE_CHARS) -> list[str]:
             start = offset
     if start < len(text):
         pieces.append(text[start:])
+    return pieces
+
+
+def split_for_view(text: str) -> list[str]:
+    """``split_blocks`` for text whose end is on screen: its last ``VIEW_CHARS`` or so in
+    pieces of about ``VIEW_PIECE_CHARS``, the rest in pieces of about ``PIECE_CHARS``."""
+    pieces: list[str] = []
+    merged: list[str] = []
+    left = len(text)
+    for small in split_blocks(text, VIEW_PIECE_CHARS):
+        if left > VIEW_CHARS:
+            merged.append(small)
+            if sum(map(len, merged)) >= PIECE_CHARS:
+                pieces.append("".join(merged))
+                merged.clear()
+        else:
+            if merged:
+                pieces.append("".join(merged))
+                merged.clear()
+            pieces.append(small)
+        left -= len(small)
+    if merged:
+        pieces.append("".join(merged))
     return pieces
 
 
@@ -181,8 +209,9 @@ class AssistantText(Vertical):
             if stream is not None:
                 await stream.stop()
             self.finished = True
-        await self._settle()
         await self._live_settled()
+        # the final frame first, then the pieces nobody has seen
+        self.call_after_refresh(self._start_settling)
 
     async def _let_keys_echo(
         self, clock: Any = time.monotonic, sleep: Any = asyncio.sleep
@@ -203,6 +232,9 @@ class AssistantText(Vertical):
         if self._live_pending is not None:
             pending, self._live_pending = self._live_pending, None
             await pending
+
+    def _start_settling(self) -> None:
+        self.run_worker(self._settle(), group="markdown-settle", exit_on_error=False)
 
     async def _settle(self) -> None:
         """Render the pieces not painted yet, newest first, one at a time (keys are read in
@@ -228,7 +260,7 @@ class AssistantText(Vertical):
             self._live_pending = self.live.append(fragment)
             return
         self._seal_at = SEAL_CHARS
-        pieces = [FrozenMarkdown(piece, lazy=True) for piece in split_blocks(source[:cut])]
+        pieces = [FrozenMarkdown(piece, lazy=True) for piece in split_for_view(source[:cut])]
         self._sealed = True
         await self.mount(*pieces, before=self.live)
         if cut == len(source):  # nothing stays live: hide it (clearing it waits a frame)
@@ -244,4 +276,4 @@ class AssistantText(Vertical):
         self.add_class("frozen")
         await self.remove_children()
         await self.mount(*(FrozenMarkdown(piece, lazy=True) for piece in split_blocks(self.text)))
-        self.run_worker(self._settle(), group="markdown-settle", exit_on_error=False)
+        self._start_settling()
