@@ -23,7 +23,12 @@ MARKER = "qzxj"
 def scratch_env() -> dict[str, str]:
     env = dict(os.environ)
     tmp = tempfile.mkdtemp(prefix="eddy-bench-")
-    env.update(EDDY_DATA_DIR=f"{tmp}/data", EDDY_CONFIG_DIR=f"{tmp}/config", TERM="xterm-256color")
+    env.update(
+        EDDY_DATA_DIR=f"{tmp}/data",
+        EDDY_CONFIG_DIR=f"{tmp}/config",
+        EDDY_TRUSTED_FOLDERS=tempfile.gettempdir(),  # the benchmarks' projects: no question
+        TERM="xterm-256color",
+    )
     return env
 
 

@@ -24,7 +24,7 @@ from plain.permission import ask_permission
 from plain.printer import Printer
 from plain.questions import Question, Questions
 from plain.render import Renderer
-from plain.session_setup import open_session
+from plain.session_setup import folder_trusted, open_session
 from plain.signals import catch_sigint, catch_termination
 from plain.status import Status
 from plain.style import Painter, color_wanted
@@ -301,7 +301,7 @@ class PlainApp:
     async def run(self) -> int:
         """Run until the user exits; returns the exit code."""
         self._banner()
-        if not await self.open_session():
+        if not await folder_trusted(self) or not await self.open_session():
             self.printer.flush()
             return 1
         if not self.interactive:

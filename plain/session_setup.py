@@ -47,6 +47,34 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
     return True
 
 
+async def folder_trusted(app: PlainApp) -> bool:
+    """At an interactive start in a folder not trusted yet: ask (agent/trust.py); False if
+    the answer is no (said so). Line mode fed from a pipe is not asked, as ``eddy -p``."""
+    from agent.trust import needs_asking, question, trust
+
+    args = app.args
+    mode, demo = args.permission_mode, getattr(args, "demo", False)
+    if not app.interactive or not needs_asking(app.workspace, mode=mode, demo=demo):
+        return True
+    title, *rest = question(app.workspace)
+    app.say(title, "bold")
+    for line in rest:
+        app.say(line, *(("yellow",) if line.startswith("  •") else ()))
+    app.say("Trust it? y: yes, go on · anything else: no, exit", "bold")
+    try:
+        answer = await app.input.read()
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() not in ("y", "yes", "1"):
+        app.say(f"eddy exited: the files in {app.workspace} are not trusted.", "red")
+        return False
+    try:
+        trust(app.workspace)
+    except OSError as exc:
+        app.say(f"Could not remember that this folder is trusted: {exc}", "yellow")
+    return True
+
+
 def forget_resume(args: argparse.Namespace) -> None:
     """Make ``args`` ask for a new session (``/clear``): no continue, resume, fork or id."""
     args.continue_, args.resume, args.fork_session, args.session_id = False, None, False, None

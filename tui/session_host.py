@@ -60,6 +60,8 @@ class SessionHost:
         self.emit = emit
         self.model = model
         self.tools = tools
+        self.trusted = False
+        """Whether the folder's files may be read (agent/trust.py): asked once per run."""
 
     # -- start-up -------------------------------------------------------------------------
     def start(self) -> None:
@@ -94,6 +96,14 @@ class SessionHost:
     def _build_session(self) -> None:
         """In a worker thread: the engine's imports and set-up stay off the input's path."""
         app = self.app
+        if not self.trusted:
+            from agent.trust import needs_asking
+
+            args = app.args
+            if needs_asking(app.workspace, mode=args.permission_mode, demo=args.demo):
+                app.call_from_thread(self._ask_trust)  # nothing of the project read yet
+                return
+            self.trusted = True
         if self._wants_picker():  # eddy --resume without an id: pick first
             from agent.store_list import list_sessions
 
@@ -116,6 +126,30 @@ class SessionHost:
             return
         # handled from the message queue (call_later), in the app's own context
         app.call_from_thread(app.call_later, self._session_ready, session, problems)
+
+    def _ask_trust(self) -> None:
+        from tui.screens.trust import TrustScreen
+
+        folder = self.app.workspace
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                self.app.exit(
+                    return_code=1,
+                    message=f"eddy exited: the files in {folder} are not trusted.",
+                )
+                return
+            from agent.trust import trust
+
+            self.trusted = True  # for this run, even if it cannot be remembered
+            try:
+                trust(folder)
+            except OSError as exc:
+                self.app.main.say(f"Could not remember that this folder is trusted: {exc}")
+            self.app.main.prompt.focus()
+            self.build()
+
+        self.app.push_screen(TrustScreen(folder), answered)
 
     def _pick_at_start(self, sessions: list[Any]) -> None:
         from tui.screens.resume import ResumeScreen

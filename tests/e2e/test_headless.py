@@ -153,3 +153,17 @@ def test_no_key_exits_2(fake_api: FakeAnthropic, repo: Path) -> None:
     assert out.returncode == 2
     assert "ANTHROPIC_API_KEY" in out.stderr
     assert fake_api.requests == []
+
+
+def test_a_headless_run_is_not_asked_about_trust(
+    fake_api: FakeAnthropic, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``claude -p``: no one to answer, so no question; the folder is not marked trusted."""
+    from agent.trust import is_trusted
+
+    fake_api.push(Reply([text("Hi.")]))
+    monkeypatch.delenv("EDDY_TRUSTED_FOLDERS")
+    out = eddy(fake_api, repo, "-p", "hello")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "Hi." and "trust" not in out.stderr
+    assert not is_trusted(repo)

@@ -66,6 +66,7 @@ def eddy_command(
         "ANTHROPIC_API_KEY": "test-key",
         "EDDY_DATA_DIR": os.environ["EDDY_DATA_DIR"],
         "EDDY_CONFIG_DIR": os.environ["EDDY_CONFIG_DIR"],
+        "EDDY_TRUSTED_FOLDERS": os.environ["EDDY_TRUSTED_FOLDERS"],
         "TERM": "xterm-256color",
         **(env or {}),
     }
