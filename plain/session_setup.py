@@ -1,8 +1,8 @@
 """Opening a line-mode session: the one the command line asks for, or a new one.
 
 A session that cannot be resumed (a missing or broken transcript) is not fatal: line mode says
-why and starts a new one. The anthropic SDK is imported in the background meanwhile, so that
-the first prompt does not wait for it.
+why and starts a new one. The SDK client is made in the background meanwhile, so that the
+first prompt does not wait for it.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
     for problem in problems:
         app.say(problem, "yellow")
     if model is None:
-        warm_up_sdk()
+        warm_up_sdk(session.model)
     return True
 
 
@@ -109,13 +109,20 @@ def build_session(
         return session, [f"{exc} This is a new session.", *problems]
 
 
-def warm_up_sdk() -> None:
-    """Import the SDK in a background thread so that the first prompt does not wait ~2 s."""
+def warm_up_sdk(model: Any) -> threading.Thread:
+    """Make the SDK client (``import anthropic``, a TLS context) in a background thread, so
+    that the first prompt does not wait for it."""
 
     def load() -> None:
         try:
-            import anthropic  # noqa: F401
+            client = getattr(model, "client", None)
+            if callable(client):
+                client()
+            else:
+                import anthropic  # noqa: F401
         except Exception:
-            pass
+            pass  # the first prompt makes it, and says what went wrong
 
-    threading.Thread(target=load, name="eddy-warm-up", daemon=True).start()
+    thread = threading.Thread(target=load, name="eddy-warm-up", daemon=True)
+    thread.start()
+    return thread

@@ -68,3 +68,12 @@ def test_two_threads_asking_at_once_get_one_client(monkeypatch: pytest.MonkeyPat
     first.join(5)
     second.join(5)
     assert len(made) == 1 and got == [made[0], made[0]]
+
+
+def test_line_mode_makes_the_client_in_the_background_too() -> None:
+    from plain.session_setup import warm_up_sdk
+
+    model = AnthropicModel("claude-sonnet-4-5", api_key="k", base_url="http://127.0.0.1:9")
+    warm_up_sdk(model).join(30)
+    assert model._client is not None
+    warm_up_sdk(object()).join(30)  # a model without a client (the demo's): only the import
