@@ -105,6 +105,62 @@ def budget_line(session: Session) -> str:
     return f"Budget: {spent} of ${cap:.2f} ({scope})."
 
 
+def budget_command(session: Session, arg: str) -> tuple[str, bool]:
+    """``/budget [AMOUNT]``: set the cap (0 removes it) or show it; returns what to say and
+    whether it is an error (nothing changed)."""
+    from agent import ops
+
+    if not arg.strip():
+        return f"{budget_line(session)} /budget AMOUNT sets it (in $); /budget 0 removes it.", False
+    try:
+        value = float(arg.strip().lstrip("$").replace(",", ""))
+    except ValueError:
+        return f"/budget takes an amount in dollars, e.g. /budget 5 (not {arg!r}).", True
+    session.submit(ops.SetLimits(max_budget_usd=value))
+    cap = session.config.limits.max_budget_usd
+    return (
+        "Budget cap removed." if cap is None else f"Budget set to ${cap:.2f} for this session."
+    ), False
+
+
+def turns_command(session: Session, arg: str) -> tuple[str, bool]:
+    """``/turns [N]``: set the cap on tool turns per prompt (0 removes it) or show it; returns
+    what to say and whether it is an error (nothing changed)."""
+    from agent import ops
+
+    if not arg.strip():
+        cap = session.config.limits.max_turns
+        now = f"{cap} tool turns per prompt" if cap is not None else "none"
+        return f"Turn cap: {now}. /turns N sets it; /turns 0 removes it.", False
+    try:
+        value = int(arg.strip())
+    except ValueError:
+        return f"/turns takes a whole number, e.g. /turns 20 (not {arg!r}).", True
+    session.submit(ops.SetLimits(max_turns=value))
+    cap = session.config.limits.max_turns
+    return ("Turn cap removed." if cap is None else f"Turn cap set to {cap} per prompt."), False
+
+
+def cap_advice(subtype: str, limits: Any) -> str | None:
+    """After an interactive turn stopped at the budget or the turn cap: how to raise it and
+    go on (None for other ends). ``limits``: the session's, or None."""
+    if subtype == "error_max_budget_usd":
+        cap = limits.max_budget_usd if limits is not None else None
+        what = f"the ${cap:.2f} budget" if cap is not None else "the budget"
+        return (
+            f"Stopped at {what} of this session. Raise it with /budget AMOUNT (/budget 0 "
+            "removes the cap), then send a message to go on."
+        )
+    if subtype == "error_max_turns":
+        turns = limits.max_turns if limits is not None else None
+        what = f"{turns} tool turns" if turns is not None else "the turn cap"
+        return (
+            f"Stopped after {what} for this prompt. Raise the cap with /turns N (/turns 0 "
+            "removes it), then send a message to go on."
+        )
+    return None
+
+
 def cost_lines(session: Session) -> list[str]:
     """The ``/cost`` report."""
     u = session.total_usage

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from agent import events as ev
 from agent import ops
+from agent.context import cap_advice
 from plain.commands import Commands
 from plain.permission import ask_permission
 from plain.printer import Printer
@@ -200,7 +201,12 @@ class PlainApp:
             if isinstance(event, ev.PermissionRequested):
                 ask_permission(self, event)
             else:
-                self.printer.lines(self.renderer.render(event))
+                lines = self.renderer.render(event)
+                if isinstance(event, ev.TurnFinished) and self.session is not None:
+                    advice = cap_advice(event.subtype, self.session.config.limits)
+                    if advice is not None:  # how to raise the cap: before the blank line
+                        lines.insert(len(lines) - 1, self.paint(advice, "yellow"))
+                self.printer.lines(lines)
         except Exception as exc:  # a display bug must not take the session down
             self.say(
                 f"Could not display a {event.type} event ({type(exc).__name__}: {exc}). "

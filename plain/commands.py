@@ -1,4 +1,5 @@
-"""Slash commands of the line mode: /help /clear /compact /rewind /cost /model /exit /quit."""
+"""Slash commands of the line mode: /help /clear /compact /rewind /cost /context /budget
+/turns /model /exit /quit."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "/rewind": "go back to before a prompt: code, conversation or both",
     "/cost": "the session's cost and token use",
     "/context": "what fills the context window",
+    "/budget": "show or set the session's spending cap: /budget [dollars] (0 removes it)",
+    "/turns": "show or set the cap on tool turns per prompt: /turns [N] (0 removes it)",
     "/model": "show or change the model: /model [name]",
     "/exit": "quit",
     "/quit": "quit",
@@ -150,6 +153,23 @@ class Commands:
 
         if self.app.session is not None:
             self.say("\n".join(breakdown(self.app.session).lines()))
+
+    def cmd_budget(self, arg: str) -> None:
+        from agent.context import budget_command
+
+        self._limit(budget_command, arg)
+
+    def cmd_turns(self, arg: str) -> None:
+        from agent.context import turns_command
+
+        self._limit(turns_command, arg)
+
+    def _limit(self, command: Any, arg: str) -> None:
+        if self.app.session is None:
+            return
+        message, error = command(self.app.session, arg)
+        self.app.status.take_session(self.app.session)  # the toolbar shows the caps
+        self.say(message, "yellow" if error else "")
 
     def cmd_model(self, arg: str) -> None:
         from agent.pricing import context_window, known_models

@@ -155,8 +155,8 @@ class Renderer:
     def _on_turn_finished(self, event: ev.TurnFinished) -> list[str]:
         out = self.text.finish()
         messages = {
-            "error_max_turns": "Stopped: the turn limit was reached (--max-turns).",
-            "error_max_budget_usd": "Stopped: the budget was reached (--max-budget-usd).",
+            "error_max_turns": "Stopped: the turn cap was reached.",
+            "error_max_budget_usd": "Stopped: the budget was reached.",
             "error_during_execution": "Stopped by an error.",
         }
         if event.subtype in messages:

@@ -209,47 +209,20 @@ class SlashCommands:
             self.say("\n".join(breakdown(self.session).lines()))
 
     def cmd_budget(self, arg: str) -> None:
-        if not self._ready("/budget", idle=False):
-            return
-        limits = self.session.config.limits
-        if not arg:
-            from agent.context import budget_line
+        from agent.context import budget_command
 
-            self.say(
-                f"{budget_line(self.session)} /budget AMOUNT sets it (in $); /budget 0 removes it."
-            )
-            return
-        try:
-            value = float(arg.strip().lstrip("$").replace(",", ""))
-        except ValueError:
-            self.say(f"/budget takes an amount in dollars, e.g. /budget 5 (not {arg!r}).", "error")
-            return
-        self.session.submit(ops.SetLimits(max_budget_usd=value))
-        self._show_limits()
-        cap = limits.max_budget_usd
-        if cap is None:
-            self.say("Budget cap removed.")
-        else:
-            self.say(f"Budget set to ${cap:.2f} for this session.")
+        if self._ready("/budget", idle=False):
+            self._limit(*budget_command(self.session, arg))
 
     def cmd_turns(self, arg: str) -> None:
-        if not self._ready("/turns", idle=False):
-            return
-        limits = self.session.config.limits
-        if not arg:
-            cap = limits.max_turns
-            now = f"{cap} tool turns per prompt" if cap is not None else "none"
-            self.say(f"Turn cap: {now}. /turns N sets it; /turns 0 removes it.")
-            return
-        try:
-            value = int(arg.strip())
-        except ValueError:
-            self.say(f"/turns takes a whole number, e.g. /turns 20 (not {arg!r}).", "error")
-            return
-        self.session.submit(ops.SetLimits(max_turns=value))
+        from agent.context import turns_command
+
+        if self._ready("/turns", idle=False):
+            self._limit(*turns_command(self.session, arg))
+
+    def _limit(self, message: str, error: bool) -> None:
         self._show_limits()
-        cap = limits.max_turns
-        self.say("Turn cap removed." if cap is None else f"Turn cap set to {cap} per prompt.")
+        self.say(message, "error" if error else "hint")
 
     def _show_limits(self) -> None:
         status = self.app.main.status

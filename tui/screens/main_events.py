@@ -90,22 +90,12 @@ class EventRouter:
 
     def _cap_advice(self, event: ev.TurnFinished) -> None:
         """After a stop at the budget or turn cap: how to raise it and go on."""
+        from agent.context import cap_advice
+
         session = self.screen.session
-        limits = session.config.limits if session is not None else None
-        if event.subtype == "error_max_budget_usd":
-            cap = limits.max_budget_usd if limits is not None else None
-            what = f"the ${cap:.2f} budget" if cap is not None else "the budget"
-            self.screen.say(
-                f"Stopped at {what} of this session. Raise it with /budget AMOUNT (/budget 0 "
-                "removes the cap), then send a message to go on."
-            )
-        elif event.subtype == "error_max_turns":
-            cap_turns = limits.max_turns if limits is not None else None
-            what = f"{cap_turns} tool turns" if cap_turns is not None else "the turn cap"
-            self.screen.say(
-                f"Stopped after {what} for this prompt. Raise the cap with /turns N (/turns 0 "
-                "removes it), then send a message to go on."
-            )
+        advice = cap_advice(event.subtype, session.config.limits if session else None)
+        if advice is not None:
+            self.screen.say(advice)
 
     async def _rewound(self, event: ev.RewindFinished) -> None:
         """Show a finished rewind: the rewound conversation, what happened to the files."""
