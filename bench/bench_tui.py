@@ -7,12 +7,11 @@
    session with no UI; both with the SDK client made beforehand, as eddy's start-up does), and
    the keystroke echo delay while it streams (real terminal: eddy in tmux, keys sent with
    send-keys, echo seen in capture-pane).
-   render: the same answer handed to the UI in two bursts with no network (as a fast stream
-   arrives): the UI's CPU time until its final frame, vs parsing the answer's markdown once.
+   (bench_render.py: the same answer handed to the UI in two bursts, with no network.)
 3. a 500-turn session (text, tool calls, 1,000-line outputs): RSS and DOM size as it grows, and
    the time to scroll the whole conversation.
 
-Parts: ``bench_tui.py [startup|stream|render|long]`` (default: all).
+Parts: ``bench_tui.py [startup|stream|long]`` (default: all).
 """
 
 from __future__ import annotations
@@ -303,55 +302,6 @@ def bench_stream() -> None:
             )
 
 
-# -- rendering, no network ---------------------------------------------------------------------
-async def render_cpu(text: str, split: int) -> float:
-    """The UI's CPU seconds to show ``text`` arriving in two bursts (``text[:split]``, a pause
-    of a few frames, the rest and the end), until the final frame is painted."""
-    from agent.cli import build_parser
-    from agent.model import ScriptedModel
-    from tui.app import EddyApp
-
-    args = build_parser().parse_args(["--model", MODEL])
-    args.cwd = Path(tempfile.mkdtemp(prefix="eddy-bench-ws-"))
-    app = EddyApp(args, model=ScriptedModel(["unused"]), tools=[])
-    async with app.run_test(size=SIZE) as pilot:
-        while app.main.session is None:
-            await pilot.pause()
-        await pilot.pause()
-        conversation = app.main.conversation
-        start = time.thread_time()
-        conversation.add_text(text[:split])
-        block = conversation.text_block
-        await asyncio.sleep(0.06)  # the first burst is sealed and painted meanwhile
-        block.add(text[split:])
-        block.finish()
-        while not block.finished:
-            await asyncio.sleep(0.001)
-        app.screen._on_timer_update()
-        return time.thread_time() - start
-
-
-def bench_render() -> None:
-    from markdown_it import MarkdownIt
-
-    text = answer_text()
-    runs = int(os.environ.get("BENCH_RUNS", "5"))
-    os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
-    asyncio.run(render_cpu(text, len(text) * 4 // 5))  # warm-up: imports, lexers
-    ui, parse = [], []
-    for _ in range(runs):
-        ui.append(asyncio.run(render_cpu(text, len(text) * 4 // 5)))
-        start = time.thread_time()
-        MarkdownIt("gfm-like").parse(text)
-        parse.append(time.thread_time() - start)
-    med = statistics.median
-    print(
-        f"render 20k tokens in two bursts (no network, median of {runs}): UI CPU to the final "
-        f"frame {med(ui) * 1000:.0f} ms = {med(ui) / med(parse):.1f}x parsing the answer's "
-        f"markdown once ({med(parse) * 1000:.0f} ms)"
-    )
-
-
 # -- a long session ---------------------------------------------------------------------------
 async def long_session(turns: int = 500) -> None:
     from agent import events as ev
@@ -420,8 +370,6 @@ def main() -> None:
         bench_startup()
     if part in ("all", "stream"):
         bench_stream()
-    if part in ("all", "render"):
-        bench_render()
     if part in ("all", "long"):
         os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
         asyncio.run(long_session(int(os.environ.get("BENCH_TURNS", "500"))))

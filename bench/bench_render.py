@@ -1,0 +1,77 @@
+"""Rendering a long answer with no network; prints figures, asserts nothing.
+
+The 20,000-token answer of bench_tui.py handed to the UI in two bursts (four fifths, a few
+frames later the rest and the end), as a stream faster than the screen arrives: the UI's CPU
+time (its thread's) until the final frame is painted, against parsing the answer's markdown
+once with markdown-it in the same run. Deterministic, unlike the streaming figure, whose
+SDK parsing shares the CPU. Run: .venv/bin/python bench/bench_render.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_tui import MODEL, answer_text  # noqa: E402
+from tmux_harness import SIZE, scratch_env  # noqa: E402
+
+
+async def render_cpu(text: str, split: int) -> float:
+    """The UI's CPU seconds to show ``text`` arriving in two bursts (``text[:split]``, a pause
+    of a few frames, the rest and the end), until the final frame is painted."""
+    from agent.cli import build_parser
+    from agent.model import ScriptedModel
+    from tui.app import EddyApp
+
+    args = build_parser().parse_args(["--model", MODEL])
+    args.cwd = Path(tempfile.mkdtemp(prefix="eddy-bench-ws-"))
+    app = EddyApp(args, model=ScriptedModel(["unused"]), tools=[])
+    async with app.run_test(size=SIZE) as pilot:
+        while app.main.session is None:
+            await pilot.pause()
+        await pilot.pause()
+        conversation = app.main.conversation
+        start = time.thread_time()
+        conversation.add_text(text[:split])
+        block = conversation.text_block
+        await asyncio.sleep(0.06)  # the first burst is sealed and painted meanwhile
+        block.add(text[split:])
+        block.finish()
+        while not block.finished:
+            await asyncio.sleep(0.001)
+        app.screen._on_timer_update()
+        return time.thread_time() - start
+
+
+def bench_render() -> None:
+    from markdown_it import MarkdownIt
+
+    text = answer_text()
+    runs = int(os.environ.get("BENCH_RUNS", "5"))
+    os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
+    asyncio.run(render_cpu(text, len(text) * 4 // 5))  # warm-up: imports, lexers
+    ui, parse = [], []
+    for _ in range(runs):
+        ui.append(asyncio.run(render_cpu(text, len(text) * 4 // 5)))
+        start = time.thread_time()
+        MarkdownIt("gfm-like").parse(text)
+        parse.append(time.thread_time() - start)
+    med = statistics.median
+    print(
+        f"render 20k tokens in two bursts (no network, median of {runs}): UI CPU to the final "
+        f"frame {med(ui) * 1000:.0f} ms = {med(ui) / med(parse):.1f}x parsing the answer's "
+        f"markdown once ({med(parse) * 1000:.0f} ms)"
+    )
+
+
+if __name__ == "__main__":
+    bench_render()
