@@ -93,12 +93,40 @@ async def test_only_paragraphs_on_screen_become_strips_and_survive_a_new_height(
         piece = app.query_one(FrozenMarkdown)
         assert piece.materialized  # on screen: rendered when painted
         assert piece.size.height == 599  # the estimate (lazy) was replaced by the real height
-        rendered = dict(piece._strips)
+        rendered = dict(piece._pieces[0].strips)
         assert 0 < len(rendered) <= 20  # the top of 599 lines: what the screen shows
         app.query_one(VerticalScroll).scroll_end(animate=False)
         await pilot.pause()
         await pilot.pause()
-        assert max(piece._strips) == 598  # the last line (a paragraph per source line)
+        assert max(piece._pieces[0].strips) == 598  # the last line (a paragraph per source line)
         for index, strips in rendered.items():  # kept: not rendered again
-            assert piece._strips[index] is strips
-        assert len(piece._strips) <= 40
+            assert piece._pieces[0].strips[index] is strips
+        assert len(piece._pieces[0].strips) <= 40
+
+
+class Grown(App[None]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield FrozenMarkdown(*PIECES[:2], lazy=True)
+
+
+async def test_pieces_of_one_widget_show_as_blocks_and_are_selectable_once_all_rendered() -> None:
+    app = Grown()
+    async with app.run_test(size=(57, 10)) as pilot:  # the last pieces off screen
+        await pilot.pause()
+        widget = app.query_one(FrozenMarkdown)
+        added = "## Added\n\nlater text"
+        widget.add(added)
+        await pilot.pause()
+        await pilot.pause()
+        assert widget.pieces == 3 and widget.text == PIECES[0] + PIECES[1] + added
+        assert not widget.allow_select  # a lazy piece: line offsets are not known yet
+        assert widget.materialize() and widget.allow_select
+        await pilot.pause()
+        height = widget.size.height
+        whole = widget.render()  # the pieces with a blank line between them
+        assert height == whole.get_height(widget.styles, widget.size.width)
+        ours = [list(widget.render_line(y)) for y in range(height)]
+        Widget._render_content(widget)
+        assert ours == [list(Widget.render_line(widget, y)) for y in range(height)]
+        assert not widget.materialize_next()  # nothing left to render

@@ -6,12 +6,12 @@ merges fragments when rendering falls behind, so the document is never parsed wh
 
 Textual's Markdown makes a widget per block, and every layout pass visits all of them; a
 20,000-token answer would make thousands. So once the live part grows past ``SEAL_CHARS``, its
-finished blocks (up to a blank line outside a code fence) are sealed into FrozenMarkdown
-pieces of about ``PIECE_CHARS`` and only the tail stays live; text that arrives faster than
-it renders is sealed before it ever becomes live widgets. Pieces are lazy: their markdown is
-rendered when first painted (Textual paints only what is on screen), and the rest one piece
-at a time once the answer is complete (``settled``). ``freeze()`` does the same for an old
-answer.
+finished blocks (up to a blank line outside a code fence) are sealed, in pieces of about
+``PIECE_CHARS``, into one FrozenMarkdown widget (``sealed``) that grows, and only the tail
+stays live; text that arrives faster than it renders is sealed before it ever becomes live
+widgets. Pieces are lazy: their markdown is rendered when first painted (Textual paints only
+what is on screen), and the rest one piece at a time once the answer is complete
+(``settled``). ``freeze()`` does the same for an old answer.
 """
 
 from __future__ import annotations
@@ -125,8 +125,8 @@ class AssistantText(Vertical):
         self._wake = asyncio.Event()
         self._ended = asyncio.Event()
         self._live_pending: Awaitable[object] | None = None
-        self._sealed = False
-        """Whether part of the answer is in FrozenMarkdown pieces (then its end is too)."""
+        self.sealed: FrozenMarkdown | None = None
+        """The answer's finished blocks, once part of it is sealed (then its end is too)."""
         self._no_more = False
         self._seal_at = SEAL_CHARS
         self.finished = False
@@ -196,7 +196,7 @@ class AssistantText(Vertical):
                             stream = Markdown.get_stream(self.live)
                         await stream.write(fragment)
                 if self._no_more and not self._unsent:
-                    if self._sealed and self.live.display and self.live.source:
+                    if self.sealed is not None and self.live.display and self.live.source:
                         await self._seal("", everything=True)  # the tail too: no live update
                     break
                 # at most ~30 renders a second: a fast stream is merged into bigger pieces
@@ -239,8 +239,8 @@ class AssistantText(Vertical):
     async def _settle(self) -> None:
         """Render the pieces not painted yet, newest first, one at a time (keys are read in
         between), so heights become exact and scrolling back never waits."""
-        for piece in reversed(list(self.query(FrozenMarkdown))):
-            if piece.materialize():
+        for sealed in reversed(list(self.query(FrozenMarkdown))):
+            while sealed.materialize_next():
                 await asyncio.sleep(0.005)
         self.settled = True
 
@@ -249,7 +249,7 @@ class AssistantText(Vertical):
         (when text arrives faster than it renders, most of it never becomes live widgets);
         the last block stays live unless ``everything`` (the answer is complete)."""
         source = self.live.source + fragment  # the source is set before an update is done
-        if everything and len(source) <= SEAL_CHARS and not self._sealed:  # a short answer
+        if everything and len(source) <= SEAL_CHARS and self.sealed is None:  # a short answer
             await self._live_settled()
             await self.live.update(source)
             return
@@ -260,9 +260,12 @@ class AssistantText(Vertical):
             self._live_pending = self.live.append(fragment)
             return
         self._seal_at = SEAL_CHARS
-        pieces = [FrozenMarkdown(piece, lazy=True) for piece in split_for_view(source[:cut])]
-        self._sealed = True
-        await self.mount(*pieces, before=self.live)
+        pieces = split_for_view(source[:cut])
+        if self.sealed is None:
+            self.sealed = FrozenMarkdown(*pieces, lazy=True)
+            await self.mount(self.sealed, before=self.live)
+        else:  # no widget per piece: one widget grows
+            self.sealed.add(*pieces)
         if cut == len(source):  # nothing stays live: hide it (clearing it waits a frame)
             self.live.display = False
         else:  # not awaited: it takes a frame or two, in which the next text can arrive
@@ -275,5 +278,6 @@ class AssistantText(Vertical):
             return
         self.add_class("frozen")
         await self.remove_children()
-        await self.mount(*(FrozenMarkdown(piece, lazy=True) for piece in split_blocks(self.text)))
+        self.sealed = FrozenMarkdown(*split_blocks(self.text), lazy=True)
+        await self.mount(self.sealed)
         self._start_settling()

@@ -210,98 +210,188 @@ def estimate_height(text: str, width: int) -> int:
     return lines
 
 
-class FrozenMarkdown(Widget):
-    """Markdown that will not change, as a single widget.
+class _Piece:
+    """Part of a FrozenMarkdown: its markdown, rendered when first painted, kept as its
+    lines (paragraphs) and the strips of those painted so far."""
 
-    ``lazy``: the markdown is rendered when the widget is first painted (Textual paints only
-    what is on screen) or by ``materialize()``; until then layout uses ``estimate_height``. A
-    long answer streamed at full speed mostly scrolls past unseen, so most of it is never
-    rendered while the stream runs.
+    __slots__ = ("content", "estimate", "paragraphs", "placed", "starts", "strips", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.content: Content | None = None
+        self.paragraphs: list[Content] = []
+        self.estimate = (-1, 0)
+        self.starts: tuple[int, list[int]] = (-1, [])
+        """At a width: the first line of each paragraph, then the height."""
+        self.strips: dict[int, list[Strip]] = {}
+        self.placed: dict[int, list[Strip]] = {}
+        """Strips whose selection offsets name the line in the whole widget."""
+
+    def render(self) -> bool:
+        """Render the markdown; True if it was not rendered before."""
+        if self.content is not None:
+            return False
+        self.content = markdown_to_content(self.text)
+        self.paragraphs = self.content.split("\n", allow_blank=True)
+        return True
+
+    def height(self, width: int, rules: Any) -> int:
+        if self.content is None:
+            if self.estimate[0] != width:  # layout asks on every pass
+                self.estimate = (width, estimate_height(self.text, width))
+            return self.estimate[1]
+        return self.lines(width, rules)[-1]
+
+    def lines(self, width: int, rules: Any) -> list[int]:
+        if self.starts[0] != width:
+            starts, line = [], 0
+            for paragraph in self.paragraphs:
+                starts.append(line)  # most lines fit: no need to wrap them
+                fits = paragraph.cell_length <= width
+                line += 1 if fits else paragraph.get_height(rules, width)
+            starts.append(line)
+            self.starts = (width, starts)
+        return self.starts[1]
+
+
+class FrozenMarkdown(Widget):
+    """Markdown that will not change, as a single widget: one or more pieces, shown one
+    below the other with a blank line between them (as separate blocks would be).
+
+    ``lazy``: a piece's markdown is rendered when one of its lines is first painted
+    (Textual paints only what is on screen) or by ``materialize()`` / ``materialize_next()``;
+    until then layout uses ``estimate_height``. A long answer streamed at full speed mostly
+    scrolls past unseen, so most of it is never rendered while the stream runs, and it grows
+    by ``add()`` without mounting a widget per piece. Mouse selection is offered once every
+    piece is rendered (the offsets it reads count the lines of all the pieces above).
     """
 
     DEFAULT_CSS = "FrozenMarkdown { height: auto; }"
 
-    def __init__(self, text: str, *, lazy: bool = False) -> None:
+    def __init__(self, *texts: str, lazy: bool = False) -> None:
         super().__init__(classes="frozen-markdown")
-        self.text = text
-        self._content: Content | None = None
-        self._estimate = (-1, 0)
-        self._paragraphs: list[Content] = []
-        self._starts: list[int] = []
-        """The first line of each paragraph at ``_key``'s width, and the height after."""
-        self._strips: dict[int, list[Strip]] = {}
+        self._pieces = [_Piece(text) for text in texts]
+        self._offsets: tuple[int, list[int]] = (-1, [])
+        """At a width: the first line of each piece, then the height (as last laid out)."""
         self._key: tuple[int, Any] | None = None
+        self._bases: list[int] | None = None
         if not lazy:
-            self._render_markdown()
+            for piece in self._pieces:
+                piece.render()
+
+    @property
+    def text(self) -> str:
+        return "".join(piece.text for piece in self._pieces)
+
+    @property
+    def pieces(self) -> int:
+        return len(self._pieces)
 
     @property
     def materialized(self) -> bool:
-        """Whether the markdown has been rendered (the height is exact)."""
-        return self._content is not None
+        """Whether every piece's markdown has been rendered (the height is exact)."""
+        return all(piece.content is not None for piece in self._pieces)
+
+    @property
+    def allow_select(self) -> bool:
+        return self.materialized and super().allow_select
+
+    def add(self, *texts: str) -> None:
+        """More pieces below (lazy)."""
+        self._pieces.extend(_Piece(text) for text in texts)
+        self._changed()
 
     def materialize(self) -> bool:
-        """Render the markdown now; True if it was not rendered before."""
-        if self._content is not None:
-            return False
-        self._render_markdown()
+        """Render every piece now; True if one was not rendered before."""
+        rendered = [piece.render() for piece in self._pieces]
+        if any(rendered):
+            self._changed()
+        return any(rendered)
+
+    def materialize_next(self) -> bool:
+        """Render the lowest piece not rendered yet; False when there is none."""
+        for piece in reversed(self._pieces):
+            if piece.render():
+                self._changed()
+                return True
+        return False
+
+    def _changed(self) -> None:
+        self._offsets = (-1, [])
+        self._bases = None
         self.clear_cached_dimensions()
         self.refresh(layout=True)
-        return True
-
-    def _render_markdown(self) -> None:
-        self._content = markdown_to_content(self.text)
-        self._paragraphs = self._content.split("\n", allow_blank=True)
-        self._key = None
 
     def render(self) -> Content:
+        """All of it as one Content (for selection and copying): renders every piece."""
         self.materialize()
-        assert self._content is not None
-        return self._content
+        return Content("\n\n").join(p.content for p in self._pieces if p.content is not None)
 
-    def _lines(self, width: int, style: Any = None) -> list[int]:
-        """Where each paragraph starts at ``width`` (the last entry: the height); strips
-        rendered for another width or style are dropped."""
-        self.materialize()
-        key = (width, style)
-        if self._key != key:
-            if self._key is None or self._key[0] != width:
-                starts, line = [], 0
-                for paragraph in self._paragraphs:
-                    starts.append(line)  # most lines fit: no need to wrap them
-                    fits = paragraph.cell_length <= width
-                    line += 1 if fits else paragraph.get_height(self.styles, width)
-                starts.append(line)
-                self._starts = starts
-            self._key = key
-            self._strips = {}
-        return self._starts
+    def _layout(self, width: int) -> list[int]:
+        offsets, line = [], 0
+        for n, piece in enumerate(self._pieces):
+            offsets.append(line)  # where the piece starts: with the blank line above it
+            line += piece.height(width, self.styles) + (1 if n else 0)
+        offsets.append(line)
+        self._offsets = (width, offsets)
+        return offsets
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        if self._content is None:
-            if self._estimate[0] != width:  # layout asks on every pass, for every piece
-                self._estimate = (width, estimate_height(self.text, width))
-            return self._estimate[1]
-        if not width:
-            return 0
-        return self._lines(width, self._key[1] if self._key else None)[-1]
+        return self._layout(width)[-1] if width else 0
 
     def render_line(self, y: int) -> Strip:
         if self.text_selection is not None:  # selection offsets are the whole content's
             self._key = None
             return super().render_line(y)
-        width = self.size.width
-        style = self.visual_style
+        width, style = self.size.width, self.visual_style
         if width <= 0:
             return Strip.blank(0)
-        starts = self._lines(width, style)
-        index = bisect_right(starts, y) - 1
-        if not 0 <= index < len(self._paragraphs):
+        if self._key != (width, style):
+            self._key = (width, style)
+            for piece in self._pieces:
+                piece.strips.clear()
+                piece.placed.clear()
+        offsets = self._offsets[1] if self._offsets[0] == width else self._layout(width)
+        index = bisect_right(offsets, y) - 1  # as laid out: a piece rendered now moves
+        if not 0 <= index < len(self._pieces):  # the ones below at the next layout
             return Strip.blank(width, style.rich_style)
-        strips = self._strips.get(index)
-        if strips is None:
-            strips = Visual.to_strips(self, self._paragraphs[index], width, None, style)
-            if index:
-                strips = [_on_line(strip, index) for strip in strips]
-            self._strips[index] = strips
-        offset = y - starts[index]
+        piece = self._pieces[index]
+        if piece.render():
+            self.clear_cached_dimensions()
+            self.refresh(layout=True)
+            self._bases = None
+        local = y - offsets[index] - (1 if index else 0)
+        if local < 0:  # the blank line above a piece: an empty line of the whole Content
+            return self._strips(index, -1, width, style)[0]
+        starts = piece.lines(width, self.styles)
+        line = bisect_right(starts, local) - 1
+        if line >= len(piece.paragraphs):
+            return Strip.blank(width, style.rich_style)
+        strips = self._strips(index, line, width, style)
+        offset = local - starts[line]
         return strips[offset] if offset < len(strips) else Strip.blank(width, style.rich_style)
+
+    def _strips(self, index: int, line: int, width: int, style: Any) -> list[Strip]:
+        """The strips of a piece's line (-1: the blank line above it); with the selection
+        offsets of the whole once every piece is rendered (before that, selection is not
+        offered)."""
+        piece = self._pieces[index]
+        strips = piece.placed.get(line)
+        if strips is not None:
+            return strips
+        strips = piece.strips.get(line)
+        if strips is None:
+            paragraph = piece.paragraphs[line] if line >= 0 else Content("")
+            strips = Visual.to_strips(self, paragraph, width, None, style)
+            piece.strips[line] = strips
+        if not self.materialized:
+            return strips
+        if self._bases is None:  # the first line of each piece in render()'s Content
+            self._bases, base = [], 0
+            for other in self._pieces:
+                self._bases.append(base)
+                base += len(other.paragraphs) + 1
+        y = self._bases[index] + line
+        placed = [_on_line(strip, y) for strip in strips] if y else strips
+        piece.placed[line] = placed
+        return placed
