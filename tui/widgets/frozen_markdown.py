@@ -285,6 +285,7 @@ class FrozenMarkdown(Widget):
 
     @property
     def pieces(self) -> int:
+        """How many pieces it holds."""
         return len(self._pieces)
 
     @property
