@@ -77,3 +77,20 @@ def test_line_mode_makes_the_client_in_the_background_too() -> None:
     warm_up_sdk(model).join(30)
     assert model._client is not None
     warm_up_sdk(object()).join(30)  # a model without a client (the demo's): only the import
+
+
+def test_the_warm_up_compiles_the_common_lexers_ahead() -> None:
+    """In a fresh process (lexers compile once per process): none before, all after."""
+    import subprocess
+    import sys
+
+    check = (
+        "from pygments.lexers import find_lexer_class_by_name as find\n"
+        "from tui.session_host import HIGHLIGHTED, warm_up_highlighting\n"
+        "ready = lambda: [n for n in HIGHLIGHTED if '_tokens' in find(n).__dict__]\n"
+        "before = ready()\n"
+        "warm_up_highlighting()\n"
+        "print(before, ready() == list(HIGHLIGHTED))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert out.stdout.strip() == "[] True", out.stderr
