@@ -130,3 +130,22 @@ async def test_pieces_of_one_widget_show_as_blocks_and_are_selectable_once_all_r
         Widget._render_content(widget)
         assert ours == [list(Widget.render_line(widget, y)) for y in range(height)]
         assert not widget.materialize_next()  # nothing left to render
+
+
+async def test_a_narrower_terminal_wraps_the_pieces_again() -> None:
+    app = Grown()
+    async with app.run_test(size=(90, 30)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(FrozenMarkdown)
+        widget.materialize()
+        await pilot.pause()
+        wide = widget.size.height
+        await pilot.resize_terminal(40, 30)
+        await pilot.pause()
+        await pilot.pause()
+        assert widget.size.width < 40 and widget.size.height > wide  # the prose wraps more
+        height = widget.size.height
+        assert height == widget.render().get_height(widget.styles, widget.size.width)
+        ours = [list(widget.render_line(y)) for y in range(height)]
+        Widget._render_content(widget)
+        assert ours == [list(Widget.render_line(widget, y)) for y in range(height)]
