@@ -149,3 +149,20 @@ async def test_a_narrower_terminal_wraps_the_pieces_again() -> None:
         ours = [list(widget.render_line(y)) for y in range(height)]
         Widget._render_content(widget)
         assert ours == [list(Widget.render_line(widget, y)) for y in range(height)]
+
+
+async def test_a_new_theme_repaints_the_lines_in_its_colours() -> None:
+    app = Grown()
+    async with app.run_test(size=(60, 30)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(FrozenMarkdown)
+        widget.materialize()
+        await pilot.pause()
+        before = [list(widget.render_line(y)) for y in range(5)]
+        app.theme = "textual-light"
+        await pilot.pause()
+        await pilot.pause()
+        after = [list(widget.render_line(y)) for y in range(5)]
+        assert after != before
+        Widget._render_content(widget)
+        assert after == [list(Widget.render_line(widget, y)) for y in range(5)]
