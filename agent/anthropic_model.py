@@ -221,6 +221,18 @@ class AnthropicModel:
         return ModelResponse(Message("assistant", blocks), final.stop_reason, _usage(final.usage))
 
 
+def prepare_client(model: Any) -> None:
+    """Make ``model``'s SDK client now, if it has one (an :class:`AnthropicModel`): the UIs
+    call it in a thread after start-up. A failure is left for the first prompt, which makes
+    the client again and says what went wrong."""
+    client = getattr(model, "client", None)
+    if callable(client):
+        try:
+            client()
+        except Exception:
+            pass
+
+
 def _dump(block: Any) -> dict[str, Any]:
     data: dict[str, Any] = block.model_dump(exclude_none=True)
     if data.get("type") == "text":

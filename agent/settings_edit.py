@@ -166,7 +166,7 @@ def add_rule(
     rules = _rule_list(data, kind, where, create=True)
     if text not in rules:
         rules.append(text)
-    _write(path, data)
+    write_json_file(path, data)
     gitignored = _ensure_gitignored(workspace) if created and scope == "local" else False
     return SavedRule(text, path, created, gitignored, kind, where)
 
@@ -193,7 +193,7 @@ def remove_rule(
     if len(kept) == len(rules):
         return None
     rules[:] = kept
-    _write(path, data)
+    write_json_file(path, data)
     return SavedRule(str(wanted), path, False, False, kind, where, removed=True)
 
 
@@ -228,8 +228,9 @@ def _rule_list(data: dict[str, Any], kind: str, where: str, *, create: bool) -> 
     return rules
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
-    """Replace the file whole (a unique temporary file, then a rename), keeping its mode."""
+def write_json_file(path: Path, data: dict[str, Any]) -> None:
+    """Replace a JSON file of eddy's whole (a unique temporary file, then a rename), keeping
+    its mode; its directory is made if needed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         old: os.stat_result | None = path.stat()

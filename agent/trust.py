@@ -51,19 +51,13 @@ def is_trusted(folder: Path) -> bool:
 
 def trust(folder: Path) -> None:
     """Remember that the user trusts ``folder`` (and what is below it)."""
-    from tools.textfile import atomic_write
+    from agent.settings_edit import write_json_file
 
     folders = _folders()
     resolved = str(Path(folder).resolve())
     if resolved not in folders:
         folders.append(resolved)
-    path = trust_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        old: os.stat_result | None = path.stat()
-    except FileNotFoundError:
-        old = None
-    atomic_write(path, (json.dumps({"folders": folders}, indent=2) + "\n").encode(), old)
+    write_json_file(trust_path(), {"folders": folders})
 
 
 def needs_asking(folder: Path, *, mode: str, demo: bool = False) -> bool:

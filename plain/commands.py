@@ -168,7 +168,6 @@ class Commands:
         if self.app.session is None:
             return
         message, error = command(self.app.session, arg)
-        self.app.status.take_session(self.app.session)  # the toolbar shows the caps
         self.say(message, "yellow" if error else "")
 
     def cmd_model(self, arg: str) -> None:

@@ -112,17 +112,9 @@ def build_session(
 def warm_up_sdk(model: Any) -> threading.Thread:
     """Make the SDK client (``import anthropic``, a TLS context) in a background thread, so
     that the first prompt does not wait for it."""
+    from agent.anthropic_model import prepare_client
 
-    def load() -> None:
-        try:
-            client = getattr(model, "client", None)
-            if callable(client):
-                client()
-            else:
-                import anthropic  # noqa: F401
-        except Exception:
-            pass  # the first prompt makes it, and says what went wrong
-
-    thread = threading.Thread(target=load, name="eddy-warm-up", daemon=True)
+    thread = threading.Thread(target=prepare_client, args=(model,), name="eddy-warm-up")
+    thread.daemon = True
     thread.start()
     return thread

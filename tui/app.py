@@ -223,15 +223,19 @@ class EddyApp(App[int]):
         try:
             self.main.router.handle(event)
         except Exception as exc:  # a rendering bug must not take the session down
-            self.log.error(f"rendering {event.type} failed: {exc!r}")
-            try:
-                self.main.conversation.add_line(
-                    f"Could not display a {event.type} event ({type(exc).__name__}: {exc}). "
-                    "The session goes on; this is a bug in eddy's display.",
-                    "error",
-                )
-            except Exception:
-                pass
+            self.report_render_error(event.type, exc)
+
+    def report_render_error(self, what: str, exc: Exception) -> None:
+        """Say that showing a ``what`` event failed; the session goes on."""
+        self.log.error(f"rendering {what} failed: {exc!r}")
+        try:
+            self.main.conversation.add_line(
+                f"Could not display a {what} event ({type(exc).__name__}: {exc}). "
+                "The session goes on; this is a bug in eddy's display.",
+                "error",
+            )
+        except Exception:
+            pass
 
     # -- actions and commands -------------------------------------------------------------
     def action_escape(self) -> None:

@@ -300,12 +300,10 @@ class SessionHost:
 
 def _warm_up_sdk(model: Any) -> None:
     """Make the SDK client in a thread after the first frame, so the first prompt does not
-    wait (a model without a client, as the demo's: only import the SDK)."""
-    client = getattr(model, "client", None)
-    if callable(client):
-        client()
-    else:
-        import anthropic  # noqa: F401
+    wait; compile the common lexers too."""
+    from agent.anthropic_model import prepare_client
+
+    prepare_client(model)
     warm_up_highlighting()
     gc.freeze()  # start-up is over: see tui.app.GC_THRESHOLDS
 

@@ -58,6 +58,21 @@ PIECES = [
 ]
 
 
+def lines(widget: FrozenMarkdown, count: int) -> list[list[object]]:
+    return [list(widget.render_line(y)) for y in range(count)]
+
+
+def assert_drawn_as_textual_would(widget: FrozenMarkdown, count: int | None = None) -> None:
+    """The widget's first ``count`` lines (all by default, and one below) as Textual draws
+    ``render()`` whole: text, styles and the offsets mouse selection reads."""
+    height = widget.size.height
+    assert height == widget.render().get_height(widget.styles, widget.size.width)
+    count = height + 1 if count is None else count
+    ours = lines(widget, count)
+    Widget._render_content(widget)  # Textual's own: every line of the content at once
+    assert ours == [list(Widget.render_line(widget, y)) for y in range(count)], widget.text[:30]
+
+
 class Pieces(App[None]):
     def __init__(self, pieces: list[str], *, lazy: bool = False) -> None:
         super().__init__()
@@ -76,12 +91,7 @@ async def test_lines_painted_one_paragraph_at_a_time_equal_the_whole_render() ->
     async with app.run_test(size=(57, 30)) as pilot:  # narrow: the prose wraps
         await pilot.pause()
         for piece in app.query(FrozenMarkdown):
-            height = piece.size.height
-            assert height == piece.render().get_height(piece.styles, piece.size.width)
-            ours = [list(piece.render_line(y)) for y in range(height + 1)]
-            Widget._render_content(piece)  # Textual's own: every line of the content at once
-            whole = [list(Widget.render_line(piece, y)) for y in range(height + 1)]
-            assert ours == whole, piece.text[:30]
+            assert_drawn_as_textual_would(piece)
         assert sum(p.size.height for p in app.query(FrozenMarkdown)) > 30  # some did wrap
 
 
@@ -123,12 +133,7 @@ async def test_pieces_of_one_widget_show_as_blocks_and_are_selectable_once_all_r
         assert not widget.allow_select  # a lazy piece: line offsets are not known yet
         assert widget.materialize() and widget.allow_select
         await pilot.pause()
-        height = widget.size.height
-        whole = widget.render()  # the pieces with a blank line between them
-        assert height == whole.get_height(widget.styles, widget.size.width)
-        ours = [list(widget.render_line(y)) for y in range(height)]
-        Widget._render_content(widget)
-        assert ours == [list(Widget.render_line(widget, y)) for y in range(height)]
+        assert_drawn_as_textual_would(widget)  # render(): the pieces, a blank line between
         assert not widget.materialize_next()  # nothing left to render
 
 
@@ -144,11 +149,7 @@ async def test_a_narrower_terminal_wraps_the_pieces_again() -> None:
         await pilot.pause()
         await pilot.pause()
         assert widget.size.width < 40 and widget.size.height > wide  # the prose wraps more
-        height = widget.size.height
-        assert height == widget.render().get_height(widget.styles, widget.size.width)
-        ours = [list(widget.render_line(y)) for y in range(height)]
-        Widget._render_content(widget)
-        assert ours == [list(Widget.render_line(widget, y)) for y in range(height)]
+        assert_drawn_as_textual_would(widget)
 
 
 async def test_a_new_theme_repaints_the_lines_in_its_colours() -> None:
@@ -158,11 +159,9 @@ async def test_a_new_theme_repaints_the_lines_in_its_colours() -> None:
         widget = app.query_one(FrozenMarkdown)
         widget.materialize()
         await pilot.pause()
-        before = [list(widget.render_line(y)) for y in range(5)]
+        before = lines(widget, 5)
         app.theme = "textual-light"
         await pilot.pause()
         await pilot.pause()
-        after = [list(widget.render_line(y)) for y in range(5)]
-        assert after != before
-        Widget._render_content(widget)
-        assert after == [list(Widget.render_line(widget, y)) for y in range(5)]
+        assert lines(widget, 5) != before
+        assert_drawn_as_textual_would(widget, 5)

@@ -11,6 +11,7 @@ from agent import events as ev
 from agent.model import ScriptedModel
 from tests.tui.helpers import SIZE, make_app, rendered, wait_ready
 from tui.widgets.assistant_text import AssistantText
+from tui.widgets.message_line import MessageLine
 from tui.widgets.tool_call import ToolCallBlock
 
 
@@ -42,3 +43,20 @@ async def test_deltas_of_one_read_are_one_write_and_stay_before_the_next_event(
         first = app.main.conversation.query(AssistantText).first()
         assert first.text == "I'll fix **x**."
         assert app.main.status.turn_tokens == len("I'll fix **x**.Done") // 4
+
+
+async def test_a_failure_to_show_batched_text_is_said_not_raised(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self, delta: str) -> None:  # type: ignore[no-untyped-def]
+        raise ValueError("boom")
+
+    monkeypatch.setattr(AssistantText, "add", broken)
+    app, _ = make_app(workspace, ScriptedModel(["unused"]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        app._emit(ev.TextDelta(1, "Hello"))  # shown later, outside the app's emit
+        await pilot.pause()
+        await pilot.pause()
+        said = [line.text for line in app.query(MessageLine) if line.kind == "error"]
+        assert any("Could not display a text_delta event (ValueError: boom)" in t for t in said)

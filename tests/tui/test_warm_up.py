@@ -76,7 +76,7 @@ def test_line_mode_makes_the_client_in_the_background_too() -> None:
     model = AnthropicModel("claude-sonnet-4-5", api_key="k", base_url="http://127.0.0.1:9")
     warm_up_sdk(model).join(30)
     assert model._client is not None
-    warm_up_sdk(object()).join(30)  # a model without a client (the demo's): only the import
+    warm_up_sdk(object()).join(30)  # a model without a client (a scripted one): nothing to make
 
 
 def test_the_warm_up_compiles_the_common_lexers_ahead() -> None:

@@ -126,8 +126,8 @@ class EventRouter:
     def _show_text_later(self) -> None:
         try:
             self._show_text()
-        except Exception as exc:  # as the app's emit does: a rendering bug must not crash
-            self.screen.log.error(f"rendering text failed: {exc!r}")
+        except Exception as exc:  # outside the app's emit, so reported as it would
+            self.screen.app.report_render_error("text_delta", exc)
 
     def _show_text(self) -> None:
         """Show the text deltas received since the engine last let the loop run (once the

@@ -96,13 +96,15 @@ def split_for_view(text: str) -> list[str]:
     pieces of about ``VIEW_PIECE_CHARS``, the rest in pieces of about ``PIECE_CHARS``."""
     pieces: list[str] = []
     merged: list[str] = []
-    left = len(text)
+    left, size = len(text), 0
     for small in split_blocks(text, VIEW_PIECE_CHARS):
         if left > VIEW_CHARS:
             merged.append(small)
-            if sum(map(len, merged)) >= PIECE_CHARS:
+            size += len(small)
+            if size >= PIECE_CHARS:
                 pieces.append("".join(merged))
                 merged.clear()
+                size = 0
         else:
             if merged:
                 pieces.append("".join(merged))
@@ -239,9 +241,8 @@ class AssistantText(Vertical):
     async def _settle(self) -> None:
         """Render the pieces not painted yet, newest first, one at a time (keys are read in
         between), so heights become exact and scrolling back never waits."""
-        for sealed in reversed(list(self.query(FrozenMarkdown))):
-            while sealed.materialize_next():
-                await asyncio.sleep(0.005)
+        while self.sealed is not None and self.sealed.materialize_next():
+            await asyncio.sleep(0.005)
         self.settled = True
 
     async def _seal(self, fragment: str, *, everything: bool = False) -> None:

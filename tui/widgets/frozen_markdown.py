@@ -341,8 +341,7 @@ class FrozenMarkdown(Widget):
         return self._layout(width)[-1] if width else 0
 
     def render_line(self, y: int) -> Strip:
-        if self.text_selection is not None:  # selection offsets are the whole content's
-            self._key = None
+        if self.text_selection is not None:  # drawn with the selection: Textual's way
             return super().render_line(y)
         width, style = self.size.width, self.visual_style
         if width <= 0:
