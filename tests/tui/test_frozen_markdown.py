@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.widgets.frozen_markdown import estimate_height, markdown_to_content
+from tui.widgets.markdown_content import estimate_height, markdown_to_content
 
 TABLE = (
     "| name | size | kind |\n|:--|--:|:-:|\n| a.py | 12 | **code** |\n| long_name.md | 3 | doc |\n"

@@ -13,7 +13,8 @@ from agent import events as ev
 from agent.model import ScriptedModel
 from tests.tui.helpers import SIZE, make_app, settle, type_and_send, wait_ready
 from tui.widgets.assistant_text import PIECE_CHARS, AssistantText, split_blocks
-from tui.widgets.frozen_markdown import FrozenMarkdown, estimate_height, markdown_to_content
+from tui.widgets.frozen_markdown import FrozenMarkdown
+from tui.widgets.markdown_content import estimate_height, markdown_to_content
 
 
 def long_answer(sections: int) -> str:
