@@ -3,7 +3,8 @@
 The first frame needs only Textual and the widgets: the session (tools, system prompt,
 transcript) is built in a thread worker right after it, and the SDK client (``import
 anthropic``, a TLS context) is made in another thread a little after the session is ready, so
-the first prompt does not pay for it either.
+the first prompt does not pay for it either; the stylesheet gets the CSS of the widgets a
+turn mounts once the session is ready (tui/warm_up.py).
 
 ``eddy --resume`` without an id shows the resume picker before the session is built; /resume
 and /clear close the session and build the chosen (or a new) one.
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
+from tui.warm_up import register_turn_css, warm_up_highlighting
 
 if TYPE_CHECKING:
     from tui.app import EddyApp
@@ -196,6 +198,7 @@ class SessionHost:
             main.unavailable = NO_KEY_MESSAGE + "\n" + DEMO_NOTE
             main.conversation.add_line(main.unavailable, "error")
             return
+        register_turn_css(app)  # before the first prompt mounts its widgets
         main.attach(session)
         if app.args.prompt:
             prompt, app.args.prompt = app.args.prompt, None
@@ -306,19 +309,6 @@ def _warm_up_sdk(model: Any) -> None:
     prepare_client(model)
     warm_up_highlighting()
     gc.freeze()  # start-up is over: see tui.app.GC_THRESHOLDS
-
-
-HIGHLIGHTED = ("python", "bash", "diff", "javascript", "typescript", "rust", "go")
-"""Languages whose lexers are compiled ahead: the first code block of each cost 2-20 ms."""
-
-
-def warm_up_highlighting() -> None:
-    """Compile the common pygments lexers (their regular expressions are compiled on first
-    use) so the first code block or diff of an answer does not stall the screen."""
-    from textual.highlight import highlight
-
-    for language in HIGHLIGHTED:
-        highlight("x = 1\n", language=language)
 
 
 def build_session(

@@ -86,7 +86,7 @@ def test_the_warm_up_compiles_the_common_lexers_ahead() -> None:
 
     check = (
         "from pygments.lexers import find_lexer_class_by_name as find\n"
-        "from tui.session_host import HIGHLIGHTED, warm_up_highlighting\n"
+        "from tui.warm_up import HIGHLIGHTED, warm_up_highlighting\n"
         "ready = lambda: [n for n in HIGHLIGHTED if '_tokens' in find(n).__dict__]\n"
         "before = ready()\n"
         "warm_up_highlighting()\n"
@@ -94,3 +94,37 @@ def test_the_warm_up_compiles_the_common_lexers_ahead() -> None:
     )
     out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert out.stdout.strip() == "[] True", out.stderr
+
+
+async def test_the_css_of_a_turns_widgets_is_added_before_the_first_prompt(
+    workspace: Path,
+) -> None:
+    from agent.model import ScriptedModel
+    from tests.tui.helpers import make_app
+    from tui.widgets.assistant_text import AssistantText
+
+    app, _ = make_app(workspace, ScriptedModel(["unused"]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        added = {where[1] for where in app.stylesheet.source}
+        assert not app.query(AssistantText)  # no answer mounted yet, its CSS is there
+        for name in ("Markdown", "MarkdownFence", "MarkdownTable", "MarkdownBulletList"):
+            assert f"{name}.DEFAULT_CSS" in added, name
+        assert "Input.DEFAULT_CSS" in added  # a permission question's reason field
+
+
+def test_a_textual_without_the_css_lookup_only_loses_the_head_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from textual.dom import DOMNode
+
+    from tui.warm_up import register_turn_css
+
+    class Sheet:
+        def __init__(self) -> None:
+            self.source: dict[object, object] = {}
+
+    monkeypatch.delattr(DOMNode, "_get_default_css")
+    sheet = Sheet()
+    register_turn_css(type("App", (), {"stylesheet": sheet})())
+    assert sheet.source == {}

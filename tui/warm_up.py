@@ -1,0 +1,84 @@
+"""Work done once, idle after start-up, that the first answer would otherwise pay for.
+
+- The SDK client (``import anthropic``, a TLS context): in a thread (agent.anthropic_model).
+- The common pygments lexers, whose regular expressions compile on first use (2-20 ms each).
+- The default CSS of the widgets a turn mounts. Textual adds a widget class's CSS to the
+  stylesheet when its first instance is mounted, and the next style lookup then re-parses
+  and re-maps every rule: that lands on the first prompt and the first answer otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+HIGHLIGHTED = ("python", "bash", "diff", "javascript", "typescript", "rust", "go")
+"""Languages whose lexers are compiled ahead: the first code block of each cost 2-20 ms."""
+
+
+def warm_up_highlighting() -> None:
+    """Compile the common pygments lexers (their regular expressions are compiled on first
+    use) so the first code block or diff of an answer does not stall the screen."""
+    from textual.highlight import highlight
+
+    for language in HIGHLIGHTED:
+        highlight("x = 1\n", language=language)
+
+
+def turn_widget_classes() -> list[type]:
+    """The widget classes a turn mounts: prompts, notices, answers and every kind of
+    markdown block in them, thinking, tool calls and their output, permission questions."""
+    from textual.widgets import Input
+    from textual.widgets.markdown import Markdown, MarkdownBlock
+
+    from tui.widgets.assistant_text import AssistantText
+    from tui.widgets.diff_view import DiffView
+    from tui.widgets.frozen_markdown import FrozenMarkdown
+    from tui.widgets.message_line import MessageLine
+    from tui.widgets.permission_prompt import PermissionPrompt
+    from tui.widgets.thinking import Thinking
+    from tui.widgets.todo_list import TodoList
+    from tui.widgets.tool_call import ToolCallBlock
+    from tui.widgets.user_prompt import UserPrompt
+
+    classes: list[type] = [
+        UserPrompt,
+        MessageLine,
+        AssistantText,
+        Markdown,
+        FrozenMarkdown,
+        Thinking,
+        ToolCallBlock,
+        DiffView,
+        TodoList,
+        PermissionPrompt,
+        Input,
+    ]
+    blocks = [MarkdownBlock]
+    while blocks:  # every kind of block, with the subclasses of subclasses
+        cls = blocks.pop()
+        classes.append(cls)
+        blocks.extend(cls.__subclasses__())
+    return classes
+
+
+def register_turn_css(app: Any) -> None:
+    """Add the default CSS of ``turn_widget_classes`` to ``app``'s stylesheet now and map
+    the rules once, as mounting a first instance of each would (Textual's own
+    ``_get_default_css``, on an instance not initialised). Only a head start: if this
+    Textual differs, mounting does it as before."""
+    from textual.widget import Widget
+
+    sheet = app.stylesheet
+    try:
+        for cls in turn_widget_classes():
+            for read_from, css, tie_breaker, scope in Widget._get_default_css(cls.__new__(cls)):
+                sheet.add_source(
+                    css,
+                    read_from=read_from,
+                    is_default_css=True,
+                    tie_breaker=tie_breaker,
+                    scope=scope,
+                )
+        sheet.rules_map  # noqa: B018 (parses the new sources and maps the rules now)
+    except Exception:
+        pass
