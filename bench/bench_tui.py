@@ -154,10 +154,12 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
     from tui.widgets.assistant_text import AssistantText
 
     finished: list[float] = []
+    turn_over = asyncio.Event()
 
     def hook(event: Any) -> None:
         if isinstance(event, ev.TurnFinished):
             finished.append(time.perf_counter())
+            turn_over.set()
 
     args = build_parser().parse_args(["--model", MODEL])
     args.cwd = workspace
@@ -169,12 +171,12 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
         start = time.perf_counter()
         # as Enter does; pilot.press() would wait until the CPU is idle, i.e. for the end
         app.main.prompt._submit("write")
-        # poll cheaply (pilot.pause() would wait for idle and slow the run it measures; a
-        # query of the DOM every 2 ms would too): the engine's end first, then the widgets
-        while not finished:
-            await asyncio.sleep(0.002)
-        while not all(b.finished for b in app.query(AssistantText)):
-            await asyncio.sleep(0.002)
+        # the engine's end as the raw run waits for it, then the widgets, polled cheaply
+        # (pilot.pause() would wait for idle and slow the run it measures)
+        await turn_over.wait()
+        answers = list(app.query(AssistantText))
+        while not all(b.finished for b in answers):
+            await asyncio.sleep(0.001)
         app.screen._on_timer_update()  # paint the final frame now
         final = time.perf_counter() - start
         while not all(b.settled for b in app.query(AssistantText)):
