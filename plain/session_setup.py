@@ -111,10 +111,16 @@ def build_session(
 
 def warm_up_sdk(model: Any) -> threading.Thread:
     """Make the SDK client (``import anthropic``, a TLS context) in a background thread, so
-    that the first prompt does not wait for it."""
-    from agent.anthropic_model import prepare_client
-
-    thread = threading.Thread(target=prepare_client, args=(model,), name="eddy-warm-up")
+    that the first prompt does not wait for it; then compile the common lexers."""
+    thread = threading.Thread(target=_warm_up, args=(model,), name="eddy-warm-up")
     thread.daemon = True
     thread.start()
     return thread
+
+
+def _warm_up(model: Any) -> None:
+    from agent.anthropic_model import prepare_client
+    from plain.markdown import warm_up_highlighting
+
+    prepare_client(model)
+    warm_up_highlighting()
