@@ -129,22 +129,3 @@ def test_plain_never_imports_textual():
     code = f"import sys, {modules}\nprint('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-
-
-def test_the_warm_up_thread_compiles_the_common_lexers() -> None:
-    """In a fresh process (lexers compile once per process): none before, all after the
-    line mode's warm-up thread (a model without an SDK client: only the lexers)."""
-    import subprocess
-    import sys
-
-    check = (
-        "from pygments.lexers import find_lexer_class_by_name as find\n"
-        "from tui.warm_up import HIGHLIGHTED\n"
-        "from plain.session_setup import warm_up_sdk\n"
-        "ready = lambda: [n for n in HIGHLIGHTED if '_tokens' in find(n).__dict__]\n"
-        "before = ready()\n"
-        "warm_up_sdk(object()).join(30)\n"
-        "print(before, ready() == list(HIGHLIGHTED))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
-    assert out.stdout.strip() == "[] True", out.stderr

@@ -79,17 +79,26 @@ def test_line_mode_makes_the_client_in_the_background_too() -> None:
     warm_up_sdk(object()).join(30)  # a model without a client (a scripted one): nothing to make
 
 
-def test_the_warm_up_compiles_the_common_lexers_ahead() -> None:
+@pytest.mark.parametrize(
+    "warm_up",
+    [
+        "from tui.warm_up import warm_up_highlighting\nwarm_up_highlighting()",
+        # line mode's warm-up thread; a model without an SDK client: only the lexers
+        "from plain.session_setup import warm_up_sdk\nwarm_up_sdk(object()).join(30)",
+    ],
+    ids=["tui", "line mode"],
+)
+def test_the_warm_up_compiles_the_common_lexers_ahead(warm_up: str) -> None:
     """In a fresh process (lexers compile once per process): none before, all after."""
     import subprocess
     import sys
 
     check = (
         "from pygments.lexers import find_lexer_class_by_name as find\n"
-        "from tui.warm_up import HIGHLIGHTED, warm_up_highlighting\n"
+        "from tui.warm_up import HIGHLIGHTED\n"
         "ready = lambda: [n for n in HIGHLIGHTED if '_tokens' in find(n).__dict__]\n"
         "before = ready()\n"
-        "warm_up_highlighting()\n"
+        f"{warm_up}\n"
         "print(before, ready() == list(HIGHLIGHTED))\n"
     )
     out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
