@@ -43,12 +43,8 @@ gives: 128 + the signal's number, what a shell reports for a process the signal 
 
 
 class Termination:
-    """The handlers ``handle_termination`` installed, and the hard exit they arm.
-
-    ``cancel()`` disarms the hard exit: for a caller whose graceful path has finished but who
-    still has work to do before the process ends. Not calling it is harmless: the watcher is a
-    daemon thread, which does not keep the process alive.
-    """
+    """The handlers ``handle_termination`` installed, and the hard exit they arm. The
+    watcher thread is a daemon: a graceful exit that ends the process in time ends it too."""
 
     def __init__(
         self,
@@ -62,7 +58,6 @@ class Termination:
         self.grace = grace
         self.codes = codes  # signal number -> exit status
         self.signalled = False
-        self.cancelled = False
         self._pipe: tuple[int, int] | None = None  # the watcher's wake-up pipe (read, write)
 
     def handle(self, code: int) -> None:
@@ -79,11 +74,6 @@ class Termination:
         except (OSError, RuntimeError):
             pass  # no descriptor or thread left: a second signal still exits (above)
         self.on_signal(code)
-
-    def cancel(self) -> None:
-        """Do not end the process: the graceful path has finished."""
-        self.cancelled = True
-        self._wake(0)
 
     def _arm(self, code: int) -> None:
         read_fd, write_fd = os.pipe()
@@ -110,7 +100,7 @@ class Termination:
         self._wake(self.codes.get(signum, 143))
 
     def _wake(self, code: int) -> None:
-        """Tell the watcher to act now: exit with ``code`` (0: do not exit). Lock-free."""
+        """Tell the watcher to exit with ``code`` now. Lock-free."""
         if self._pipe is None:
             return
         try:
@@ -125,8 +115,6 @@ class Termination:
         poller.register(read_fd, select.POLLIN)
         if poller.poll(self.grace * 1000):
             code = os.read(read_fd, 1)[0]
-        if self.cancelled or code == 0:
-            return
         self._hard_exit(code)
 
     def _hard_exit(self, code: int) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tui.widgets.markdown_content import estimate_height, markdown_to_content
 
 TABLE = (
@@ -137,13 +139,19 @@ async def test_pieces_of_one_widget_show_as_blocks_and_are_selectable_once_all_r
         assert not widget.materialize_next()  # nothing left to render
 
 
+async def all_rendered(app: Grown, pilot: Any) -> FrozenMarkdown:
+    """The app's FrozenMarkdown, every piece rendered and painted."""
+    await pilot.pause()
+    widget = app.query_one(FrozenMarkdown)
+    widget.materialize()
+    await pilot.pause()
+    return widget
+
+
 async def test_a_narrower_terminal_wraps_the_pieces_again() -> None:
     app = Grown()
     async with app.run_test(size=(90, 30)) as pilot:
-        await pilot.pause()
-        widget = app.query_one(FrozenMarkdown)
-        widget.materialize()
-        await pilot.pause()
+        widget = await all_rendered(app, pilot)
         wide = widget.size.height
         await pilot.resize_terminal(40, 30)
         await pilot.pause()
@@ -155,10 +163,7 @@ async def test_a_narrower_terminal_wraps_the_pieces_again() -> None:
 async def test_a_new_theme_repaints_the_lines_in_its_colours() -> None:
     app = Grown()
     async with app.run_test(size=(60, 30)) as pilot:
-        await pilot.pause()
-        widget = app.query_one(FrozenMarkdown)
-        widget.materialize()
-        await pilot.pause()
+        widget = await all_rendered(app, pilot)
         before = lines(widget, 5)
         app.theme = "textual-light"
         await pilot.pause()
