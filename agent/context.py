@@ -11,7 +11,7 @@ from agent.model import estimate_tokens
 from agent.pricing import context_window
 
 if TYPE_CHECKING:
-    from agent.session import Session
+    from agent.session.core import Session
 
 MEMORY_HEADING = "# Project instructions (from memory files)"
 

@@ -14,7 +14,7 @@ from agent import events as ev
 from agent.messages import Message, TextBlock
 
 if TYPE_CHECKING:
-    from agent.session import Session
+    from agent.session.core import Session
 
 _ids = itertools.count(1)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.checkpoints import CheckpointStore  # noqa: E402
+from agent.checkpoints.engine import CheckpointStore  # noqa: E402
 
 
 def generate(ws: Path, files: int, size: int, rng: random.Random) -> list[Path]:

@@ -42,7 +42,7 @@ def make_tree(root: Path, files: int) -> None:
 
 
 def time_index(root: Path, label: str) -> None:
-    from agent.fileindex import FileIndex
+    from frontend.fileindex import FileIndex
 
     start = time.perf_counter()
     index = FileIndex.build(root)

@@ -46,7 +46,7 @@ def answer(turn: int) -> str:
 def write_transcript(project: Path, messages: int = MESSAGES) -> Path:
     """A realistic transcript of ``messages`` messages for ``project``; returns its path."""
     from agent.messages import ToolResultBlock, ToolUseBlock, assistant, user
-    from agent.store import Transcript
+    from agent.store.transcript import Transcript
 
     rng = random.Random(6)
     outputs = [tool_output(rng) for _ in range(20)]
@@ -95,7 +95,7 @@ def measure(project: Path, env: dict[str, str], runs: int) -> None:
     """Write the transcript for ``project``, time the three start-ups, print the figures."""
     started = time.perf_counter()
     path = write_transcript(project)
-    from agent.repair import load
+    from agent.store.load import load
 
     loaded = load(path)
     print(

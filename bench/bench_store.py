@@ -39,9 +39,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["EDDY_DATA_DIR"] = str(Path(tmp) / "data")
         from agent.messages import ToolResultBlock, ToolUseBlock, assistant, user
-        from agent.repair import load
-        from agent.store import Transcript, fork
-        from agent.store_list import list_sessions
+        from agent.store.listing import list_sessions
+        from agent.store.load import load
+        from agent.store.transcript import Transcript, fork
 
         cwd = Path(tmp) / "project"
         cwd.mkdir()
@@ -93,7 +93,7 @@ def main() -> None:
         assert infos[0].messages == len(history) and infos[0].turns == 1
         code = (
             "import sys, time; t0 = time.perf_counter()\n"
-            "from agent.store import Transcript\n"
+            "from agent.store.transcript import Transcript\n"
             "with Transcript.open(__import__('pathlib').Path(sys.argv[1])) as t: pass\n"
             "print(time.perf_counter() - t0)"
         )

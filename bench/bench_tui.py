@@ -125,8 +125,8 @@ async def raw_stream_seconds(model: Any, workspace: Path) -> float:
     """The turn through a real Session with a no-op emit: the stream without a UI."""
     from agent import events as ev
     from agent import ops
-    from agent.session import Session
-    from agent.session_config import SessionConfig
+    from agent.session.config import SessionConfig
+    from agent.session.core import Session
 
     done = asyncio.Event()
 
@@ -149,7 +149,7 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
     frame is painted (every delta rendered, the end on screen), and until every piece of it
     is rendered (pieces that scrolled past unseen are rendered after the final frame)."""
     from agent import events as ev
-    from agent.cli import build_parser
+    from cli.main import build_parser
     from tui.app import EddyApp
     from tui.widgets.assistant_text import AssistantText
 
@@ -208,7 +208,7 @@ class PacedModel:
 
 def stream_app_main(tokens_per_s: float) -> None:
     """``bench_tui.py _stream-app RATE``: eddy over a model streaming ECHO_TOKENS, for tmux."""
-    from agent.cli import build_parser
+    from cli.main import build_parser
     from tui.app import EddyApp
 
     args = build_parser().parse_args([])
@@ -307,9 +307,9 @@ def bench_stream() -> None:
 # -- a long session ---------------------------------------------------------------------------
 async def long_session(turns: int = 500) -> None:
     from agent import events as ev
-    from agent.cli import build_parser
     from agent.messages import assistant
     from agent.model import ScriptedModel, tool_call
+    from cli.main import build_parser
     from tests.fakes.tools import FnTool
     from tui.app import EddyApp
 

@@ -50,7 +50,7 @@ class PlainApp:
     """The line-mode front end: one session, one prompt, printed events.
 
     Args:
-        args: the parsed command line (agent/cli.py).
+        args: the parsed command line (cli/main.py).
         model_factory: makes the model for each session (tests, the demo); None: the API.
         stream: where output goes (default stdout).
         color: force colours on or off (default: only on a terminal without NO_COLOR).
@@ -356,7 +356,7 @@ def run_plain(args: argparse.Namespace) -> int:
 
     Without an API key (and without ``--demo``) it says how to set one and returns 2.
     """
-    from agent.cli import NO_KEY_MESSAGE, has_api_key
+    from cli.main import NO_KEY_MESSAGE, has_api_key
 
     if not args.demo and not has_api_key():
         print(NO_KEY_MESSAGE + "\n" + DEMO_NOTE, file=sys.stderr)
@@ -372,7 +372,7 @@ def run_plain(args: argparse.Namespace) -> int:
             pass
     model_factory = None
     if args.demo:
-        from agent.demo import DemoModel, prepare_workspace
+        from frontend.demo import DemoModel, prepare_workspace
 
         args.cwd = prepare_workspace()
         model_factory = DemoModel

@@ -63,7 +63,7 @@ class Commands:
         return out
 
     def _custom(self) -> dict[str, Any]:
-        from agent.commands import custom_commands
+        from frontend.commands import custom_commands
 
         try:
             return custom_commands(self.app.workspace)

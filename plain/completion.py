@@ -1,6 +1,6 @@
 """Completion at the prompt: slash commands, and ``@`` paths of files in the workspace.
 
-Files come from the engine's index (``agent.fileindex``: ``git ls-files`` or the ignore-aware
+Files come from the engine's index (``frontend.fileindex``: ``git ls-files`` or the ignore-aware
 walk Glob uses, fuzzy ranking). The list is cached for a few seconds, and prompt-toolkit runs
 this completer in a thread, so a large tree never blocks typing.
 """
@@ -47,7 +47,7 @@ class WorkspaceFiles:
 
     def match(self, query: str, limit: int = MAX_MATCHES) -> list[str]:
         """The best files for ``query`` (fuzzy: its characters in order)."""
-        from agent.fileindex import FileIndex
+        from frontend.fileindex import FileIndex
 
         with self._lock:
             now = self.clock()

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 
 from agent import events as ev
-from agent.tool_summary import (
+from frontend.tool_summary import (
     clip_lines,
     diff_counts,
     is_problem,
@@ -31,7 +31,7 @@ PREVIEW_LINES = 20
 """Lines of a tool's input shown in a permission question."""
 
 STARTED_MARK = "▸"
-"""The mark of a call's first line (its end line has agent/tool_summary.py's state mark)."""
+"""The mark of a call's first line (its end line has frontend/tool_summary.py's state mark)."""
 STATUS_STYLE = {"failed": "red", "refused": "yellow", "interrupted": "yellow"}
 TODO_MARKS = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
 

@@ -48,9 +48,9 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
 
 
 async def folder_trusted(app: PlainApp) -> bool:
-    """At an interactive start in a folder not trusted yet: ask (agent/trust.py); False if
+    """At an interactive start in a folder not trusted yet: ask (agent/settings/trust.py); False if
     the answer is no (said so). Line mode fed from a pipe is not asked, as ``eddy -p``."""
-    from agent.trust import needs_asking, question, trust
+    from agent.settings.trust import needs_asking, question, trust
 
     args = app.args
     mode, demo = args.permission_mode, getattr(args, "demo", False)
@@ -86,7 +86,7 @@ def build_session(
     """The session ``args`` ask for, or a new one when it cannot be resumed.
 
     Args:
-        args: the parsed command line (agent/cli.py); changed to a new session on fallback.
+        args: the parsed command line (cli/main.py); changed to a new session on fallback.
         emit: receives the session's events.
         model: the model to use (tests, the demo); None: the API's.
 
@@ -96,7 +96,7 @@ def build_session(
     Raises:
         Exception: whatever building a new session raised.
     """
-    from agent import factory
+    from frontend import session_open as factory
 
     def build() -> tuple[Any, list[str]]:
         return factory.build_session(args, emit, headless=False, model=model)

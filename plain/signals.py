@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from agent.termination import Termination, handle_termination
+from frontend.termination import Termination, handle_termination
 
 
 def catch_sigint(app: Any) -> None:
@@ -27,7 +27,7 @@ def catch_sigint(app: Any) -> None:
 def catch_termination(app: Any) -> Termination:
     """SIGTERM and SIGHUP end the session like Ctrl+D: a running turn interrupted, the
     session saved, the terminal left in its normal modes; the exit status is 143 / 129. If
-    that hangs, a second signal or a few seconds end the process anyway (agent/termination.py),
+    that hangs, a second signal or a few seconds end the process anyway (frontend/termination.py),
     with the terminal's settings as they were here, before any prompt switched them."""
 
     def on_signal(code: int) -> None:

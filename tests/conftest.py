@@ -19,7 +19,7 @@ def fake_api() -> Iterator[FakeAnthropic]:
 @pytest.fixture(autouse=True)
 def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """No test reads or writes the real user data or config directories; the folders tests
-    work in (all below pytest's base temporary directory) are trusted (agent/trust.py)."""
+    work in (all below pytest's base temporary directory) are trusted (agent/settings/trust.py)."""
     home = tmp_path_factory.mktemp("eddy-home")
     monkeypatch.setenv("EDDY_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("EDDY_CONFIG_DIR", str(home / "config"))

@@ -70,7 +70,7 @@ class EddyApp(App[int]):
     """The full-screen agent.
 
     Args:
-        args: the parsed command line (agent/cli.py).
+        args: the parsed command line (cli/main.py).
         model: a model to use instead of the API (tests inject a ScriptedModel).
         tools: tools to use instead of the default set.
         frozen_clock: freeze time (snapshot tests): no spinner, no elapsed time, no blinking.
@@ -96,7 +96,7 @@ class EddyApp(App[int]):
         event_hook: Callable[[ev.Event], None] | None = None,
     ) -> None:
         super().__init__()
-        if getattr(args, "model", None) is None:  # agent.cli.main resolves it; tests may not
+        if getattr(args, "model", None) is None:  # cli.main.main resolves it; tests may not
             import os
 
             from agent.pricing import DEFAULT_MODEL
@@ -132,7 +132,7 @@ class EddyApp(App[int]):
 
     @property
     def needs_key(self) -> bool:
-        from agent.cli import has_api_key
+        from cli.main import has_api_key
 
         return self.session_host.model is None and not has_api_key()
 
@@ -170,9 +170,9 @@ class EddyApp(App[int]):
         /exit does: the session closed and saved, the terminal restored (no alternate screen
         or mouse reporting left behind, which the default action of either signal would do),
         the exit status 143 / 129. If that hangs (closing the session waits on something
-        stuck), a second signal or a few seconds end the process anyway (agent/termination.py),
+        stuck), a second signal or a few seconds end the process anyway (frontend/termination.py),
         the terminal first put back by ``restore`` below unless Textual has done it already."""
-        from agent.termination import handle_termination
+        from frontend.termination import handle_termination
 
         def on_signal(code: int) -> None:
             self.exit(code, return_code=code)
@@ -231,7 +231,7 @@ class EddyApp(App[int]):
         self.run_worker(self._build_index, thread=True, group="file-index", exit_on_error=False)
 
     def _build_index(self) -> None:
-        from agent.fileindex import FileIndex
+        from frontend.fileindex import FileIndex
 
         try:
             index = FileIndex.build(self.workspace)

@@ -1,6 +1,6 @@
 """Slash commands of the full-screen app.
 
-``SlashCommands.run(text)`` handles ``/name args`` (agent.commands.parse decides what is a
+``SlashCommands.run(text)`` handles ``/name args`` (frontend.commands.parse decides what is a
 command: ``/usr/bin/x`` is not one and goes to the model). Built-in commands act on the app;
 custom commands (``.eddy/commands/*.md``, ``~/.config/eddy/commands/*.md``) are expanded and
 sent as a prompt; an unknown ``/name`` is answered here, never sent.
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent import ops
-from agent.commands import BUILTINS, INIT_PROMPT, custom_commands, parse
+from frontend.commands import BUILTINS, INIT_PROMPT, custom_commands, parse
 
 if TYPE_CHECKING:
     from tui.app import EddyApp
@@ -232,7 +232,7 @@ class SlashCommands:
 
     def cmd_permissions(self, arg: str) -> None:
         """The rules dialog; ``allow|ask|deny RULE``, ``remove RULE`` and ``list`` as text."""
-        from agent.permission_editor import PermissionEditor, text_command
+        from agent.settings.rule_editor import PermissionEditor, text_command
         from tui.screens.permissions import PermissionsScreen
 
         if not self._ready("/permissions", idle=False):

@@ -63,7 +63,7 @@ class SessionHost:
         self.model = model
         self.tools = tools
         self.trusted = False
-        """Whether the folder's files may be read (agent/trust.py): asked once per run."""
+        """Whether the folder's files may be read (agent/settings/trust.py): asked once per run."""
 
     # -- start-up -------------------------------------------------------------------------
     def start(self) -> None:
@@ -72,7 +72,7 @@ class SessionHost:
         main = app.main
         status = main.status
         if app.args.demo:
-            from agent.demo import DemoModel, prepare_workspace
+            from frontend.demo import DemoModel, prepare_workspace
 
             app.args.cwd = prepare_workspace()
             self.model = self.model or DemoModel()
@@ -99,7 +99,7 @@ class SessionHost:
         """In a worker thread: the engine's imports and set-up stay off the input's path."""
         app = self.app
         if not self.trusted:
-            from agent.trust import needs_asking
+            from agent.settings.trust import needs_asking
 
             args = app.args
             if needs_asking(app.workspace, mode=args.permission_mode, demo=args.demo):
@@ -107,7 +107,7 @@ class SessionHost:
                 return
             self.trusted = True
         if self._wants_picker():  # eddy --resume without an id: pick first
-            from agent.store_list import list_sessions
+            from agent.store.listing import list_sessions
 
             try:
                 sessions = list_sessions(app.workspace)
@@ -141,7 +141,7 @@ class SessionHost:
                     message=f"eddy exited: the files in {folder} are not trusted.",
                 )
                 return
-            from agent.trust import trust
+            from agent.settings.trust import trust
 
             self.trusted = True  # for this run, even if it cannot be remembered
             try:
@@ -193,7 +193,7 @@ class SessionHost:
         for problem in problems:
             main.conversation.add_line(problem, "error")
         if app.needs_key:
-            from agent.cli import NO_KEY_MESSAGE
+            from cli.main import NO_KEY_MESSAGE
 
             main.unavailable = NO_KEY_MESSAGE + "\n" + DEMO_NOTE
             main.conversation.add_line(main.unavailable, "error")
@@ -259,7 +259,7 @@ class SessionHost:
             return
         current = app.session.config.session_id if app.session is not None else None
         if arg:
-            from agent.store_list import find_session
+            from agent.store.listing import find_session
 
             path = find_session(app.workspace, arg)
             if path is None:
@@ -275,7 +275,7 @@ class SessionHost:
         app = self.app
 
         def listing() -> None:
-            from agent.store_list import list_sessions
+            from agent.store.listing import list_sessions
 
             try:
                 found = [s for s in list_sessions(app.workspace) if s.session_id != current]
@@ -314,11 +314,11 @@ def _warm_up_sdk(model: Any) -> None:
 def build_session(
     args: argparse.Namespace, emit: Callable[[ev.Event], None], model: Any, tools: Any
 ) -> tuple[Any, list[str]]:
-    """The session for ``args`` (agent.factory's, recorded in a transcript).
+    """The session for ``args`` (frontend.session_open's, recorded in a transcript).
 
     With ``tools`` (tests), the same configuration over those tools, not recorded.
     """
-    from agent import factory
+    from frontend import session_open as factory
 
     if tools is None:
         try:
@@ -327,7 +327,7 @@ def build_session(
             args.continue_, args.resume, args.fork_session = False, None, False
             session, problems = factory.build_session(args, emit, headless=False, model=model)
             return session, [f"{exc} This is a new session.", *problems]
-    from agent.session import Session
+    from agent.session.core import Session
 
     base, problems = factory.build_session(args, emit, headless=False, model=model, persist=False)
     return Session(base.config, base.model, tools, emit), problems

@@ -10,8 +10,8 @@ import pytest
 from agent import events as ev
 from agent import ops
 from agent.anthropic_model import AnthropicModel
-from agent.session import Session
-from agent.session_config import SessionConfig
+from agent.session.config import SessionConfig
+from agent.session.core import Session
 from tests.agent.test_session import Events
 from tests.fakes.fake_api import FakeAnthropic, Reply, _canon, _tokens, text, tool_use
 from tests.fakes.tools import FnTool

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent import snapshot as snapshot_mod
-from agent.checkpoints import CheckpointError, CheckpointStore, session_checkpoint_dir
+from agent.checkpoints import snapshot as snapshot_mod
+from agent.checkpoints.engine import CheckpointError, CheckpointStore, session_checkpoint_dir
 from tools import edit as edit_mod
 from tools import read as read_mod
 from tools import write as write_mod
@@ -363,7 +363,8 @@ async def test_rewind_in_another_process(tmp_path: Path) -> None:
         (ws / "g").write_text("made by a command\n")
     del store  # no close: everything needed is saved as it happens
     code = (
-        "import sys; from pathlib import Path; from agent.checkpoints import CheckpointStore\n"
+        "import sys; from pathlib import Path\n"
+        "from agent.checkpoints.engine import CheckpointStore\n"
         "s = CheckpointStore(Path(sys.argv[1]), Path(sys.argv[2]))\n"
         "r = s.rewind('p1'); print(sorted(r.restored), sorted(r.deleted))\n"
     )

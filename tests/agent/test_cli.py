@@ -16,7 +16,7 @@ def run_eddy(
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(env_extra)
     return subprocess.run(
-        [sys.executable, "-m", "agent.cli", *args],
+        [sys.executable, "-m", "cli.main", *args],
         cwd=cwd,
         env={**env, "PYTHONPATH": str(ROOT)},
         input=stdin,
@@ -40,7 +40,7 @@ def test_missing_prompt_exits_2(tmp_path: Path) -> None:
 
 
 def test_rules_are_split() -> None:
-    from agent.cli import _split_rules
+    from cli.main import _split_rules
 
     assert _split_rules(["Read Edit", "Bash(git diff:*),Write"]) == [
         "Read",

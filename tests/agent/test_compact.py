@@ -11,10 +11,10 @@ from agent.messages import Message, TextBlock, ToolResultBlock, assistant, check
 from agent.model import ModelResponse, ScriptedModel, tool_call
 from agent.pricing import Usage
 from agent.prompt import load_memory, system_prompt
-from agent.repair import load
-from agent.session import Session
-from agent.session_config import SessionConfig
-from agent.store import Transcript
+from agent.session.config import SessionConfig
+from agent.session.core import Session
+from agent.store.load import load
+from agent.store.transcript import Transcript
 from tests.agent.test_session import Events
 from tests.fakes.tools import FnTool
 

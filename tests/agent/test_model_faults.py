@@ -15,8 +15,8 @@ from agent import events as ev
 from agent import ops
 from agent.anthropic_model import AnthropicModel
 from agent.messages import ThinkingBlock, check_invariant, message_from_param
-from agent.session import Session
-from agent.session_config import SessionConfig
+from agent.session.config import SessionConfig
+from agent.session.core import Session
 from tests.agent.test_session import Events
 from tests.fakes.fake_api import FakeAnthropic, HttpError, Reply, text, thinking, tool_use
 from tests.fakes.tools import FnTool

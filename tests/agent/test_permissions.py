@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.permission_bash import suggested_rule
-from agent.permissions import (
+from agent.permissions.bash import suggested_rule
+from agent.permissions.policy import (
     MODES,
     Mode,
     Policy,

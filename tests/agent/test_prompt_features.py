@@ -8,15 +8,15 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.commands import completions, custom_commands, parse
 from agent.context import breakdown, cost_lines
-from agent.fileindex import FileIndex, list_files
 from agent.mentions import attachments, mentioned_paths
 from agent.messages import TextBlock, assistant, check_invariant
 from agent.model import ModelResponse, ScriptedModel
 from agent.pricing import Usage
-from agent.session import Session
-from agent.session_config import SessionConfig
+from agent.session.config import SessionConfig
+from agent.session.core import Session
+from frontend.commands import completions, custom_commands, parse
+from frontend.fileindex import FileIndex, list_files
 from tests.agent.test_session import Events
 from tools import default_tools
 

@@ -1,7 +1,7 @@
 """Resuming restores the context figure and the budget counts the session's total (issue 8).
 
 Sessions are recorded against the fake Messages API (real SDK, real usage figures) or written
-with the transcript API, then resumed as ``eddy --resume ID`` does (agent.factory).
+with the transcript API, then resumed as ``eddy --resume ID`` does (frontend.session_open).
 """
 
 from __future__ import annotations
@@ -15,18 +15,18 @@ import pytest
 from agent import events as ev
 from agent import ops
 from agent.anthropic_model import AnthropicModel
-from agent.cli import build_parser
 from agent.context import budget_line, estimate_context
-from agent.factory import build_session
-from agent.headless import run_headless
 from agent.messages import assistant, user
 from agent.model import ModelResponse, ScriptedModel, tool_call
 from agent.pricing import Usage
-from agent.repair import context_of, load
-from agent.session import Session
-from agent.session_config import SessionConfig
-from agent.store import Transcript
-from agent.store_list import sessions_dir
+from agent.session.config import SessionConfig
+from agent.session.core import Session
+from agent.store.listing import sessions_dir
+from agent.store.load import context_of, load
+from agent.store.transcript import Transcript
+from cli.main import build_parser
+from frontend.session_open import build_session
+from headless.run import run_headless
 from tests.agent.test_session import Events
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.fakes.tools import FnTool

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.checkpoints import CheckpointStore
+from agent.checkpoints.engine import CheckpointStore
 from agent.messages import TextBlock, assistant, check_invariant
 from agent.model import ScriptedModel, tool_call
-from agent.session import Session
-from agent.session_config import SessionConfig
+from agent.session.config import SessionConfig
+from agent.session.core import Session
 from tests.agent.test_session import Events
 from tools import default_tools
 

@@ -13,8 +13,8 @@ from agent import ops
 from agent.loop import INTERRUPT_NOTE
 from agent.messages import Message, TextBlock, ToolResultBlock, assistant, check_invariant
 from agent.model import ScriptedModel, tool_call
-from agent.session import Session
-from agent.session_config import SessionConfig
+from agent.session.config import SessionConfig
+from agent.session.core import Session
 from tests.fakes.tools import FnTool
 
 
@@ -299,8 +299,8 @@ async def test_every_started_event_has_one_finished(tmp_path: Path) -> None:
 async def test_dont_ask_again_saves_the_generalised_rule(tmp_path: Path) -> None:
     import json
 
-    from agent.permissions import Rule
-    from agent.settings import build_policy, load_settings
+    from agent.permissions.policy import Rule
+    from agent.settings.files import build_policy, load_settings
     from tools import default_tools
 
     mk = [

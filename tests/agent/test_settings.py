@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent.permissions import Policy, Rule
-from agent.settings import LOCAL_SETTINGS, SettingsError, build_policy, load_settings
-from agent.settings_edit import save_rule
+from agent.permissions.policy import Policy, Rule
+from agent.settings.edit import save_rule
+from agent.settings.files import LOCAL_SETTINGS, SettingsError, build_policy, load_settings
 from tools.base import ResolvedPath, ToolContext, ToolResult
 
 

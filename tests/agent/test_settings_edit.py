@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent.permissions import Rule
-from agent.settings import LOCAL_SETTINGS, PROJECT_SETTINGS, SettingsError, load_settings
-from agent.settings_edit import RuleEntry, add_rule, list_rules, remove_rule
+from agent.permissions.policy import Rule
+from agent.settings.edit import RuleEntry, add_rule, list_rules, remove_rule
+from agent.settings.files import LOCAL_SETTINGS, PROJECT_SETTINGS, SettingsError, load_settings
 
 
 @pytest.fixture

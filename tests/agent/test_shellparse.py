@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.shell_readonly import read_only
-from agent.shell_words import ShellParseError
-from agent.shellparse import parse, split_words
+from agent.shell.parser import parse, split_words
+from agent.shell.readonly import read_only
+from agent.shell.words import ShellParseError
 
 
 def argvs(source: str) -> list[list[str]]:

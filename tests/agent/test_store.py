@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from agent import events as ev
 from agent import ops
-from agent.history_repair import INTERRUPTED_RESULT, LOST_START, repair_history
 from agent.loop import INTERRUPT_NOTE
 from agent.messages import (
     Message,
@@ -30,12 +29,13 @@ from agent.messages import (
     user,
 )
 from agent.model import ScriptedModel, tool_call
-from agent.repair import TranscriptError, load
-from agent.session import Session
-from agent.session_config import SessionConfig
-from agent.store import SessionInUse, Transcript, fork
-from agent.store_list import find_session, latest_session, list_sessions, sessions_dir
-from agent.transcript_format import timestamp
+from agent.session.config import SessionConfig
+from agent.session.core import Session
+from agent.store.format import timestamp
+from agent.store.listing import find_session, latest_session, list_sessions, sessions_dir
+from agent.store.load import TranscriptError, load
+from agent.store.repair import INTERRUPTED_RESULT, LOST_START, repair_history
+from agent.store.transcript import SessionInUse, Transcript, fork
 from tests.fakes.tools import FnTool
 
 MODEL = "claude-sonnet-5-5"
@@ -365,7 +365,7 @@ WRITER = """
 import sys
 from pathlib import Path
 from agent.messages import ToolResultBlock, ToolUseBlock, assistant, user
-from agent.store import Transcript
+from agent.store.transcript import Transcript
 
 t = Transcript.create(Path(sys.argv[1]), model="m")
 print(t.path, flush=True)

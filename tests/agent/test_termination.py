@@ -1,4 +1,4 @@
-"""SIGTERM / SIGHUP (agent/termination.py): the graceful path first, a hard exit if it hangs.
+"""SIGTERM / SIGHUP (frontend/termination.py): the graceful path first, a hard exit if it hangs.
 
 The signal tests run a small child process: the handlers are installed on its event loop, the
 test sends it real signals and waits for it to end. The child says "ready" (and what its
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from agent.termination import GRACE_SECONDS, Termination, handle_termination
+from frontend.termination import GRACE_SECONDS, Termination, handle_termination
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 20.0
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 CHILD = textwrap.dedent(
     """
     import asyncio, os, sys, time
-    from agent.termination import handle_termination
+    from frontend.termination import handle_termination
 
     MODE, GRACE = sys.argv[1], float(sys.argv[2])
 
@@ -194,7 +194,7 @@ async def test_plain_catch_termination_ends_the_session(monkeypatch: pytest.Monk
 async def test_tui_exits_with_the_signal_status(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import agent.termination
+    import frontend.termination
     from tests.tui.helpers import SIZE, make_args
     from tui.app import EddyApp
 
@@ -207,7 +207,7 @@ async def test_tui_exits_with_the_signal_status(
     def fake_handle(on_signal: Any, *, restore: Any = None, grace: float = 0) -> None:
         installed.update(on_signal=on_signal, restore=restore)
 
-    monkeypatch.setattr(agent.termination, "handle_termination", fake_handle)
+    monkeypatch.setattr(frontend.termination, "handle_termination", fake_handle)
     workspace = tmp_path / "project"
     workspace.mkdir()
     app = EddyApp(make_args(workspace), frozen_clock=True)

@@ -1,4 +1,4 @@
-"""agent/tool_summary.py: the words both front ends use for a tool call."""
+"""frontend/tool_summary.py: the words both front ends use for a tool call."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import get_args
 import pytest
 
 from agent.events import ToolStatus
-from agent.tool_summary import (
+from frontend.tool_summary import (
     clip_lines,
     diff_counts,
     is_problem,

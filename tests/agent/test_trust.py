@@ -1,4 +1,4 @@
-"""Trusted folders (agent/trust.py): kept per folder, covering the folders below."""
+"""Trusted folders (agent/settings/trust.py): kept per folder, covering the folders below."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent import trust
+from agent.settings import trust as trust
 
 
 @pytest.fixture(autouse=True)

@@ -28,7 +28,7 @@ def eddy(
     if key:
         env["ANTHROPIC_API_KEY"] = "test-key"
     exe = Path(sys.executable).with_name("eddy")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "agent.cli"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "cli.main"]
     return subprocess.run(
         [*cmd, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
     )
@@ -159,7 +159,7 @@ def test_a_headless_run_is_not_asked_about_trust(
     fake_api: FakeAnthropic, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """As ``claude -p``: no one to answer, so no question; the folder is not marked trusted."""
-    from agent.trust import is_trusted
+    from agent.settings.trust import is_trusted
 
     fake_api.push(Reply([text("Hi.")]))
     monkeypatch.delenv("EDDY_TRUSTED_FOLDERS")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.trust import is_trusted
+from agent.settings.trust import is_trusted
 from tests.e2e.tmux import Pane, eddy_command
 from tests.fakes.fake_api import FakeAnthropic
 

@@ -102,8 +102,8 @@ def test_sigterm_restores_the_terminal_and_keeps_the_session(
 ) -> None:
     import subprocess
 
-    from agent.repair import load
-    from agent.store_list import latest_session
+    from agent.store.listing import latest_session
+    from agent.store.load import load
 
     workspace = tmp_path / "ws"
     workspace.mkdir()

@@ -60,7 +60,7 @@ def eddy_command(
     """The shell command running the installed ``eddy ARGS`` against ``fake``, with this
     test's data and config directories (``unset``: more variables to remove, space-separated)."""
     exe = Path(sys.executable).with_name("eddy")
-    eddy = str(exe) if exe.exists() else f"{sys.executable} -m agent.cli"
+    eddy = str(exe) if exe.exists() else f"{sys.executable} -m cli.main"
     variables = {
         "ANTHROPIC_BASE_URL": fake.base_url,
         "ANTHROPIC_API_KEY": "test-key",

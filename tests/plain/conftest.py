@@ -15,8 +15,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agent import events as ev
-from agent.cli import build_parser
 from agent.pricing import DEFAULT_MODEL
+from cli.main import build_parser
 from plain.app import PlainApp
 from tests.fakes.fake_api import FakeAnthropic
 

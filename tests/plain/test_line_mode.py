@@ -84,7 +84,7 @@ def test_eddy_plain_through_pipes(fake_api: FakeAnthropic, workspace: Path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_BASE_URL=fake_api.base_url, ANTHROPIC_API_KEY="test", TERM="xterm")
     exe = Path(sys.executable).with_name("eddy")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "agent.cli"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "cli.main"]
     done = subprocess.run(
         [*cmd, "--plain"],
         input="hello\n",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.trust import is_trusted
+from agent.settings.trust import is_trusted
 from tests.plain.conftest import ENTER, until
 
 

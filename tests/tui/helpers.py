@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import events as ev
-from agent.cli import build_parser
+from cli.main import build_parser
 
 SIZE = (100, 30)
 

@@ -39,7 +39,7 @@ async def test_without_a_key_the_app_opens_and_explains(workspace: Path) -> None
 
 
 async def test_the_demo_runs_a_scripted_session_in_a_scratch_copy(workspace: Path) -> None:
-    from agent.demo import DemoModel
+    from frontend.demo import DemoModel
 
     events = Events()
     model = DemoModel(delay=0, latency=0)

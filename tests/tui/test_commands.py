@@ -237,7 +237,7 @@ async def test_at_completion_inserts_a_path(workspace: Path) -> None:
 
 
 async def test_at_completion_on_a_large_tree_searches_off_the_keystroke(workspace: Path) -> None:
-    from agent.fileindex import FileIndex
+    from frontend.fileindex import FileIndex
     from tui.screens.main import SEARCH_IN_THREAD_ABOVE
 
     paths = [f"pkg{i // 100}/mod{i}.py" for i in range(SEARCH_IN_THREAD_ABOVE * 4)]
@@ -305,8 +305,8 @@ async def test_unknown_commands_paths_and_custom_commands(workspace: Path) -> No
 
 
 async def test_help_model_permissions_init(workspace: Path) -> None:
-    from agent.commands import INIT_PROMPT
     from agent.pricing import known_models
+    from frontend.commands import INIT_PROMPT
 
     model = ScriptedModel(["Surveyed."])
     app, events = make_app(

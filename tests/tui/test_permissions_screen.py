@@ -10,7 +10,7 @@ from typing import Any
 from agent import events as ev
 from agent.messages import ToolResultBlock, assistant
 from agent.model import ScriptedModel, tool_call
-from agent.permissions import Rule
+from agent.permissions.policy import Rule
 from tests.tui.helpers import SIZE, make_app, settle, shell_tool, type_and_send, wait_ready
 from tui.screens.permissions import PermissionsScreen
 from tui.widgets.message_line import MessageLine

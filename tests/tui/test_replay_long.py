@@ -1,7 +1,7 @@
 """Resuming a long session: the newest messages show at once, earlier ones on demand.
 
-The sessions are real transcripts (agent.store) resumed by the app as ``eddy --continue``
-builds it (tui.app over agent.factory), with a ScriptedModel.
+The sessions are real transcripts (agent.store.transcript) resumed by the app as ``eddy --continue``
+builds it (tui.app over frontend.session_open), with a ScriptedModel.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from agent import events as ev
 from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, assistant, user
 from agent.model import ScriptedModel
 from agent.pricing import DEFAULT_MODEL
-from agent.store import Transcript
+from agent.store.transcript import Transcript
 from tests.tui.helpers import SIZE, Events, make_args, rendered, wait_ready
 from tui.app import EddyApp
 from tui.replay import (

@@ -8,7 +8,7 @@ from typing import Any
 from textual.app import App
 from textual.screen import Screen
 
-from agent.store_list import SessionInfo
+from agent.store.listing import SessionInfo
 from themes import DARK
 from tui.screens.resume import ResumeScreen, ago
 

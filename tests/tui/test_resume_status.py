@@ -12,9 +12,9 @@ from agent.anthropic_model import AnthropicModel
 from agent.messages import assistant, user
 from agent.model import ModelResponse, ScriptedModel, tool_call
 from agent.pricing import Usage, context_window
-from agent.session import Session
-from agent.session_config import SessionConfig
-from agent.store import Transcript
+from agent.session.config import SessionConfig
+from agent.session.core import Session
+from agent.store.transcript import Transcript
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.fakes.tools import FnTool
 from tests.tui.helpers import SIZE, Events, make_args, settle, type_and_send, wait_ready

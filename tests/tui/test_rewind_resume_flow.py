@@ -1,6 +1,7 @@
 """Rewind and sessions in the app: Esc Esc / /rewind, the resume picker, /resume, /clear, /rename.
 
-These run the real engine set-up (agent.factory: default tools, transcripts and checkpoints in
+These run the real engine set-up
+(frontend.session_open: default tools, transcripts and checkpoints in
 the test's data dir) over a ScriptedModel.
 """
 
@@ -10,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from agent import events as ev
-from agent import factory, ops
+from agent import ops
 from agent.messages import TextBlock, assistant, check_invariant
 from agent.model import ScriptedModel, tool_call
 from agent.pricing import DEFAULT_MODEL
-from agent.store_list import list_sessions
+from agent.store.listing import list_sessions
+from frontend import session_open as factory
 from tests.tui.helpers import SIZE, Events, make_args, settle, type_and_send, wait_ready
 from tui.app import EddyApp
 from tui.screens.resume import ResumeScreen

@@ -7,7 +7,7 @@ from typing import Any
 from textual.app import App
 from textual.screen import Screen
 
-from agent.rewind import CheckpointEntry
+from agent.checkpoints.rewind_list import CheckpointEntry
 from themes import DARK
 from tui.screens.rewind import NOTE, RewindChoice, RewindScreen
 

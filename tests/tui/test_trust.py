@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent.model import ScriptedModel
-from agent.trust import is_trusted, trust_path
+from agent.settings.trust import is_trusted, trust_path
 from tests.tui.helpers import SIZE, make_app, wait_ready
 from tui.screens.trust import TrustScreen
 
@@ -59,7 +59,7 @@ async def test_yes_trusts_the_folder_and_starts_the_session(untrusted: Path) -> 
 
 
 async def test_a_trusted_folder_is_not_asked_again(untrusted: Path) -> None:
-    from agent.trust import trust
+    from agent.settings.trust import trust
 
     trust(untrusted.parent)
     app, _ = make_app(untrusted, ScriptedModel(["unused"]))

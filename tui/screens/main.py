@@ -34,9 +34,9 @@ from tui.widgets.queued_list import QueuedList
 from tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
-    from agent.fileindex import FileIndex
     from agent.messages import Message
-    from agent.session import Session
+    from agent.session.core import Session
+    from frontend.fileindex import FileIndex
 
 DOUBLE_ESC_SECONDS = 0.8
 INDEX_MAX_AGE = 30.0
@@ -229,7 +229,7 @@ class MainScreen(Screen[None]):
 
     def cycle_mode(self) -> None:
         """Shift+Tab: default → acceptEdits → plan → default (bypassPermissions → default)."""
-        from agent.permissions import cycle_mode
+        from agent.permissions.policy import cycle_mode
 
         session = self.session
         if session is None:
@@ -252,7 +252,7 @@ class MainScreen(Screen[None]):
         it comes (a keystroke never waits for a search of 100,000 paths).
         """
         if token.kind == "command":
-            from agent.commands import completions
+            from frontend.commands import completions
 
             workspace = self.workspace or Path.cwd()
             try:

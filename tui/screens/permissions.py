@@ -6,7 +6,7 @@ and then asks which settings file gets it; ``d`` or Delete removes the highlight
 its file. Rules given on the command line are shown but cannot be removed. Esc steps back,
 and closes the dialog from the lists.
 
-``agent/permission_editor.py`` does the writing and keeps the running session's policy in
+``agent/settings/rule_editor.py`` does the writing and keeps the running session's policy in
 step; the text forms of /permissions use it too.
 """
 
@@ -22,10 +22,10 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent.permission_editor import Kind, PermissionEditor
-from agent.permissions import Rule
-from agent.settings import RULE_LISTS
-from agent.settings_edit import SCOPES, RuleEntry, display_path, scope_path
+from agent.permissions.policy import Rule
+from agent.settings.edit import SCOPES, RuleEntry, display_path, scope_path
+from agent.settings.files import RULE_LISTS
+from agent.settings.rule_editor import Kind, PermissionEditor
 from tui.screens.dialog import Dialog
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from tui.screens.rewind import first_line
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from agent.store_list import SessionInfo
+    from agent.store.listing import SessionInfo
 
 UNITS = (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600))
 
@@ -73,7 +73,7 @@ class ResumeScreen(Dialog[str | None]):
     """Pick a session to resume; dismisses with its id, or None.
 
     Args:
-        sessions: ``agent.store_list.list_sessions(cwd)``.
+        sessions: ``agent.store.listing.list_sessions(cwd)``.
         now: the current time (epoch seconds) for "3 min ago"; tests fix it.
     """
 

@@ -26,7 +26,7 @@ from tui.screens.dialog import Dialog
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from agent.rewind import CheckpointEntry
+    from agent.checkpoints.rewind_list import CheckpointEntry
 
 Mode = Literal["both", "code", "conversation"]
 
@@ -45,7 +45,7 @@ ANSWERS: tuple[tuple[str, str], ...] = (
     ("Cancel", "cancel"),
 )
 NO_CODE = ("code not tracked", "checkpoint pruned")
-"""Summaries (agent/rewind.py) of prompts whose code cannot be restored."""
+"""Summaries (agent/checkpoints/rewind_list.py) of prompts whose code cannot be restored."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The question at the first start in a folder: do you trust its files? (agent/trust.py)
+"""The question at the first start in a folder: do you trust its files? (agent/settings/trust.py)
 
 Yes (Enter on the first choice, or 1) trusts the folder and the session starts; No (2, or
 Esc) ends eddy before anything of the project is read. Dismisses with True or False.
@@ -42,7 +42,7 @@ class TrustScreen(Dialog[bool]):
 
     def __init__(self, folder: Path) -> None:
         super().__init__()
-        from agent.trust import question
+        from agent.settings.trust import question
 
         self.lines = question(folder)
 

@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.highlight import guess_language, highlight
 from textual.widgets import Static
 
-from agent.tool_summary import more_lines
+from frontend.tool_summary import more_lines
 
 
 def render_diff(diff: str, path: str | None = None, max_lines: int | None = None) -> Content:

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from agent.tool_summary import (
+from frontend.tool_summary import (
     clip_lines,
     diff_counts,
     is_problem,
@@ -46,7 +46,7 @@ _STYLE = {
     "refused": "$text-warning",
     "interrupted": "$text-warning",
 }
-"""The mark's style in each state (the marks and words are agent/tool_summary.py's)."""
+"""The mark's style in each state (the marks and words are frontend/tool_summary.py's)."""
 _QUIET = ("pending", "done")
 """States whose word the header leaves out: the mark says enough."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from agent.tool_summary import clip_lines, more_lines
+from frontend.tool_summary import clip_lines, more_lines
 
 MAX_SHOWN_LINES = 40
 """A huge pasted prompt is shown cut to this many lines (the model got all of it)."""

@@ -1,0 +1,1 @@
+"""agent.checkpoints.engine."""

@@ -1,0 +1,266 @@
+"""What the checkpoint engine can see of a workspace: file states, and what changed between scans.
+
+- A :class:`State` is what one path looked like: absent, a regular file (content hash and mode
+  bits), a symbolic link (its target) or a directory (its mode bits). A file whose content was
+  not kept (over the size cap, unreadable) has ``sha=None`` and a ``why``; it can be compared
+  (by size and mtime) but not restored. An :class:`Entry` is a scanned file's State with its
+  stat key.
+- :func:`file_state` and :func:`capture` read one path (file content into the blob store).
+- :func:`diff` compares two snapshots (before and after a shell command); the snapshots
+  themselves are taken by :class:`agent.checkpoints.scan.Scanner`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agent.checkpoints.blobs import BlobStore
+from agent.checkpoints.scope import Scope
+
+if TYPE_CHECKING:
+    from agent.checkpoints.scan import Snapshot
+
+ABSENT, FILE, LINK, DIR = "absent", "file", "link", "dir"
+RACY_WINDOW_NS = 2_000_000_000
+"""Files changed this long before a scan are read again at the next one (coarse clocks)."""
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The state of one path. ``sha`` is None for a file whose content was not kept."""
+
+    kind: str
+    mode: int = 0
+    sha: str | None = None
+    size: int = 0
+    mtime_ns: int = 0
+    target: str | None = None
+    why: str | None = None
+
+    @property
+    def restorable(self) -> bool:
+        return self.kind != FILE or self.sha is not None
+
+    def same(self, other: State) -> bool:
+        """Whether both describe the same thing (content and mode bits; dirs: existence)."""
+        if self.kind != other.kind:
+            return False
+        if self.kind == FILE:
+            if self.mode != other.mode:
+                return False
+            if self.sha is None or other.sha is None:
+                return (self.size, self.mtime_ns, self.sha) == (
+                    other.size,
+                    other.mtime_ns,
+                    other.sha,
+                )
+            return self.sha == other.sha
+        if self.kind == LINK:
+            return self.target == other.target
+        return True
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"k": self.kind}
+        if self.kind in (FILE, DIR):
+            d["m"] = self.mode
+        if self.kind == FILE:
+            d["h"] = self.sha
+            d["n"] = self.size
+            if self.sha is None:
+                d["t"] = self.mtime_ns
+                d["w"] = self.why
+        if self.kind == LINK:
+            d["l"] = self.target
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> State:
+        return cls(
+            kind=d["k"],
+            mode=d.get("m", 0),
+            sha=d.get("h"),
+            size=d.get("n", 0),
+            mtime_ns=d.get("t", 0),
+            target=d.get("l"),
+            why=d.get("w"),
+        )
+
+
+GONE = State(ABSENT)
+
+
+class Entry:
+    """A scanned file or link: its stat key, its State, and whether it must be read again."""
+
+    __slots__ = ("key", "racy", "state")
+
+    def __init__(self, key: tuple[int, ...], state: State, racy: bool) -> None:
+        self.key = key
+        self.state = state
+        self.racy = racy
+
+
+# -- reading files ---------------------------------------------------------------------------
+
+
+def read_capped(path: str, cap: int) -> tuple[bytes | None, os.stat_result]:
+    """The content of the regular file ``path`` (None when it is larger than ``cap``).
+
+    The stat returned is taken from the open file after reading, so it belongs to the content.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if st.st_size > cap:
+            return None, st
+        chunks = []
+        remaining = cap + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+        st = os.fstat(fd)
+        if len(data) > cap:
+            return None, st
+        return data, st
+    finally:
+        os.close(fd)
+
+
+def cap_text(cap: int) -> str:
+    if cap >= 1 << 20:
+        return f"{cap / (1 << 20):g} MB"
+    return f"{cap / 1024:g} KB" if cap >= 1024 else f"{cap} bytes"
+
+
+def file_state(
+    path: str, blobs: BlobStore, cap: int, *, background: bool = False
+) -> tuple[State, os.stat_result | None]:
+    """Read the regular file ``path`` into the blob store; return its State and stat.
+
+    With ``background`` the blob may still be being written (see ``BlobStore.flush``).
+    """
+    try:
+        data, st = read_capped(path, cap)
+    except FileNotFoundError:
+        return GONE, None
+    except OSError as exc:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return GONE, None
+        why = f"unreadable ({exc.strerror or exc})"
+        return State(FILE, stat.S_IMODE(st.st_mode), None, st.st_size, st.st_mtime_ns, why=why), st
+    mode = stat.S_IMODE(st.st_mode)
+    if data is None:
+        why = f"larger than the {cap_text(cap)} size cap"
+        return State(FILE, mode, None, st.st_size, st.st_mtime_ns, why=why), st
+    sha = hashlib.sha256(data).hexdigest()
+    blobs.put_hashed(sha, data, background=background)
+    return State(FILE, mode, sha, st.st_size), st
+
+
+def capture(path: str, blobs: BlobStore, cap: int) -> tuple[State, os.stat_result | None]:
+    """The current State of any path (file content goes into the blob store)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return GONE, None
+    except NotADirectoryError:
+        return GONE, None
+    mode = st.st_mode
+    if stat.S_ISDIR(mode):
+        return State(DIR, stat.S_IMODE(mode)), st
+    if stat.S_ISLNK(mode):
+        try:
+            return State(LINK, target=os.readlink(path)), st
+        except OSError:
+            return GONE, None
+    if stat.S_ISREG(mode):
+        return file_state(path, blobs, cap)
+    why = "not a regular file"
+    return State(FILE, stat.S_IMODE(mode), None, st.st_size, st.st_mtime_ns, why=why), st
+
+
+def ignore_rules_changed(pre: Snapshot, post: Snapshot) -> bool:
+    return pre.ignore_keys != post.ignore_keys
+
+
+Change = tuple[State, State]
+
+
+def diff(
+    pre: Snapshot,
+    post: Snapshot,
+    scope: Scope,
+    blobs: BlobStore,
+    cap: int,
+) -> tuple[dict[str, Change], dict[str, str]]:
+    """What changed between two scans: ``({path: (before, after)}, {path: why not restorable})``.
+
+    A path that left the scan but still exists (a .gitignore now ignores it) is read directly.
+    A path new to the scan whose ctime is older than the first scan was there unseen and did
+    not change (it came with a directory moved in, say): it is not a creation, and is never
+    deleted by a rewind. When a .gitignore changed, a path new to the scan counts as
+    created only if the old rules would have seen it; otherwise it existed unseen and, having
+    been changed, cannot be restored.
+    """
+    changes: dict[str, Change] = {}
+    blocked: dict[str, str] = {}
+    root = scope.root
+    pre_files, post_files = pre.files, post.files
+    for rel, old in pre_files.items():
+        new = post_files.get(rel)
+        if new is old:
+            continue
+        if new is None:
+            after, _ = capture(os.path.join(root, rel), blobs, cap)
+        else:
+            after = new.state
+        if not old.state.same(after):
+            changes[rel] = (old.state, after)
+    for rel, mode in pre.dirs.items():
+        if rel in post.dirs:
+            if post.dirs[rel] != mode:
+                changes[rel] = (State(DIR, mode), State(DIR, post.dirs[rel]))
+            continue
+        after, _ = capture(os.path.join(root, rel), blobs, cap)
+        if after.kind != DIR:
+            changes[rel] = (State(DIR, mode), after)
+    # A path new to the scan counts as created only if it could not have been there unseen:
+    # its ctime (which every write, chmod and rename sets, and nothing sets back) is recent.
+    unseen_before = pre.taken_ns - RACY_WINDOW_NS
+    rules_changed = ignore_rules_changed(pre, post)
+    for rel, new in post_files.items():
+        if rel in pre_files or rel in changes:
+            continue
+        if new.key[2] < unseen_before:
+            # There all along but unseen, and unchanged since: moved in with its directory (a
+            # rewind must not delete what may exist nowhere else), or unreadable before.
+            parent = rel.rpartition("/")[0]
+            if parent and parent not in pre.dirs:
+                blocked[rel] = "moved into the workspace by a command: a rewind keeps it"
+            continue
+        if rules_changed and scope.out_of_scope(rel, False, pre.rules_of, pre.base):
+            blocked[rel] = "ignored before a .gitignore changed: its earlier state is unknown"
+            continue
+        changes[rel] = (GONE, new.state)
+    for rel, mode in post.dirs.items():
+        if rel in pre.dirs or rel in changes:
+            continue
+        listing = post.listings.get(rel)
+        if listing is not None and listing.key[1] < unseen_before:
+            continue
+        if rules_changed and scope.out_of_scope(rel, True, pre.rules_of, pre.base):
+            continue
+        changes[rel] = (GONE, State(DIR, mode))
+    return changes, blocked

@@ -1,0 +1,334 @@
+"""Pure permission policy: mode and rules -> allow / ask / deny.
+
+This is the gate g(name, input) of LOOP-MODEL.md before a user is involved: ``decide`` does no
+I/O beyond resolving paths (``ctx.resolve``, the real path behind ``..`` and symlinks, and the
+expansion of a shell glob), so it is tested table-driven.
+
+Modes:
+    default: reads inside the workspace run; edits and shell commands ask, except the built-in
+        read-only commands (``ls``, ``cat``, ``git status``, ... see ``shell_readonly.read_only``)
+        whose paths all lie inside. A read-only command reads like the Read tool, so it is
+        treated like it (Claude Code asks here; eddy does not, to spare pointless prompts).
+    acceptEdits: as default, and edits inside the workspace run, including shell output
+        redirected to a file inside it. Other shell commands still ask.
+    plan: nothing that changes state runs; such a call is refused with a message saying eddy
+        is in plan mode (``plan_mode_note`` is the reminder for the model). Reads and
+        read-only commands run as in default; a rule cannot make a change run in plan mode.
+    bypassPermissions: everything runs, except what deny rules forbid. A shell command eddy
+        cannot analyse still asks when Bash deny rules exist (they could not be checked).
+
+Rules are ``Tool`` or ``Tool(specifier)`` in allow, ask and deny lists; deny beats ask beats
+allow, and deny rules hold in every mode. A rule naming ``Edit`` covers Edit, MultiEdit, Write
+and NotebookEdit; ``Read`` covers Read, Glob, Grep and LS (and files the shell reads with a
+read-only command or ``<``); ``Write`` covers Write and shell output redirection.
+
+* ``Bash(git status)`` matches that command exactly; ``Bash(npm run test:*)`` (or
+  ``Bash(npm run test *)``) every command whose first words are ``npm run test``. Matching is
+  on parsed words, each part of a compound command separately: ``cd x && rm y`` needs both
+  parts allowed. Wrappers are seen through (``timeout 5 rm x`` is ``rm x``); deny and ask rules
+  also match a program called by path (``/bin/rm``). An exact specifier equal to the whole
+  command line (what "don't ask again" saves for a command eddy cannot parse) matches it.
+* Path rules use gitignore patterns: ``Edit(src/**)`` or ``Read(.env)`` relative to the
+  workspace (a pattern without a slash matches at any depth, like ``.gitignore``),
+  ``Read(./.env)`` anchored at the workspace root, ``Write(~/notes/**)`` under the home
+  directory, ``Read(//etc/hosts)`` or ``Read(/etc/hosts)`` absolute (unlike Claude Code, a
+  single leading slash is absolute too). ``dir/**`` also covers ``dir`` itself. Paths are
+  compared as real paths, so ``..`` and symlinks neither escape nor dodge a rule.
+* ``WebFetch(domain:example.com)`` matches a ``url`` argument on that host or a subdomain.
+
+A tool allowed by bare name (``Edit``, ``--allowed-tools Write``) is allowed inside the
+workspace and the added directories only; a path outside asks unless a rule names it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlparse
+
+from agent.permissions.paths import path_rule, spec_matches_path
+from agent.shell import parser as shellparse
+from agent.shell.words import ShellParseError, Word
+from tools.base import ResolvedPath, Tool, ToolContext, ToolError
+
+Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+Verdict = Literal["allow", "ask", "deny"]
+Match = Literal["yes", "maybe", "no"]
+MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
+EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
+HARMLESS_TOOLS = frozenset({"TodoWrite", "ExitPlanMode"})
+"""Tools that change nothing outside the session: they never ask, even in plan mode."""
+_FAMILIES = {"Edit": EDIT_TOOLS, "Read": READ_TOOLS, "Write": frozenset({"Write"})}
+_DIRECTORY_TOOLS = frozenset({"Glob", "Grep", "LS"})
+
+_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+def cycle_mode(mode: Mode) -> Mode:
+    """The next mode for Shift+Tab: default -> acceptEdits -> plan -> default."""
+    order: tuple[Mode, ...] = ("default", "acceptEdits", "plan")
+    return order[(order.index(mode) + 1) % 3] if mode in order else "default"
+
+
+def plan_mode_note() -> str:
+    """The reminder the session adds while eddy is in plan mode."""
+    return (
+        "eddy is in plan mode. Do not change anything: no file edits and no commands that "
+        "change state (calls that would are refused). You may read files, search, and run "
+        "read-only commands to understand the task. When your plan is ready, present it to the "
+        "user and wait: they leave plan mode to let you carry it out."
+    )
+
+
+def _plan_refusal(what: str) -> str:
+    return (
+        f"{what} was not run: eddy is in plan mode, where nothing that changes state runs. "
+        "Present your plan to the user instead."
+    )
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``Tool`` or ``Tool(specifier)``; see the module docstring for the specifiers."""
+
+    tool: str
+    specifier: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        """Parse a rule.
+
+        Raises:
+            ValueError: with a message saying what is wrong with ``text``.
+        """
+        m = _RULE.match(text) if isinstance(text, str) else None
+        if not m:
+            raise ValueError(f"not a permission rule: {text!r} (expected Tool or Tool(specifier))")
+        tool, spec = m.group(1), m.group(2)
+        if spec is None:
+            return cls(tool)
+        spec = spec.strip()
+        if not spec:
+            raise ValueError(f"empty specifier in {text!r}: write {tool} or {tool}(specifier)")
+        if spec in ("*", ":*"):
+            return cls(tool)
+        rule = cls(tool, spec)
+        if tool == "Bash" and rule._bash[1] and rule._bash[0] is None:
+            raise ValueError(f"{text!r}: the prefix before :* is not a plain shell command")
+        if tool == "WebFetch" and not spec.startswith("domain:"):
+            raise ValueError(f"{text!r}: WebFetch rules take domain:HOST")
+        return rule
+
+    def __str__(self) -> str:
+        return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
+
+    def applies_to(self, name: str) -> bool:
+        """Whether the rule speaks about tool ``name`` (``Edit`` also covers Write, ...)."""
+        return name == self.tool or name in _FAMILIES.get(self.tool, ())
+
+    @functools.cached_property
+    def _bash(self) -> tuple[tuple[str, ...] | None, bool]:
+        """(the words of a Bash specifier, or None if not plain words; whether it is a prefix)."""
+        spec = self.specifier or ""
+        prefix = spec.endswith((":*", " *"))
+        body = spec[:-2].rstrip() if prefix else spec
+        words = shellparse.split_words(body)
+        return (tuple(w.value for w in words) if words is not None else None), prefix
+
+    def match_argv(
+        self, argv: tuple[Word, ...], *, open_args: bool = False, loose: bool = False
+    ) -> Match:
+        """Match a Bash rule against one command's words.
+
+        Args:
+            argv: the words; a word only known at run time can only "maybe" match.
+            open_args: more arguments follow at run time (xargs).
+            loose: also match a program called by path (``/bin/rm`` for ``rm``): deny, ask.
+
+        Returns:
+            "yes", "no", or "maybe" when run-time words could make it match.
+        """
+        if self.tool != "Bash" or not argv:
+            return "no"
+        if self.specifier is None:
+            return "yes"
+        words, prefix = self._bash
+        if words is None:
+            return "no"
+        result: Match = "yes"
+        if len(argv) < len(words):
+            if not open_args:
+                return "no"
+            result = "maybe"
+        elif not prefix and (len(argv) > len(words) or open_args):
+            if len(argv) > len(words):
+                return "no"
+            result = "maybe"
+        for i, (arg, want) in enumerate(zip(argv, words, strict=False)):
+            if arg.static and not arg.glob:
+                base = os.path.basename(arg.value) if loose and i == 0 else arg.value
+                if want not in (arg.value, base):
+                    return "no"
+            elif arg.static and arg.value != want:
+                if not fnmatch.fnmatchcase(want, arg.value):
+                    return "no"
+                result = "maybe"
+            elif not arg.static:
+                result = "maybe"
+        return result
+
+    def matches_command_line(self, command: str) -> bool:
+        """An exact Bash specifier equal to the whole command line."""
+        return (
+            self.tool == "Bash"
+            and self.specifier is not None
+            and not self._bash[1]
+            and self.specifier == command.strip()
+        )
+
+    def matches_path(self, path: Path, workspace: Path) -> bool:
+        """Whether a path rule names ``path`` (a real path)."""
+        if self.specifier is None or self.tool in ("Bash", "WebFetch"):
+            return False
+        return spec_matches_path(self.specifier, path, workspace)
+
+    def matches_args(self, name: str, args: dict[str, Any]) -> bool:
+        """Specifiers that are neither commands nor paths: ``domain:`` for a url argument."""
+        if self.specifier is None or not self.specifier.startswith("domain:"):
+            return False
+        host = (urlparse(str(args.get("url", ""))).hostname or "").lower()
+        domain = self.specifier[len("domain:") :].strip().lower()
+        return bool(host) and (host == domain or host.endswith("." + domain))
+
+    def matches(self, name: str, args: dict[str, Any], ctx: ToolContext | None = None) -> bool:
+        """Whether this rule names the call (Bash: every part of the command; paths: any)."""
+        if not self.applies_to(name):
+            return False
+        if self.specifier is None:
+            return True
+        if name == "Bash":
+            command = str(args.get("command", ""))
+            if self.matches_command_line(command):
+                return True
+            try:
+                parts = shellparse.parse(command).commands
+            except ShellParseError:
+                return False
+            return bool(parts) and all(
+                self.match_argv(c.argv, open_args=c.open_args) == "yes" for c in parts if c.argv
+            )
+        if ctx is not None and isinstance(args.get("file_path"), str):
+            try:
+                return self.matches_path(ctx.resolve(args["file_path"]).path, ctx.workspace)
+            except ToolError:
+                return False
+        return self.matches_args(name, args)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A verdict, why, and (for ask) the rule "yes, don't ask again" would save, if any."""
+
+    verdict: Verdict
+    reason: str = ""
+    rule: str | None = None
+
+
+@dataclass
+class Policy:
+    """What may run without asking.
+
+    Attributes:
+        mode: default, acceptEdits, plan or bypassPermissions.
+        allow: rules that run without asking (a bare tool name: inside the workspace only).
+        deny: rules that never run, in every mode.
+        ask: rules that always ask (beat allow rules and modes, not bypassPermissions).
+    """
+
+    mode: Mode = "default"
+    allow: list[Rule] = field(default_factory=list)
+    deny: list[Rule] = field(default_factory=list)
+    ask: list[Rule] = field(default_factory=list)
+
+    def decide(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> tuple[Verdict, str]:
+        """The verdict for one call, with a reason (for deny: the text the model sees)."""
+        decision = self.check(tool, args, ctx)
+        return decision.verdict, decision.reason
+
+    def suggest(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The rule "yes, don't ask again" should save for a call that asks, or None."""
+        decision = self.check(tool, args, ctx)
+        return decision.rule if decision.verdict == "ask" else None
+
+    def check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
+        """The full decision for one call."""
+        if tool.name == "Bash":
+            from agent.permissions.bash import BashCheck  # it imports this module
+
+            return BashCheck(self, ctx).run(str(args.get("command", "")))
+        return self._check_tool(tool, args, ctx)
+
+    def _hits(
+        self,
+        rule: Rule,
+        name: str,
+        args: dict[str, Any],
+        paths: list[ResolvedPath],
+        ctx: ToolContext,
+    ) -> bool:
+        if not rule.applies_to(name):
+            return False
+        if rule.specifier is None:
+            return True
+        if rule.matches_args(name, args):
+            return True
+        return any(rule.matches_path(p.path, ctx.workspace) for p in paths)
+
+    def _check_tool(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
+        name = tool.name
+        try:
+            paths = list(tool.paths(args, ctx))
+        except (ToolError, KeyError, TypeError, ValueError):
+            paths = []  # the input is invalid: the tool reports that when it runs
+        for rule in self.deny:
+            if self._hits(rule, name, args, paths, ctx):
+                return Decision("deny", f"{name} is denied by the permission rule {rule}.")
+        if self.mode == "bypassPermissions":
+            return Decision("allow")
+        if self.mode == "plan" and not tool.read_only and name not in HARMLESS_TOOLS:
+            return Decision("deny", _plan_refusal(name))
+        for rule in self.ask:
+            if self._hits(rule, name, args, paths, ctx):
+                return Decision("ask", f"The permission rule {rule} asks before {name}.")
+        if name in HARMLESS_TOOLS:
+            return Decision("allow")
+        base_ok = (
+            tool.read_only
+            or (self.mode == "acceptEdits" and name in EDIT_TOOLS)
+            or any(r.specifier is None and r.applies_to(name) for r in self.allow)
+        )
+        family = "Edit" if name in EDIT_TOOLS else "Read" if name in READ_TOOLS else name
+        for p in paths:
+            if p.inside and base_ok:
+                continue
+            if any(
+                r.specifier is not None
+                and r.applies_to(name)
+                and r.matches_path(p.path, ctx.workspace)
+                for r in self.allow
+            ):
+                continue
+            where = "" if p.inside else ", outside the workspace"
+            saved = path_rule(family, p.path, ctx.workspace, directory=name in _DIRECTORY_TOOLS)
+            return Decision("ask", f"{name} of {p.path}{where} needs permission.", saved)
+        if paths or base_ok:
+            return Decision("allow")
+        if any(r.specifier is not None and r.matches_args(name, args) for r in self.allow):
+            return Decision("allow")
+        return Decision("ask", f"{name} needs permission.", name)

@@ -1,0 +1,135 @@
+"""The gate of LOOP-MODEL.md made interactive: policy first, then the user.
+
+``allow`` runs the call, ``deny`` refuses it with the policy's reason, and ``ask`` becomes a
+``PermissionRequested`` event answered by ``ops.AnswerPermission`` (an asyncio Future keyed by
+the request id). In headless mode nobody can answer, so ``ask`` is a refusal that says how to
+allow the tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from agent import events as ev
+from agent import ops
+from agent.messages import ToolUseBlock
+from agent.permissions.policy import Policy
+from agent.toolrun import GateDecision
+from tools.base import Tool, ToolContext
+
+
+class PermissionGate:
+    """Decides every tool call of a session.
+
+    Args:
+        policy: the permission policy (mutable: "don't ask again" adds rules to it).
+        ctx: the tools' context (paths are resolved against it; approved outside paths are
+            what ``ctx.allow_outside`` lets through).
+        emit: the session's event sink.
+        turn_id: returns the current turn's id (for events).
+        workspace: where "don't ask again" rules are saved.
+        headless: ask means refuse.
+        save_rules: whether "don't ask again" writes the project's local settings.
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        ctx: ToolContext,
+        emit: Callable[[ev.Event], None],
+        turn_id: Callable[[], int],
+        workspace: Path,
+        *,
+        headless: bool,
+        save_rules: bool = True,
+    ) -> None:
+        self.policy = policy
+        self.ctx = ctx
+        self._emit = emit
+        self._turn_id = turn_id
+        self.workspace = workspace
+        self.headless = headless
+        self.save_rules = save_rules
+        self.pending: dict[str, asyncio.Future[ops.AnswerPermission]] = {}
+        self.approved_outside: set[Path] = set()
+        ctx.allow_outside = lambda _tool, path: path in self.approved_outside
+
+    def answer(self, op: ops.AnswerPermission) -> None:
+        fut = self.pending.get(op.request_id)
+        if fut is not None and not fut.done():
+            fut.set_result(op)
+
+    async def __call__(self, use: ToolUseBlock, tool: Tool | None) -> GateDecision:
+        if tool is None:
+            return GateDecision(False, f"No such tool: {use.name}")
+        verdict, reason = self.policy.decide(tool, use.input, self.ctx)
+        if verdict == "deny":
+            return GateDecision(False, reason)
+        if verdict == "allow":
+            self._approve_outside(tool, use)
+            return GateDecision(True)
+        if self.headless:
+            return GateDecision(
+                False,
+                f"Permission to use {use.name} was denied: eddy runs headless and cannot ask "
+                f"the user. Allow it with --allowed-tools {use.name} if intended.",
+            )
+        return await self._ask(use, tool)
+
+    def _remember_rule(self, rule: str) -> None:
+        """ "Yes, don't ask again": allow ``rule`` now and save it to the local settings."""
+        from agent.permissions.policy import Rule
+        from agent.settings.edit import save_rule
+        from agent.settings.files import SettingsError
+
+        self.policy.allow.append(Rule.parse(rule))
+        if self.save_rules:
+            try:
+                saved = save_rule(rule, self.workspace)
+            except (SettingsError, OSError) as exc:
+                text = f"Allowed {rule} for this session; could not save it: {exc}"
+            else:
+                text = saved.message
+            self._emit(ev.Notice(self._turn_id(), text))
+
+    def _approve_outside(self, tool: Tool, use: ToolUseBlock) -> None:
+        try:
+            paths = tool.paths(use.input, self.ctx)
+        except Exception:
+            return
+        self.approved_outside.update(p.path for p in paths if not p.inside)
+
+    async def _ask(self, use: ToolUseBlock, tool: Tool) -> GateDecision:
+        request_id = f"perm-{uuid.uuid4().hex[:8]}"
+        fut: asyncio.Future[ops.AnswerPermission] = asyncio.get_running_loop().create_future()
+        self.pending[request_id] = fut
+        try:
+            rule = self.policy.suggest(tool, use.input, self.ctx)
+        except Exception:
+            rule = None
+        try:
+            summary = tool.summary(use.input)
+        except Exception:
+            summary = ""
+        self._emit(
+            ev.PermissionRequested(
+                self._turn_id(), request_id, use.id, use.name, use.input, summary, rule
+            )
+        )
+        try:
+            answer = await fut
+        finally:
+            self.pending.pop(request_id, None)
+        self._emit(ev.PermissionResolved(self._turn_id(), request_id, answer.decision))
+        if answer.decision == "deny":
+            text = f"The user refused this {use.name} call."
+            if answer.reason.strip():
+                text += f" The user said: {answer.reason.strip()}"
+            return GateDecision(False, text)
+        if answer.decision == "allow_always" and rule is not None:
+            self._remember_rule(rule)
+        self._approve_outside(tool, use)
+        return GateDecision(True)

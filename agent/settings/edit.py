@@ -1,0 +1,259 @@
+"""Editing the settings files' permission rules: "yes, don't ask again" (``save_rule``) and
+``/permissions`` (``add_rule``, ``remove_rule``, ``list_rules``). Loading and merging the
+files is ``agent/settings/files.py``; this module writes them, keeping every other key, and never
+overwrites a file it cannot read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.permissions.policy import Rule
+from agent.settings.files import (
+    LOCAL_SETTINGS,
+    RULE_LISTS,
+    SettingsError,
+    local_settings_path,
+    project_settings_path,
+    read_settings_file,
+    user_settings_path,
+)
+from tools.textfile import atomic_write
+
+SCOPES: dict[str, tuple[str, str]] = {
+    "local": ("Project, local", "yours, git-ignored"),
+    "project": ("Project, shared", "commit it to share it"),
+    "user": ("User", "every project"),
+}
+"""The settings files rules can be written to, highest precedence first: title and note."""
+
+
+def scope_path(scope: str, workspace: Path) -> Path:
+    """The settings file of ``scope`` (local, project or user)."""
+    if scope == "local":
+        return local_settings_path(workspace)
+    if scope == "project":
+        return project_settings_path(workspace)
+    if scope == "user":
+        return user_settings_path()
+    raise ValueError(f"scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+
+
+def display_path(path: Path, workspace: Path) -> str:
+    """``path`` for the user: relative to the project, or ``~/...`` under the home directory."""
+    path, workspace = Path(path), Path(workspace)
+    for root, prefix in ((workspace, ""), (Path.home(), "~/")):
+        try:
+            return prefix + path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+@dataclass(frozen=True)
+class RuleEntry:
+    """One rule as written in one place (``list_rules``).
+
+    Attributes:
+        kind: allow, ask or deny.
+        rule: the parsed rule.
+        scope: local, project, user, or cli (``--allowed-tools`` / ``--disallowed-tools``).
+        path: the settings file, or None for a command-line rule (which cannot be edited).
+    """
+
+    kind: str
+    rule: Rule
+    scope: str
+    path: Path | None = None
+
+
+def list_rules(
+    workspace: Path, allowed_tools: Iterable[str] = (), disallowed_tools: Iterable[str] = ()
+) -> list[RuleEntry]:
+    """Every valid rule with where it comes from: local, project, user files, then the flags.
+
+    Files that cannot be read and rules that do not parse are left out (``load_settings``
+    reports them).
+    """
+    workspace = Path(workspace)
+    entries: list[RuleEntry] = []
+    for scope in SCOPES:
+        path = scope_path(scope, workspace)
+        data = read_settings_file(path, "", [])
+        perms = data.get("permissions") if data else None
+        for kind in RULE_LISTS if isinstance(perms, dict) else ():
+            items = perms.get(kind) if isinstance(perms, dict) else None
+            for item in items if isinstance(items, list) else ():
+                rule = _parse_or_none(item)
+                if rule is not None:
+                    entries.append(RuleEntry(kind, rule, scope, path))
+    for kind, values in (("allow", allowed_tools), ("deny", disallowed_tools)):
+        for value in values:
+            rule = _parse_or_none(value)
+            if rule is not None:
+                entries.append(RuleEntry(kind, rule, "cli"))
+    return list(dict.fromkeys(entries))
+
+
+def _parse_or_none(item: Any) -> Rule | None:
+    try:
+        return Rule.parse(item) if isinstance(item, str) else None
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class SavedRule:
+    """What ``add_rule`` (or ``save_rule``, or ``remove_rule``) wrote.
+
+    Attributes:
+        rule: the rule as saved, e.g. ``Bash(git commit:*)``.
+        path: the settings file it went to.
+        created: the file did not exist before.
+        gitignored: ``.eddy/settings.local.json`` was added to the project's .gitignore.
+        kind: allow, ask or deny.
+        where: the file as the message names it (default: its directory and name).
+        removed: the rule was taken out of the file rather than added.
+    """
+
+    rule: str
+    path: Path
+    created: bool
+    gitignored: bool
+    kind: str = "allow"
+    where: str = ""
+    removed: bool = False
+
+    @property
+    def message(self) -> str:
+        """One line for the user: which rule went where."""
+        where = self.where or f"{self.path.parent.name}/{self.path.name}"
+        if self.removed:
+            return f"Removed {self.kind} rule {self.rule} from {where}."
+        extra = " (and added it to .gitignore)" if self.gitignored else ""
+        return f"Saved {self.kind} rule {self.rule} to {where}{extra}."
+
+
+def save_rule(rule: str | Rule, workspace: Path, kind: str = "allow") -> SavedRule:
+    """Add a rule to the project-local settings (``.eddy/settings.local.json``); see add_rule."""
+    return add_rule(rule, workspace, kind, "local")
+
+
+def add_rule(
+    rule: str | Rule, workspace: Path, kind: str = "allow", scope: str = "local"
+) -> SavedRule:
+    """Add a rule to the ``kind`` list of one settings file (``SCOPES``).
+
+    Creates the file (the local one is also added to .gitignore) if needed; keeps everything
+    else in it; does nothing more if the rule is already there.
+
+    Raises:
+        ValueError: the rule does not parse, or ``kind`` or ``scope`` is unknown.
+        SettingsError: the file exists but is not a JSON object with a list there (it is left
+            as it is, so nothing of the user's is lost).
+        OSError: it cannot be read or written.
+    """
+    text = str(rule if isinstance(rule, Rule) else Rule.parse(rule))
+    workspace = Path(workspace)
+    path, where = _check_target(kind, scope, workspace)
+    created = not path.exists()
+    data = {} if created else _load_for_edit(path, where)
+    rules = _rule_list(data, kind, where, create=True)
+    if text not in rules:
+        rules.append(text)
+    write_json_file(path, data)
+    gitignored = _ensure_gitignored(workspace) if created and scope == "local" else False
+    return SavedRule(text, path, created, gitignored, kind, where)
+
+
+def remove_rule(
+    rule: str | Rule, workspace: Path, kind: str = "allow", scope: str = "local"
+) -> SavedRule | None:
+    """Remove a rule (every entry that parses to it) from the ``kind`` list of one file.
+
+    Returns:
+        What was removed, or None when the file does not hold that rule (nothing is written).
+
+    Raises:
+        ValueError, SettingsError, OSError: as for ``add_rule``; a broken file is left as it is.
+    """
+    wanted = rule if isinstance(rule, Rule) else Rule.parse(rule)
+    workspace = Path(workspace)
+    path, where = _check_target(kind, scope, workspace)
+    if not path.exists():
+        return None
+    data = _load_for_edit(path, where)
+    rules = _rule_list(data, kind, where, create=False)
+    kept = [r for r in rules if not (isinstance(r, str) and _parse_or_none(r) == wanted)]
+    if len(kept) == len(rules):
+        return None
+    rules[:] = kept
+    write_json_file(path, data)
+    return SavedRule(str(wanted), path, False, False, kind, where, removed=True)
+
+
+def _check_target(kind: str, scope: str, workspace: Path) -> tuple[Path, str]:
+    if kind not in RULE_LISTS:
+        raise ValueError(f"kind must be one of {', '.join(RULE_LISTS)}, not {kind!r}")
+    path = scope_path(scope, workspace)
+    return path, display_path(path, workspace)
+
+
+def _load_for_edit(path: Path, where: str) -> dict[str, Any]:
+    raw = path.read_text(encoding="utf-8")
+    try:
+        loaded = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise SettingsError(
+            f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: "
+            f"{exc.msg}; fix it to save rules there."
+        ) from exc
+    if not isinstance(loaded, dict):
+        raise SettingsError(f"{where}: expected a JSON object at the top level.")
+    return loaded
+
+
+def _rule_list(data: dict[str, Any], kind: str, where: str, *, create: bool) -> list[Any]:
+    perms = data.setdefault("permissions", {}) if create else data.get("permissions", {})
+    if not isinstance(perms, dict):
+        raise SettingsError(f"{where}: permissions: expected an object.")
+    rules = perms.setdefault(kind, []) if create else perms.get(kind, [])
+    if not isinstance(rules, list):
+        raise SettingsError(f"{where}: permissions.{kind}: expected a list.")
+    return rules
+
+
+def write_json_file(path: Path, data: dict[str, Any]) -> None:
+    """Replace a JSON file of eddy's whole (a unique temporary file, then a rename), keeping
+    its mode; its directory is made if needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        old: os.stat_result | None = path.stat()
+    except FileNotFoundError:
+        old = None
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    atomic_write(path, text.encode("utf-8"), old)
+
+
+def _ensure_gitignored(workspace: Path) -> bool:
+    """Add the local settings file to the project's .gitignore; True if it was added."""
+    gitignore = workspace / ".gitignore"
+    in_git = gitignore.exists() or any(
+        (d / ".git").exists() for d in (workspace.resolve(), *workspace.resolve().parents)
+    )
+    if not in_git:
+        return False
+    existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+    import pathspec
+
+    if pathspec.GitIgnoreSpec.from_lines(existing.splitlines()).match_file(LOCAL_SETTINGS):
+        return False
+    if existing and not existing.endswith("\n"):
+        existing += "\n"
+    gitignore.write_text(existing + LOCAL_SETTINGS + "\n", encoding="utf-8")
+    return True

@@ -1,0 +1,383 @@
+"""The shell lexer (the first stage of :mod:`agent.shell.parser`).
+
+:class:`Lexer` reads a command line into :class:`Token` s (operators, words, redirections),
+here-document bodies included. The commands in a word's substitutions (``$(...)``,
+backticks, ``<(...)``, unquoted here-documents) are parsed as they are read, by the token
+parser the caller passes in (``agent.shell.parser`` passes its own), and kept in ``Word.subs``.
+The words, redirections and commands it produces are in :mod:`agent.shell.words`.
+
+Syntax it does not understand raises :class:`ShellParseError`. Stdlib only, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from agent.shell.words import ParseState, Redirect, ShellParseError, SimpleCommand, Word
+
+MAX_DEPTH = 8
+"""How deeply ``$(...)``, backticks and ``sh -c`` may nest before the command is refused."""
+
+_META = frozenset(" \t\n;&|()<>")
+
+_REDIR_OPS = ("&>>", "<<<", "<<-", "&>", ">>", ">|", ">&", "<&", "<>", "<<", ">", "<")
+_CONTROL_OPS = (";;&", ";;", ";&", "&&", "||", "|&", "|", "&", ";", "(", ")")
+_ALL_OPS = sorted(_REDIR_OPS + _CONTROL_OPS, key=len, reverse=True)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
+# ${name}, ${#name}, ${name:-word} and other forms that never evaluate arithmetic or indirect
+_SAFE_PARAM = re.compile(
+    r"#?([A-Za-z_][A-Za-z0-9_]*|\d+|[@*#?$!-])(:?[-=+?].*|%%?.*|##?.*|//?.*|\^\^?|,,?)?", re.S
+)
+
+
+@dataclass
+class Token:
+    """An operator, a word or a redirection (a here-document's body is read at the newline)."""
+
+    kind: Literal["op", "word", "redir"]
+    text: str = ""
+    word: Word | None = None
+    redirect: Redirect | None = None
+    heredoc: tuple[str, bool, bool] | None = None  # delimiter, quoted, strip tabs
+
+
+TokenParser = Callable[[list[Token], ParseState], list[SimpleCommand]]
+"""Parses tokens into simple commands, those of their substitutions included."""
+
+
+class Lexer:
+    """Reads ``src`` into tokens; ``parse_tokens`` parses the commands of substitutions.
+
+    Raises:
+        ShellParseError: (from ``tokens``) for syntax eddy does not understand.
+    """
+
+    def __init__(
+        self,
+        src: str,
+        depth: int,
+        state: ParseState,
+        parse_tokens: TokenParser,
+        *,
+        in_subst: bool = False,
+    ) -> None:
+        if depth > MAX_DEPTH:
+            raise ShellParseError("commands are nested too deeply")
+        self.src, self.pos, self.depth, self.state = src, 0, depth, state
+        self.parse_tokens = parse_tokens
+        self.in_subst = in_subst
+        self.parens = 0
+        self.pending: list[Token] = []
+
+    def error(self, message: str) -> ShellParseError:
+        return ShellParseError(message)
+
+    def tokens(self) -> list[Token]:
+        out: list[Token] = []
+        src, n = self.src, len(self.src)
+        while self.pos < n:
+            c = src[self.pos]
+            if c in " \t":
+                self.pos += 1
+            elif src.startswith("\\\n", self.pos):
+                self.pos += 2
+            elif c == "#":
+                end = src.find("\n", self.pos)
+                self.pos = n if end < 0 else end
+            elif c == "\n":
+                out.append(Token("op", "\n"))
+                self.pos += 1
+                self._read_heredocs()
+            elif src.startswith(("<(", ">("), self.pos):
+                out.append(Token("word", word=self._word()))
+            else:
+                fd_match = re.match(r"\d+(?=[<>])", src[self.pos :])
+                start = self.pos + (fd_match.end() if fd_match else 0)
+                op = next((o for o in _ALL_OPS if src.startswith(o, start)), None)
+                if op is None:
+                    out.append(Token("word", word=self._word()))
+                    continue
+                self.pos = start + len(op)
+                if op in _REDIR_OPS:
+                    out.append(self._redirect(op, int(fd_match.group()) if fd_match else None))
+                    continue
+                if op == "(":
+                    self.parens += 1
+                elif op == ")":
+                    if self.in_subst and self.parens == 0:
+                        return self._finish(out, closed=True)
+                    self.parens -= 1
+                out.append(Token("op", op))
+        return self._finish(out, closed=False)
+
+    def _finish(self, out: list[Token], *, closed: bool) -> list[Token]:
+        if self.in_subst and not closed:
+            raise self.error("unterminated $( or <(")
+        if self.pending:  # here-document without a body: bash reads to the end, so do we
+            self._read_heredocs()
+        return out
+
+    def _redirect(self, op: str, fd: int | None) -> Token:
+        while self.pos < len(self.src) and self.src[self.pos] in " \t":
+            self.pos += 1
+        rest = self.src[self.pos :]
+        if not rest or (rest[0] in _META and not rest.startswith(("<(", ">("))):
+            raise self.error(f"the redirection {op} has no target")
+        target = self._word()
+        if op in ("<<", "<<-"):
+            if not target.static:
+                raise self.error("a here-document delimiter with expansions is not supported")
+            tok = Token("redir", op, heredoc=(target.value, target.quoted, op == "<<-"))
+            tok.redirect = Redirect(op, None, fd)
+            self.pending.append(tok)
+            return tok
+        return Token("redir", op, redirect=Redirect(op, target, fd))
+
+    def _read_heredocs(self) -> None:
+        src, n = self.src, len(self.src)
+        for tok in self.pending:
+            assert tok.heredoc is not None
+            delim, quoted, strip = tok.heredoc
+            lines: list[str] = []
+            while self.pos < n:
+                end = src.find("\n", self.pos)
+                line = src[self.pos : n if end < 0 else end]
+                self.pos = n if end < 0 else end + 1
+                if (line.lstrip("\t") if strip else line) == delim:
+                    break
+                lines.append(line + "\n")
+            body = "".join(lines)
+            if quoted:
+                word = Word(body, body, quoted=True)
+            else:
+                sub = Lexer(body, self.depth, self.state, self.parse_tokens)
+                value, dynamic, subs = sub._double_quoted(None)
+                word = Word(value, body, dynamic=dynamic, subs=tuple(subs))
+            tok.redirect = Redirect(tok.text, word, tok.redirect.fd if tok.redirect else None)
+        self.pending = []
+
+    def _word(self) -> Word:
+        src, n, start = self.src, len(self.src), self.pos
+        buf: list[str] = []
+        unquoted: list[str] = []  # the unquoted characters; quoted parts become "\0"
+        dynamic = quoted = False
+        subs: list[SimpleCommand] = []
+        while self.pos < n:
+            c = src[self.pos]
+            if c in _META:
+                if c in "<>" and src.startswith("(", self.pos + 1):
+                    begin = self.pos
+                    subs.extend(self._substitution(self.pos + 2))
+                    buf.append(src[begin : self.pos])
+                    unquoted.append("\0")
+                    dynamic = True
+                    continue
+                break
+            if c == "\\":
+                if self.pos + 1 >= n:
+                    buf.append("\\")
+                    self.pos += 1
+                elif src[self.pos + 1] == "\n":
+                    self.pos += 2
+                else:
+                    buf.append(src[self.pos + 1])
+                    unquoted.append("\0")
+                    quoted = True
+                    self.pos += 2
+            elif c == "'":
+                end = src.find("'", self.pos + 1)
+                if end < 0:
+                    raise self.error("unterminated single quote")
+                buf.append(src[self.pos + 1 : end])
+                unquoted.append("\0")
+                quoted = True
+                self.pos = end + 1
+            elif c == '"':
+                self.pos += 1
+                value, dyn, inner = self._double_quoted('"')
+                buf.append(value)
+                unquoted.append("\0")
+                quoted, dynamic = True, dynamic or dyn
+                subs.extend(inner)
+            elif c == "$" and src.startswith("$'", self.pos):
+                buf.append(self._ansi_c())
+                unquoted.append("\0")
+                quoted = True
+            elif c == "$" and src.startswith('$"', self.pos):
+                self.pos += 1
+            elif c == "$":
+                text, dyn, inner = self._dollar()
+                buf.append(text)
+                unquoted.append("\0" if dyn else text)
+                dynamic = dynamic or dyn
+                subs.extend(inner)
+            elif c == "`":
+                text, inner = self._backtick()
+                buf.append(text)
+                unquoted.append("\0")
+                dynamic = True
+                subs.extend(inner)
+            else:
+                buf.append(c)
+                unquoted.append(c)
+                self.pos += 1
+        bare = "".join(unquoted)
+        return Word(
+            "".join(buf),
+            src[start : self.pos],
+            dynamic=dynamic,
+            glob=any(ch in bare for ch in "*?["),
+            brace=bool(_BRACE.search(bare)),
+            tilde=bare.startswith("~"),
+            quoted=quoted,
+            subs=tuple(subs),
+        )
+
+    def _double_quoted(self, term: str | None) -> tuple[str, bool, list[SimpleCommand]]:
+        """Read up to ``term`` (or the end): the body of "..." or of an unquoted here-doc."""
+        src, n = self.src, len(self.src)
+        buf: list[str] = []
+        dynamic = False
+        subs: list[SimpleCommand] = []
+        while True:
+            if self.pos >= n:
+                if term is None:
+                    break
+                raise self.error("unterminated double quote")
+            c = src[self.pos]
+            if term is not None and c == term:
+                self.pos += 1
+                break
+            if c == "\\" and self.pos + 1 < n and src[self.pos + 1] in '$`"\\\n':
+                if src[self.pos + 1] != "\n":
+                    buf.append(src[self.pos + 1])
+                self.pos += 2
+            elif c == "$":
+                text, dyn, inner = self._dollar()
+                buf.append(text)
+                dynamic = dynamic or dyn
+                subs.extend(inner)
+            elif c == "`":
+                text, inner = self._backtick()
+                buf.append(text)
+                dynamic = True
+                subs.extend(inner)
+            else:
+                buf.append(c)
+                self.pos += 1
+        return "".join(buf), dynamic, subs
+
+    def _dollar(self) -> tuple[str, bool, list[SimpleCommand]]:
+        src, start = self.src, self.pos
+        nxt = src[start + 1 : start + 2]
+        if src.startswith("$((", start):
+            inner_close = self._matching_paren(start + 2)
+            if src[inner_close + 1 : inner_close + 2] != ")":
+                raise self.error("$(( ... )) that is not plain arithmetic is not supported")
+            body = src[start + 3 : inner_close]
+            if re.search(r"[A-Za-z_$`\[]", body):
+                # arithmetic evaluates variables' values as expressions, which can run commands
+                raise self.error("arithmetic with variables is not supported")
+            self.pos = inner_close + 2
+            return src[start : self.pos], True, []
+        if nxt == "(":
+            subs = self._substitution(start + 2)
+            return src[start : self.pos], True, subs
+        if nxt == "[":
+            raise self.error("$[ ... ] arithmetic is not supported")
+        if nxt == "{":
+            end = self._matching_brace(start + 1)
+            body = src[start + 2 : end]
+            if not _SAFE_PARAM.fullmatch(body) or re.search(r"\$[({\[]|`|<\(|>\(", body):
+                raise self.error(f"the parameter expansion ${{{body}}} is not supported")
+            self.pos = end + 1
+            return src[start : self.pos], True, []
+        m = _NAME.match(src, start + 1)
+        if m is not None:
+            self.pos = m.end()
+            return src[start : self.pos], True, []
+        if nxt and nxt in "0123456789@*#?-$!":
+            self.pos = start + 2
+            return src[start : self.pos], True, []
+        self.pos = start + 1
+        return "$", False, []
+
+    def _matching_paren(self, i: int) -> int:
+        depth = 0
+        for j in range(i, len(self.src)):
+            if self.src[j] == "(":
+                depth += 1
+            elif self.src[j] == ")":
+                depth -= 1
+                if depth == 0:
+                    return j
+        raise self.error("unbalanced parentheses")
+
+    def _matching_brace(self, i: int) -> int:
+        depth, j, src = 0, i, self.src
+        while j < len(src):
+            c = src[j]
+            if c == "\\":
+                j += 2
+                continue
+            if c == "'" and depth > 0:
+                end = src.find("'", j + 1)
+                if end < 0:
+                    break
+                j = end + 1
+                continue
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    return j
+            j += 1
+        raise self.error("unterminated ${")
+
+    def _substitution(self, start: int) -> list[SimpleCommand]:
+        sub = Lexer(self.src, self.depth + 1, self.state, self.parse_tokens, in_subst=True)
+        sub.pos = start
+        tokens = sub.tokens()
+        self.pos = sub.pos
+        return self.parse_tokens(tokens, self.state)
+
+    def _backtick(self) -> tuple[str, list[SimpleCommand]]:
+        src, start = self.src, self.pos
+        self.pos += 1
+        chunk: list[str] = []
+        while self.pos < len(src) and src[self.pos] != "`":
+            if src[self.pos] == "\\" and src[self.pos + 1 : self.pos + 2] in ("$", "`", "\\"):
+                chunk.append(src[self.pos + 1])
+                self.pos += 2
+                continue
+            chunk.append(src[self.pos])
+            self.pos += 1
+        if self.pos >= len(src):
+            raise self.error("unterminated backtick")
+        self.pos += 1
+        inner = Lexer("".join(chunk), self.depth + 1, self.state, self.parse_tokens)
+        return src[start : self.pos], self.parse_tokens(inner.tokens(), self.state)
+
+    def _ansi_c(self) -> str:
+        src, i = self.src, self.pos + 2
+        out: list[str] = []
+        while i < len(src) and src[i] != "'":
+            if src[i] == "\\" and i + 1 < len(src):
+                i += 2
+                out.append("\\" + src[i - 1])
+                continue
+            out.append(src[i])
+            i += 1
+        if i >= len(src):
+            raise self.error("unterminated $'...'")
+        self.pos = i + 1
+        raw = "".join(out)
+        try:
+            return raw.encode("latin-1", "backslashreplace").decode("unicode_escape")
+        except UnicodeDecodeError as exc:
+            raise self.error("an escape in $'...' eddy cannot decode") from exc

@@ -1,0 +1,395 @@
+"""Which shell commands only read: the built-in read-only set.
+
+:func:`read_only` recognises ``cat``, ``grep``, ``git status``, ``sed -n '1,5p'`` and the
+like, refusing the options that make them write or run things, and names the paths they read.
+The permission layer asks it about the commands :func:`agent.shell.parser.parse` finds; the
+variables such a command may be run with are judged by :mod:`agent.shell.variables`.
+Stdlib only, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agent.shell.variables import unsafe_assignment
+from agent.shell.words import Word, literal, word_seq, word_set
+
+
+@dataclass(frozen=True)
+class ReadOnly:
+    """A recognised read-only invocation.
+
+    Attributes:
+        paths: the words it may read as paths (``.`` stands for the working directory), to be
+            checked by the caller; a word that is not static cannot be checked.
+        takes_paths: whether its operands are paths (``cat``) or not (``echo``).
+    """
+
+    paths: tuple[Word, ...] = ()
+    takes_paths: bool = False
+
+
+@dataclass(frozen=True)
+class _Spec:
+    takes_paths: bool = True
+    bad_short: str = ""
+    """Short options that make it write a file or run a program (``sort -o``)."""
+    bad_long: tuple[str, ...] = ()
+    bad_words: tuple[str, ...] = ()
+    """Whole words that make it write or run (``find -exec``); short options are not split."""
+    max_operands: int | None = None
+    operand_prefix: str = ""
+    pattern_first: bool = False
+    """grep, rg: the first operand is the pattern unless -e/-f give it."""
+    arg_short: str = ""
+    """Short options whose argument follows (exactly those: the pattern is found by them)."""
+    arg_long: tuple[str, ...] = ()
+
+    @property
+    def risky(self) -> bool:
+        return bool(
+            self.bad_short
+            or self.bad_long
+            or self.bad_words
+            or self.pattern_first
+            or self.max_operands is not None
+            or self.operand_prefix
+        )
+
+
+_PLAIN = _Spec(takes_paths=False)
+_PATHS = _Spec()
+_GREP_LONG = word_seq(
+    "--regexp --file --after-context --before-context --context --max-count --directories "
+    "--devices --include --exclude --exclude-dir --exclude-from --label --binary-files --group- "
+    "separator"
+)
+_RG_LONG = word_seq(
+    "--regexp --file --glob --iglob --type --type-not --type-add --type-clear --after-context "
+    "--before-context --context --max-count --max-columns --threads --replace --encoding --max- "
+    "depth --sort --sortr --colors --color --path-separator --max-filesize --ignore-file --pre- "
+    "glob --engine --context-separator --field-context-separator --field-match-separator --dfa- "
+    "size-limit --regex-size-limit --hyperlink-format --generate --hostname-bin"
+)
+_SPECS: dict[str, _Spec] = {
+    **dict.fromkeys(
+        word_seq(
+            "cat head tail wc ls stat du diff cmp comm cut nl tac rev od hexdump strings column "
+            "fold jq md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum"
+        ),
+        _PATHS,
+    ),
+    **dict.fromkeys(
+        word_seq(
+            "echo pwd true false : whoami id uname nproc seq basename dirname which type realpath "
+            "readlink tr expr sleep df set shift wait"
+        ),
+        _PLAIN,
+    ),
+    "printf": _Spec(takes_paths=False, bad_short="v"),
+    "test": _Spec(takes_paths=False, bad_short="v"),
+    "[": _Spec(takes_paths=False, bad_short="v"),
+    "[[": _PLAIN,
+    "date": _Spec(
+        takes_paths=False, bad_short="s", bad_long=("--set",), arg_short="dfr", operand_prefix="+"
+    ),
+    "hostname": _Spec(
+        takes_paths=False, bad_short="Fb", bad_long=("--file", "--boot"), max_operands=0
+    ),
+    "file": _Spec(bad_short="C", bad_long=("--compile",), arg_short="fmFeP"),
+    "sort": _Spec(
+        bad_short="o",
+        bad_long=("--output", "--compress-program"),
+        arg_short="ktST",
+        arg_long=word_seq(
+            "--key --field-separator --buffer-size --temporary-directory --parallel --batch-size "
+            "--files0-from"
+        ),
+    ),
+    "uniq": _Spec(max_operands=1, arg_short="fsw"),
+    "xxd": _Spec(bad_short="r", max_operands=1),
+    "tree": _Spec(bad_short="oR", arg_short="LPIH"),
+    "find": _Spec(
+        bad_words=word_seq("-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls")
+    ),
+    **dict.fromkeys(
+        ("grep", "egrep", "fgrep"),
+        _Spec(pattern_first=True, arg_short="efABCmdD", arg_long=_GREP_LONG),
+    ),
+    "rg": _Spec(
+        pattern_first=True, arg_short="efgtTABCmMjrEd", arg_long=_RG_LONG, bad_long=("--pre",)
+    ),
+}
+
+
+def _path_like(text: str) -> bool:
+    return text.startswith(("/", "~", ".")) or "/" in text
+
+
+def _long_hits(name: str, bad: tuple[str, ...] | frozenset[str]) -> bool:
+    """``--outp`` abbreviates ``--output``: getopt accepts unambiguous prefixes."""
+    return any(b == name or (len(name) > 3 and b.startswith(name)) for b in bad)
+
+
+def _generic(spec: _Spec, args: tuple[Word, ...]) -> ReadOnly | None:
+    paths: list[Word] = []
+    operands: list[Word] = []
+    options_done = skip_next = pattern_given = False
+    for w in args:
+        if skip_next:
+            skip_next = False
+            paths.append(w)
+            continue
+        if not w.static or w.glob:
+            if spec.risky:  # it could expand to an option that writes
+                return None
+            operands.append(w)
+            continue
+        v = w.value
+        if options_done or not v.startswith("-") or v == "-":
+            operands.append(w)
+            continue
+        if v == "--":
+            options_done = True
+            continue
+        if v in spec.bad_words:
+            return None
+        if v.startswith("--"):
+            name, eq, value = v.partition("=")
+            if _long_hits(name, spec.bad_long):
+                return None
+            pattern_given = pattern_given or name in ("--regexp", "--file")
+            if name in spec.arg_long and not eq:
+                skip_next = True
+            elif eq and _path_like(value):
+                paths.append(literal(value))
+            continue
+        if spec.bad_words:  # find-style single-dash words are not option clusters
+            continue
+        letters = v[1:]
+        for k, ch in enumerate(letters):
+            if ch in spec.bad_short:
+                return None
+            if ch in spec.arg_short:
+                pattern_given = pattern_given or ch in "ef"
+                rest = letters[k + 1 :]
+                if not rest:
+                    skip_next = True
+                elif _path_like(rest):
+                    paths.append(literal(rest))
+                break
+    if spec.pattern_first and not pattern_given and operands:
+        operands = operands[1:]
+    if spec.max_operands is not None and len(operands) > spec.max_operands:
+        return None
+    if spec.operand_prefix and not all(o.value.startswith(spec.operand_prefix) for o in operands):
+        return None
+    if not spec.takes_paths:
+        return ReadOnly()
+    return ReadOnly((literal("."), *paths, *operands), True)
+
+
+_GIT_READ = word_set(
+    "status diff log show rev-parse ls-files ls-tree blame annotate describe shortlog cat-file "
+    "merge-base grep show-ref count-objects rev-list name-rev diff-tree diff-files diff-index "
+    "whatchanged check-ignore version for-each-ref cherry"
+)
+_GIT_GLOBAL = word_set(
+    "--no-pager -P --no-optional-locks --literal-pathspecs --no-replace-objects -p --paginate"
+)
+
+
+def _git_listing(
+    values: list[str], bad: frozenset[str], bad_letters: str, arg_opts: frozenset[str]
+) -> bool:
+    """``git branch``/``git tag`` that only list: no operands unless --list, no changing flag."""
+    listing = any(v in ("-l", "--list", "--show-current") for v in values)
+    operands, i = 0, 0
+    while i < len(values):
+        v = values[i]
+        name = v.split("=", 1)[0]
+        if v.startswith("--") and _long_hits(name, bad):
+            return False
+        if re.fullmatch(r"-[A-Za-z]+", v) and any(ch in bad_letters for ch in v[1:]):
+            return False
+        if name in arg_opts and "=" not in v:
+            i += 2
+            continue
+        operands += not v.startswith("-")
+        i += 1
+    return operands == 0 or listing
+
+
+_BRANCH_BAD = word_set(
+    "--delete --move --copy --force --set-upstream-to --unset-upstream --edit-description "
+    "--track --no-track --create-reflog"
+)
+_TAG_BAD = word_set(
+    "--delete --annotate --sign --force --message --file --local-user --edit --create-reflog "
+    "--verify"
+)
+_REF_ARGS = frozenset(
+    {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
+)
+
+
+def _git(args: tuple[Word, ...]) -> ReadOnly | None:
+    paths: list[Word] = [literal(".")]
+    i = 0
+    while i < len(args):
+        w = args[i]
+        if not w.static or w.glob:
+            return None
+        if w.value == "-C" and i + 1 < len(args):
+            paths.append(args[i + 1])
+            i += 2
+        elif w.value in _GIT_GLOBAL:
+            i += 1
+        else:
+            break
+    if i >= len(args):
+        return ReadOnly(tuple(paths), True)
+    sub, rest = args[i].value, args[i + 1 :]
+    if any(not w.static or w.glob for w in rest):
+        return None
+    values = [w.value for w in rest]
+    if any(v.startswith("--") and _long_hits(v.split("=", 1)[0], ("--output",)) for v in values):
+        return None
+    first = values[0] if values else ""
+    if sub == "grep":
+        ok = not any(v.startswith(("-O", "--open-files-in-pager")) for v in values)
+    elif sub in _GIT_READ:
+        ok = True
+    elif sub == "branch":
+        ok = _git_listing(values, _BRANCH_BAD, "dDmMcCfut", _REF_ARGS)
+    elif sub == "tag":
+        ok = _git_listing(values, _TAG_BAD, "dasfmFuev", _REF_ARGS)
+    elif sub == "remote":
+        ok = all(v in ("-v", "--verbose") for v in values) or first in ("get-url", "show")
+    elif sub == "stash":
+        ok = first in ("list", "show")
+    elif sub == "worktree":
+        ok = first == "list"
+    elif sub == "reflog":
+        ok = first not in ("expire", "delete", "drop")
+    elif sub == "config":
+        reads = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch"}
+        writes = {
+            "--add",
+            "--unset",
+            "--unset-all",
+            "--replace-all",
+            "--rename-section",
+            "--remove-section",
+            "-e",
+            "--edit",
+        }
+        ok = (bool(reads & set(values)) or first in ("get", "list")) and not writes & set(values)
+    else:
+        ok = False
+    if not ok:
+        return None
+    for w in rest:
+        name, eq, value = w.value.partition("=")
+        if not w.value.startswith("-"):
+            paths.append(w)
+        elif eq and _path_like(value):
+            paths.append(literal(value))
+    return ReadOnly(tuple(paths), True)
+
+
+_SED_ADDR = r"(?:\d+|\$|/[^/\\\n]*/)"
+_SED_CMD = rf"\s*(?:{_SED_ADDR}(?:\s*,\s*{_SED_ADDR})?)?\s*[pdlq=]\s*"
+_SED_SAFE = re.compile(rf"{_SED_CMD}(?:[;\n]{_SED_CMD})*;?\s*")
+
+
+def _sed(args: tuple[Word, ...]) -> ReadOnly | None:
+    """``sed -n '10,20p' file``: only print/delete/quit scripts, never -i, w, e or s."""
+    scripts: list[str] = []
+    operands: list[Word] = []
+    i = 0
+    while i < len(args):
+        w = args[i]
+        if not w.static or w.glob:
+            return None
+        v = w.value
+        if v in ("-e", "--expression") and i + 1 < len(args):
+            if not args[i + 1].static:
+                return None
+            scripts.append(args[i + 1].value)
+            i += 2
+            continue
+        if v.startswith("--expression="):
+            scripts.append(v.partition("=")[2])
+        elif v in word_seq(
+            "--quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug"
+        ):
+            pass
+        elif re.fullmatch(r"-[nErsuz]*e.+", v):
+            scripts.append(v[v.index("e") + 1 :])
+        elif re.fullmatch(r"-[nErsuz]+", v):
+            pass
+        elif v == "--":
+            operands.extend(args[i + 1 :])
+            break
+        elif v.startswith("-") and v != "-":
+            return None
+        else:
+            operands.append(w)
+        i += 1
+    if not scripts:
+        if not operands:
+            return None
+        scripts, operands = [operands[0].value], operands[1:]
+    if not all(_SED_SAFE.fullmatch(s) for s in scripts):
+        return None
+    return ReadOnly((literal("."), *operands), True)
+
+
+_DECLARE_OPTIONS = frozenset({"-x", "-r", "-g", "-p", "-f", "-F", "-v"})
+
+
+def _declare(args: tuple[Word, ...]) -> ReadOnly | None:
+    """export/unset/declare/local/readonly/typeset: harmless unless they touch PATH & co."""
+    for w in args:
+        if not w.static:
+            return None
+        if w.value.startswith("-"):
+            if w.value not in _DECLARE_OPTIONS:
+                return None
+        elif "[" in w.value.split("=", 1)[0] or unsafe_assignment(literal(w.value + "=")):
+            return None
+    return ReadOnly()
+
+
+_CUSTOM: dict[str, Callable[[tuple[Word, ...]], ReadOnly | None]] = {
+    "git": _git,
+    "sed": _sed,
+    **dict.fromkeys(("export", "unset", "declare", "local", "readonly", "typeset"), _declare),
+}
+
+
+def read_only(argv: tuple[Word, ...]) -> ReadOnly | None:
+    """Whether ``argv`` is a built-in read-only command, and the paths it reads.
+
+    The set: cat head tail wc ls stat du diff cmp comm cut nl tac rev od hexdump strings
+    column fold jq *sum file tree sort uniq xxd find grep rg sed(-n print scripts) echo printf
+    pwd true false whoami id uname nproc seq basename dirname which type realpath readlink tr
+    expr sleep df date hostname test [ [[ set shift wait export unset declare local readonly
+    typeset, and git status/diff/log/show/rev-parse/ls-files/blame/grep/... plus listing forms
+    of git branch/tag/remote/stash/worktree/config/reflog. Options that write or run things
+    (``find -exec``, ``sort -o``, ``rg --pre``, ``git diff --output``, ``sed -i``) disqualify.
+
+    Returns:
+        None when it is not one of them (or is called by a path, like ``./ls``).
+    """
+    if not argv or not argv[0].static or argv[0].glob or "/" in argv[0].value:
+        return None
+    name, args = argv[0].value, argv[1:]
+    custom = _CUSTOM.get(name)
+    if custom is not None:
+        return custom(args)
+    spec = _SPECS.get(name)
+    return None if spec is None else _generic(spec, args)

@@ -1,0 +1,1 @@
+"""agent.store.transcript."""

@@ -1,0 +1,294 @@
+"""Replay a transcript and repair what a crash left behind (the format: agent/store/format.py).
+
+A transcript can stop anywhere: eddy may be killed while a tool runs or while it writes a line.
+``load`` replays the records into a ``LoadedSession``: it skips a torn last line and unreadable
+lines, puts queued messages that were never sent back in the queue, and has
+:func:`agent.store.repair.repair_history` make the history valid for a next prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agent.messages import Message, message_from_param
+from agent.store.repair import plural, repair_history
+
+VERSION = 1
+SUFFIX = ".jsonl"
+
+
+class TranscriptError(Exception):
+    """A transcript that cannot be used (a newer format, or a bad session id)."""
+
+
+CONTEXT_KEYS = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+)
+"""What one call puts in the context: the whole prompt (uncached, written to and read from
+the cache) plus the response, which the next request carries."""
+
+
+def context_of(usage: Any) -> int | None:
+    """The context tokens after the call a ``usage`` record describes (None if unreadable)."""
+    if not isinstance(usage, dict) or not any(key in usage for key in CONTEXT_KEYS):
+        return None
+    values = [usage.get(key, 0) for key in CONTEXT_KEYS]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return None
+    return sum(values)
+
+
+def parse_timestamp(text: str) -> float | None:
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass
+class LoadedSession:
+    """A transcript replayed and repaired: everything needed to resume the session.
+
+    Attributes:
+        path: the file.
+        session_id: from the header (or the file name if the header is unreadable).
+        header: the header record ({} if unreadable).
+        history: the repaired conversation: valid once a prompt is added.
+        queue: queued messages that were never sent.
+        model: the last model set (settings record, else the header's).
+        permission_mode: the last mode set; never ``bypassPermissions`` (not restored).
+        total_cost_usd: the sum of the usage records' costs (all branches).
+        usage: token counts summed over the usage records.
+        todos: the last todo list.
+        title: the last title given, or None.
+        turns: the prompts in the current branch, plus those summarised by compactions.
+        first_prompt: the first prompt in the file.
+        prompts: (message index, prompt) for each prompt in ``history``, in order: the
+            places a rewind can go back to.
+        last_activity: the time of the last record (epoch seconds).
+        rewinds: the number of rewinds (branches) in the file.
+        compactions: the number of compactions.
+        checkpoints: the checkpoint records, in file order.
+        problems: the repairs made, in words.
+        context_tokens: the context after the last model call (its input, cache writes,
+            cache reads and output tokens), or None if no call was recorded since the last
+            compaction, rewind or repair: then only an estimate from ``history`` is right.
+    """
+
+    path: Path
+    session_id: str
+    header: dict[str, Any]
+    history: list[Message]
+    queue: list[str] = field(default_factory=list)
+    model: str | None = None
+    permission_mode: str | None = None
+    total_cost_usd: float = 0.0
+    usage: dict[str, int] = field(default_factory=dict)
+    todos: list[dict[str, Any]] = field(default_factory=list)
+    title: str | None = None
+    turns: int = 0
+    first_prompt: str | None = None
+    prompts: list[tuple[int, str]] = field(default_factory=list)
+    last_activity: float | None = None
+    rewinds: int = 0
+    compactions: int = 0
+    checkpoints: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    context_tokens: int | None = None
+    _replayed: list[Message | None] = field(default_factory=list, repr=False)
+    _bad_lines: list[int] = field(default_factory=list, repr=False)
+    _ends_with_newline: bool = field(default=True, repr=False)
+    _size: int = field(default=0, repr=False)
+
+
+class _Replay:
+    """Applies records in file order (see the format at the top of this module)."""
+
+    def __init__(self, lines: int) -> None:
+        self.max_index = lines  # each message has its own line: a larger index is damage
+        self.slots: list[Message | None] = []  # None: a message whose line was lost
+        self.prompts: list[tuple[int, str]] = []  # (message index, prompt) in this branch
+        self.compacted_turns = 0
+        self.queue: list[str] = []
+        self.s = LoadedSession(Path(), "", {}, [])
+        self.last_ts: str | None = None
+
+    def truncate(self, n: int) -> None:
+        del self.slots[max(0, n) :]
+        self.prompts = [(i, p) for i, p in self.prompts if i < n]
+
+    def deliver(self, texts: Any) -> None:
+        for text in texts or ():
+            if text in self.queue:
+                self.queue.remove(text)
+
+    def apply(self, rec: dict[str, Any]) -> None:
+        kind = rec["type"]
+        s = self.s
+        if kind == "message":
+            index = rec["index"]
+            if (
+                not isinstance(index, int)
+                or isinstance(index, bool)
+                or not 0 <= index < self.max_index
+            ):
+                raise ValueError("bad index")
+            message = message_from_param(rec["message"])
+            if message.role not in ("user", "assistant"):
+                raise ValueError("bad role")
+            prompts = rec.get("prompts") or []
+            if not isinstance(prompts, list) or not all(isinstance(p, str) for p in prompts):
+                raise ValueError("bad prompts")
+            replaces_last = index == len(self.slots) - 1  # keeps the prompts it carried
+            self.truncate(index + 1 if replaces_last else index)
+            del self.slots[index:]
+            self.slots.extend([None] * (index - len(self.slots)))
+            self.slots.append(message)
+            self.prompts.extend((index, p) for p in prompts)
+            if prompts and s.first_prompt is None:
+                s.first_prompt = prompts[0]
+            self.deliver(rec.get("delivered"))
+        elif kind == "queued":
+            self.queue.append(str(rec["text"]))
+        elif kind == "unqueued":
+            text, index = rec.get("text"), rec.get("index")
+            if (
+                isinstance(index, int)
+                and -len(self.queue) <= index < len(self.queue)
+                and (text is None or self.queue[index] == text)
+            ):
+                self.queue.pop(index)
+                return
+            if text in self.queue:
+                self.queue.remove(text)
+        elif kind == "delivered":
+            self.deliver(rec.get("texts"))
+        elif kind in ("rewind", "repair"):
+            self.truncate(int(rec["to_index"]))
+            s.context_tokens = None  # the last call saw messages that are gone
+            if kind == "rewind":
+                s.rewinds += 1
+        elif kind == "compaction":
+            self.compacted_turns += len(self.prompts)
+            self.truncate(0)
+            s.compactions += 1
+            s.context_tokens = None
+        elif kind == "usage":
+            s.total_cost_usd += float(rec.get("cost_usd") or 0.0)
+            usage = rec.get("usage") or {}
+            for key, value in usage.items():
+                if isinstance(value, int):
+                    s.usage[key] = s.usage.get(key, 0) + value
+            s.context_tokens = context_of(usage)
+        elif kind == "todos":
+            s.todos = list(rec.get("todos") or [])
+        elif kind == "settings":
+            s.model = rec.get("model", s.model)
+            s.permission_mode = rec.get("permission_mode", s.permission_mode)
+        elif kind == "rename":
+            s.title = rec.get("title")
+        elif kind == "checkpoint":
+            s.checkpoints.append(rec)
+
+
+def _read_lines(path: Path) -> tuple[list[bytes], bytes, int]:
+    """The complete lines of ``path`` (without newlines), the torn tail, and the size."""
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    return data[:end].split(b"\n")[:-1], data[end:], len(data)
+
+
+def load(path: Path) -> LoadedSession:
+    """Replay a transcript and repair what a crash left behind (never modifies the file).
+
+    Raises:
+        FileNotFoundError: no such file.
+        TranscriptError: the transcript has a newer format version.
+    """
+    lines, tail, size = _read_lines(path)
+    replay = _Replay(len(lines) + 1)
+    s = replay.s
+    problems: list[str] = []
+    bad: list[int] = []
+    acknowledged: set[int] = set()
+    torn_record: dict[str, Any] | None = None
+    if tail:
+        try:
+            torn_record = json.loads(tail)  # a whole record that only lacks its newline
+        except ValueError:
+            pass
+        if not isinstance(torn_record, dict):
+            torn_record = None
+            problems.append(f"ignored a torn last line ({len(tail)} bytes)")
+    numbered: Iterable[tuple[int, bytes | dict[str, Any]]] = enumerate(lines, 1)
+    if torn_record is not None:
+        numbered = [*numbered, (len(lines) + 1, torn_record)]
+    for number, line in numbered:
+        if isinstance(line, bytes) and not line.strip():
+            continue
+        try:
+            rec = json.loads(line) if isinstance(line, bytes) else line
+            if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
+                raise ValueError("not a record")
+            if rec["type"] == "header":
+                if not s.header:  # the first line; or, if that was torn, one written later
+                    if int(rec.get("version", VERSION)) > VERSION:
+                        raise TranscriptError(
+                            f"{path} has format version {rec['version']}; "
+                            f"this eddy reads version {VERSION}: upgrade eddy"
+                        )
+                    s.header = rec
+                continue
+            replay.apply(rec)
+            if isinstance(rec.get("ts"), str):
+                replay.last_ts = rec["ts"]
+            if rec["type"] == "repair":
+                acknowledged.update(n for n in rec.get("lines") or () if isinstance(n, int))
+        except TranscriptError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError):
+            bad.append(number)
+    if not s.header:
+        problems.append("the header line is unreadable")
+    unseen = [n for n in bad if n not in acknowledged]
+    if unseen:
+        shown = ", ".join(map(str, unseen[:5])) + (", ..." if len(unseen) > 5 else "")
+        problems.append(f"skipped {plural(len(unseen), 'unreadable line')} ({shown})")
+    lost = sum(1 for m in replay.slots if m is None)
+    if lost:
+        problems.append(f"lost {plural(lost, 'message')} with the unreadable lines")
+    kept = [(i, m) for i, m in enumerate(replay.slots) if m is not None]
+    repaired = repair_history([m for _, m in kept])
+    problems.extend(repaired.problems)
+    new_index = {kept[o][0]: j for j, o in enumerate(repaired.origin) if o is not None}
+    if replay.queue:
+        n = len(replay.queue)
+        problems.append(
+            f"restored {plural(n, 'queued message')} that {'was' if n == 1 else 'were'} never sent"
+        )
+    header = s.header
+    s.path = path
+    s.session_id = str(header.get("session_id") or path.name.removesuffix(SUFFIX))
+    s.history = repaired.history
+    s.queue = replay.queue
+    s.prompts = [(new_index[i], p) for i, p in replay.prompts if i in new_index]
+    s.turns = replay.compacted_turns + len(replay.prompts)
+    s.model = s.model or header.get("model")
+    if s.permission_mode == "bypassPermissions":
+        s.permission_mode = None
+    s.last_activity = parse_timestamp(replay.last_ts or header.get("created") or "")
+    s.problems = problems
+    s._replayed = replay.slots
+    # Lines a repair record must account for; the torn tail becomes a line once terminated.
+    s._bad_lines = unseen + ([len(lines) + 1] if tail and torn_record is None else [])
+    s._ends_with_newline = not tail
+    s._size = size
+    return s

@@ -1,0 +1,147 @@
+"""Repair a replayed history so it passes ``check_invariant`` once a prompt is added.
+
+A transcript can stop anywhere: eddy may be killed while a tool runs, so the replayed history
+can hold a tool call without a result, a result that answers no call, empty messages or a
+repeated tool call. :func:`repair_history` fixes these in one pass (the history may still end
+with an assistant message, or be empty) and says in words what it changed; repairing a
+repaired history changes nothing. Reading the file itself is :func:`agent.store.load.load`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+
+INTERRUPTED_RESULT = (
+    "eddy stopped before the result of this tool call was saved (the session was "
+    "interrupted). The call may or may not have run: check its effects before relying on them."
+)
+LOST_START = "[The start of this conversation could not be read from the transcript.]"
+
+
+@dataclass
+class Repaired:
+    """The result of ``repair_history``.
+
+    Attributes:
+        history: the repaired messages.
+        problems: what was changed, in words (empty when nothing was).
+        origin: for each repaired message, the index of the input message it came from, or
+            None for a message the repair inserted.
+    """
+
+    history: list[Message]
+    problems: list[str]
+    origin: list[int | None]
+
+
+def interrupted_result(use: ToolUseBlock) -> ToolResultBlock:
+    """The is_error result given to a tool call whose result was never recorded."""
+    return ToolResultBlock(use.id, INTERRUPTED_RESULT, is_error=True)
+
+
+def plural(n: int, word: str) -> str:
+    """``1 tool call`` / ``2 tool calls``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _describe(counts: Counter[str]) -> list[str]:
+    words = {
+        "interrupted": lambda n: f"added interrupted results for {plural(n, 'tool call')}",
+        "orphan": lambda n: f"dropped {plural(n, 'tool result')} that answered no tool call",
+        "empty": lambda n: f"dropped {plural(n, 'empty message')}",
+        "empty_text": lambda n: f"dropped {plural(n, 'empty text block')}",
+        "duplicate": lambda n: f"dropped {plural(n, 'repeated tool call')}",
+        "lost_start": lambda n: "the first message was lost: added a note in its place",
+    }
+    return [describe(counts[key]) for key, describe in words.items() if counts[key]]
+
+
+def repair_history(history: Sequence[Message]) -> Repaired:
+    """Make ``history`` valid up to a next prompt.
+
+    Rules, applied in one pass: empty text blocks, empty messages and a repeated tool_use id
+    in one message are dropped; a tool_result that does not answer the tool calls of the
+    message just before is dropped; results are put first, in tool_use order; a tool call
+    without a result gets an is_error result saying the session was interrupted (in the
+    following user message, or in a new one); a history that starts with an assistant message
+    gets a user note first.
+
+    Args:
+        history: the replayed messages.
+
+    Returns:
+        The repaired history, the problems in words, and where each message came from.
+    """
+    out: list[Message] = []
+    origin: list[int | None] = []
+    counts: Counter[str] = Counter()
+
+    def close_calls() -> None:
+        """Answer the tool calls of a trailing assistant message that no user message follows."""
+        uses = out[-1].tool_uses if out and out[-1].role == "assistant" else []
+        if uses:
+            out.append(Message("user", tuple(interrupted_result(u) for u in uses)))
+            origin.append(None)
+            counts["interrupted"] += len(uses)
+
+    for index, msg in enumerate(history):
+        blocks: list[Block] = []
+        for b in msg.content:
+            if isinstance(b, TextBlock) and not b.text:
+                counts["empty_text"] += 1
+            else:
+                blocks.append(b)
+        if msg.role == "assistant":
+            kept: list[Block] = []
+            seen: set[str] = set()
+            for b in blocks:
+                if isinstance(b, ToolResultBlock):
+                    counts["orphan"] += 1
+                elif isinstance(b, ToolUseBlock) and b.id in seen:
+                    counts["duplicate"] += 1  # the API refuses a repeated tool_use id
+                else:
+                    seen.update([b.id] if isinstance(b, ToolUseBlock) else [])
+                    kept.append(b)
+            if not kept:
+                counts["empty"] += 1
+                continue
+            if not out:
+                out.append(Message("user", (TextBlock(LOST_START),)))
+                origin.append(None)
+                counts["lost_start"] += 1
+            close_calls()
+            content: tuple[Block, ...] = tuple(kept)
+        else:
+            expected = out[-1].tool_uses if out and out[-1].role == "assistant" else []
+            wanted = {u.id for u in expected}
+            answers: dict[str, ToolResultBlock] = {}
+            rest: list[Block] = []
+            for b in blocks:
+                if not isinstance(b, ToolResultBlock):
+                    rest.append(b)
+                elif b.tool_use_id in wanted and b.tool_use_id not in answers:
+                    answers[b.tool_use_id] = b
+                else:
+                    counts["orphan"] += 1
+            head: list[Block] = []
+            for use in expected:
+                answer = answers.get(use.id)
+                if answer is None:
+                    answer = interrupted_result(use)
+                    counts["interrupted"] += 1
+                head.append(answer)
+            content = (*head, *rest)
+            if not content:
+                counts["empty"] += 1
+                continue
+        same = len(content) == len(msg.content) and all(
+            a is b for a, b in zip(content, msg.content, strict=True)
+        )
+        out.append(msg if same else Message(msg.role, content))
+        origin.append(index)
+    close_calls()
+    return Repaired(out, _describe(counts), origin)

@@ -1,0 +1,183 @@
+"""The ``eddy`` command: argument parsing, then the headless runner or the TUI.
+
+Kept light: it imports neither the SDK nor Textual before it knows which front end runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent.pricing import DEFAULT_MODEL
+
+NO_KEY_MESSAGE = """eddy needs an Anthropic API key.
+  Set it for this shell:   export ANTHROPIC_API_KEY=sk-ant-...
+  (or ANTHROPIC_AUTH_TOKEN for a bearer token; ANTHROPIC_BASE_URL for a compatible gateway)
+  Create a key at console.anthropic.com, Settings > API keys."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="eddy", description="A terminal coding agent.")
+    p.add_argument("prompt", nargs="?", help="the first prompt (with -p: the whole task)")
+    p.add_argument(
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        help="headless: run the prompt to completion, print the result, exit",
+    )
+    p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text")
+    p.add_argument("--max-turns", type=int, default=None, help="stop after N tool turns")
+    p.add_argument("--max-budget-usd", type=float, default=None, help="stop at this spend")
+    p.add_argument("--model", default=None, help=f"the model (default {DEFAULT_MODEL})")
+    p.add_argument(
+        "--allowed-tools",
+        "--allowedTools",
+        dest="allowed_tools",
+        action="append",
+        default=[],
+        help='rules that run without asking, e.g. "Bash(git diff:*)" Edit',
+    )
+    p.add_argument(
+        "--disallowed-tools",
+        "--disallowedTools",
+        dest="disallowed_tools",
+        action="append",
+        default=[],
+        help="rules that never run",
+    )
+    p.add_argument(
+        "--permission-mode",
+        choices=["default", "acceptEdits", "plan", "bypassPermissions"],
+        default="default",
+    )
+    p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
+    p.add_argument("--demo", action="store_true", help="a scripted demo, no API key needed")
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="a line-oriented interface instead of the full-screen app (screen readers, ssh)",
+    )
+    p.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the latest session in this directory",
+    )
+    p.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="resume a session by id (without an id: pick one)",
+    )
+    p.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --continue or --resume: continue in a new session (a copy)",
+    )
+    p.add_argument("--session-id", default=None, help="the id for a new session")
+    p.add_argument(
+        "--rewind",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --resume: go back to before prompt N (1 = before the first)",
+    )
+    p.add_argument("--code-only", action="store_true", help="with --rewind: restore code only")
+    p.add_argument(
+        "--conversation-only",
+        action="store_true",
+        help="with --rewind: rewind the conversation only",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="with --rewind: also overwrite files you changed since eddy did",
+    )
+    p.add_argument(
+        "--checkpoints",
+        action="store_true",
+        help="with --resume: list the session's checkpoints and exit",
+    )
+    return p
+
+
+def _split_rules(values: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for value in values:
+        # "Read Edit,Bash(git diff:*)" -> separate rules; commas inside parentheses stay
+        depth, cur = 0, ""
+        for ch in value:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            if depth == 0 and ch in ", ":
+                if cur.strip():
+                    out.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        if cur.strip():
+            out.append(cur.strip())
+    return out
+
+
+def has_api_key() -> bool:
+    return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``eddy`` command."""
+    args = build_parser().parse_args(argv)
+    args.model_explicit = args.model is not None
+    args.model = args.model or os.environ.get("EDDY_MODEL") or DEFAULT_MODEL
+    if args.fork_session and not (args.continue_ or args.resume is not None):
+        print("eddy: --fork-session needs --continue or --resume", file=sys.stderr)
+        return 2
+    args.allowed_tools = _split_rules(args.allowed_tools)
+    args.disallowed_tools = _split_rules(args.disallowed_tools)
+    if args.rewind is not None or args.checkpoints:
+        if not args.resume:
+            print("eddy: --rewind and --checkpoints need --resume ID", file=sys.stderr)
+            return 2
+        from headless.run import run_checkpoints
+
+        return run_checkpoints(args)
+    if args.print_mode:
+        prompt = args.prompt
+        if (prompt is None or prompt == "-") and not sys.stdin.isatty():
+            prompt = sys.stdin.read()
+        if not prompt or not prompt.strip():
+            print('eddy -p needs a prompt: eddy -p "fix the failing test"', file=sys.stderr)
+            return 2
+        if not has_api_key():
+            print(NO_KEY_MESSAGE, file=sys.stderr)
+            return 2
+        if args.resume == "":
+            print("eddy -p --resume needs a session id (or use --continue)", file=sys.stderr)
+            return 2
+        from headless.run import run_headless
+
+        return run_headless(args, prompt)
+    if args.plain:
+        from plain.app import run_plain
+
+        return run_plain(args)
+    try:
+        from tui.app import run_app
+    except ImportError:
+        print("The interactive app is not available yet; use eddy -p.", file=sys.stderr)
+        return 2
+    return int(run_app(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

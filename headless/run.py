@@ -1,0 +1,153 @@
+"""``eddy -p``: run one prompt to completion without the TUI and print the result.
+
+Formats: ``text`` (the final answer), ``json`` (one result object), ``stream-json`` (one JSON
+object per event line; the last line is the result). Exit code 0 on success, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+import time
+from typing import Any
+
+from agent import events as ev
+from agent import ops
+from frontend.session_open import SessionSetupError, build_session
+
+
+def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) -> dict[str, Any]:
+    """The closing result line, shaped like Claude Code's."""
+    return {
+        "type": "result",
+        "subtype": finished.subtype,
+        "is_error": finished.subtype != "success",
+        "num_turns": finished.num_turns,
+        "num_model_calls": finished.num_calls,
+        "total_cost_usd": round(finished.total_cost_usd, 6),
+        "usage": finished.usage,
+        "session_id": session_id,
+        "duration_ms": duration_ms,
+        "result": finished.result,
+        "error": finished.error,
+    }
+
+
+async def _run(args: argparse.Namespace, prompt: str) -> int:
+    fmt = args.output_format
+    out = sys.stdout
+    finished: list[ev.TurnFinished] = []
+
+    def emit(event: ev.Event) -> None:
+        if isinstance(event, ev.TurnFinished):
+            finished.append(event)
+        if fmt == "stream-json":
+            out.write(json.dumps(ev.to_json(event), default=str) + "\n")
+            out.flush()
+        elif isinstance(event, ev.Error):
+            print(f"eddy: {event.message}", file=sys.stderr)
+        elif isinstance(event, ev.ToolCallFinished) and event.status == "refused" and fmt == "text":
+            print(f"eddy: refused {event.name}: {event.content}", file=sys.stderr)
+
+    started = time.monotonic()
+    try:
+        session, problems = build_session(args, emit, headless=True)
+    except SessionSetupError as exc:
+        print(f"eddy: {exc}", file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(f"eddy: {problem}", file=sys.stderr)
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, lambda: session.submit(ops.Interrupt()))
+    session.submit(ops.SubmitPrompt(prompt))
+    await session.wait_idle()
+    await session.close()
+    if session.transcript is not None:
+        session.transcript.close()
+    if session.rewinder.store is not None:
+        session.rewinder.store.close()
+    duration = int((time.monotonic() - started) * 1000)
+    last = finished[-1]
+    result = result_object(last, session.config.session_id, duration)
+    result["num_turns"] = session.turn_count
+    # this run's spend, as --max-budget-usd counts it (a resumed session's earlier spend is
+    # in its transcript), like Claude Code's print mode
+    result["total_cost_usd"] = round(session.run_cost, 6)
+    if fmt == "stream-json":
+        out.write(json.dumps(result) + "\n")
+    elif fmt == "json":
+        out.write(json.dumps(result, indent=2) + "\n")
+    else:
+        text = last.result if last.subtype == "success" else (last.error or last.subtype)
+        out.write(text.rstrip("\n") + "\n")
+    out.flush()
+    if last.subtype == "interrupted":
+        return 130
+    return 0 if last.subtype == "success" else 1
+
+
+def run_headless(args: argparse.Namespace, prompt: str) -> int:
+    """Run ``prompt`` to completion; returns the process exit code."""
+    return asyncio.run(_run(args, prompt))
+
+
+async def _checkpoints(args: argparse.Namespace) -> int:
+    errors: list[str] = []
+
+    def emit(event: ev.Event) -> None:
+        if isinstance(event, ev.Error):
+            errors.append(event.message)
+        elif isinstance(event, ev.RewindFinished):
+            print(event.message)
+            for path in event.conflicts:
+                print(f"  left alone (you changed it since): {path}")
+            for line in event.not_restorable:
+                print(f"  not restorable: {line}")
+
+    from agent.anthropic_model import AnthropicModel
+
+    try:
+        session, problems = build_session(
+            args, emit, headless=True, model=AnthropicModel(args.model)
+        )
+    except SessionSetupError as exc:
+        print(f"eddy: {exc}", file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(f"eddy: {problem}", file=sys.stderr)
+    try:
+        if args.checkpoints:
+            for entry in session.checkpoints():
+                kind = "redo " if entry.redo else ""
+                first = entry.prompt.strip().splitlines()[0] if entry.prompt.strip() else ""
+                print(f"{entry.number:>3}  {kind}{first[:60]:<60}  {entry.summary}")
+            return 0
+        mode: ops.RewindMode = (
+            "code" if args.code_only else "conversation" if args.conversation_only else "both"
+        )
+        conflicts = session.rewind_conflicts(args.rewind)
+        if conflicts and not args.overwrite:
+            print(
+                "eddy: these files changed since eddy last wrote them and are left alone "
+                "(use --overwrite to restore them anyway):",
+                file=sys.stderr,
+            )
+            for path in conflicts:
+                print(f"  {path}", file=sys.stderr)
+        session.submit(ops.Rewind(args.rewind, mode, args.overwrite))
+        for error in errors:
+            print(f"eddy: {error}", file=sys.stderr)
+        return 1 if errors else 0
+    finally:
+        if session.transcript is not None:
+            session.transcript.close()
+        if session.rewinder.store is not None:
+            session.rewinder.store.close()
+
+
+def run_checkpoints(args: argparse.Namespace) -> int:
+    """``eddy --resume ID --checkpoints`` and ``eddy --resume ID --rewind N``."""
+    return asyncio.run(_checkpoints(args))
