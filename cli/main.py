@@ -6,17 +6,14 @@ Kept light: it imports neither the SDK nor Textual before it knows which front e
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from agent.pricing import DEFAULT_MODEL
-
-NO_KEY_MESSAGE = """eddy needs an Anthropic API key.
-  Set it for this shell:   export ANTHROPIC_API_KEY=sk-ant-...
-  (or ANTHROPIC_AUTH_TOKEN for a bearer token; ANTHROPIC_BASE_URL for a compatible gateway)
-  Create a key at console.anthropic.com, Settings > API keys."""
+from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,6 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="default",
     )
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
+    p.add_argument(
+        "--add-dir",
+        dest="add_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another directory the tools may read and change (repeatable)",
+    )
     p.add_argument("--demo", action="store_true", help="a scripted demo, no API key needed")
     p.add_argument(
         "--plain",
@@ -130,29 +135,47 @@ def _split_rules(values: Sequence[str]) -> list[str]:
     return out
 
 
-def has_api_key() -> bool:
-    return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+class UsageError(Exception):
+    """The command line asks for something that cannot be done (exit code 2)."""
+
+
+def parse_launch(argv: Sequence[str] | None = None) -> LaunchOptions:
+    """Parse and validate the command line into the frozen options every front end reads.
+
+    Raises:
+        UsageError: with the message for the user.
+        SystemExit: from argparse, for --help and unknown flags.
+    """
+    ns = build_parser().parse_args(argv)
+    if ns.fork_session and not (ns.continue_ or ns.resume is not None):
+        raise UsageError("eddy: --fork-session needs --continue or --resume")
+    if (ns.rewind is not None or ns.checkpoints) and not ns.resume:
+        raise UsageError("eddy: --rewind and --checkpoints need --resume ID")
+    fields = {f.name for f in dataclasses.fields(LaunchOptions)}
+    values = {k: v for k, v in vars(ns).items() if k in fields}
+    values.update(
+        model=ns.model or os.environ.get("EDDY_MODEL") or DEFAULT_MODEL,
+        model_explicit=ns.model is not None,
+        allowed_tools=tuple(_split_rules(ns.allowed_tools)),
+        disallowed_tools=tuple(_split_rules(ns.disallowed_tools)),
+        add_dirs=tuple(Path(d) for d in ns.add_dirs),
+    )
+    return LaunchOptions(**values)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``eddy`` command."""
-    args = build_parser().parse_args(argv)
-    args.model_explicit = args.model is not None
-    args.model = args.model or os.environ.get("EDDY_MODEL") or DEFAULT_MODEL
-    if args.fork_session and not (args.continue_ or args.resume is not None):
-        print("eddy: --fork-session needs --continue or --resume", file=sys.stderr)
+    try:
+        options = parse_launch(argv)
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
         return 2
-    args.allowed_tools = _split_rules(args.allowed_tools)
-    args.disallowed_tools = _split_rules(args.disallowed_tools)
-    if args.rewind is not None or args.checkpoints:
-        if not args.resume:
-            print("eddy: --rewind and --checkpoints need --resume ID", file=sys.stderr)
-            return 2
+    if options.rewind is not None or options.checkpoints:
         from headless.run import run_checkpoints
 
-        return run_checkpoints(args)
-    if args.print_mode:
-        prompt = args.prompt
+        return run_checkpoints(options)
+    if options.print_mode:
+        prompt = options.prompt
         if (prompt is None or prompt == "-") and not sys.stdin.isatty():
             prompt = sys.stdin.read()
         if not prompt or not prompt.strip():
@@ -161,22 +184,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not has_api_key():
             print(NO_KEY_MESSAGE, file=sys.stderr)
             return 2
-        if args.resume == "":
+        if options.resume == "":
             print("eddy -p --resume needs a session id (or use --continue)", file=sys.stderr)
             return 2
         from headless.run import run_headless
 
-        return run_headless(args, prompt)
-    if args.plain:
+        return run_headless(options, prompt)
+    if options.plain:
         from plain.app import run_plain
 
-        return run_plain(args)
-    try:
-        from tui.app import run_app
-    except ImportError:
-        print("The interactive app is not available yet; use eddy -p.", file=sys.stderr)
-        return 2
-    return int(run_app(args) or 0)
+        return run_plain(options)
+    from tui.app import run_app
+
+    return int(run_app(options) or 0)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
-"""Build a session from the command line: shared by the headless runner and the TUI."""
+"""Open a session from the launch options: one opener for every front end (new, continue,
+resume, fork)."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from agent.loop import Limits
@@ -13,6 +13,7 @@ from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import build_policy, load_settings
 from agent.store.transcript import Transcript
+from frontend.launch import LaunchOptions
 from tools import default_tools
 from tools.base import ToolContext
 
@@ -21,7 +22,7 @@ class SessionSetupError(Exception):
     """The session to resume cannot be opened (not found, in use, unreadable)."""
 
 
-def open_transcript(args: argparse.Namespace, workspace: Path) -> Transcript:
+def open_transcript(args: LaunchOptions, workspace: Path) -> Transcript:
     """The transcript for ``args``: a new one, or the one to continue / resume / fork.
 
     Raises:
@@ -54,7 +55,7 @@ def open_transcript(args: argparse.Namespace, workspace: Path) -> Transcript:
 
 
 def build_session(
-    args: argparse.Namespace,
+    args: LaunchOptions,
     emit: Emit,
     *,
     headless: bool,
@@ -73,32 +74,30 @@ def build_session(
     Raises:
         SessionSetupError: the session to resume cannot be opened.
     """
-    workspace = Path(args.cwd or Path.cwd()).resolve()
+    workspace = args.workspace
     settings, problems = load_settings(workspace)
     policy, flag_problems = build_policy(
         settings, args.permission_mode, args.allowed_tools, args.disallowed_tools
     )
     problems += flag_problems
-    if not getattr(args, "model_explicit", True) and settings.model:
-        args.model = settings.model
+    model_id = settings.model if not args.model_explicit and settings.model else args.model
     extra_dirs = tuple(
-        Path(d).expanduser().resolve()
-        for d in [*settings.additional_directories, *getattr(args, "add_dir", [])]
+        Path(d).expanduser().resolve() for d in [*settings.additional_directories, *args.add_dirs]
     )
     config = SessionConfig(
         workspace=workspace,
-        model=args.model,
+        model=model_id,
         system=system_prompt(workspace, load_memory(workspace, config_dir())),
         limits=Limits(args.max_turns, args.max_budget_usd),
         policy=policy,
         headless=headless,
         refresh_system=lambda: system_prompt(workspace, load_memory(workspace, config_dir())),
     )
-    if settings.auto_compact is False or getattr(args, "autocompact", None) == "off":
+    if settings.auto_compact is False:
         config.autocompact = None
     transcript = open_transcript(args, workspace) if persist else None
     loaded = transcript.loaded if transcript is not None else None
-    if loaded is not None and loaded.model and not model_given(args):
+    if loaded is not None and loaded.model and not args.model_explicit:
         config.model = loaded.model
     if model is None:
         from agent.anthropic_model import AnthropicModel
@@ -120,6 +119,14 @@ def build_session(
     return session, problems
 
 
-def model_given(args: argparse.Namespace) -> bool:
-    """Whether --model was given explicitly (a resumed session keeps its model otherwise)."""
-    return bool(getattr(args, "model_explicit", False))
+def open_interactive(
+    args: LaunchOptions, emit: Emit, *, model: Model | None = None
+) -> tuple[Session, list[str]]:
+    """The session ``args`` ask for, for a front end with a person at it: if the session to
+    continue or resume cannot be opened, a new one, with the reason first among the problems.
+    """
+    try:
+        return build_session(args, emit, headless=False, model=model)
+    except SessionSetupError as exc:
+        session, problems = build_session(args.opening(), emit, headless=False, model=model)
+        return session, [f"{exc} This is a new session.", *problems]

@@ -6,7 +6,6 @@ object per event line; the last line is the result). Exit code 0 on success, 1 o
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import signal
@@ -16,6 +15,7 @@ from typing import Any
 
 from agent import events as ev
 from agent import ops
+from frontend.launch import LaunchOptions
 from frontend.session_open import SessionSetupError, build_session
 
 
@@ -36,7 +36,7 @@ def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) 
     }
 
 
-async def _run(args: argparse.Namespace, prompt: str) -> int:
+async def _run(args: LaunchOptions, prompt: str) -> int:
     fmt = args.output_format
     out = sys.stdout
     finished: list[ev.TurnFinished] = []
@@ -89,12 +89,12 @@ async def _run(args: argparse.Namespace, prompt: str) -> int:
     return 0 if last.subtype == "success" else 1
 
 
-def run_headless(args: argparse.Namespace, prompt: str) -> int:
+def run_headless(args: LaunchOptions, prompt: str) -> int:
     """Run ``prompt`` to completion; returns the process exit code."""
     return asyncio.run(_run(args, prompt))
 
 
-async def _checkpoints(args: argparse.Namespace) -> int:
+async def _checkpoints(args: LaunchOptions) -> int:
     errors: list[str] = []
 
     def emit(event: ev.Event) -> None:
@@ -125,6 +125,7 @@ async def _checkpoints(args: argparse.Namespace) -> int:
                 first = entry.prompt.strip().splitlines()[0] if entry.prompt.strip() else ""
                 print(f"{entry.number:>3}  {kind}{first[:60]:<60}  {entry.summary}")
             return 0
+        assert args.rewind is not None  # cli/main.py runs this for --checkpoints or --rewind
         mode: ops.RewindMode = (
             "code" if args.code_only else "conversation" if args.conversation_only else "both"
         )
@@ -148,6 +149,6 @@ async def _checkpoints(args: argparse.Namespace) -> int:
             session.rewinder.store.close()
 
 
-def run_checkpoints(args: argparse.Namespace) -> int:
+def run_checkpoints(args: LaunchOptions) -> int:
     """``eddy --resume ID --checkpoints`` and ``eddy --resume ID --rewind N``."""
     return asyncio.run(_checkpoints(args))

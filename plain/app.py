@@ -9,7 +9,6 @@ nothing prints an escape code.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 import time
@@ -20,6 +19,7 @@ from typing import Any, TextIO
 from agent import events as ev
 from agent import ops
 from agent.context import cap_advice
+from frontend.launch import LaunchOptions
 from plain.commands import Commands
 from plain.permission import ask_permission
 from plain.printer import Printer
@@ -63,7 +63,7 @@ class PlainApp:
 
     def __init__(
         self,
-        args: argparse.Namespace,
+        args: LaunchOptions,
         *,
         model_factory: Callable[[], Any] | None = None,
         stream: TextIO | None = None,
@@ -100,7 +100,7 @@ class PlainApp:
             from plain.terminal import PromptInput
 
             completer = PlainCompleter(self.commands.names, WorkspaceFiles(self.workspace))
-            path = history_path(args.cwd, bool(getattr(args, "demo", False)))
+            path = history_path(args.cwd, args.demo)
             self.input = PromptInput(self, path, completer, input=pt_input, output=pt_output)
         else:
             from plain.terminal import LineInput
@@ -297,7 +297,7 @@ class PlainApp:
     # -- running ------------------------------------------------------------------------------
     def _banner(self) -> None:
         args = self.args
-        if getattr(args, "demo", False):
+        if args.demo:
             self.status.label = "scripted demo"
             self.say(DEMO_BANNER.format(path=self.workspace), "yellow")
         where = self.workspace.name or "/"
@@ -351,19 +351,18 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-def run_plain(args: argparse.Namespace) -> int:
+def run_plain(args: LaunchOptions) -> int:
     """``eddy --plain``: run the line-mode front end; returns the exit code.
 
     Without an API key (and without ``--demo``) it says how to set one and returns 2.
     """
-    from cli.main import NO_KEY_MESSAGE, has_api_key
+    from frontend.launch import NO_KEY_MESSAGE, has_api_key
 
     if not args.demo and not has_api_key():
         print(NO_KEY_MESSAGE + "\n" + DEMO_NOTE, file=sys.stderr)
         return 2
     if args.resume == "":
-        args.resume = None
-        args.continue_ = True  # no picker in line mode: the latest session
+        args = args.opening(continue_=True)  # no picker in line mode: the latest session
     with_reconfigure = getattr(sys.stdout, "reconfigure", None)
     if with_reconfigure is not None:
         try:
@@ -374,7 +373,7 @@ def run_plain(args: argparse.Namespace) -> int:
     if args.demo:
         from frontend.demo import DemoModel, prepare_workspace
 
-        args.cwd = prepare_workspace()
+        args = args.replace(cwd=prepare_workspace())
         model_factory = DemoModel
     app = PlainApp(args, model_factory=model_factory)
     try:

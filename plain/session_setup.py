@@ -7,12 +7,12 @@ first prompt does not wait for it.
 
 from __future__ import annotations
 
-import argparse
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
+from frontend.launch import LaunchOptions
 
 if TYPE_CHECKING:
     from plain.app import PlainApp
@@ -24,7 +24,7 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
     Says what a resumed session holds and why a resume failed; the toolbar shows the session.
     """
     if fresh:
-        forget_resume(app.args)
+        app.args = app.args.opening()
     model = app.model_factory() if app.model_factory is not None else None
     try:
         session, problems = build_session(app.args, app.emit, model)
@@ -53,7 +53,7 @@ async def folder_trusted(app: PlainApp) -> bool:
     from agent.settings.trust import needs_asking, question, trust
 
     args = app.args
-    mode, demo = args.permission_mode, getattr(args, "demo", False)
+    mode, demo = args.permission_mode, args.demo
     if not app.interactive or not needs_asking(app.workspace, mode=mode, demo=demo):
         return True
     title, *rest = question(app.workspace)
@@ -75,38 +75,14 @@ async def folder_trusted(app: PlainApp) -> bool:
     return True
 
 
-def forget_resume(args: argparse.Namespace) -> None:
-    """Make ``args`` ask for a new session (``/clear``): no continue, resume, fork or id."""
-    args.continue_, args.resume, args.fork_session, args.session_id = False, None, False, None
-
-
 def build_session(
-    args: argparse.Namespace, emit: Callable[[ev.Event], None], model: Any
+    args: LaunchOptions, emit: Callable[[ev.Event], None], model: Any
 ) -> tuple[Any, list[str]]:
-    """The session ``args`` ask for, or a new one when it cannot be resumed.
+    """The session ``args`` ask for, or a new one when it cannot be resumed (the reason first
+    among the problems): frontend.session_open.open_interactive."""
+    from frontend.session_open import open_interactive
 
-    Args:
-        args: the parsed command line (cli/main.py); changed to a new session on fallback.
-        emit: receives the session's events.
-        model: the model to use (tests, the demo); None: the API's.
-
-    Returns:
-        The session, and the problems to show (why a resume failed first).
-
-    Raises:
-        Exception: whatever building a new session raised.
-    """
-    from frontend import session_open as factory
-
-    def build() -> tuple[Any, list[str]]:
-        return factory.build_session(args, emit, headless=False, model=model)
-
-    try:
-        return build()
-    except factory.SessionSetupError as exc:
-        args.continue_, args.resume, args.fork_session = False, None, False
-        session, problems = build()
-        return session, [f"{exc} This is a new session.", *problems]
+    return open_interactive(args, emit, model=model)
 
 
 def warm_up_sdk(model: Any) -> threading.Thread:

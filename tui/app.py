@@ -8,7 +8,6 @@ ready (or at the first ``@``).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import os
@@ -25,6 +24,7 @@ from textual.binding import Binding, BindingType
 
 from agent import events as ev
 from agent.paths import config_dir, project_data_dir
+from frontend.launch import LaunchOptions
 from themes import DEFAULT_THEME, MONOCHROME_THEME, THEMES
 from tui.commands import SlashCommands
 from tui.screens.main import MainScreen
@@ -88,7 +88,7 @@ class EddyApp(App[int]):
 
     def __init__(
         self,
-        args: argparse.Namespace,
+        args: LaunchOptions,
         *,
         model: Any = None,
         tools: list[Any] | None = None,
@@ -96,12 +96,6 @@ class EddyApp(App[int]):
         event_hook: Callable[[ev.Event], None] | None = None,
     ) -> None:
         super().__init__()
-        if getattr(args, "model", None) is None:  # cli.main.main resolves it; tests may not
-            import os
-
-            from agent.pricing import DEFAULT_MODEL
-
-            args.model = os.environ.get("EDDY_MODEL") or DEFAULT_MODEL
         self.args = args
         self.session: Any = None
         self.problems: list[str] = []
@@ -132,7 +126,7 @@ class EddyApp(App[int]):
 
     @property
     def needs_key(self) -> bool:
-        from cli.main import has_api_key
+        from frontend.launch import has_api_key
 
         return self.session_host.model is None and not has_api_key()
 
@@ -298,7 +292,7 @@ class EddyApp(App[int]):
                 self.session.transcript.close()
 
 
-def run_app(args: argparse.Namespace) -> int:
+def run_app(args: LaunchOptions) -> int:
     """Run the app until the user quits; the terminal is restored however it ends."""
     app = EddyApp(args)
     result = app.run()  # Textual restores the terminal on exit and on a crash

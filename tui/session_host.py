@@ -12,13 +12,13 @@ and /clear close the session and build the chosen (or a new) one.
 
 from __future__ import annotations
 
-import argparse
 import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
+from frontend.launch import LaunchOptions
 from tui.warm_up import register_turn_css, warm_up_highlighting
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class SessionHost:
         if app.args.demo:
             from frontend.demo import DemoModel, prepare_workspace
 
-            app.args.cwd = prepare_workspace()
+            app.args = app.args.replace(cwd=prepare_workspace())
             self.model = self.model or DemoModel()
             status.label = "scripted demo"
             main.conversation.add_line(DEMO_BANNER.format(path=app.args.cwd), "banner")
@@ -116,7 +116,7 @@ class SessionHost:
             if sessions:
                 app.call_from_thread(self._pick_at_start, sessions)
                 return
-            app.args.resume = None
+            app.args = app.args.opening()
             app.call_from_thread(
                 app.main.say, "No earlier session in this project: this is a new one."
             )
@@ -157,7 +157,7 @@ class SessionHost:
         from tui.screens.resume import ResumeScreen
 
         def chosen(session_id: str | None) -> None:
-            self.app.args.resume = session_id
+            self.app.args = self.app.args.opening(resume=session_id)
             if session_id is None:
                 self.app.main.say("A new session.")
             self.app.main.prompt.focus()
@@ -193,7 +193,7 @@ class SessionHost:
         for problem in problems:
             main.conversation.add_line(problem, "error")
         if app.needs_key:
-            from cli.main import NO_KEY_MESSAGE
+            from frontend.launch import NO_KEY_MESSAGE
 
             main.unavailable = NO_KEY_MESSAGE + "\n" + DEMO_NOTE
             main.conversation.add_line(main.unavailable, "error")
@@ -201,7 +201,7 @@ class SessionHost:
         register_turn_css(app)  # before the first prompt mounts its widgets
         main.attach(session)
         if app.args.prompt:
-            prompt, app.args.prompt = app.args.prompt, None
+            prompt, app.args = app.args.prompt, app.args.replace(prompt=None)
             main.send(prompt)
         if self.model is None:  # a little later: the import competes with typing for the GIL
             app.set_timer(WARM_UP_DELAY, self._warm_up)
@@ -235,13 +235,7 @@ class SessionHost:
             await old.close()
             if old.transcript is not None:
                 old.transcript.close()
-        args = app.args
-        args.continue_, args.resume, args.fork_session, args.session_id = (
-            False,
-            resume,
-            False,
-            None,
-        )
+        app.args = app.args.opening(resume=resume)
         await main.reset_conversation()
         status = main.status
         status.cost, status.turns, status.context_tokens, status.context_window = 0.0, 0, 0, 0
@@ -312,22 +306,19 @@ def _warm_up_sdk(model: Any) -> None:
 
 
 def build_session(
-    args: argparse.Namespace, emit: Callable[[ev.Event], None], model: Any, tools: Any
+    args: LaunchOptions, emit: Callable[[ev.Event], None], model: Any, tools: Any
 ) -> tuple[Any, list[str]]:
     """The session for ``args`` (frontend.session_open's, recorded in a transcript).
 
     With ``tools`` (tests), the same configuration over those tools, not recorded.
     """
-    from frontend import session_open as factory
+    from frontend import session_open
 
     if tools is None:
-        try:
-            return factory.build_session(args, emit, headless=False, model=model)
-        except factory.SessionSetupError as exc:
-            args.continue_, args.resume, args.fork_session = False, None, False
-            session, problems = factory.build_session(args, emit, headless=False, model=model)
-            return session, [f"{exc} This is a new session.", *problems]
+        return session_open.open_interactive(args, emit, model=model)
     from agent.session.core import Session
 
-    base, problems = factory.build_session(args, emit, headless=False, model=model, persist=False)
+    base, problems = session_open.build_session(
+        args, emit, headless=False, model=model, persist=False
+    )
     return Session(base.config, base.model, tools, emit), problems

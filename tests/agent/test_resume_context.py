@@ -24,7 +24,7 @@ from agent.session.core import Session
 from agent.store.listing import sessions_dir
 from agent.store.load import context_of, load
 from agent.store.transcript import Transcript
-from cli.main import build_parser
+from cli.main import parse_launch
 from frontend.session_open import build_session
 from headless.run import run_headless
 from tests.agent.test_session import Events
@@ -75,8 +75,8 @@ def resume(
     cwd: Path, session_id: str, *extra: str, model: Any = None, headless: bool = False
 ) -> tuple[Session, Events]:
     """Resume as ``eddy --resume ID`` builds it (no model call is made)."""
-    args = build_parser().parse_args(["--resume", session_id, *extra])
-    args.cwd = cwd
+    args = parse_launch(["--resume", session_id, *extra])
+    args = args.replace(cwd=cwd)
     events = Events()
     session, problems = build_session(
         args, events, headless=headless, model=model or ScriptedModel([])
@@ -266,10 +266,10 @@ def test_headless_result_reports_what_the_cap_counts(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "t")
     session_id = spent_session(tmp_path, 0.80)
     fake_api.push(Reply([text("Short answer.")]))
-    args = build_parser().parse_args(
+    args = parse_launch(
         ["-p", "hi", "--resume", session_id, "--output-format", "json", "--max-budget-usd", "1"]
     )
-    args.cwd = tmp_path
+    args = args.replace(cwd=tmp_path)
     assert run_headless(args, "hi") == 0
     result = json.loads(capsys.readouterr().out)
     loaded = load(sessions_dir(tmp_path) / f"{session_id}.jsonl")

@@ -16,7 +16,7 @@ from prompt_toolkit.output import DummyOutput
 
 from agent import events as ev
 from agent.pricing import DEFAULT_MODEL
-from cli.main import build_parser
+from cli.main import parse_launch
 from plain.app import PlainApp
 from tests.fakes.fake_api import FakeAnthropic
 
@@ -28,9 +28,9 @@ UP = "\x1b[A"
 
 
 def plain_args(workspace: Path, *extra: str) -> Any:
-    args = build_parser().parse_args(["--plain", "--cwd", str(workspace), *extra])
-    args.model_explicit = False
-    args.model = DEFAULT_MODEL
+    args = parse_launch(["--plain", "--cwd", str(workspace), *extra])
+    args = args.replace(model_explicit=False)
+    args = args.replace(model=DEFAULT_MODEL)
     return args
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import events as ev
-from cli.main import build_parser
+from cli.main import parse_launch
 
 SIZE = (100, 30)
 
@@ -49,8 +49,8 @@ class Events:
 
 
 def make_args(workspace: Path, *extra: str) -> Any:
-    args = build_parser().parse_args(list(extra))
-    args.cwd = workspace
+    args = parse_launch(list(extra))
+    args = args.replace(cwd=workspace)
     return args
 
 

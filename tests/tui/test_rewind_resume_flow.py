@@ -143,7 +143,7 @@ async def test_rewind_command_and_never_mind(workspace: Path) -> None:
 async def saved_session(workspace: Path, prompt: str, answer: str) -> str:
     """Run one prompt in a saved session (as ``eddy -p`` would) and return its id."""
     args = make_args(workspace)
-    args.model = DEFAULT_MODEL
+    args = args.replace(model=DEFAULT_MODEL)
     session, _ = factory.build_session(
         args, lambda e: None, headless=False, model=ScriptedModel([answer])
     )

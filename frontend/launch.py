@@ -1,0 +1,88 @@
+"""What the ``eddy`` command was asked to do: a frozen ``LaunchOptions``, built once by cli/.
+
+Front ends read it and never change it: switching sessions (``/resume``, ``/clear``) makes a new
+one with :meth:`LaunchOptions.opening` instead of writing fields of the old.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.pricing import DEFAULT_MODEL
+
+NO_KEY_MESSAGE = """eddy needs an Anthropic API key.
+  Set it for this shell:   export ANTHROPIC_API_KEY=sk-ant-...
+  (or ANTHROPIC_AUTH_TOKEN for a bearer token; ANTHROPIC_BASE_URL for a compatible gateway)
+  Create a key at console.anthropic.com, Settings > API keys."""
+
+
+def has_api_key() -> bool:
+    """Whether the environment holds a key or token the SDK will use."""
+    return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    """The command line, parsed and validated (see ``cli/main.py`` for each flag's help)."""
+
+    prompt: str | None = None
+    """The first prompt (with -p: the whole task)."""
+    print_mode: bool = False
+    output_format: str = "text"
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    model: str = DEFAULT_MODEL
+    """The model to use: --model, else $EDDY_MODEL, else the default (settings may override
+    when ``model_explicit`` is false)."""
+    model_explicit: bool = False
+    """Whether --model was given (a resumed session keeps its own model otherwise)."""
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    permission_mode: str = "default"
+    cwd: Path | None = None
+    """The workspace; None means the current directory."""
+    add_dirs: tuple[Path, ...] = ()
+    """More directories the tools may read and change (--add-dir)."""
+    demo: bool = False
+    plain: bool = False
+    continue_: bool = False
+    """Continue the latest session in the workspace."""
+    resume: str | None = None
+    """A session id to resume; "" asks for one (a picker); None resumes nothing."""
+    fork_session: bool = False
+    session_id: str | None = None
+    """The id for a new session (or for the fork)."""
+    rewind: int | None = None
+    code_only: bool = False
+    conversation_only: bool = False
+    overwrite: bool = False
+    checkpoints: bool = False
+
+    @property
+    def workspace(self) -> Path:
+        """The workspace as an absolute path."""
+        return Path(self.cwd or Path.cwd()).resolve()
+
+    def opening(
+        self,
+        *,
+        continue_: bool = False,
+        resume: str | None = None,
+        fork_session: bool = False,
+        session_id: str | None = None,
+    ) -> LaunchOptions:
+        """The same options opening another session: a new one by default."""
+        return dataclasses.replace(
+            self,
+            continue_=continue_,
+            resume=resume,
+            fork_session=fork_session,
+            session_id=session_id,
+        )
+
+    def replace(self, **changes: object) -> LaunchOptions:
+        """A copy with ``changes`` (``dataclasses.replace``)."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
