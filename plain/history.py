@@ -1,6 +1,6 @@
 """The prompt history shared with the TUI: one JSONL file per project.
 
-The TUI's ``PromptHistory`` (``tui/widgets/prompt_history.py``, no Textual import) owns the
+The TUI's ``PromptHistory`` (``frontend/prompt_history.py``, no Textual import) owns the
 file format; this adapts it to prompt-toolkit's ``History``.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from prompt_toolkit.history import History
 
 from agent.paths import project_data_dir
-from tui.widgets.prompt_history import PromptHistory
+from frontend.prompt_history import PromptHistory
 
 HISTORY_FILE = "prompt_history.jsonl"
 

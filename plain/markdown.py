@@ -48,7 +48,7 @@ def highlight_code(code: str, language: str) -> list[str]:
 def warm_up_highlighting() -> None:
     """Compile the lexers of the common languages now (their regular expressions compile on
     first use, 2-20 ms each): run in the warm-up thread, so a first code block prints at once."""
-    from tui.warm_up import HIGHLIGHTED
+    from frontend.languages import COMMON_LANGUAGES as HIGHLIGHTED
 
     for language in HIGHLIGHTED:
         highlight_code("x = 1\n", language)

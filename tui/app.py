@@ -25,11 +25,11 @@ from textual.binding import Binding, BindingType
 from agent import events as ev
 from agent.paths import config_dir, project_data_dir
 from frontend.launch import LaunchOptions
+from frontend.prompt_history import PromptHistory
 from themes import DEFAULT_THEME, MONOCHROME_THEME, THEMES
 from tui.commands import SlashCommands
 from tui.screens.main import MainScreen
 from tui.session_host import SessionHost
-from tui.widgets.prompt_history import PromptHistory
 
 GC_THRESHOLDS = (2_000, 10, 10)
 """The collector's thresholds while the app runs. Textual and a streaming answer allocate

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-HIGHLIGHTED = ("python", "bash", "diff", "javascript", "typescript", "rust", "go")
-"""Languages whose lexers are compiled ahead: the first code block of each cost 2-20 ms."""
+from frontend.languages import COMMON_LANGUAGES as HIGHLIGHTED
 
 
 def warm_up_highlighting() -> None:

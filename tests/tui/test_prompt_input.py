@@ -10,8 +10,8 @@ from textual import events
 from agent import events as ev
 from agent.model import ScriptedModel
 from agent.paths import project_data_dir
+from frontend.prompt_history import PromptHistory
 from tests.tui.helpers import SIZE, make_app, settle, wait_ready
-from tui.widgets.prompt_history import PromptHistory
 
 
 async def test_ctrl_j_and_shift_enter_insert_newlines_and_enter_sends(workspace: Path) -> None:

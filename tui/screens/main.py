@@ -24,11 +24,11 @@ from textual.widgets import Static
 
 from agent import events as ev
 from agent import ops
+from frontend.prompt_history import PromptHistory
 from tui.screens.main_events import EventRouter
 from tui.widgets.completion import Candidate, CompletionMenu, Token, path_candidate, token_at
 from tui.widgets.conversation import Conversation
 from tui.widgets.permission_prompt import PermissionPrompt
-from tui.widgets.prompt_history import PromptHistory
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.queued_list import QueuedList
 from tui.widgets.status_line import StatusLine

@@ -18,8 +18,8 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from frontend.prompt_history import PromptHistory
 from tui.widgets.completion import Candidate, CompletionMenu, Token, token_at
-from tui.widgets.prompt_history import PromptHistory
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
 
