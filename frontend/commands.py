@@ -1,4 +1,10 @@
-"""Slash commands: the built-in list (for completion and /help) and custom commands.
+"""Slash commands: ONE table for every front end, and custom commands.
+
+Each entry of :data:`COMMANDS` has a name, a description, whether it may run while a turn runs,
+and a handler written against :class:`FrontEnd`, the little a front end must offer (say a line,
+send a prompt, switch sessions, open the rewind or permission dialogs, ...). The TUI and the line
+mode implement that protocol; the table, the checks ("the session is still starting", "eddy is
+working") and the wording are here, once.
 
 Custom commands are markdown files in ``.eddy/commands/`` (the project's) and
 ``~/.config/eddy/commands/`` (the user's): ``/name args`` sends the file's body as the prompt
@@ -8,29 +14,18 @@ name; built-ins beat both.
 
 from __future__ import annotations
 
+import difflib
+import inspect
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal, Protocol
 
+from agent import ops
 from agent.paths import config_dir
 
-BUILTINS: dict[str, str] = {
-    "help": "show the commands and keys",
-    "clear": "start a new session (the old one stays resumable)",
-    "compact": "summarise the conversation to free context: /compact [what to focus on]",
-    "rewind": "go back to an earlier prompt: code, conversation or both",
-    "resume": "resume an earlier session of this project",
-    "rename": "give this session a title: /rename TITLE",
-    "model": "show or switch the model: /model [name]",
-    "cost": "the session's cost and token usage",
-    "context": "what fills the context window",
-    "budget": "cap this session's spend: /budget 5 (0 removes the cap)",
-    "turns": "cap tool turns per prompt: /turns 20 (0 removes the cap)",
-    "permissions": "view and edit permission rules (allow|ask|deny RULE, remove RULE)",
-    "theme": "switch the colour theme",
-    "init": "survey the repository and write a starter AGENTS.md",
-    "memory": "edit AGENTS.md in $EDITOR",
-    "exit": "quit eddy",
-}
+Kind = Literal["hint", "notice", "error"]
+"""How a line is shown: a hint (dim), a notice (cyan), an error (red/yellow)."""
 
 INIT_PROMPT = """Survey this repository and write a concise AGENTS.md at its root for future \
 coding agents: what the project is, how to install, build, test and lint it (exact commands), \
@@ -38,14 +33,361 @@ the layout of its main directories, and the conventions a contributor must follo
 manifests, README and a few representative files first; keep it under 60 lines. If an \
 AGENTS.md exists, improve it instead of replacing what is still true."""
 
+MEMORY_STARTER = """# AGENTS.md
+
+Instructions for coding agents working in this repository (eddy loads this file into its
+system prompt).
+"""
+
+
+class FrontEnd(Protocol):
+    """What a command handler may ask of the front end it runs in."""
+
+    @property
+    def workspace(self) -> Path: ...
+
+    @property
+    def session(self) -> Any:
+        """The session once it is ready, else None."""
+
+    @property
+    def keys_help(self) -> str:
+        """The front end's keys, for /help."""
+
+    @property
+    def launch_model(self) -> str:
+        """The model the command line asked for (before the session exists)."""
+
+    @property
+    def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """--allowed-tools and --disallowed-tools."""
+
+    def say(self, text: str, kind: Kind = "hint") -> None: ...
+
+    def send(self, prompt: str) -> None:
+        """Send ``prompt`` to the model as if the user typed it."""
+
+    def submit(self, op: ops.Op) -> None: ...
+
+    def running_cost(self) -> float:
+        """The session's spend including the running turn (the status line's figure)."""
+
+    def context_use(self) -> tuple[int, int]:
+        """(tokens in context, the window), 0s when not known yet."""
+
+    def limits_changed(self) -> None:
+        """The budget or turn cap changed: update what shows them."""
+
+    def model_changed(self, model: str) -> None:
+        """The session switched to ``model``: update what shows it."""
+
+    def new_session(self) -> Awaitable[None] | None:
+        """/clear: close the session and open a new one."""
+
+    def open_resume(self, arg: str) -> Awaitable[None] | None:
+        """/resume [ID]: open another session of the project (a picker without an id)."""
+
+    def open_rewind(self, arg: str) -> Awaitable[None] | None:
+        """/rewind [N [code|conversation|both]]: pick a prompt and what to restore."""
+
+    def compact(self, focus: str) -> None:
+        """/compact [focus]: summarise the conversation."""
+
+    def open_permissions(self, editor: Any) -> None:
+        """/permissions with no argument: the rules (a dialog, or the listing)."""
+
+    def themes(self) -> tuple[str, list[str]] | None:
+        """(the current theme, the themes to offer); None where themes do not apply."""
+
+    def set_theme(self, name: str) -> bool:
+        """Switch to theme ``name``; False if there is none of that name."""
+
+    def edit_file(self, path: Path) -> Awaitable[str | None] | str | None:
+        """Open ``path`` in $VISUAL/$EDITOR with the terminal handed over; an error or None."""
+
+    def quit(self) -> None: ...
+
+
+Handler = Callable[[FrontEnd, str], Awaitable[None] | None]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One slash command."""
+
+    name: str
+    description: str
+    handler: Handler
+    during_turn: bool = False
+    """Usable while a turn runs (the others say: press Esc first)."""
+    needs_session: bool = True
+    """Needs the session to be ready (the others work while it starts)."""
+
+
+# -- the handlers -------------------------------------------------------------------------
+def _help(fe: FrontEnd, arg: str) -> None:
+    custom = {n: c.description for n, c in _custom(fe).items() if n not in COMMANDS}
+    lines = ["Commands:"]
+    lines += [f"  /{c.name:<14} {c.description}" for c in COMMANDS.values() if c.name != "quit"]
+    if custom:
+        lines.append("Custom commands:")
+        lines += [f"  /{name:<14} {text}" for name, text in sorted(custom.items())]
+    fe.say("\n".join([*lines, fe.keys_help]))
+
+
+def _clear(fe: FrontEnd, arg: str) -> Awaitable[None] | None:
+    return fe.new_session()
+
+
+def _resume(fe: FrontEnd, arg: str) -> Awaitable[None] | None:
+    return fe.open_resume(arg)
+
+
+def _rewind(fe: FrontEnd, arg: str) -> Awaitable[None] | None:
+    return fe.open_rewind(arg)
+
+
+def _compact(fe: FrontEnd, arg: str) -> None:
+    fe.compact(arg)
+
+
+def _rename(fe: FrontEnd, arg: str) -> None:
+    if not arg:
+        fe.say("Usage: /rename TITLE (the resume list shows it).")
+        return
+    transcript = fe.session.transcript
+    if transcript is None:
+        fe.say("This session is not saved, so it has no title to change.", "error")
+        return
+    try:
+        transcript.rename(arg)
+    except (OSError, ValueError) as exc:
+        fe.say(f"Could not rename the session: {exc}", "error")
+        return
+    fe.say(f"Session renamed to “{arg}”.")
+
+
+def _model(fe: FrontEnd, arg: str) -> None:
+    from agent.pricing import known_models
+
+    known = known_models()
+    session = fe.session
+    current = session.config.model if session is not None else fe.launch_model
+    if not arg:
+        fe.say(f"Model: {current}. Known models: {', '.join(known)}. /model NAME switches.")
+        return
+    if arg not in known:
+        fe.say(f"Unknown model {arg!r}. Known models: {', '.join(known)}.", "error")
+        return
+    if _not_ready(fe, "/model", during_turn=False):
+        return
+    fe.submit(ops.SetModel(arg))  # the engine says so (a Notice)
+    fe.model_changed(arg)
+
+
+def _cost(fe: FrontEnd, arg: str) -> None:
+    from agent.context import cost_lines
+
+    session = fe.session
+    lines = cost_lines(session)
+    if session.busy:
+        lines.append(f"(with the running turn: ${fe.running_cost():.4f})")
+    limits = session.config.limits
+    if limits.max_budget_usd is not None:
+        lines.append(f"Budget:         ${limits.max_budget_usd:.2f} for this session")
+    tokens, window = fe.context_use()
+    if window:
+        pct = 100 * tokens / window
+        lines.append(f"Context:        {tokens:,} of {window:,} tokens ({pct:.0f}%)")
+    fe.say("\n".join(lines))
+
+
+def _context(fe: FrontEnd, arg: str) -> None:
+    from agent.context import breakdown
+
+    fe.say("\n".join(breakdown(fe.session).lines()))
+
+
+def _budget(fe: FrontEnd, arg: str) -> None:
+    from agent.context import budget_command
+
+    message, error = budget_command(fe.session, arg)
+    fe.limits_changed()
+    fe.say(message, "error" if error else "hint")
+
+
+def _turns(fe: FrontEnd, arg: str) -> None:
+    from agent.context import turns_command
+
+    message, error = turns_command(fe.session, arg)
+    fe.limits_changed()
+    fe.say(message, "error" if error else "hint")
+
+
+def _permissions(fe: FrontEnd, arg: str) -> None:
+    from agent.settings.rule_editor import PermissionEditor, text_command
+
+    config = fe.session.config
+    allowed, disallowed = fe.launch_rules
+    editor = PermissionEditor(config.workspace, config.policy, allowed, disallowed)
+    said = text_command(editor, arg)
+    if said is None:
+        fe.open_permissions(editor)
+        return
+    for text, kind in said:
+        fe.say(text, kind)
+
+
+def _theme(fe: FrontEnd, arg: str) -> None:
+    offered = fe.themes()
+    if offered is None:
+        fe.say(
+            "Line mode uses your terminal's own colours; /theme switches the full-screen "
+            "app's theme (eddy without --plain)."
+        )
+        return
+    current, names = offered
+    if not arg:
+        fe.say(f"Theme: {current}. Themes: {', '.join(names)}. Use /theme NAME.")
+    elif fe.set_theme(arg):
+        fe.say(f"Theme set to {arg}.")
+    else:
+        fe.say(f"No theme {arg!r}. Known: {', '.join(names)}", "error")
+
+
+def _init(fe: FrontEnd, arg: str) -> None:
+    fe.send(INIT_PROMPT if not arg else f"{INIT_PROMPT}\n\n{arg}")
+
+
+async def _memory(fe: FrontEnd, arg: str) -> None:
+    path = fe.workspace / "AGENTS.md"
+    created = False
+    if not path.exists():
+        try:
+            path.write_text(MEMORY_STARTER, encoding="utf-8")
+            created = True
+        except OSError as exc:
+            fe.say(f"Could not create {path}: {exc.strerror or exc}", "error")
+            return
+    note = " (created)" if created else ""
+    error = fe.edit_file(path)
+    if inspect.isawaitable(error):
+        error = await error
+    if error:
+        fe.say(f"Project memory: {path}{note}. {error}", "error")
+        return
+    fe.say(
+        f"Project memory: {path}{note}. eddy reads it in new sessions (/clear) and after /compact."
+    )
+
+
+def _exit(fe: FrontEnd, arg: str) -> None:
+    fe.quit()
+
+
+COMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command("help", "show the commands and keys", _help, True, False),
+        Command("clear", "start a new session (the old one stays resumable)", _clear, False, False),
+        Command(
+            "compact", "summarise the conversation to free context: /compact [focus]", _compact
+        ),
+        Command("rewind", "go back to an earlier prompt: code, conversation or both", _rewind),
+        Command("resume", "resume an earlier session of this project", _resume, False, False),
+        Command("rename", "give this session a title: /rename TITLE", _rename, True),
+        Command("model", "show or switch the model: /model [name]", _model, True, False),
+        Command("cost", "the session's cost and token usage", _cost, True),
+        Command("context", "what fills the context window", _context, True),
+        Command("budget", "cap this session's spend: /budget 5 (0 removes the cap)", _budget, True),
+        Command("turns", "cap tool turns per prompt: /turns 20 (0 removes the cap)", _turns, True),
+        Command(
+            "permissions",
+            "view and edit permission rules (allow|ask|deny RULE, remove RULE)",
+            _permissions,
+            True,
+        ),
+        Command("theme", "switch the colour theme: /theme [name]", _theme, True, False),
+        Command("init", "survey the repository and write a starter AGENTS.md", _init),
+        Command("memory", "edit AGENTS.md in $EDITOR", _memory, False, False),
+        Command("exit", "quit eddy", _exit, True, False),
+        Command("quit", "quit eddy", _exit, True, False),
+    )
+}
+"""Every built-in command, in the order /help lists them."""
+
+BUILTINS: dict[str, str] = {n: c.description for n, c in COMMANDS.items() if n != "quit"}
+"""Names and descriptions, for completion."""
+
+
+def _not_ready(fe: FrontEnd, what: str, *, during_turn: bool) -> bool:
+    """Whether the session cannot take ``what`` now; says why."""
+    session = fe.session
+    if session is None:
+        fe.say(f"The session is still starting; try {what} again in a moment.")
+        return True
+    if not during_turn and session.busy:
+        fe.say(f"eddy is working: press Esc to stop it, then {what}.")
+        return True
+    return False
+
+
+async def run_command(fe: FrontEnd, text: str) -> bool:
+    """Run ``text`` if it is a slash command; False when it is a prompt for the model.
+
+    A word that looks like a command but is none is answered here (with the nearest names),
+    never sent to the model.
+    """
+    parsed = parse(text.strip())
+    if parsed is None:
+        return False
+    name, arg = parsed
+    command = COMMANDS.get(name)
+    if command is not None:
+        if command.needs_session and _not_ready(fe, f"/{name}", during_turn=command.during_turn):
+            return True
+        session = fe.session
+        idle_only = not command.needs_session and not command.during_turn
+        if idle_only and session is not None and session.busy:
+            fe.say(f"eddy is working: press Esc to stop it, then /{name}.")
+            return True
+        result = command.handler(fe, arg)
+        if result is not None:
+            await result
+        return True
+    custom = _custom(fe).get(name)
+    if custom is not None:
+        try:
+            prompt = custom.expand(arg)
+        except OSError as exc:
+            fe.say(f"Could not read {custom.path}: {exc.strerror or exc}", "error")
+            return True
+        fe.send(prompt)
+        return True
+    known = [*COMMANDS, *_custom(fe)]
+    near = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
+    hint = f" Did you mean {' or '.join('/' + n for n in near)}?" if near else ""
+    fe.say(f"Unknown command /{name}.{hint} /help lists the commands.", "error")
+    return True
+
+
+def _custom(fe: FrontEnd) -> dict[str, CustomCommand]:
+    try:
+        return custom_commands(fe.workspace)
+    except OSError:
+        return {}
+
 
 @dataclass(frozen=True)
 class CustomCommand:
+    """A markdown file that a ``/name`` sends as the prompt."""
+
     name: str
     path: Path
     description: str
 
     def expand(self, arguments: str) -> str:
+        """The prompt for ``/name arguments``."""
         body = self.path.read_text(errors="replace")
         if "$ARGUMENTS" in body:
             return body.replace("$ARGUMENTS", arguments)

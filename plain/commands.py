@@ -1,32 +1,22 @@
-"""Slash commands of the line mode: /help /clear /compact /rewind /cost /context /budget
-/turns /model /exit /quit."""
+"""The line mode as a :class:`frontend.commands.FrontEnd`: every slash command of the one table
+in frontend/commands.py, with this file saying how the line mode does what they ask (its rewind
+and resume questions are asked at the prompt)."""
 
 from __future__ import annotations
 
-import re
+import os
+import shlex
+import subprocess
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import ops
+from frontend.commands import BUILTINS, Kind, custom_commands, run_command
 from plain.questions import Question, rewind_mode
 from plain.render import first_line
-from plain.status import money
 
 if TYPE_CHECKING:
     from plain.app import PlainApp
-
-COMMANDS: dict[str, str] = {
-    "/help": "keys and commands",
-    "/clear": "start a new session (the current one stays saved)",
-    "/compact": "summarise the conversation to free context: /compact [what to keep]",
-    "/rewind": "go back to before a prompt: code, conversation or both",
-    "/cost": "the session's cost and token use",
-    "/context": "what fills the context window",
-    "/budget": "show or set the session's spending cap: /budget [dollars] (0 removes it)",
-    "/turns": "show or set the cap on tool turns per prompt: /turns [N] (0 removes it)",
-    "/model": "show or change the model: /model [name]",
-    "/exit": "quit",
-    "/quit": "quit",
-}
 
 KEYS = """Keys:
   Enter               send (while the model works: queue a correction for its next step)
@@ -42,166 +32,186 @@ LOCAL_ONLY = (
     "be undone."
 )
 
-_COMMAND_LIKE = re.compile(r"/[A-Za-z][\w-]*")
+STYLES: dict[str, tuple[str, ...]] = {"hint": (), "notice": ("cyan",), "error": ("yellow",)}
 
 
 class Commands:
-    """Runs slash commands against the app.
+    """Runs slash commands against the app (the FrontEnd protocol of frontend/commands.py).
 
     Args:
         app: the line-mode app.
     """
+
+    keys_help = KEYS
 
     def __init__(self, app: PlainApp) -> None:
         self.app = app
 
     def names(self) -> dict[str, str]:
         """Every command the prompt completes: the built-in ones, then custom commands."""
-        out = dict(COMMANDS)
-        for name, cmd in self._custom().items():
+        out = {f"/{name}": text for name, text in BUILTINS.items()}
+        try:
+            custom = custom_commands(self.app.workspace)
+        except OSError:
+            custom = {}
+        for name, cmd in custom.items():
             out.setdefault(f"/{name}", cmd.description)
         return out
 
-    def _custom(self) -> dict[str, Any]:
-        from frontend.commands import custom_commands
-
-        try:
-            return custom_commands(self.app.workspace)
-        except OSError:
-            return {}
-
-    def say(self, text: str, *styles: str) -> None:
-        paint = self.app.paint
-        self.app.printer.lines(paint(line, *styles) for line in text.split("\n"))
-
     async def run(self, text: str) -> bool:
-        """Run ``text`` if it is a command; False when it is not (it goes to the model).
+        """Run ``text`` if it is a command; False when it is not (it goes to the model)."""
+        return await run_command(self, text)
 
-        A word that looks like a command but is none is answered here, not sent.
-        """
-        name, _, arg = text.strip().partition(" ")
-        if name not in COMMANDS:
-            custom = self._custom().get(name[1:]) if _COMMAND_LIKE.fullmatch(name) else None
-            if custom is not None:
-                try:
-                    prompt = custom.expand(arg.strip())
-                except OSError as exc:
-                    self.say(f"Could not read {custom.path}: {exc}", "red")
-                    return True
-                self.app.send(prompt, echo=True)
-                return True
-            if _COMMAND_LIKE.fullmatch(name):
-                self.say(f"Unknown command {name}. /help lists them.", "yellow")
-                return True
-            return False
-        handler = getattr(self, "cmd_" + name[1:])
-        result = handler(arg.strip())
-        if result is not None:
-            await result
-        return True
+    # -- FrontEnd ---------------------------------------------------------------------------
+    @property
+    def workspace(self) -> Path:
+        return self.app.workspace
 
-    def _idle(self, what: str) -> bool:
-        if self.app.busy:
-            self.say(f"The model is working: press Esc to stop it, then {what}.", "yellow")
-            return False
-        return True
+    @property
+    def session(self) -> Any:
+        return self.app.session
 
-    # -- the commands -------------------------------------------------------------------
-    def cmd_help(self, arg: str) -> None:
-        lines = ["Commands:"] + [f"  {name:<18}  {text}" for name, text in COMMANDS.items()]
-        self.say("\n".join(lines) + "\n" + KEYS)
+    @property
+    def launch_model(self) -> str:
+        return self.app.args.model
 
-    def cmd_exit(self, arg: str) -> None:
-        self.app.request_exit()
+    @property
+    def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return self.app.args.allowed_tools, self.app.args.disallowed_tools
 
-    cmd_quit = cmd_exit
+    def say(self, text: str, kind: Kind = "hint", *styles: str) -> None:
+        paint = self.app.paint
+        chosen = styles or STYLES.get(kind, (kind,))
+        self.app.printer.lines(paint(line, *chosen) for line in text.split("\n"))
 
-    async def cmd_clear(self, arg: str) -> None:
+    def send(self, prompt: str) -> None:
+        self.app.send(prompt, echo=True)
+
+    def submit(self, op: ops.Op) -> None:
+        self.app.submit(op)
+
+    def running_cost(self) -> float:
+        return self.app.status.cost
+
+    def context_use(self) -> tuple[int, int]:
+        return self.app.status.context_tokens, self.app.status.context_window
+
+    def limits_changed(self) -> None:
+        self.app.input.invalidate()
+
+    def model_changed(self, model: str) -> None:
+        from agent.pricing import context_window
+
+        self.app.status.model = self.app.session.config.model
+        self.app.status.context_window = context_window(self.app.session.config.model)
+
+    async def new_session(self) -> None:
         app = self.app
         old = app.session
         saved = old.config.session_id if old is not None and old.transcript else None
         await app.close_session()
         if await app.open_session(fresh=True):
             note = f" The previous one is saved: eddy --resume {saved}" if saved else ""
-            self.say(f"New session: the conversation is empty.{note}", "cyan")
+            self.say(f"New session: the conversation is empty.{note}", "notice")
 
-    def cmd_compact(self, arg: str) -> None:
-        if not self._idle("/compact"):
-            return
-        self.say("Compacting the conversation…", "dim")
-        self.app.submit(ops.Compact(arg))
-
-    def cmd_cost(self, arg: str) -> None:
-        from agent.context import cost_lines
+    async def open_resume(self, arg: str) -> None:
+        from agent.store.listing import find_session, list_sessions
 
         app = self.app
-        if app.session is None:
+        session = app.session
+        if session is None or session.transcript is None:
+            self.say("This session is not saved, so there is nothing to resume here.")
             return
-        lines = cost_lines(app.session)
-        status = app.status
-        if app.busy:
-            lines.append(f"(with the running turn: {money(status.cost)})")
-        if status.context_window:
+        current = session.config.session_id
+        if arg:
+            path = find_session(app.workspace, arg)
+            if path is None:
+                self.say(f"No session {arg!r} in this project (/resume lists them).", "error")
+            elif path.name.removesuffix(".jsonl") == current:
+                self.say("That is the current session.")
+            else:
+                await self._switch(path.name.removesuffix(".jsonl"))
+            return
+        try:
+            sessions = [s for s in list_sessions(app.workspace) if s.session_id != current]
+        except OSError as exc:
+            self.say(f"Could not list the sessions: {exc}", "error")
+            return
+        if not sessions:
+            self.say("No other session in this project.")
+            return
+        shown = sessions[:20]
+        lines = ["Sessions of this project (newest first):"]
+        for n, s in enumerate(shown, 1):
             lines.append(
-                f"Context:        {status.context_tokens:,} of {status.context_window:,} tokens "
-                f"({status.context_percent}%)"
+                f"  {n:>2}. {first_line(s.title or s.first_prompt or '', 60)}  · {s.session_id}"
             )
         self.say("\n".join(lines))
 
-    def cmd_context(self, arg: str) -> None:
-        from agent.context import breakdown
+        def pick(text: str) -> bool:
+            if not text.strip():
+                self.say("Resume cancelled.", "hint", "dim")
+                return True
+            number = _int(text)
+            if number is None or not 1 <= number <= len(shown):
+                self.say("Type one of the numbers above, or Enter to cancel.", "error")
+                return False
+            app._spawn(self._switch(shown[number - 1].session_id))
+            return True
 
-        if self.app.session is not None:
-            self.say("\n".join(breakdown(self.app.session).lines()))
+        app.ask(Question("Resume which session? (number; Enter cancels) › ", pick, lambda: None))
 
-    def cmd_budget(self, arg: str) -> None:
-        from agent.context import budget_command
-
-        self._limit(budget_command, arg)
-
-    def cmd_turns(self, arg: str) -> None:
-        from agent.context import turns_command
-
-        self._limit(turns_command, arg)
-
-    def _limit(self, command: Any, arg: str) -> None:
-        if self.app.session is None:
-            return
-        message, error = command(self.app.session, arg)
-        self.say(message, "yellow" if error else "")
-
-    def cmd_model(self, arg: str) -> None:
-        from agent.pricing import context_window, known_models
-
+    async def _switch(self, session_id: str) -> None:
         app = self.app
-        session = app.session
-        known = known_models()
-        if not arg:
-            current = session.config.model if session is not None else app.args.model
-            self.say(f"Model: {current}. Known: {', '.join(known)}.")
-            return
-        if arg not in known:
-            self.say(f"Unknown model {arg!r}. Known: {', '.join(known)}.", "yellow")
-            return
-        if session is None or not self._idle("/model"):
-            return
-        app.submit(ops.SetModel(arg))  # the engine says so (a Notice)
-        app.status.model = session.config.model
-        app.status.context_window = context_window(session.config.model)
+        await app.close_session()
+        app.args = app.args.opening(resume=session_id)
+        await app.open_session()
+
+    def compact(self, focus: str) -> None:
+        self.say("Compacting the conversation…", "hint", "dim")
+        self.app.submit(ops.Compact(focus))
+
+    def open_permissions(self, editor: Any) -> None:
+        from agent.settings.rule_editor import text_command
+
+        for text, kind in text_command(editor, "list") or ():
+            self.say(text, kind)
+        self.say("Change them with /permissions allow|ask|deny RULE or /permissions remove RULE.")
+
+    def themes(self) -> None:
+        return None
+
+    def set_theme(self, name: str) -> bool:
+        return False
+
+    async def edit_file(self, path: Path) -> str | None:
+        from prompt_toolkit.application import in_terminal
+
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            return (
+                "$EDITOR is not set, so eddy cannot open it: edit it yourself, or set EDITOR "
+                "(e.g. export EDITOR=nano) and run /memory."
+            )
+        try:
+            async with in_terminal():
+                result = subprocess.run([*shlex.split(editor), str(path)], check=False)
+        except (OSError, ValueError) as exc:
+            return f"Could not run {editor!r}: {exc}"
+        if result.returncode:
+            return f"{editor} exited with status {result.returncode}."
+        return None
+
+    def quit(self) -> None:
+        self.app.request_exit()
 
     # -- /rewind --------------------------------------------------------------------------
-    def cmd_rewind(self, arg: str) -> None:
+    def open_rewind(self, arg: str) -> None:
         app = self.app
         session = app.session
-        if session is None or not self._idle("/rewind"):
-            return
-        checkpoints = getattr(session, "checkpoints", None)
-        if checkpoints is None:
-            self.say("Rewind is not available in this version of eddy.", "yellow")
-            return
-        entries = list(checkpoints())
+        entries = list(session.checkpoints())
         if not entries:
-            self.say("Nothing to rewind to yet: this session has no prompts.", "yellow")
+            self.say("Nothing to rewind to yet: this session has no prompts.", "error")
             return
         by_number = {entry.number: entry for entry in entries}
         words = arg.split()
@@ -210,11 +220,11 @@ class Commands:
         if words:
             number = _int(words[0])
             if number is None or number not in by_number:
-                self.say(f"No checkpoint {words[0]!r}; /rewind lists them.", "yellow")
+                self.say(f"No checkpoint {words[0]!r}; /rewind lists them.", "error")
                 return
             mode = rewind_mode(words[1]) if len(words) > 1 else None
             if len(words) > 1 and mode is None:
-                self.say("Restore what? code, conversation or both.", "yellow")
+                self.say("Restore what? code, conversation or both.", "error")
                 return
             if mode is not None or by_number[number].redo:
                 self._rewind(number, mode or "both", force)
@@ -228,7 +238,7 @@ class Commands:
                 return True
             number = _int(text)
             if number is None or number not in by_number:
-                self.say("Type one of the numbers above, or Enter to cancel.", "yellow")
+                self.say("Type one of the numbers above, or Enter to cancel.", "error")
                 return False
             if by_number[number].redo:
                 self._rewind(number, "both", force)
@@ -253,7 +263,7 @@ class Commands:
         def answer(text: str) -> bool:
             mode = rewind_mode(text)
             if mode is None:
-                self.say("Type 1 (both), 2 (code) or 3 (conversation).", "yellow")
+                self.say("Type 1 (both), 2 (code) or 3 (conversation).", "error")
                 return False
             self._rewind(number, mode, force)
             return True
@@ -262,22 +272,22 @@ class Commands:
         self.app.ask(Question(message, answer, self._cancelled), first=first)
 
     def _cancelled(self) -> None:
-        self.say("Rewind cancelled.", "dim")
+        self.say("Rewind cancelled.", "hint", "dim")
 
     def _rewind(self, number: int, mode: Any, force: bool) -> None:
         session = self.app.session
         conflicts = []
-        if mode != "conversation" and not force and hasattr(session, "rewind_conflicts"):
+        if mode != "conversation" and not force:
             conflicts = list(session.rewind_conflicts(number))
         if conflicts:
             listing = "\n  ".join(conflicts)
-            self.say(f"You changed these files since eddy touched them:\n  {listing}", "yellow")
+            self.say(f"You changed these files since eddy touched them:\n  {listing}", "error")
 
             def overwrite(text: str) -> bool:
                 answer = text.strip().lower()
                 if answer not in ("", "y", "yes", "n", "no"):
                     hint = "Type y to overwrite them, n (or Enter) to leave them alone."
-                    self.say(hint, "yellow")
+                    self.say(hint, "error")
                     return False
                 self._apply(number, mode, answer in ("y", "yes"))
                 return True
@@ -288,7 +298,7 @@ class Commands:
         self._apply(number, mode, force)
 
     def _apply(self, number: int, mode: Any, force: bool) -> None:
-        self.say(f"Rewinding to before prompt {number} ({mode})…", "dim")
+        self.say(f"Rewinding to before prompt {number} ({mode})…", "hint", "dim")
         self.app.submit(ops.Rewind(number, mode, force))
 
 

@@ -1,9 +1,9 @@
-"""Slash commands of the full-screen app.
+"""The full-screen app as a :class:`frontend.commands.FrontEnd`: slash commands run from the
+one table in frontend/commands.py; this file only says how the app does what they ask.
 
-``SlashCommands.run(text)`` handles ``/name args`` (frontend.commands.parse decides what is a
-command: ``/usr/bin/x`` is not one and goes to the model). Built-in commands act on the app;
-custom commands (``.eddy/commands/*.md``, ``~/.config/eddy/commands/*.md``) are expanded and
-sent as a prompt; an unknown ``/name`` is answered here, never sent.
+``SlashCommands.run(text)`` answers at once whether ``text`` is a command
+(frontend.commands.parse: ``/usr/bin/x`` is not one and goes to the model) and runs it in a
+worker; an unknown ``/name`` is answered, never sent.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import ops
-from frontend.commands import BUILTINS, INIT_PROMPT, custom_commands, parse
+from frontend.commands import Kind, parse, run_command
 
 if TYPE_CHECKING:
     from tui.app import EddyApp
@@ -28,226 +28,89 @@ KEYS = """Keys:
   Tab completes /commands and @paths (@path attaches the file) · !command runs a shell command
   ctrl+o expands tool output · ctrl+p command palette · ctrl+d quits"""
 
-MEMORY_STARTER = """# AGENTS.md
-
-Instructions for coding agents working in this repository (eddy loads this file into its
-system prompt).
-"""
-
 
 class SlashCommands:
-    """Runs ``/commands`` against the app.
+    """Runs ``/commands`` against the app (the FrontEnd protocol of frontend/commands.py).
 
     Args:
         app: the running app.
     """
 
+    keys_help = KEYS
+
     def __init__(self, app: EddyApp) -> None:
         self.app = app
-        self.handlers: dict[str, Callable[[str], None]] = {
-            "help": self.cmd_help,
-            "clear": self.cmd_clear,
-            "compact": self.cmd_compact,
-            "rewind": self.cmd_rewind,
-            "resume": self.cmd_resume,
-            "rename": self.cmd_rename,
-            "model": self.cmd_model,
-            "cost": self.cmd_cost,
-            "context": self.cmd_context,
-            "budget": self.cmd_budget,
-            "turns": self.cmd_turns,
-            "permissions": self.cmd_permissions,
-            "theme": self.cmd_theme,
-            "init": self.cmd_init,
-            "memory": self.cmd_memory,
-            "exit": self.cmd_exit,
-            "quit": self.cmd_exit,
-        }
-
-    # -- plumbing -------------------------------------------------------------------------
-    @property
-    def session(self) -> Any:
-        return self.app.session
-
-    def say(self, text: str, kind: Any = "hint") -> None:
-        self.app.main.say(text, kind)
-
-    def _custom(self) -> dict[str, Any]:
-        try:
-            return custom_commands(self.app.workspace)
-        except OSError:
-            return {}
 
     def run(self, text: str) -> bool:
-        """Run ``text`` if it is a command; False when it is a prompt for the model."""
-        parsed = parse(text.strip())
-        if parsed is None:
+        """Whether ``text`` is a command (then it runs, in a worker); False for a prompt."""
+        if parse(text.strip()) is None:
             return False
-        name, arg = parsed
-        handler = self.handlers.get(name)
-        if handler is not None:
-            handler(arg)
-            return True
-        custom = self._custom().get(name)
-        if custom is not None:
-            try:
-                prompt = custom.expand(arg)
-            except OSError as exc:
-                self.say(f"Could not read {custom.path}: {exc.strerror or exc}", "error")
-                return True
-            self.app.main.send(prompt)
-            return True
-        self.say(f"Unknown command /{name}. /help lists the commands.", "error")
+        self.app.run_worker(run_command(self, text), group="command", exit_on_error=False)
         return True
 
-    def _ready(self, what: str, *, idle: bool = True) -> bool:
-        """Whether there is a session (idle, if asked); says why not."""
-        session = self.session
-        if session is None or self.app.main.session is None:
-            self.say(f"The session is still starting; try {what} again in a moment.")
-            return False
-        if idle and session.busy:
-            self.say(f"eddy is working: press Esc to stop it, then {what}.")
-            return False
-        return True
+    # -- FrontEnd ---------------------------------------------------------------------------
+    @property
+    def workspace(self) -> Path:
+        return self.app.workspace
 
-    # -- the commands -------------------------------------------------------------------
-    def cmd_help(self, arg: str) -> None:
-        names = dict(BUILTINS)
-        custom = {n: c.description for n, c in self._custom().items() if n not in names}
-        lines = ["Commands:"]
-        lines += [f"  /{name:<14} {text}" for name, text in names.items()]
-        if custom:
-            lines.append("Custom commands:")
-            lines += [f"  /{name:<14} {text}" for name, text in sorted(custom.items())]
-        self.say("\n".join([*lines, KEYS]))
+    @property
+    def session(self) -> Any:
+        app = self.app
+        return app.session if app.main.session is not None else None
 
-    def cmd_exit(self, arg: str) -> None:
-        self.app.exit(0)
+    @property
+    def launch_model(self) -> str:
+        return self.app.args.model
 
-    def cmd_clear(self, arg: str) -> None:
-        if self.session is not None and self.session.busy:
-            self.say("eddy is working: press Esc to stop it, then /clear.")
-            return
-        self.app.switch_session(None)
+    @property
+    def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return self.app.args.allowed_tools, self.app.args.disallowed_tools
 
-    def cmd_resume(self, arg: str) -> None:
-        if self.session is not None and self.session.busy:
-            self.say("eddy is working: press Esc to stop it, then /resume.")
-            return
-        self.app.open_resume(arg)
+    def say(self, text: str, kind: Kind = "hint") -> None:
+        self.app.main.say(text, kind)
 
-    def cmd_rewind(self, arg: str) -> None:
-        self.app.main.open_rewind()
+    def send(self, prompt: str) -> None:
+        self.app.main.send(prompt)
 
-    def cmd_compact(self, arg: str) -> None:
-        if self._ready("/compact"):
-            self.app.main.compact(arg)
+    def submit(self, op: ops.Op) -> None:
+        self.app.session.submit(op)
 
-    def cmd_rename(self, arg: str) -> None:
-        if not arg:
-            self.say("Usage: /rename TITLE (the resume list shows it).")
-            return
-        if not self._ready("/rename", idle=False):
-            return
-        transcript = self.session.transcript
-        if transcript is None:
-            self.say("This session is not saved, so it has no title to change.", "error")
-            return
-        try:
-            transcript.rename(arg)
-        except (OSError, ValueError) as exc:
-            self.say(f"Could not rename the session: {exc}", "error")
-            return
-        self.say(f"Session renamed to “{arg}”.")
+    def running_cost(self) -> float:
+        return float(self.app.main.status.cost)
 
-    def cmd_model(self, arg: str) -> None:
-        from agent.pricing import context_window, known_models
-
-        known = known_models()
-        session = self.session
-        current = session.config.model if session is not None else self.app.args.model
-        if not arg:
-            self.say(f"Model: {current}. Known models: {', '.join(known)}. /model NAME switches.")
-            return
-        if arg not in known:
-            self.say(f"Unknown model {arg!r}. Known models: {', '.join(known)}.", "error")
-            return
-        if not self._ready("/model"):
-            return
-        session.submit(ops.SetModel(arg))  # the engine says so (a Notice)
+    def context_use(self) -> tuple[int, int]:
         status = self.app.main.status
-        status.model = getattr(session.model, "name", arg) or arg
-        if status.context_window:
-            status.context_window = context_window(arg)
-        status.refresh_line()
+        return int(status.context_tokens), int(status.context_window)
 
-    def cmd_cost(self, arg: str) -> None:
-        from agent.context import cost_lines
-
-        if not self._ready("/cost", idle=False):
-            return
-        lines = cost_lines(self.session)
+    def limits_changed(self) -> None:
         status = self.app.main.status
-        if self.session.busy:
-            lines.append(f"(with the running turn: ${status.cost:.4f})")
-        limits = self.session.config.limits
-        if limits.max_budget_usd is not None:
-            lines.append(f"Budget:         ${limits.max_budget_usd:.2f} for this session")
-        if status.context_window:
-            pct = 100 * status.context_tokens / status.context_window
-            lines.append(
-                f"Context:        {status.context_tokens:,} of {status.context_window:,} "
-                f"tokens ({pct:.0f}%)"
-            )
-        self.say("\n".join(lines))
-
-    def cmd_context(self, arg: str) -> None:
-        from agent.context import breakdown
-
-        if self._ready("/context", idle=False):
-            self.say("\n".join(breakdown(self.session).lines()))
-
-    def cmd_budget(self, arg: str) -> None:
-        from agent.context import budget_command
-
-        if self._ready("/budget", idle=False):
-            self._limit(*budget_command(self.session, arg))
-
-    def cmd_turns(self, arg: str) -> None:
-        from agent.context import turns_command
-
-        if self._ready("/turns", idle=False):
-            self._limit(*turns_command(self.session, arg))
-
-    def _limit(self, message: str, error: bool) -> None:
-        self._show_limits()
-        self.say(message, "error" if error else "hint")
-
-    def _show_limits(self) -> None:
-        status = self.app.main.status
-        limits = self.session.config.limits
+        limits = self.app.session.config.limits
         status.max_budget, status.max_turns = limits.max_budget_usd, limits.max_turns
         status.refresh_line()
 
-    def cmd_permissions(self, arg: str) -> None:
-        """The rules dialog; ``allow|ask|deny RULE``, ``remove RULE`` and ``list`` as text."""
-        from agent.settings.rule_editor import PermissionEditor, text_command
-        from tui.screens.permissions import PermissionsScreen
+    def model_changed(self, model: str) -> None:
+        from agent.pricing import context_window
 
-        if not self._ready("/permissions", idle=False):
-            return
-        editor = PermissionEditor(
-            self.session.config.workspace,
-            self.session.config.policy,
-            getattr(self.app.args, "allowed_tools", None) or (),
-            getattr(self.app.args, "disallowed_tools", None) or (),
-        )
-        said = text_command(editor, arg)
-        if said is not None:
-            for text, kind in said:
-                self.say(text, kind)
-            return
+        status = self.app.main.status
+        status.model = getattr(self.app.session.model, "name", model) or model
+        if status.context_window:
+            status.context_window = context_window(model)
+        status.refresh_line()
+
+    def new_session(self) -> None:
+        self.app.switch_session(None)
+
+    def open_resume(self, arg: str) -> None:
+        self.app.open_resume(arg)
+
+    def open_rewind(self, arg: str) -> None:
+        self.app.main.open_rewind()
+
+    def compact(self, focus: str) -> None:
+        self.app.main.compact(focus)
+
+    def open_permissions(self, editor: Any) -> None:
+        from tui.screens.permissions import PermissionsScreen
 
         def closed(changes: list[str] | None) -> None:
             for text in changes or ():
@@ -255,60 +118,38 @@ class SlashCommands:
 
         self.app.push_screen(PermissionsScreen(editor), closed)
 
-    def cmd_theme(self, arg: str) -> None:
+    def themes(self) -> tuple[str, list[str]]:
         from themes import THEMES
 
-        app = self.app
-        names = sorted(app.available_themes)
-        if not arg:
-            eddy = ", ".join(t.name for t in THEMES)
-            self.say(
-                f"Theme: {app.theme}. eddy's themes: {eddy}. Use /theme NAME, or ctrl+p "
-                "for every theme with a preview."
-            )
-        elif arg in app.available_themes:
-            app.theme = arg
-            self.say(f"Theme set to {arg}.")
-        else:
-            self.say(f"No theme {arg!r}. Known: {', '.join(names)}", "error")
+        ours = [t.name for t in THEMES]
+        others = sorted(n for n in self.app.available_themes if n not in ours)
+        return self.app.theme, [*ours, *others]
 
-    def cmd_init(self, arg: str) -> None:
-        if self._ready("/init"):
-            prompt = INIT_PROMPT if not arg else f"{INIT_PROMPT}\n\n{arg}"
-            self.app.main.send(prompt)
+    def set_theme(self, name: str) -> bool:
+        if name not in self.app.available_themes:
+            return False
+        self.app.theme = name
+        return True
 
-    def cmd_memory(self, arg: str) -> None:
+    def edit_file(self, path: Path) -> str | None:
         from textual.app import SuspendNotSupported
 
-        path = self.app.workspace / "AGENTS.md"
-        created = False
-        if not path.exists():
-            try:
-                path.write_text(MEMORY_STARTER, encoding="utf-8")
-                created = True
-            except OSError as exc:
-                self.say(f"Could not create {path}: {exc.strerror or exc}", "error")
-                return
-        note = " (created)" if created else ""
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
-            self.say(
-                f"Project memory: {path}{note}. $EDITOR is not set, so eddy cannot open it: "
-                "edit it yourself, or set EDITOR (e.g. export EDITOR=nano) and run /memory."
+            return (
+                "$EDITOR is not set, so eddy cannot open it: edit it yourself, or set EDITOR "
+                "(e.g. export EDITOR=nano) and run /memory."
             )
-            return
         try:
             with self.app.suspend():
                 result = subprocess.run([*shlex.split(editor), str(path)], check=False)
         except SuspendNotSupported:
-            self.say(f"Cannot hand the terminal to an editor here; edit {path} yourself.")
-            return
+            return "Cannot hand the terminal to an editor here; edit it yourself."
         except (OSError, ValueError) as exc:
-            self.say(f"Could not run {editor!r}: {exc}", "error")
-            return
+            return f"Could not run {editor!r}: {exc}"
         if result.returncode:
-            self.say(f"{editor} exited with status {result.returncode}.", "error")
-        self.say(
-            f"Project memory: {path}{note}. eddy reads it in new sessions (/clear) and after "
-            "/compact."
-        )
+            return f"{editor} exited with status {result.returncode}."
+        return None
+
+    def quit(self) -> None:
+        self.app.exit(0)
