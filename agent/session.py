@@ -21,6 +21,7 @@ from agent.messages import Message
 from agent.model import Model
 from agent.pricing import Usage
 from agent.rewind import CheckpointEntry, Rewinder, RewindError, marks_from_transcript
+from agent.sandbox import Sandbox
 from agent.session_budget import turn_limits
 from agent.session_compact import compact_session, maybe_autocompact
 from agent.session_config import SessionConfig, prompt_blocks
@@ -79,6 +80,8 @@ class Session:
         self._interrupt = asyncio.Event()
         self._checked_upto = 0
         self.ctx = ctx or ToolContext(config.workspace)
+        sandbox = Sandbox(config.sandbox)
+        self.ctx.sandbox = sandbox
         self.gate = PermissionGate(
             config.policy,
             self.ctx,
@@ -87,6 +90,7 @@ class Session:
             config.workspace,
             headless=config.headless,
             save_rules=config.save_rules,
+            sandbox=sandbox,
         )
         self.runner = ToolRunner(tools, self.ctx, self.gate, self._emit)
         system = [{"type": "text", "text": config.system}] if config.system else []

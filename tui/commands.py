@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import ops
 from agent.commands import BUILTINS, INIT_PROMPT, custom_commands, parse
+from tools.childenv import child_env
 
 if TYPE_CHECKING:
     from tui.app import EddyApp
@@ -299,7 +300,9 @@ class SlashCommands:
             return
         try:
             with self.app.suspend():
-                result = subprocess.run([*shlex.split(editor), str(path)], check=False)
+                result = subprocess.run(
+                    [*shlex.split(editor), str(path)], env=child_env(), check=False
+                )
         except SuspendNotSupported:
             self.say(f"Cannot hand the terminal to an editor here; edit {path} yourself.")
             return
