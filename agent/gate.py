@@ -81,6 +81,7 @@ class PermissionGate:
     async def __call__(self, use: ToolUseBlock, tool: Tool | None) -> GateDecision:
         if tool is None:
             return GateDecision(False, f"No such tool: {use.name}")
+        self._install_read_filter()
         decision = self.policy.check(tool, use.input, self.ctx)
         if decision.verdict == "deny":
             return GateDecision(False, decision.reason)
@@ -104,6 +105,18 @@ class PermissionGate:
                 f"the user. Allow it with --allowed-tools {use.name} if intended.",
             )
         return await self._ask(use, tool, warning)
+
+    def _install_read_filter(self) -> None:
+        """Let Glob and Grep leave out what read deny rules forbid (rules change: each call)."""
+        policy = self.policy
+        if not policy.read_rules():
+            self.ctx.read_denied = None
+            return
+
+        def denied(tool: str, path: Path) -> bool:
+            return policy.read_denied(tool, path, self.ctx.workspace)
+
+        self.ctx.read_denied = denied
 
     def _grant(self, decision: Decision) -> Grant:
         if self.policy.mode == "bypassPermissions":

@@ -266,6 +266,21 @@ class Policy:
     ask: list[Rule] = field(default_factory=list)
     hook_scripts: tuple[Path, ...] = ()
 
+    def read_rules(self) -> list[Rule]:
+        """The deny rules that forbid reading paths (``Read(...)``, ``Grep(...)``, ...)."""
+        return [
+            r
+            for r in self.deny
+            if r.specifier is not None and any(r.applies_to(name) for name in READ_TOOLS)
+        ]
+
+    def read_denied(self, tool: str, path: Path, workspace: Path) -> bool:
+        """Whether a deny rule forbids ``tool`` (a read tool) to read or name ``path``."""
+        return any(
+            (r.applies_to(tool) or r.applies_to("Read")) and r.matches_path(path, workspace)
+            for r in self.read_rules()
+        )
+
     def decide(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> tuple[Verdict, str]:
         """The verdict for one call, with a reason (for deny: the text the model sees)."""
         decision = self.check(tool, args, ctx)

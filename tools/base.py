@@ -143,6 +143,8 @@ class ToolContext:
         sandbox: the OS sandbox Bash runs commands in, or None (no sandbox: tests of the
             tools alone).
         grant: why the gate let the current call run (set per call by ``for_call``).
+        read_denied: ``(tool, real path) -> bool``, whether a deny rule forbids reading the
+            path: Glob and Grep leave such files out (names and contents). None: no rule.
     """
 
     workspace: Path
@@ -157,6 +159,7 @@ class ToolContext:
     after_shell: Callable[[], Awaitable[None]] | None = None
     sandbox: ShellSandbox | None = None
     grant: Grant | None = None
+    read_denied: Callable[[str, Path], bool] | None = None
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))

@@ -8,8 +8,9 @@ makes bubblewrap's init PID 1 of the command's tree, so when eddy kills bwrap's 
 on Esc or timeout the kernel kills every process inside, even ones that called ``setsid``.
 In the ``workspace`` profile the protected paths that exist (``.git/config``, ``.git/hooks``,
 ``.gitmodules``, ``.eddy``, ``.claude``, ``.mcp.json``) are bound back read-only: a command
-allowed by a rule cannot plant a hook or a setting. ``--new-session`` keeps the command off any terminal (no TIOCSTI), ``--die-with-parent`` ends
-it if eddy dies, ``--cap-drop ALL`` plus bubblewrap's ``no_new_privs`` leave no privileges.
+allowed by a rule cannot plant a hook or a setting. ``--new-session`` keeps the command off
+any terminal (no TIOCSTI), ``--die-with-parent`` ends it if eddy dies, and ``--cap-drop ALL``
+with bubblewrap's ``no_new_privs`` leave it no privileges.
 """
 
 from __future__ import annotations
