@@ -72,7 +72,10 @@ class SessionFiles:
 
     def remember(self, path: Path) -> None:
         """Record the current on-disk state of ``path`` as seen by the model."""
-        st = path.stat()
+        self.record(path, path.stat())
+
+    def record(self, path: Path, st: os.stat_result) -> None:
+        """Record ``st`` (taken by the writer, through its directory fd) for ``path``."""
         self.records[path] = FileRecord(st.st_mtime_ns, st.st_size)
 
     def forget(self, path: Path) -> None:
@@ -190,7 +193,13 @@ class ToolContext:
         p = Path(os.path.expanduser(raw))
         if not p.is_absolute():
             p = self.workspace / p
-        real = Path(os.path.realpath(p))
+        try:
+            real = Path(os.path.realpath(p))
+        except OSError as exc:  # a symlink on the way was replaced while it was being read
+            raise ToolError(
+                f"{raw} changed while eddy was resolving it (a symlink on its path was "
+                f"replaced: {exc.strerror or exc}); nothing was done. Try again."
+            ) from None
         inside = any(real == r or r in real.parents for r in self.roots())
         return ResolvedPath(real, inside)
 

@@ -125,8 +125,7 @@ async def save_text(ctx: ToolContext, doc: TextDoc, new_text: str, data: bytes) 
             raise ToolError(f"{label} changed on disk while being changed; Read it again.")
         if ctx.before_change is not None:
             await ctx.before_change([path])
-        safe_write(path, data, old, ctx.roots(), label)
-        ctx.files.remember(path)
+        ctx.files.record(path, safe_write(path, data, old, ctx.roots(), label))
     diff, added, removed = make_diff(label, doc.text, new_text)
     return {
         "kind": "diff",

@@ -94,10 +94,11 @@ def _umask() -> int:
     return mask
 
 
-def write_in_dir(dir_fd: int, name: str, data: bytes, old: os.stat_result | None) -> None:
+def write_in_dir(dir_fd: int, name: str, data: bytes, old: os.stat_result | None) -> os.stat_result:
     """Write ``data`` to ``name`` in ``dir_fd`` via a temporary file and an atomic rename.
 
     The mode (and owner, when allowed) of ``old`` is kept; a new file gets ``0o666 & ~umask``.
+    Returns the new file's stat (taken through ``dir_fd``, not by path).
     """
     tmp = f".{name}.{secrets.token_hex(4)}.eddy-tmp"
     fd = os.open(tmp, _NEW_FILE_FLAGS, 0o600, dir_fd=dir_fd)
@@ -113,6 +114,7 @@ def write_in_dir(dir_fd: int, name: str, data: bytes, old: os.stat_result | None
                 except OSError:
                     pass
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except BaseException:
         try:
             os.unlink(tmp, dir_fd=dir_fd)
@@ -123,15 +125,16 @@ def write_in_dir(dir_fd: int, name: str, data: bytes, old: os.stat_result | None
 
 def safe_write(
     path: Path, data: bytes, old: os.stat_result | None, roots: tuple[Path, ...], label: str
-) -> None:
+) -> os.stat_result:
     """Write ``data`` to the real path ``path`` so that no symlink swapped in on the way can
     redirect it (see the module docstring). Parent directories are created for a new file.
+    Returns the written file's stat.
 
     Raises:
         ToolError: a directory on the way changed; OSError: the write itself failed.
     """
     dir_fd = open_parent(path, roots, label, create=old is None)
     try:
-        write_in_dir(dir_fd, path.name, data, old)
+        return write_in_dir(dir_fd, path.name, data, old)
     finally:
         os.close(dir_fd)

@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass
 from typing import Literal
 
+from tools.childenv import child_env
+
 BWRAP_ENV = "EDDY_SANDBOX_BWRAP"
 """Overrides the bubblewrap binary the detector probes and the sandbox runs."""
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
@@ -52,6 +54,7 @@ def _run_probe(argv: list[str]) -> str | None:
             argv,
             stdin=subprocess.DEVNULL,
             capture_output=True,
+            env=child_env(),
             timeout=_PROBE_TIMEOUT_S,
             check=False,
         )
