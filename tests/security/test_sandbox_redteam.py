@@ -21,6 +21,7 @@ from tests.security.conftest import (
     sandboxed_ctx,
     wait_gone,
 )
+from tools.bash import BashTool
 
 pytestmark = needs_bwrap
 
@@ -165,9 +166,10 @@ async def test_esc_kills_the_whole_tree_inside_the_sandbox(tmp_path: Path) -> No
         if "ready" in text:
             started.set()
 
-    from tools.bash import BashTool
-
-    command = f"(setsid sleep {marker} &); bash -c 'trap \"\" TERM; sleep {marker}1' & echo ready; sleep {marker}2"
+    command = (
+        f"(setsid sleep {marker} &); bash -c 'trap \"\" TERM; sleep {marker}1' & "
+        f"echo ready; sleep {marker}2"
+    )
     task = asyncio.ensure_future(
         BashTool().run({"command": command}, ctx.for_call(output, "read_only"))
     )
