@@ -187,3 +187,28 @@ async def test_cd_persists_through_the_sandbox(tmp_path: Path) -> None:
     await run_bash(ctx, "cd sub", "read_only")
     result = await run_bash(ctx, "pwd", "read_only")
     assert str(result.content).strip() == str(tmp_path / "sub")
+
+
+async def test_an_agent_socket_is_hidden_though_the_filesystem_is_readable(
+    tmp_path: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    path = outside / "agent.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(4)
+    monkeypatch.setenv("SSH_AUTH_SOCK", str(path))
+    ctx = sandboxed_ctx(tmp_path)
+    command = (
+        "python3 -c 'import os, socket; s = socket.socket(socket.AF_UNIX); "
+        's.connect(os.environ["SSH_AUTH_SOCK"]); print("CONNECTED")\''
+    )
+    try:
+        for grant in ("read_only", "rule"):
+            result = await run_bash(ctx, command, grant)  # type: ignore[arg-type]
+            assert "CONNECTED" not in str(result.content)
+        reached = await run_bash(ctx, command, "user")
+        assert "CONNECTED" in str(reached.content)
+    finally:
+        server.close()
