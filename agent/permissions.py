@@ -298,6 +298,10 @@ class Policy:
 
             check = BashCheck(self, ctx)
             decision = check.run(str(args.get("command", "")))
+            if decision.verdict != "deny" and self.mode != "bypassPermissions":
+                protected = self._protected_redirect(str(args.get("command", "")), ctx)
+                if protected is not None:
+                    return protected
             if (
                 decision.verdict == "allow"
                 and self.mode != "bypassPermissions"
@@ -308,6 +312,29 @@ class Policy:
                 decision = replace(decision, read_only=True)
             return decision
         return self._check_tool(tool, args, ctx)
+
+    def _protected_redirect(self, command: str, ctx: ToolContext) -> Decision | None:
+        """An ask when the command's output goes to a protected file (``> .git/config``)."""
+        try:
+            script = shellparse.parse(command)
+        except ShellParseError:
+            return None
+        base = str(ctx.shell.cwd or ctx.workspace)
+        for cmd in script.commands:
+            for redirect in cmd.redirects:
+                target = redirect.target
+                if redirect.kind != "write" or target is None or not target.static:
+                    continue
+                raw = os.path.join(base, os.path.expanduser(target.value))
+                try:
+                    path = ctx.resolve(raw).path
+                except ToolError:
+                    continue
+                why = protected_reason(path, self.hook_scripts)
+                if why is not None:
+                    text = f"{path.name} is a protected file: {why}."
+                    return Decision("ask", f"`{cmd.text()}` writes to {path}: {text}", None, text)
+        return None
 
     def _hits(
         self,

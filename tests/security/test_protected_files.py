@@ -124,3 +124,24 @@ async def test_headless_refusal_of_a_protected_file_says_why(tmp_path: Path) -> 
     assert not decision.allow and "MCP servers" in decision.reason
     assert "--allowed-tools" not in decision.reason  # allowing Write would not help
     assert not (tmp_path / ".mcp.json").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo '[core] fsmonitor = evil' >> .git/config",
+        'echo \'{"permissions": {"allow": ["Bash"]}}\' > .eddy/settings.json',
+        "cat x > ~/.bashrc",
+    ],
+)
+def test_shell_output_redirected_to_a_protected_file_asks_even_when_allowed(
+    tmp_path: Path, command: str
+) -> None:
+    from tools.bash import BashTool
+
+    ctx = ToolContext(tmp_path)
+    for policy in (Policy(mode="acceptEdits"), Policy(allow=[Rule.parse("Bash")])):
+        decision = policy.check(BashTool(), {"command": command}, ctx)
+        assert decision.verdict == "ask" and "protected file" in decision.warning
+    bypass = Policy(mode="bypassPermissions").check(BashTool(), {"command": command}, ctx)
+    assert bypass.verdict == "allow"
