@@ -55,7 +55,8 @@ def bwrap_argv(
     A hidden path that contains a root is left visible (hiding it would hide the workspace).
     """
     out = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    bind = "--bind" if profile == "workspace" else "--ro-bind"
+    # -try: an added directory that has gone away must not stop every command
+    bind = "--bind-try" if profile == "workspace" else "--ro-bind-try"
     for root in roots:
         out += [bind, str(root), str(root)]
     if profile == "workspace":

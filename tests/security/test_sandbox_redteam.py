@@ -21,6 +21,7 @@ from tests.security.conftest import (
     sandboxed_ctx,
     wait_gone,
 )
+from tools.base import ToolContext
 from tools.bash import BashTool
 
 pytestmark = needs_bwrap
@@ -212,3 +213,11 @@ async def test_an_agent_socket_is_hidden_though_the_filesystem_is_readable(
         assert "CONNECTED" in str(reached.content)
     finally:
         server.close()
+
+
+async def test_an_added_directory_that_went_away_does_not_stop_commands(tmp_path: Path) -> None:
+    from agent.sandbox import Sandbox
+
+    ctx = ToolContext(tmp_path, extra_dirs=(tmp_path / "gone",), sandbox=Sandbox())
+    result = await run_bash(ctx, "echo ran", "rule")
+    assert not result.is_error and "ran" in str(result.content)

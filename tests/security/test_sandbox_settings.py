@@ -89,7 +89,7 @@ def test_the_bubblewrap_line_isolates_everything(tmp_path: Path, profile: str) -
     assert "--share-net" not in argv
     assert argv[-3:] == ["bash", "-c", "true"]
     bind = argv.index(str(ws))
-    assert argv[bind - 1] == ("--bind" if profile == "workspace" else "--ro-bind")
+    assert argv[bind - 1] == ("--bind-try" if profile == "workspace" else "--ro-bind-try")
     assert ["--tmpfs", str(secret)] == argv[
         argv.index(str(secret)) - 1 : argv.index(str(secret)) + 1
     ]
