@@ -85,13 +85,14 @@ class PermissionGate:
         decision = self.policy.check(tool, use.input, self.ctx)
         if decision.verdict == "deny":
             return GateDecision(False, decision.reason)
-        warning = decision.warning
+        warning, offer = decision.warning, None
         if decision.verdict == "allow":
             unsandboxed = self._unsandboxed(decision, use)
             if unsandboxed is None:
                 self._approve_outside(tool, use)
                 return GateDecision(True, grant=self._grant(decision))
-            warning = unsandboxed
+            # no sandbox: "don't ask again" allows this one command line
+            warning, offer = unsandboxed, f"Bash({str(use.input.get('command', '')).strip()})"
         if self.headless:
             if warning:
                 return GateDecision(
@@ -104,7 +105,7 @@ class PermissionGate:
                 f"Permission to use {use.name} was denied: eddy runs headless and cannot ask "
                 f"the user. Allow it with --allowed-tools {use.name} if intended.",
             )
-        return await self._ask(use, tool, warning)
+        return await self._ask(use, tool, warning, offer)
 
     def _install_read_filter(self) -> None:
         """Let Glob and Grep leave out what read deny rules forbid (rules change: each call)."""
@@ -159,16 +160,16 @@ class PermissionGate:
             return
         self.approved_outside.update(p.path for p in paths if not p.inside)
 
-    async def _ask(self, use: ToolUseBlock, tool: Tool, warning: str = "") -> GateDecision:
+    async def _ask(
+        self, use: ToolUseBlock, tool: Tool, warning: str = "", offer: str | None = None
+    ) -> GateDecision:
         request_id = f"perm-{uuid.uuid4().hex[:8]}"
         fut: asyncio.Future[ops.AnswerPermission] = asyncio.get_running_loop().create_future()
         self.pending[request_id] = fut
         try:
-            rule = self.policy.suggest(tool, use.input, self.ctx)
+            rule = offer or self.policy.suggest(tool, use.input, self.ctx)
         except Exception:
             rule = None
-        if rule is None and use.name == "Bash" and warning:
-            rule = f"Bash({str(use.input.get('command', '')).strip()})"  # no sandbox: this one
         try:
             summary = tool.summary(use.input)
         except Exception:
