@@ -111,6 +111,9 @@ class PermissionRequested:
     input: dict[str, Any]
     summary: str
     suggested_rule: str | None = None
+    warning: str = ""
+    """Why this call asks although a rule or the mode would allow it (a protected file, no
+    sandbox); empty for an ordinary question."""
     type: Literal["permission_requested"] = "permission_requested"
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from agent import events as ev
 from agent.messages import ToolResultBlock, ToolUseBlock
-from tools.base import Tool, ToolContext, ToolError, ToolResult
+from tools.base import Grant, Tool, ToolContext, ToolError, ToolResult
 from tools.schema import validate
 
 MAX_RESULT_CHARS = 100_000
@@ -24,10 +24,15 @@ MAX_RESULT_CHARS = 100_000
 
 @dataclass(frozen=True)
 class GateDecision:
-    """The gate's answer: run the call, or refuse it (``reason`` goes to the model)."""
+    """The gate's answer: run the call, or refuse it (``reason`` goes to the model).
+
+    ``grant`` says why an allowed call may run; the tool sees it as ``ctx.grant`` (Bash picks
+    its sandbox profile from it). None is treated like an allow rule.
+    """
 
     allow: bool
     reason: str = ""
+    grant: Grant | None = None
 
 
 Gate = Callable[[ToolUseBlock, "Tool | None"], Awaitable[GateDecision]]
@@ -124,9 +129,13 @@ class ToolRunner:
                 while i + len(batch) < len(uses) and self._is_read_only(uses[i + len(batch)]):
                     batch.append(uses[i + len(batch)])
             i += len(batch)
-            approved = [use for use in batch if await self._admit(use, race)]
+            approved = []
+            for use in batch:
+                decision = await self._admit(use, race)
+                if decision is not None:
+                    approved.append((use, decision.grant))
             if approved:
-                jobs = [self._execute(use) for use in approved]
+                jobs = [self._execute(use, grant) for use, grant in approved]
                 await race(asyncio.gather(*jobs))
         return [self._results[u.id] for u in uses]
 
@@ -134,27 +143,30 @@ class ToolRunner:
         tool = self.tools.get(use.name)
         return bool(tool is not None and tool.read_only)
 
-    async def _admit(self, use: ToolUseBlock, race: Race) -> bool:
-        """Check the input, then ask the gate. A rejected call gets its error result here."""
+    async def _admit(self, use: ToolUseBlock, race: Race) -> GateDecision | None:
+        """Check the input, then ask the gate; the decision of an allowed call, else None.
+
+        A rejected call gets its error result here.
+        """
         tool = self.tools.get(use.name)
         if tool is None:
             known = ", ".join(sorted(self.tools))
             msg = f"No such tool: {use.name}. Available tools: {known}."
             self._finish(use, ToolResult(msg, is_error=True), "failed")
-            return False
+            return None
         problem = validate(tool.input_schema, use.input)
         if problem:
             msg = f"Invalid input for {use.name}: {problem}. Nothing was run."
             self._finish(use, ToolResult(msg, is_error=True), "failed")
-            return False
+            return None
         decision: GateDecision = await race(self.gate(use, tool))
         if not decision.allow:
             msg = decision.reason or f"Permission to use {use.name} was denied."
             self._finish(use, ToolResult(msg, is_error=True), "refused")
-            return False
-        return True
+            return None
+        return decision
 
-    async def _execute(self, use: ToolUseBlock) -> None:
+    async def _execute(self, use: ToolUseBlock, grant: Grant | None = None) -> None:
         tool = self.tools[use.name]
         self._started.add(use.id)
         self.emit(ev.ToolCallRunning(self.turn_id, use.id))
@@ -164,7 +176,7 @@ class ToolRunner:
             self.emit(ev.ToolOutputDelta(turn_id, use.id, text))
 
         try:
-            result = await tool.run(use.input, self.ctx.for_call(output))
+            result = await tool.run(use.input, self.ctx.for_call(output, grant))
         except ToolError as exc:
             result = ToolResult(str(exc) or f"{use.name} failed", is_error=True)
         except asyncio.CancelledError:

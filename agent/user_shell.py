@@ -1,8 +1,9 @@
 """``!command``: the user runs a shell command directly; its output joins the context.
 
 The command runs through the Bash tool (same process-group handling, cap and checkpoint hooks)
-without the permission gate: the user typed it. The model sees it as text in the next user
-message, the way Claude Code shows it: ``<bash-input>`` then ``<bash-stdout>``.
+without the permission gate: the user typed it (so it runs as user-approved: outside the
+sandbox unless ``sandbox.allowUnsandboxedCommands`` is false). The model sees it as text in the
+next user message, the way Claude Code shows it: ``<bash-input>`` then ``<bash-stdout>``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ async def run_user_shell(session: Session, command: str) -> None:
         session.emit_event(ev.ToolOutputDelta(0, call_id, text))
 
     try:
-        result = await tool.run(args, session.ctx.for_call(output))
+        result = await tool.run(args, session.ctx.for_call(output, "user"))
         content, is_error = result.content, result.is_error
     except Exception as exc:  # ToolError or a bug: shown, never raised
         content, is_error = f"{exc}", True

@@ -13,6 +13,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from tools.childenv import child_env
+
 
 def list_files(workspace: Path, limit: int = 500_000) -> list[str]:
     """Workspace-relative paths of the files a user may mention (ignored files left out)."""
@@ -20,6 +22,7 @@ def list_files(workspace: Path, limit: int = 500_000) -> list[str]:
         out = subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
             cwd=workspace,
+            env=child_env(),
             capture_output=True,
             timeout=20,
         )

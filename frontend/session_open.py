@@ -9,6 +9,7 @@ from agent.loop import Limits
 from agent.model import Model
 from agent.paths import config_dir
 from agent.prompt import load_memory, system_prompt
+from agent.sandbox import parse_sandbox_settings
 from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import build_policy, load_settings
@@ -16,6 +17,7 @@ from agent.store.transcript import Transcript
 from frontend.launch import LaunchOptions
 from tools import default_tools
 from tools.base import ToolContext
+from tools.childenv import allow_secrets
 
 
 class SessionSetupError(Exception):
@@ -93,6 +95,12 @@ def build_session(
         headless=headless,
         refresh_system=lambda: system_prompt(workspace, load_memory(workspace, config_dir())),
     )
+    config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
+    passed = settings.get("passSecretEnv", [])
+    if isinstance(passed, list) and all(isinstance(x, str) for x in passed):
+        allow_secrets(passed)
+    else:
+        problems.append("passSecretEnv: expected a list of variable names; ignored.")
     if settings.auto_compact is False:
         config.autocompact = None
     transcript = open_transcript(args, workspace) if persist else None

@@ -14,6 +14,7 @@ from agent import ops
 from frontend.commands import BUILTINS, Kind, custom_commands, run_command
 from plain.questions import Question, rewind_mode
 from plain.render import first_line
+from tools.childenv import child_env
 
 if TYPE_CHECKING:
     from plain.app import PlainApp
@@ -195,7 +196,9 @@ class Commands:
             )
         try:
             async with in_terminal():
-                result = subprocess.run([*shlex.split(editor), str(path)], check=False)
+                result = subprocess.run(
+                    [*shlex.split(editor), str(path)], env=child_env(), check=False
+                )
         except (OSError, ValueError) as exc:
             return f"Could not run {editor!r}: {exc}"
         if result.returncode:

@@ -236,6 +236,8 @@ class Renderer:
     def permission(self, event: ev.PermissionRequested, diff: str | None = None) -> list[str]:
         """What a permission question shows: the command, the diff, or the call's input."""
         out = [*self.text.finish(), self.paint(f"? {event.name} needs your permission:", "bold")]
+        if event.warning:
+            out.append(self.paint(f"  {clean(event.warning)}", "yellow"))
         args = event.input
         if event.name == "Bash":
             out.append("    $ " + clean(str(args.get("command", ""))).replace("\n", "\n      "))

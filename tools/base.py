@@ -12,7 +12,7 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 
 class ToolError(Exception):
@@ -72,7 +72,10 @@ class SessionFiles:
 
     def remember(self, path: Path) -> None:
         """Record the current on-disk state of ``path`` as seen by the model."""
-        st = path.stat()
+        self.record(path, path.stat())
+
+    def record(self, path: Path, st: os.stat_result) -> None:
+        """Record ``st`` (taken by the writer, through its directory fd) for ``path``."""
         self.records[path] = FileRecord(st.st_mtime_ns, st.st_size)
 
     def forget(self, path: Path) -> None:
@@ -84,6 +87,33 @@ class ShellState:
     """State the Bash tool keeps between calls: the working directory (``cd`` persists)."""
 
     cwd: Path | None = None
+
+
+Grant = Literal["read_only", "rule", "user"]
+"""Why the gate let a call run: ``read_only`` (eddy judged it read-only and asked no one),
+``rule`` (an allow rule or the mode allowed it), ``user`` (the user said yes, typed it with
+``!``, or runs in bypassPermissions). The Bash tool picks its sandbox profile from it."""
+
+
+class ShellSandbox(Protocol):
+    """Wraps a shell command line in the OS sandbox (the engine's ``agent.sandbox``)."""
+
+    def wrap(
+        self,
+        argv: list[str],
+        *,
+        cwd: Path,
+        grant: Grant | None,
+        command: str,
+        roots: tuple[Path, ...],
+        writable_files: tuple[Path, ...] = (),
+    ) -> list[str]:
+        """The argv to execute instead of ``argv`` (``argv`` itself when it runs outside).
+
+        Raises:
+            ToolError: the command must run sandboxed and no sandbox is available.
+        """
+        ...
 
 
 OutputSink = Callable[[str], None]
@@ -113,6 +143,11 @@ class ToolContext:
         before_change: checkpoint hook awaited before any file is changed.
         before_shell: checkpoint hook awaited before a shell command runs (it may change
             anything in the workspace); ``after_shell`` after it ends, however it ends.
+        sandbox: the OS sandbox Bash runs commands in, or None (no sandbox: tests of the
+            tools alone).
+        grant: why the gate let the current call run (set per call by ``for_call``).
+        read_denied: ``(tool, real path) -> bool``, whether a deny rule forbids reading the
+            path: Glob and Grep leave such files out (names and contents). None: no rule.
     """
 
     workspace: Path
@@ -125,15 +160,20 @@ class ToolContext:
     before_change: ChangeHook | None = None
     before_shell: Callable[[], Awaitable[None]] | None = None
     after_shell: Callable[[], Awaitable[None]] | None = None
+    sandbox: ShellSandbox | None = None
+    grant: Grant | None = None
+    read_denied: Callable[[str, Path], bool] | None = None
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))
 
-    def for_call(self, output: OutputSink) -> ToolContext:
-        """A shallow copy sharing all state, with ``output`` as the streaming sink."""
+    def for_call(self, output: OutputSink, grant: Grant | None = None) -> ToolContext:
+        """A shallow copy sharing all state, with ``output`` as the streaming sink and
+        ``grant`` as the reason the gate gave for this call."""
         ctx = ToolContext.__new__(ToolContext)
         ctx.__dict__.update(self.__dict__)
         ctx.output = output
+        ctx.grant = grant
         return ctx
 
     def roots(self) -> tuple[Path, ...]:
@@ -153,7 +193,13 @@ class ToolContext:
         p = Path(os.path.expanduser(raw))
         if not p.is_absolute():
             p = self.workspace / p
-        real = Path(os.path.realpath(p))
+        try:
+            real = Path(os.path.realpath(p))
+        except OSError as exc:  # a symlink on the way was replaced while it was being read
+            raise ToolError(
+                f"{raw} changed while eddy was resolving it (a symlink on its path was "
+                f"replaced: {exc.strerror or exc}); nothing was done. Try again."
+            ) from None
         inside = any(real == r or r in real.parents for r in self.roots())
         return ResolvedPath(real, inside)
 

@@ -10,6 +10,10 @@ to the output), and the next call starts there if it lies inside the workspace.
 On timeout or cancellation the whole group gets SIGTERM, then SIGKILL if anything survives half
 a second, and is reaped (see :mod:`tools.procgroup`). When the shell exits but a background job
 still holds the pipe, reading stops after a short drain and the job is left running.
+
+With ``ctx.sandbox`` set, the command line is wrapped in the OS sandbox the gate's grant calls
+for (:mod:`agent.sandbox`); a sandboxed command's background jobs end with it (they live in
+its PID namespace), and killing the group kills the namespace.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 
 from tools import procgroup
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolLimits, ToolResult
+from tools.childenv import child_env
 from tools.outbuf import HeadTail
 
 DRAIN_S = 0.25
@@ -43,7 +48,8 @@ ENV_EXTRA = {
     "GIT_PAGER": "cat",
     "GIT_TERMINAL_PROMPT": "0",
 }
-"""Added to the inherited environment: no editor or pager may wait for a terminal."""
+"""Added to the inherited environment (secrets removed, see :mod:`tools.childenv`): no
+editor or pager may wait for a terminal."""
 
 
 def _shell() -> str:
@@ -210,11 +216,25 @@ class BashTool:
         fd, cwd_file = tempfile.mkstemp(prefix="eddy-cwd-")
         os.close(fd)
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)}' EXIT; {args['command']}"
+        argv = [_shell(), "-c", script]
+        if ctx.sandbox is not None:
+            try:
+                argv = ctx.sandbox.wrap(
+                    argv,
+                    cwd=cwd,
+                    grant=ctx.grant,
+                    command=str(args["command"]),
+                    roots=ctx.roots(),
+                    writable_files=(Path(cwd_file),),
+                )
+            except ToolError:
+                os.unlink(cwd_file)
+                raise
         if ctx.before_shell is not None:
             await ctx.before_shell()
         try:
             buf = HeadTail(limits.output_max_chars)
-            status = await self._execute(script, cwd, timeout_ms / 1000, buf, ctx)
+            status = await self._execute(argv, cwd, timeout_ms / 1000, buf, ctx)
             self._end_dir(ctx, cwd_file, notes)
         finally:
             with contextlib.suppress(OSError):
@@ -224,9 +244,9 @@ class BashTool:
         return self._result(buf, status, timeout_ms, notes)
 
     async def _execute(
-        self, script: str, cwd: Path, timeout_s: float, buf: HeadTail, ctx: ToolContext
+        self, argv: list[str], cwd: Path, timeout_s: float, buf: HeadTail, ctx: ToolContext
     ) -> tuple[int | None, bool, str | None]:
-        """Run ``script``; return (exit status or None on timeout, timed out, survivors note)."""
+        """Run ``argv``; return (exit status or None on timeout, timed out, survivors note)."""
         sink = ctx.output
 
         def on_text(text: str) -> None:
@@ -237,14 +257,12 @@ class BashTool:
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                _shell(),
-                "-c",
-                script,
+                *argv,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=write_fd,
                 cwd=cwd,
-                env={**os.environ, **ENV_EXTRA},
+                env=child_env(ENV_EXTRA),
                 start_new_session=True,
             )
         except OSError as exc:

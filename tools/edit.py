@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolResult
+from tools.safewrite import safe_write
 from tools.textfile import (
     SNIFF_BYTES,
     UTF8,
     Encoding,
-    atomic_write,
     detect_encoding,
     detect_newline,
     display_path,
@@ -110,7 +110,9 @@ async def save_text(ctx: ToolContext, doc: TextDoc, new_text: str, data: bytes) 
     """Write ``data`` (the encoded ``new_text``) over ``doc``; return the UI's diff display.
 
     Checks again that nobody changed the file since it was loaded, awaits the checkpoint hook,
-    creates parent directories for a new file, writes atomically and records the new state.
+    creates parent directories for a new file, writes atomically through directory fds (a
+    symlink swapped in meanwhile cannot redirect it, see :mod:`tools.safewrite`) and records
+    the new state.
     """
     path, label, old = doc.path, doc.label, doc.stat
     with os_errors("write", label):
@@ -123,10 +125,7 @@ async def save_text(ctx: ToolContext, doc: TextDoc, new_text: str, data: bytes) 
             raise ToolError(f"{label} changed on disk while being changed; Read it again.")
         if ctx.before_change is not None:
             await ctx.before_change([path])
-        if old is None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, data, old)
-        ctx.files.remember(path)
+        ctx.files.record(path, safe_write(path, data, old, ctx.roots(), label))
     diff, added, removed = make_diff(label, doc.text, new_text)
     return {
         "kind": "diff",

@@ -137,6 +137,9 @@ class GlobTool:
             found = await asyncio.to_thread(find_files, start, glob, ctx.workspace, stop)
         finally:
             stop.set()
+        denied = ctx.read_denied
+        if denied is not None:  # a read deny rule: its files are not even named
+            found = [f for f in found if not denied(self.name, Path(os.path.realpath(f[1])))]
         if not found:
             return ToolResult("No files found")
         found.sort(key=lambda item: (-item[0], item[1]))

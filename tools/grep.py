@@ -14,8 +14,10 @@ Output is cut at ``head_limit`` lines and at ``output_max_chars`` (long content 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,10 +60,16 @@ def options(args: dict[str, Any]) -> GrepOptions:
 
 
 def run_fallback(
-    root: Path, opts: GrepOptions, workspace: Path, out: LineCollector, stop: threading.Event
+    root: Path,
+    opts: GrepOptions,
+    workspace: Path,
+    out: LineCollector,
+    stop: threading.Event,
+    denied: Callable[[str], bool] | None = None,
 ) -> None:
-    """Run the pure-Python search, feeding ``out`` until it is full."""
-    for line in grep_fallback.search(root, opts, workspace, stop):
+    """Run the pure-Python search, feeding ``out`` until it is full (``denied``: paths left
+    out, see :func:`tools.grep_fallback.search`)."""
+    for line in grep_fallback.search(root, opts, workspace, stop, denied):
         if not out.add(line):
             break
 
@@ -86,6 +94,14 @@ def _format(opts: GrepOptions, out: LineCollector, head_limit: int | None) -> st
             f"{len(lines)} file{'s' if len(lines) != 1 else ''}."
         )
     return body
+
+
+def _denied_paths(tool: str, ctx: ToolContext) -> Callable[[str], bool] | None:
+    """A predicate on the search's paths from ``ctx.read_denied``, or None without rules."""
+    rule = ctx.read_denied
+    if rule is None:
+        return None
+    return lambda path: rule(tool, Path(os.path.realpath(path)))
 
 
 class GrepTool:
@@ -214,8 +230,11 @@ class GrepTool:
             return LineCollector(head_limit, limits.output_max_chars, line_cap)
 
         out = collector()
-        rg = find_rg() if self.backend in (None, "rg") else None
-        if self.backend == "rg" and rg is None:
+        denied = _denied_paths(self.name, ctx)
+        # with read deny rules the Python search runs: it skips denied files before reading
+        # them, where ripgrep's output could only be filtered after the fact
+        rg = find_rg() if self.backend in (None, "rg") and denied is None else None
+        if self.backend == "rg" and rg is None and denied is None:
             raise ToolError("ripgrep (rg) is not installed")
         cwd = root if root.is_dir() else root.parent
         if rg is not None:
@@ -228,7 +247,7 @@ class GrepTool:
                 out = collector()
         stop = threading.Event()
         try:
-            await asyncio.to_thread(run_fallback, root, opts, ctx.workspace, out, stop)
+            await asyncio.to_thread(run_fallback, root, opts, ctx.workspace, out, stop, denied)
         finally:
             stop.set()
         return ToolResult(_format(opts, out, head_limit))

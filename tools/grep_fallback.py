@@ -25,7 +25,7 @@ import fnmatch
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -208,8 +208,12 @@ def search(
     opts: GrepOptions,
     workspace: Path | None = None,
     stop: threading.Event | None = None,
+    denied: Callable[[str], bool] | None = None,
 ) -> Iterator[str]:
     """Yield rg's output lines for a search below ``root`` (a directory or a file).
+
+    ``denied`` names paths (files, and directories with all they hold) that are never read
+    nor named: the read deny rules.
 
     Raises:
         ToolError: for an invalid pattern or an unknown type.
@@ -220,6 +224,8 @@ def search(
     count_matches = opts.multiline and can_match_newline(opts.pattern)
 
     def keep(path: str, rel: str, is_dir: bool, rules: IgnoreRules) -> bool:
+        if denied is not None and denied(path):
+            return False
         if overrides is not None:
             verdict = overrides.decide(rel + "/" if is_dir else rel)
             if verdict is not None:
@@ -239,6 +245,8 @@ def search(
         files = iter([str(root)])
     state = [-1]
     for path in files:
+        if denied is not None and denied(path):
+            continue
         try:
             with open(path, "rb") as f:
                 text = _decode(f.read())

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from tools.base import ToolError
+from tools.childenv import child_env
 from tools.grep_fallback import GrepOptions
 from tools.outbuf import LineCollector
 
@@ -64,6 +65,7 @@ async def run_rg(cmd: list[str], cwd: Path, out: LineCollector) -> None:
     proc = await asyncio.create_subprocess_exec(
         *cmd,
         cwd=cwd,
+        env=child_env(),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import ops
 from frontend.commands import Kind, parse, run_command
+from tools.childenv import child_env
 
 if TYPE_CHECKING:
     from tui.app import EddyApp
@@ -142,7 +143,9 @@ class SlashCommands:
             )
         try:
             with self.app.suspend():
-                result = subprocess.run([*shlex.split(editor), str(path)], check=False)
+                result = subprocess.run(
+                    [*shlex.split(editor), str(path)], env=child_env(), check=False
+                )
         except SuspendNotSupported:
             return "Cannot hand the terminal to an editor here; edit it yourself."
         except (OSError, ValueError) as exc:

@@ -38,6 +38,10 @@ read-only command or ``<``); ``Write`` covers Write and shell output redirection
 
 A tool allowed by bare name (``Edit``, ``--allowed-tools Write``) is allowed inside the
 workspace and the added directories only; a path outside asks unless a rule names it.
+
+Protected files (``permission_paths.protected_reason``: git's config and hooks, eddy's and
+Claude Code's settings, shell start-up files, hook scripts) always ask before an edit, in every
+mode but bypassPermissions, whatever the allow rules say; the question says why.
 """
 
 from __future__ import annotations
@@ -46,12 +50,12 @@ import fnmatch
 import functools
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from agent.permissions.paths import path_rule, spec_matches_path
+from agent.permissions.paths import path_rule, protected_reason, spec_matches_path
 from agent.shell import parser as shellparse
 from agent.shell.words import ShellParseError, Word
 from tools.base import ResolvedPath, Tool, ToolContext, ToolError
@@ -238,6 +242,10 @@ class Decision:
     verdict: Verdict
     reason: str = ""
     rule: str | None = None
+    warning: str = ""
+    """For an ask that no rule can settle (a protected file): why, shown in the question."""
+    read_only: bool = False
+    """For an allowed Bash command: it was allowed only because eddy judged it read-only."""
 
 
 @dataclass
@@ -249,12 +257,29 @@ class Policy:
         allow: rules that run without asking (a bare tool name: inside the workspace only).
         deny: rules that never run, in every mode.
         ask: rules that always ask (beat allow rules and modes, not bypassPermissions).
+        hook_scripts: the scripts configured hooks run: protected like settings files.
     """
 
     mode: Mode = "default"
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
     ask: list[Rule] = field(default_factory=list)
+    hook_scripts: tuple[Path, ...] = ()
+
+    def read_rules(self) -> list[Rule]:
+        """The deny rules that forbid reading paths (``Read(...)``, ``Grep(...)``, ...)."""
+        return [
+            r
+            for r in self.deny
+            if r.specifier is not None and any(r.applies_to(name) for name in READ_TOOLS)
+        ]
+
+    def read_denied(self, tool: str, path: Path, workspace: Path) -> bool:
+        """Whether a deny rule forbids ``tool`` (a read tool) to read or name ``path``."""
+        return any(
+            (r.applies_to(tool) or r.applies_to("Read")) and r.matches_path(path, workspace)
+            for r in self.read_rules()
+        )
 
     def decide(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> tuple[Verdict, str]:
         """The verdict for one call, with a reason (for deny: the text the model sees)."""
@@ -271,8 +296,45 @@ class Policy:
         if tool.name == "Bash":
             from agent.permissions.bash import BashCheck  # it imports this module
 
-            return BashCheck(self, ctx).run(str(args.get("command", "")))
+            check = BashCheck(self, ctx)
+            decision = check.run(str(args.get("command", "")))
+            if decision.verdict != "deny" and self.mode != "bypassPermissions":
+                protected = self._protected_redirect(str(args.get("command", "")), ctx)
+                if protected is not None:
+                    return protected
+            if (
+                decision.verdict == "allow"
+                and self.mode != "bypassPermissions"
+                and not any(f.changes or f.verdict != "allow" for f in check.findings)
+                and not any(r.matches("Bash", args) for r in self.allow)
+            ):
+                # nothing but read-only parts: the gate runs it in the read-only sandbox
+                decision = replace(decision, read_only=True)
+            return decision
         return self._check_tool(tool, args, ctx)
+
+    def _protected_redirect(self, command: str, ctx: ToolContext) -> Decision | None:
+        """An ask when the command's output goes to a protected file (``> .git/config``)."""
+        try:
+            script = shellparse.parse(command)
+        except ShellParseError:
+            return None
+        base = str(ctx.shell.cwd or ctx.workspace)
+        for cmd in script.commands:
+            for redirect in cmd.redirects:
+                target = redirect.target
+                if redirect.kind != "write" or target is None or not target.static:
+                    continue
+                raw = os.path.join(base, os.path.expanduser(target.value))
+                try:
+                    path = ctx.resolve(raw).path
+                except ToolError:
+                    continue
+                why = protected_reason(path, self.hook_scripts)
+                if why is not None:
+                    text = f"{path.name} is a protected file: {why}."
+                    return Decision("ask", f"`{cmd.text()}` writes to {path}: {text}", None, text)
+        return None
 
     def _hits(
         self,
@@ -303,6 +365,12 @@ class Policy:
             return Decision("allow")
         if self.mode == "plan" and not tool.read_only and name not in HARMLESS_TOOLS:
             return Decision("deny", _plan_refusal(name))
+        if name in EDIT_TOOLS:
+            for p in paths:
+                why = protected_reason(p.path, self.hook_scripts)
+                if why is not None:
+                    text = f"{p.path.name} is a protected file: {why}."
+                    return Decision("ask", f"{name} of {p.path} always asks: {text}", None, text)
         for rule in self.ask:
             if self._hits(rule, name, args, paths, ctx):
                 return Decision("ask", f"The permission rule {rule} asks before {name}.")

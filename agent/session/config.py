@@ -11,6 +11,7 @@ from pathlib import Path
 from agent.loop import Limits
 from agent.messages import TextBlock
 from agent.permissions.policy import Policy
+from agent.sandbox import SandboxSettings
 
 
 @dataclass
@@ -41,6 +42,8 @@ class SessionConfig:
     """Save "don't ask again" rules to the project's local settings."""
     refresh_system: Callable[[], str] | None = None
     """Rebuilds the system prompt after compaction (memory files are re-read, not summarised)."""
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    """The ``sandbox`` settings: the OS sandbox under Bash (see agent/sandbox)."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[TextBlock, ...]:

@@ -25,6 +25,7 @@ from agent.loop import Limits, RequestSpec, Turn
 from agent.messages import Message
 from agent.model import Model
 from agent.pricing import Usage
+from agent.sandbox import Sandbox
 from agent.session.budget import turn_limits
 from agent.session.compaction import compact_session, maybe_autocompact
 from agent.session.config import SessionConfig, prompt_blocks
@@ -84,6 +85,8 @@ class Session:
         self._interrupt = asyncio.Event()
         self._checked_upto = 0
         self.ctx = ctx or ToolContext(config.workspace)
+        sandbox = Sandbox(config.sandbox)
+        self.ctx.sandbox = sandbox
         self.gate = PermissionGate(
             config.policy,
             self.ctx,
@@ -92,6 +95,7 @@ class Session:
             config.workspace,
             headless=config.headless,
             save_rules=config.save_rules,
+            sandbox=sandbox,
         )
         self.runner = ToolRunner(tools, self.ctx, self.gate, self._emit)
         system = [{"type": "text", "text": config.system}] if config.system else []

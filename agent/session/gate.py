@@ -4,6 +4,12 @@
 ``PermissionRequested`` event answered by ``ops.AnswerPermission`` (an asyncio Future keyed by
 the request id). In headless mode nobody can answer, so ``ask`` is a refusal that says how to
 allow the tool.
+
+An allowed call carries its grant (:data:`tools.base.Grant`) to the tool: ``read_only`` when
+eddy allowed a Bash command only because it is read-only, ``rule`` for allow rules and modes,
+``user`` for a "yes" and for bypassPermissions. The Bash tool's sandbox profile follows from
+it (:mod:`agent.sandbox`). Without a working sandbox a read-only command is not auto-allowed:
+it asks, and the session says once why.
 """
 
 from __future__ import annotations
@@ -12,13 +18,18 @@ import asyncio
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock
 from agent.permissions.policy import Policy
 from agent.toolrun import GateDecision
-from tools.base import Tool, ToolContext
+from tools.base import Grant, Tool, ToolContext
+
+if TYPE_CHECKING:
+    from agent.permissions.policy import Decision
+    from agent.sandbox import Sandbox
 
 
 class PermissionGate:
@@ -33,6 +44,8 @@ class PermissionGate:
         workspace: where "don't ask again" rules are saved.
         headless: ask means refuse.
         save_rules: whether "don't ask again" writes the project's local settings.
+        sandbox: the session's sandbox; None means none is consulted (read-only commands
+            are auto-allowed as if one ran them: only for tests of the policy alone).
     """
 
     def __init__(
@@ -45,6 +58,7 @@ class PermissionGate:
         *,
         headless: bool,
         save_rules: bool = True,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.policy = policy
         self.ctx = ctx
@@ -55,6 +69,8 @@ class PermissionGate:
         self.save_rules = save_rules
         self.pending: dict[str, asyncio.Future[ops.AnswerPermission]] = {}
         self.approved_outside: set[Path] = set()
+        self.sandbox = sandbox
+        self._told_no_sandbox = False
         ctx.allow_outside = lambda _tool, path: path in self.approved_outside
 
     def answer(self, op: ops.AnswerPermission) -> None:
@@ -65,19 +81,61 @@ class PermissionGate:
     async def __call__(self, use: ToolUseBlock, tool: Tool | None) -> GateDecision:
         if tool is None:
             return GateDecision(False, f"No such tool: {use.name}")
-        verdict, reason = self.policy.decide(tool, use.input, self.ctx)
-        if verdict == "deny":
-            return GateDecision(False, reason)
-        if verdict == "allow":
-            self._approve_outside(tool, use)
-            return GateDecision(True)
+        self._install_read_filter()
+        decision = self.policy.check(tool, use.input, self.ctx)
+        if decision.verdict == "deny":
+            return GateDecision(False, decision.reason)
+        warning, offer = decision.warning, None
+        if decision.verdict == "allow":
+            unsandboxed = self._unsandboxed(decision, use)
+            if unsandboxed is None:
+                self._approve_outside(tool, use)
+                return GateDecision(True, grant=self._grant(decision))
+            # no sandbox: "don't ask again" allows this one command line
+            warning, offer = unsandboxed, f"Bash({str(use.input.get('command', '')).strip()})"
         if self.headless:
+            if warning:
+                return GateDecision(
+                    False,
+                    f"{use.name} was not run: {warning} eddy runs headless and cannot ask the "
+                    "user.",
+                )
             return GateDecision(
                 False,
                 f"Permission to use {use.name} was denied: eddy runs headless and cannot ask "
                 f"the user. Allow it with --allowed-tools {use.name} if intended.",
             )
-        return await self._ask(use, tool)
+        return await self._ask(use, tool, warning, offer)
+
+    def _install_read_filter(self) -> None:
+        """Let Glob and Grep leave out what read deny rules forbid (rules change: each call)."""
+        policy = self.policy
+        if not policy.read_rules():
+            self.ctx.read_denied = None
+            return
+
+        def denied(tool: str, path: Path) -> bool:
+            return policy.read_denied(tool, path, self.ctx.workspace)
+
+        self.ctx.read_denied = denied
+
+    def _grant(self, decision: Decision) -> Grant:
+        if self.policy.mode == "bypassPermissions":
+            return "user"
+        return "read_only" if decision.read_only else "rule"
+
+    def _unsandboxed(self, decision: Decision, use: ToolUseBlock) -> str | None:
+        """Why an auto-allowed read-only command must ask after all (no sandbox), or None."""
+        if not decision.read_only or self.sandbox is None:
+            return None
+        why = self.sandbox.unavailable_reason(str(use.input.get("command", "")))
+        if why is None:
+            return None
+        text = f"eddy runs read-only commands without asking only inside its sandbox, and {why}."
+        if not self._told_no_sandbox:
+            self._told_no_sandbox = True
+            self._emit(ev.Notice(self._turn_id(), f"{text} Such commands ask for now."))
+        return text
 
     def _remember_rule(self, rule: str) -> None:
         """ "Yes, don't ask again": allow ``rule`` now and save it to the local settings."""
@@ -102,12 +160,14 @@ class PermissionGate:
             return
         self.approved_outside.update(p.path for p in paths if not p.inside)
 
-    async def _ask(self, use: ToolUseBlock, tool: Tool) -> GateDecision:
+    async def _ask(
+        self, use: ToolUseBlock, tool: Tool, warning: str = "", offer: str | None = None
+    ) -> GateDecision:
         request_id = f"perm-{uuid.uuid4().hex[:8]}"
         fut: asyncio.Future[ops.AnswerPermission] = asyncio.get_running_loop().create_future()
         self.pending[request_id] = fut
         try:
-            rule = self.policy.suggest(tool, use.input, self.ctx)
+            rule = offer or self.policy.suggest(tool, use.input, self.ctx)
         except Exception:
             rule = None
         try:
@@ -116,7 +176,7 @@ class PermissionGate:
             summary = ""
         self._emit(
             ev.PermissionRequested(
-                self._turn_id(), request_id, use.id, use.name, use.input, summary, rule
+                self._turn_id(), request_id, use.id, use.name, use.input, summary, rule, warning
             )
         )
         try:
@@ -132,4 +192,4 @@ class PermissionGate:
         if answer.decision == "allow_always" and rule is not None:
             self._remember_rule(rule)
         self._approve_outside(tool, use)
-        return GateDecision(True)
+        return GateDecision(True, grant="user")

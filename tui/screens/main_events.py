@@ -162,6 +162,7 @@ class EventRouter:
             event.suggested_rule,
             diff,
             saves=saves,
+            warning=event.warning,
         )
         screen.conversation.add_block(prompt)
         screen.conversation.anchor()

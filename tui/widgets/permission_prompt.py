@@ -81,8 +81,10 @@ class PermissionPrompt(Vertical, can_focus=True):
         suggested_rule: str | None,
         diff: tuple[str, str] | None = None,
         saves: bool = True,
+        warning: str = "",
     ) -> None:
         super().__init__(classes="permission")
+        self.warning = warning
         self.request_id = request_id
         self.tool_name = name
         self.args = args
@@ -97,6 +99,8 @@ class PermissionPrompt(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         title = f"{self.tool_name}: {self.summary}" if self.summary else self.tool_name
         yield Static(Content.styled(f"Allow {title}?", "bold"), classes="perm-title")
+        if self.warning:
+            yield Static(Content.styled(self.warning, "$warning"), classes="perm-warning")
         if self.diff is not None:
             from tui.widgets.diff_view import render_diff
 

@@ -1,0 +1,223 @@
+"""Red team: what a command the gate let through on its own can do to the machine.
+
+Each attempt leaves a canary outside the workspace (a file, a secret in a fake HOME, a TCP
+server on 127.0.0.1, a secret in the environment) and checks it after the run. The same
+attempt as a command the user approved (grant ``user``) reaches the canary: that is what shows
+each test can fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.security.conftest import (
+    CanaryServer,
+    needs_bwrap,
+    processes_with,
+    run_bash,
+    sandboxed_ctx,
+    wait_gone,
+)
+from tools.base import ToolContext
+from tools.bash import BashTool
+
+pytestmark = needs_bwrap
+
+
+@pytest.mark.parametrize("grant", ["read_only", "rule"])
+async def test_a_sandboxed_command_cannot_write_outside_the_workspace(
+    tmp_path: Path, outside: Path, grant: str
+) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    target = outside / "planted"
+    attempts = [
+        f"echo x > {target}",
+        f"touch {target}",
+        f"cp /etc/hostname {target}",
+        f'python3 -c \'open("{target}", "w").write("x")\'',
+        f"mkdir {outside}/dir",
+        f"ln -s /etc/passwd {outside}/link",
+        f"rm -rf {outside}/*",
+    ]
+    (outside / "keep").write_text("keep")
+    for command in attempts:
+        await run_bash(ctx, command, grant)  # type: ignore[arg-type]
+    assert sorted(p.name for p in outside.iterdir()) == ["keep"]
+    await run_bash(ctx, f"touch {target}", "user")
+    assert target.exists()  # approved by the user: outside the sandbox
+
+
+async def test_the_read_only_profile_cannot_write_the_workspace_either(tmp_path: Path) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    (tmp_path / "a.txt").write_text("original")
+    result = await run_bash(ctx, "echo changed > a.txt; touch new.txt", "read_only")
+    assert result.is_error and "Read-only file system" in str(result.content)
+    assert (tmp_path / "a.txt").read_text() == "original"
+    assert not (tmp_path / "new.txt").exists()
+    await run_bash(ctx, "echo changed > a.txt", "rule")
+    assert (tmp_path / "a.txt").read_text() == "changed\n"
+
+
+@pytest.mark.parametrize("grant", ["read_only", "rule"])
+async def test_secrets_in_home_are_hidden(tmp_path: Path, fake_home: Path, grant: str) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    command = (
+        "cat ~/.ssh/id_x ~/.aws/credentials ~/.netrc ~/.claude.json; ls -a ~/.ssh; "
+        "grep -r CANARY ~ 2>/dev/null"
+    )
+    result = await run_bash(ctx, command, grant)  # type: ignore[arg-type]
+    assert "CANARY" not in str(result.content)
+    shown = await run_bash(ctx, "cat ~/.ssh/id_x", "user")
+    assert "SSH-CANARY" in str(shown.content)
+
+
+async def test_secrets_are_hidden_when_the_workspace_is_home(fake_home: Path) -> None:
+    ctx = sandboxed_ctx(fake_home)
+    result = await run_bash(ctx, "cat .ssh/id_x .aws/credentials .netrc; echo ok > note", "rule")
+    assert "CANARY" not in str(result.content)
+    assert (fake_home / "note").read_text() == "ok\n"
+    assert (fake_home / ".ssh" / "id_x").read_text() == "SSH-CANARY\n"
+
+
+@pytest.mark.parametrize("grant", ["read_only", "rule"])
+async def test_no_network_inside_the_sandbox(
+    tmp_path: Path, canary_server: CanaryServer, grant: str
+) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    port = canary_server.port
+    python = (
+        'python3 -c \'import socket; s = socket.create_connection(("127.0.0.1", '
+        f"{port}), 5); print(s.recv(99))'"
+    )
+    curl = f"curl -s --max-time 5 telnet://127.0.0.1:{port} </dev/null"
+    bash_tcp = f"exec 3<>/dev/tcp/127.0.0.1/{port} && cat <&3"
+    for command in (python, curl, bash_tcp):
+        result = await run_bash(ctx, command, grant)  # type: ignore[arg-type]
+        assert "CANARY-NET" not in str(result.content)
+    assert canary_server.connections == 0
+    reached = await run_bash(ctx, python, "user")
+    assert "CANARY-NET" in str(reached.content) and canary_server.connections == 1
+
+
+async def test_the_network_setting_shares_the_network(
+    tmp_path: Path, canary_server: CanaryServer
+) -> None:
+    ctx = sandboxed_ctx(tmp_path, network=True)
+    command = (
+        'python3 -c \'import socket; s = socket.create_connection(("127.0.0.1", '
+        f"{canary_server.port}), 5); print(s.recv(99))'"
+    )
+    result = await run_bash(ctx, command, "rule")
+    assert "CANARY-NET" in str(result.content)
+
+
+async def test_eddys_api_key_is_not_in_any_childs_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-CANARY")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "AWS-ENV-CANARY")
+    ctx = sandboxed_ctx(tmp_path)
+    for grant in ("read_only", "rule", "user"):
+        result = await run_bash(
+            ctx,
+            "echo $ANTHROPIC_API_KEY $AWS_SECRET_ACCESS_KEY; env; cat /proc/self/environ",
+            grant,  # type: ignore[arg-type]
+        )
+        assert "CANARY" not in str(result.content)
+
+
+async def test_protected_workspace_files_stay_read_only_for_rule_allowed_commands(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    (tmp_path / ".eddy").mkdir()
+    ctx = sandboxed_ctx(tmp_path)
+    command = (
+        "echo '[core] fsmonitor = touch /tmp/pwned' >> .git/config; "
+        "echo 'touch pwned' > .git/hooks/pre-commit; "
+        'echo \'{"permissions": {"allow": ["Bash"]}}\' > .eddy/settings.json; '
+        "echo fine > ordinary.txt"
+    )
+    await run_bash(ctx, command, "rule")
+    assert (tmp_path / ".git" / "config").read_text() == "[core]\n"
+    assert not (tmp_path / ".git" / "hooks" / "pre-commit").exists()
+    assert not (tmp_path / ".eddy" / "settings.json").exists()
+    assert (tmp_path / "ordinary.txt").read_text() == "fine\n"
+
+
+async def test_timeout_kills_the_whole_tree_inside_the_sandbox(tmp_path: Path) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    marker = "987651"
+    command = f"(setsid sleep {marker} &); sleep {marker}1 & sleep {marker}2"
+    result = await run_bash(ctx, command, "rule", timeout_ms=1500)
+    assert result.is_error and "timed out" in str(result.content)
+    assert await wait_gone(marker) == []
+
+
+async def test_esc_kills_the_whole_tree_inside_the_sandbox(tmp_path: Path) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    marker = "987652"
+    started = asyncio.Event()
+
+    def output(text: str) -> None:
+        if "ready" in text:
+            started.set()
+
+    command = (
+        f"(setsid sleep {marker} &); bash -c 'trap \"\" TERM; sleep {marker}1' & "
+        f"echo ready; sleep {marker}2"
+    )
+    task = asyncio.ensure_future(
+        BashTool().run({"command": command}, ctx.for_call(output, "read_only"))
+    )
+    await asyncio.wait_for(started.wait(), 20)
+    assert processes_with(marker)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await wait_gone(marker) == []
+
+
+async def test_cd_persists_through_the_sandbox(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    ctx = sandboxed_ctx(tmp_path)
+    await run_bash(ctx, "cd sub", "read_only")
+    result = await run_bash(ctx, "pwd", "read_only")
+    assert str(result.content).strip() == str(tmp_path / "sub")
+
+
+async def test_an_agent_socket_is_hidden_though_the_filesystem_is_readable(
+    tmp_path: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    path = outside / "agent.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(4)
+    monkeypatch.setenv("SSH_AUTH_SOCK", str(path))
+    ctx = sandboxed_ctx(tmp_path)
+    command = (
+        "python3 -c 'import os, socket; s = socket.socket(socket.AF_UNIX); "
+        's.connect(os.environ["SSH_AUTH_SOCK"]); print("CONNECTED")\''
+    )
+    try:
+        for grant in ("read_only", "rule"):
+            result = await run_bash(ctx, command, grant)  # type: ignore[arg-type]
+            assert "CONNECTED" not in str(result.content)
+        reached = await run_bash(ctx, command, "user")
+        assert "CONNECTED" in str(reached.content)
+    finally:
+        server.close()
+
+
+async def test_an_added_directory_that_went_away_does_not_stop_commands(tmp_path: Path) -> None:
+    from agent.sandbox import Sandbox
+
+    ctx = ToolContext(tmp_path, extra_dirs=(tmp_path / "gone",), sandbox=Sandbox())
+    result = await run_bash(ctx, "echo ran", "rule")
+    assert not result.is_error and "ran" in str(result.content)
