@@ -205,7 +205,3 @@ class ToolRunner:
                 block = self._finish(use, ToolResult(text, is_error=True), "interrupted")
             out.append(block)
         return out
-
-    @staticmethod
-    def result_text(block: ToolResultBlock) -> str:
-        return _text_of(block.content if isinstance(block.content, str) else list(block.content))

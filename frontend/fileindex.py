@@ -9,7 +9,6 @@ string tests before the (few) candidates are scored.
 from __future__ import annotations
 
 import heapq
-import os
 import subprocess
 from pathlib import Path
 
@@ -98,7 +97,3 @@ class FileIndex:
         self._last = (q, matched)
         best = heapq.nsmallest(limit, scored, key=lambda sp: (-sp[0], sp[1]))
         return [p for _, p in best]
-
-
-def relative(path: str, workspace: Path) -> str:
-    return os.path.relpath(path, workspace)

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 
 from agent import events as ev
+from frontend import wording
 from frontend.tool_summary import (
     clip_lines,
     diff_counts,
@@ -75,8 +76,8 @@ def diff_lines(diff: str, paint: Painter, limit: int = DIFF_LINES) -> list[str]:
 
 
 def first_line(text: str, width: int = 160) -> str:
-    line = next((ln.strip() for ln in clean(text).split("\n") if ln.strip()), "")
-    return line if len(line) <= width else line[: width - 1] + "…"
+    """frontend.wording.first_line of ``text`` with its control sequences removed."""
+    return wording.first_line(clean(text), width)
 
 
 class Renderer:
@@ -145,11 +146,7 @@ class Renderer:
         return [*self.text.finish(), self.paint("■ interrupted: the model stopped", "yellow")]
 
     def _on_compacted(self, event: ev.Compacted) -> list[str]:
-        how = "automatically" if event.automatic else "as asked"
-        line = (
-            f"Conversation compacted {how}: {event.dropped_messages} messages summarised, "
-            f"{event.kept_messages} kept."
-        )
+        line = wording.compaction_line(event)
         return [*self.text.finish(), self.paint(line, "cyan")]
 
     def _on_turn_finished(self, event: ev.TurnFinished) -> list[str]:

@@ -78,9 +78,6 @@ class SessionFiles:
         """Record ``st`` (taken by the writer, through its directory fd) for ``path``."""
         self.records[path] = FileRecord(st.st_mtime_ns, st.st_size)
 
-    def forget(self, path: Path) -> None:
-        self.records.pop(path, None)
-
 
 @dataclass
 class ShellState:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolResult
-from tools.edit import apply_edit, encode_for, load_for_change, plural, save_text
-from tools.textfile import display_path, missing_message, summary_path
+from tools.textdoc import apply_edit, encode_for, load_for_change, save_text
+from tools.textfile import display_path, missing_message, plural, summary_path
 
 
 class MultiEditTool:

@@ -138,6 +138,11 @@ def to_newline(text: str, newline: str) -> str:
     return text if newline == "\n" else text.replace("\n", newline)
 
 
+def plural(n: int, word: str) -> str:
+    """``1 replacement`` / ``2 replacements``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def human_size(n: int) -> str:
     """``2.1 MB`` style sizes (powers of 1024)."""
     size = float(n)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tools.base import ResolvedPath, ToolContext, ToolResult
-from tools.edit import encode_for, load_for_change, plural, save_text
-from tools.textfile import UTF8, display_path, summary_path
+from tools.textdoc import encode_for, load_for_change, save_text
+from tools.textfile import UTF8, display_path, plural, summary_path
 
 
 class WriteTool:

@@ -35,7 +35,6 @@ def turn_widget_classes() -> list[type]:
     from tui.widgets.message_line import MessageLine
     from tui.widgets.permission_prompt import PermissionPrompt
     from tui.widgets.thinking import Thinking
-    from tui.widgets.todo_list import TodoList
     from tui.widgets.tool_call import ToolCallBlock
     from tui.widgets.user_prompt import UserPrompt
 
@@ -48,7 +47,6 @@ def turn_widget_classes() -> list[type]:
         Thinking,
         ToolCallBlock,
         DiffView,
-        TodoList,
         PermissionPrompt,
         Input,
     ]

@@ -8,7 +8,6 @@ never changed; ``gc`` removes the ones nothing refers to any more.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Iterable
@@ -63,12 +62,6 @@ class BlobStore:
 
     def has(self, sha: str) -> bool:
         return sha in self.known()
-
-    def put(self, data: bytes) -> str:
-        """Store ``data`` (if it is not stored yet); return its SHA-256 in hex."""
-        sha = hashlib.sha256(data).hexdigest()
-        self.put_hashed(sha, data)
-        return sha
 
     def put_hashed(self, sha: str, data: bytes, *, background: bool = False) -> None:
         """Store ``data`` whose SHA-256 the caller already computed.

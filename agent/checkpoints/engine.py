@@ -123,11 +123,6 @@ class CheckpointStore(ChangeRecorder):
         """Why the last save failed (disk full?), or None."""
         self._load()
 
-    @classmethod
-    def load(cls, workspace: Path, store_dir: Path, **options: Any) -> CheckpointStore:
-        """The store kept in ``store_dir`` (empty if there is none yet)."""
-        return cls(workspace, store_dir, **options)
-
     # -- checkpoints ---------------------------------------------------------------------------
 
     def begin(self, checkpoint_id: str, prompt: str) -> None:

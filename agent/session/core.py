@@ -81,7 +81,6 @@ class Session:
         """Write to the transcript; a failure is reported once and never stops the session."""
         self._turn_ids = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
-        self._turn: Turn | None = None
         self._interrupt = asyncio.Event()
         self._checked_upto = 0
         self.ctx = ctx or ToolContext(config.workspace)
@@ -322,7 +321,7 @@ class Session:
             self._emit(ev.TurnStarted(turn_id, text))
             started = time.monotonic()
             self.runner.turn_id = turn_id
-            turn = self._turn = Turn(
+            turn = Turn(
                 before_call=self._maybe_autocompact,
                 history=self.history,
                 model=self.model,
@@ -380,7 +379,6 @@ class Session:
         result: str,
         error: str | None = None,
     ) -> None:
-        self._turn = None
         self.total_cost += turn.cost
         self.total_usage = self.total_usage + turn.usage
         self.turn_count += turn.turns

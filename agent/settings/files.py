@@ -1,4 +1,4 @@
-"""Settings files: permission rules, mode, model, theme and the rest, merged from three places.
+"""Settings files: permission rules, mode, model and the rest, merged from three places.
 
 Files (each a JSON object), from lowest to highest precedence:
 
@@ -24,7 +24,6 @@ Example::
         "additionalDirectories": ["../shared-lib", "~/notes"]
       },
       "model": "claude-sonnet-5-5",
-      "theme": "dark",
       "autoCompact": true
     }
 
@@ -39,7 +38,7 @@ Keys:
         repository cannot switch off every prompt.
     permissions.additionalDirectories: directories treated like the workspace (as
         ``--add-dir``); relative paths are taken from the project root, ``~`` is expanded.
-    model, theme: strings. autoCompact: true or false. Other top-level keys are kept as they
+    model: a string. autoCompact: true or false. Other top-level keys are kept as they
         are for the features that read them (``Settings.get``).
 
 Precedence: local > project > user for single values; rule lists and directories are merged
@@ -82,7 +81,7 @@ class Settings:
         allow, ask, deny: permission rules from every file, in order user, project, local.
         default_mode: the mode to start in, or None (then "default").
         additional_directories: extra directories treated as inside the workspace.
-        model, theme, auto_compact: None when no file sets them.
+        model, auto_compact: None when no file sets them.
         extra: other top-level keys (highest-precedence value of each).
         files: the files that were read.
     """
@@ -93,7 +92,6 @@ class Settings:
     default_mode: Mode | None = None
     additional_directories: list[Path] = field(default_factory=list)
     model: str | None = None
-    theme: str | None = None
     auto_compact: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
@@ -184,9 +182,9 @@ def _merge(
                 _merge_permissions(settings, value, bad, workspace)
             else:
                 bad(key, f"expected an object, got {_kind(value)}; ignored.")
-        elif key in ("model", "theme"):
+        elif key == "model":
             if isinstance(value, str) and value.strip():
-                setattr(settings, key, value.strip())
+                settings.model = value.strip()
             else:
                 bad(key, f"expected a non-empty string, got {_kind(value)}; ignored.")
         elif key == "autoCompact":

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from tools.textfile import plural
 
 INTERRUPTED_RESULT = (
     "eddy stopped before the result of this tool call was saved (the session was "
@@ -41,11 +42,6 @@ class Repaired:
 def interrupted_result(use: ToolUseBlock) -> ToolResultBlock:
     """The is_error result given to a tool call whose result was never recorded."""
     return ToolResultBlock(use.id, INTERRUPTED_RESULT, is_error=True)
-
-
-def plural(n: int, word: str) -> str:
-    """``1 tool call`` / ``2 tool calls``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _describe(counts: Counter[str]) -> list[str]:

@@ -343,7 +343,7 @@ async def test_rewind_after_loading_in_a_new_store(tmp_path: Path) -> None:
     store.close()
     del store
 
-    again = CheckpointStore.load(ws, tmp_path / "store")
+    again = CheckpointStore(ws, tmp_path / "store")
     assert [s.id for s in again.list()] == ["p1", "p2"]
     assert again.summary("p2").text == "2 files +2 -1"
     result = again.rewind("p2")

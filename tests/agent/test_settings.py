@@ -87,7 +87,7 @@ def test_precedence_local_over_project_over_user_and_rules_merged(ws: Path) -> N
     settings, problems = load_settings(ws)
     assert problems == []
     assert settings.model == "local-model"
-    assert settings.theme == "user-theme"
+    assert settings.get("theme") == "user-theme"  # kept, unread: the TUI keeps its own
     assert settings.auto_compact is False
     assert settings.default_mode == "acceptEdits"
     assert settings.get("statusLine") == "p"
@@ -175,10 +175,10 @@ def test_invalid_settings_messages(ws: Path, data: Any, message: str, valid: str
 
 
 def test_user_file_is_named_by_its_full_path(ws: Path) -> None:
-    write(user_file(ws), {"theme": ""})
+    write(user_file(ws), {"model": ""})
     _, problems = load_settings(ws)
     assert problems == [
-        f"{user_file(ws)}: theme: expected a non-empty string, got a string ''; ignored."
+        f"{user_file(ws)}: model: expected a non-empty string, got a string ''; ignored."
     ]
 
 

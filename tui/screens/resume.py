@@ -18,8 +18,9 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from frontend.wording import first_line
+from tools.textfile import plural
 from tui.screens.dialog import Dialog
-from tui.screens.rewind import first_line
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -41,10 +42,6 @@ def ago(then: float | None, now: float) -> str:
             n = int(seconds // size)
             return f"{n} {unit}{'s' if n != 1 else ''} ago"
     return f"{int(seconds // 60)} min ago"
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 def name_of(info: SessionInfo) -> str:

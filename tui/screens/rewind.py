@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import set_cell_size
 from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from frontend.wording import first_line
 from tui.screens.dialog import Dialog
 
 if TYPE_CHECKING:
@@ -55,14 +56,6 @@ class RewindChoice:
     number: int
     mode: Mode
     overwrite_conflicts: bool = False
-
-
-def first_line(text: str, width: int) -> str:
-    """The first non-blank line of ``text``, cut to ``width`` cells with an ellipsis."""
-    line = next((x.strip() for x in text.splitlines() if x.strip()), "")
-    if cell_len(line) > width:
-        line = set_cell_size(line, width - 1) + "…"
-    return line
 
 
 def entry_label(entry: CheckpointEntry) -> Content:

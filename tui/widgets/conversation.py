@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from agent import events as ev
+from frontend.wording import compaction_line
 from tui.widgets.message_line import LineKind, MessageLine
 from tui.widgets.thinking import Thinking
 from tui.widgets.user_prompt import UserPrompt
@@ -187,12 +188,7 @@ class Conversation(VerticalScroll):
 
     def _on_compacted(self, event: ev.Compacted) -> None:
         # a boundary in the conversation, not advice: its own style (.compaction in app.tcss)
-        how = "automatically" if event.automatic else "as asked"
-        line = self.add_line(
-            f"Conversation compacted {how}: {event.dropped_messages} messages summarised, "
-            f"{event.kept_messages} kept.",
-            "notice",
-        )
+        line = self.add_line(compaction_line(event), "notice")
         line.add_class("compaction")
 
     def _on_turn_finished(self, event: ev.TurnFinished) -> None:

@@ -6,7 +6,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from textual.content import Content
-from textual.widgets import Static
 
 _MARK = {"completed": "☒", "in_progress": "◼", "pending": "☐"}
 _STYLE = {"completed": "strike $text-muted", "in_progress": "bold $text-primary", "pending": ""}
@@ -23,11 +22,3 @@ def render_todos(todos: Iterable[dict[str, Any]]) -> Content:
         mark = _MARK.get(status, "☐")
         lines.append(Content.styled(f"{mark} {text}", _STYLE.get(status, "")))
     return Content("\n").join(lines) if lines else Content.styled("(no tasks)", "$text-muted")
-
-
-class TodoList(Static):
-    """A rendered task list."""
-
-    def __init__(self, todos: Iterable[dict[str, Any]]) -> None:
-        self.todos = list(todos)
-        super().__init__(render_todos(self.todos), classes="todos")
