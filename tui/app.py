@@ -186,8 +186,8 @@ class EddyApp(App[int]):
             if attrs is not None:
                 import termios
 
-                termios.tcsetattr(driver.fileno, termios.TCSANOW, attrs)
-            out = getattr(driver, "_file", None) or sys.__stderr__  # Textual draws on stderr
+                termios.tcsetattr(getattr(driver, "fileno"), termios.TCSANOW, attrs)  # noqa: B009
+            out: Any = getattr(driver, "_file", None) or sys.__stderr__  # Textual draws on stderr
             os.write(
                 out.fileno(),
                 b"\x1b[?2026l"  # end a synchronized update a frame may have begun

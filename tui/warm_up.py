@@ -68,7 +68,7 @@ def register_turn_css(app: Any) -> None:
     sheet = app.stylesheet
     try:
         for cls in turn_widget_classes():
-            for read_from, css, tie_breaker, scope in Widget._get_default_css(cls.__new__(cls)):
+            for read_from, css, tie_breaker, scope in Widget._get_default_css(object.__new__(cls)):
                 sheet.add_source(
                     css,
                     read_from=read_from,

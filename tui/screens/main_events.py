@@ -10,7 +10,7 @@ picks stays with the screen (tui/screens/main.py).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from tui.widgets.permission_prompt import PermissionPrompt
@@ -127,7 +127,8 @@ class EventRouter:
         try:
             self._show_text()
         except Exception as exc:  # outside the app's emit, so reported as it would
-            self.screen.app.report_render_error("text_delta", exc)
+            app: Any = self.screen.app  # the EddyApp
+            app.report_render_error("text_delta", exc)
 
     def _show_text(self) -> None:
         """Show the text deltas received since the engine last let the loop run (once the

@@ -32,9 +32,10 @@ def _on_line(strip: Strip, y: int) -> Strip:
     its styles carry, as when the whole content is rendered: mouse selection reads them."""
     segments = []
     for segment in strip:
-        offset = segment.style.meta.get("offset") if segment.style is not None else None
-        if offset is not None:
-            style = segment.style + Style.from_meta({"offset": (offset[0], y)})
+        style = segment.style
+        offset = style.meta.get("offset") if style is not None else None
+        if style is not None and offset is not None:
+            style = style + Style.from_meta({"offset": (offset[0], y)})
             segment = Segment(segment.text, style, segment.control)
         segments.append(segment)
     return Strip(segments, strip.cell_length)

@@ -157,8 +157,8 @@ def markdown_to_content(text: str) -> Content:
         elif kind == "table_open":
             table, i = _table(tokens, i)
             if lists:
-                pad = Content(indent + "  ")
-                table = Content("\n").join(pad + line for line in table.split("\n"))
+                margin = Content(indent + "  ")
+                table = Content("\n").join(margin + line for line in table.split("\n"))
             blocks.append((table, False))
         elif kind == "html_block" and token.map:
             start, end = token.map

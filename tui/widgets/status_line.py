@@ -8,9 +8,13 @@ the accent colour, bypassPermissions red (it runs everything without asking)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MODE_STYLES = {
@@ -60,7 +64,7 @@ class StatusLine(Static):
         """What the turn is doing: "thinking", "responding", "running Bash", ..."""
         self.turn_tokens = 0
         self._frame = 0
-        self._timer = None
+        self._timer: Timer | None = None
         self._height = 0
 
     def on_mount(self) -> None:
