@@ -1,1 +1,25 @@
-"""agent.settings.files."""
+"""Settings files, rule editing and trusted folders.
+
+- files.py: the settings files (user, project, local), merged: ``load_settings``, ``build_policy``.
+- edit.py: writing permission rules into them ("yes, don't ask again").
+- rule_editor.py: the /permissions editor and its text commands.
+- trust.py: trusted folders (a project's files steer eddy only once trusted).
+"""
+
+from typing import TYPE_CHECKING
+
+from agent.lazy import exports
+
+if TYPE_CHECKING:
+    from agent.settings.files import Settings, build_policy, load_settings
+
+__all__ = ["Settings", "build_policy", "load_settings"]
+
+__getattr__ = exports(
+    __name__,
+    {
+        "load_settings": "agent.settings.files",
+        "build_policy": "agent.settings.files",
+        "Settings": "agent.settings.files",
+    },
+)

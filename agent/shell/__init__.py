@@ -1,1 +1,25 @@
-"""agent.shell."""
+"""The model of bash the permission layer uses: commands parsed, never matched as strings.
+
+- lexer.py, parser.py: words, quoting, expansions, lists and pipelines -> parsed commands.
+- words.py: the vocabulary they share.
+- wrappers.py: commands seen through (env, timeout, xargs, ...).
+- readonly.py: which commands only read; variables.py: which assignments are safe.
+"""
+
+from typing import TYPE_CHECKING
+
+from agent.lazy import exports
+
+if TYPE_CHECKING:
+    from agent.shell.parser import parse
+    from agent.shell.words import ShellParseError
+
+__all__ = ["ShellParseError", "parse"]
+
+__getattr__ = exports(
+    __name__,
+    {
+        "parse": "agent.shell.parser",
+        "ShellParseError": "agent.shell.words",
+    },
+)

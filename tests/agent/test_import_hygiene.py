@@ -56,3 +56,22 @@ def test_headless_entry_point_loads_no_ui_and_no_sdk_before_use() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+def test_the_packages_export_their_public_names_lazily() -> None:
+    code = (
+        "import sys\n"
+        "import agent, agent.paths, agent.store, agent.session\n"
+        "lazy = 'agent.session.core' not in sys.modules and 'agent.loop' not in sys.modules\n"
+        "from agent import CheckpointStore, Session, SessionConfig, Transcript, list_sessions\n"
+        "from agent.store import SessionInfo, TranscriptError, find_session, fork\n"
+        "from agent.checkpoints import CheckpointEntry\n"
+        "from agent.permissions import Policy, Rule\n"
+        "from agent.settings import build_policy, load_settings\n"
+        "from agent.shell import parse, ShellParseError\n"
+        "from agent.session import PermissionGate\n"
+        "print(lazy, Session.__module__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "agent.session.core"]
