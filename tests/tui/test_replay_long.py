@@ -14,15 +14,10 @@ from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, as
 from agent.model import ScriptedModel
 from agent.pricing import DEFAULT_MODEL
 from agent.store.transcript import Transcript
+from frontend.history_events import REPLAY_MESSAGES, tail_start
 from tests.tui.helpers import SIZE, Events, make_args, rendered, wait_ready
 from tui.app import EddyApp
-from tui.replay import (
-    EARLIER_MESSAGES,
-    REPLAY_MESSAGES,
-    EarlierMessages,
-    ReplayedBlock,
-    tail_start,
-)
+from tui.replay import EARLIER_MESSAGES, EarlierMessages, ReplayedBlock
 from tui.widgets.assistant_text import AssistantText
 from tui.widgets.tool_call import ToolCallBlock
 from tui.widgets.user_prompt import UserPrompt

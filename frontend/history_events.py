@@ -1,0 +1,115 @@
+"""A saved history as the events a live turn would have emitted (after a rewind, on resume):
+a prompt, the answer's text, tool calls with their results, corrections, for any front end.
+
+What the engine added for the model only (attached files, plan-mode reminders) is not shown; a
+compaction summary shows as one line. Every event has turn id 0 (nothing here is live).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from agent import events as ev
+from agent.compact import SUMMARY_PREFIX
+from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+
+REPLAY_MESSAGES = 24
+"""At most this many of the newest messages are rendered on resume (the model has them all)."""
+
+Summary = Callable[[str, dict[str, Any]], str]
+"""A tool call's one-line summary, from its name and input."""
+
+_HIDDEN_PREFIXES = ("<system-reminder>", "Contents of @", "Contents of directory @", "[@")
+_BASH_INPUT = "<bash-input>"
+
+
+def _shown_text(text: str) -> str | None:
+    """The user's words in a text block, or None for what only the model reads."""
+    if not text.strip() or text.startswith(_HIDDEN_PREFIXES):
+        return None
+    return text
+
+
+def _shell(text: str, call_id: str) -> list[ev.Event]:
+    """A ``!command`` block as the Bash call it was."""
+    command, _, rest = text[len(_BASH_INPUT) :].partition("</bash-input>")
+    output = rest.split("<bash-stdout>", 1)[-1].rsplit("</bash-stdout>", 1)[0]
+    return [
+        ev.ToolCallStarted(0, call_id, "Bash", {"command": command}, command),
+        ev.ToolCallFinished(0, call_id, "Bash", "done", output, False),
+    ]
+
+
+def history_events(
+    messages: Sequence[Message], summary: Summary | None = None
+) -> Iterator[ev.Event]:
+    """The events that render ``messages`` (turn id 0: nothing here is live).
+
+    Args:
+        messages: the history (or its tail).
+        summary: a tool call's one-line summary, from its name and input.
+    """
+    names: dict[str, str] = {}
+    shell_ids = 0
+    for msg in messages:
+        if msg.role == "assistant":
+            for block in msg.content:
+                if isinstance(block, TextBlock) and block.text.strip():
+                    yield ev.TextDelta(0, block.text)
+                elif isinstance(block, ToolUseBlock):
+                    names[block.id] = block.name
+                    try:
+                        line = summary(block.name, block.input) if summary else ""
+                    except Exception:
+                        line = ""
+                    yield ev.ToolCallStarted(0, block.id, block.name, block.input, line)
+            yield ev.AssistantMessage(0, msg.to_param(), None)
+            continue
+        after_results = False
+        for block in msg.content:
+            if isinstance(block, ToolResultBlock):
+                after_results = True
+                status: ev.ToolStatus = "failed" if block.is_error else "done"
+                content = block.content if isinstance(block.content, str) else list(block.content)
+                name = names.get(block.tool_use_id, "tool")
+                yield ev.ToolCallFinished(
+                    0, block.tool_use_id, name, status, content, block.is_error
+                )
+            elif isinstance(block, TextBlock):
+                if block.text.startswith(_BASH_INPUT):
+                    shell_ids += 1
+                    yield from _shell(block.text, f"replayed-shell-{shell_ids}")
+                    continue
+                text = _shown_text(block.text)
+                if text is None:
+                    continue
+                if after_results:
+                    yield ev.CorrectionsDelivered(0, (text,))
+                elif text.startswith(SUMMARY_PREFIX):
+                    yield ev.Notice(0, "Earlier messages were compacted into a summary.")
+                else:
+                    yield ev.TurnStarted(0, text)
+    yield ev.TurnFinished(0, "success", 0, 0, 0.0, 0.0, 0)
+
+
+def tail_start(history: Sequence[Message], limit: int = REPLAY_MESSAGES) -> int:
+    """Where the newest ``limit`` (or fewer) messages of ``history`` begin.
+
+    At a prompt (a user message that is not only tool results) if there is one among them;
+    otherwise, inside one long prompt, at an answer, so the newest messages still show.
+    Below ``len(history)`` whenever ``history`` and ``limit`` are not empty.
+    """
+    start = max(0, len(history) - limit)
+    window = range(start, len(history))
+    for i in window:
+        if _starts_exchange(history[i]):
+            return i
+    for i in window:
+        if history[i].role == "assistant":
+            return i
+    return start
+
+
+def _starts_exchange(msg: Message) -> bool:
+    return msg.role == "user" and not any(isinstance(b, ToolResultBlock) for b in msg.content)
