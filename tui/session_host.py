@@ -166,7 +166,6 @@ class SessionHost:
         self.app.push_screen(ResumeScreen(sessions), chosen)
 
     def _session_ready(self, session: Any, problems: list[str]) -> None:
-        from agent.pricing import context_window
 
         app = self.app
         main = app.main
@@ -174,15 +173,12 @@ class SessionHost:
         if main.file_index is None:  # after the session's set-up, not competing with it
             app.index_files()
         status = main.status
-        status.mode = session.config.policy.mode
-        status.cost, status.turns = session.total_cost, session.turn_count
-        limits = session.config.limits
-        status.max_budget, status.max_turns = limits.max_budget_usd, limits.max_turns
-        if session.context_tokens:
-            status.context_tokens = session.context_tokens
-            status.context_window = context_window(session.config.model)
-        if self.model is None:
-            status.model = session.config.model
+        shown_model = status.model
+        status.take_session(session)
+        if not session.context_tokens:
+            status.context_window = 0  # no context figure before the first call
+        if self.model is not None:
+            status.model = shown_model  # a scripted model keeps its own name
         status.refresh_line()
         main.workspace = session.config.workspace
         if session.history:
@@ -239,6 +235,7 @@ class SessionHost:
         await main.reset_conversation()
         status = main.status
         status.cost, status.turns, status.context_tokens, status.context_window = 0.0, 0, 0, 0
+        status.cost_before_turn = 0.0
         status.refresh_line()
         if resume is None:
             note = f" The previous one is saved: /resume or eddy --resume {saved}" if saved else ""

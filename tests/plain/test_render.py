@@ -103,7 +103,8 @@ def test_prompt_echo_only_for_prompts_not_typed():
 
 
 def test_toolbar():
-    s = Status("claude-x", "default", 5_000, 200_000, 0.0123)
+    s = Status("claude-x", "default")
+    s.context_tokens, s.context_window, s.cost = 5_000, 200_000, 0.0123
     assert s.line(False) == "claude-x · default · context 2% · $0.0123"
     s.queued = 1
     assert "1 queued" in s.line(True) and "Esc stops" in s.line(True)

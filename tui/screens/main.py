@@ -110,7 +110,6 @@ class MainScreen(Screen[None]):
     def attach(self, session: Session) -> None:
         """Start talking to ``session``; prompts typed before it existed are sent now."""
         self.session = session
-        self.router.session_cost = session.total_cost
         self.queued.set_items(tuple(session.queue))
         self.prompt.queued = self.status.queued = len(session.queue)
         pending, self._pending_prompts = self._pending_prompts, []

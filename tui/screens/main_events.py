@@ -28,8 +28,6 @@ class EventRouter:
 
     def __init__(self, screen: MainScreen) -> None:
         self.screen = screen
-        self.session_cost = 0.0
-        """The session's cost before the running turn (the turn's usage is added to it)."""
         self.turn_chars = 0
         """Characters streamed in the running turn (a token estimate until usage comes)."""
         self._text: list[str] = []
@@ -46,42 +44,25 @@ class EventRouter:
         screen = self.screen
         screen.conversation.apply(event)
         status = screen.status
+        status.follow(event, screen.session)  # the figures and the activity (frontend/status.py)
         if isinstance(event, ev.TurnStarted):
             self.turn_chars = 0
-            if screen.session is not None:
-                self.session_cost = screen.session.total_cost
             status.start_work()
-        elif isinstance(event, ev.ModelCallStarted):
-            status.activity = "thinking"
         elif isinstance(event, ev.ThinkingDelta):
             self.turn_chars += len(event.text)
-            status.activity = "thinking"
             status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
             return  # the spinner's timer repaints; no repaint per delta
-        elif isinstance(event, ev.ToolCallRunning):
-            block = screen.conversation.tool_blocks.get(event.call_id)
-            status.activity = f"running {block.tool_name}" if block else "running"
         elif isinstance(event, ev.PermissionRequested):
-            status.activity = "waiting for permission"
             self._ask(event)
-        elif isinstance(event, ev.UsageUpdated):
-            status.context_tokens = event.context_tokens
-            status.context_window = event.context_window
-            status.cost = self.session_cost + event.total_cost_usd
         elif isinstance(event, ev.QueueChanged):
             screen.queued.set_items(event.queue)
-            screen.prompt.queued = status.queued = len(event.queue)
+            screen.prompt.queued = status.queued
         elif isinstance(event, ev.PermissionResolved | ev.Interrupted):
             self._close_prompts(event)
-        elif isinstance(event, ev.Compacted):
-            if screen.session is not None:
-                status.context_tokens = screen.session.context_tokens
         elif isinstance(event, ev.RewindFinished):
             screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
         elif isinstance(event, ev.TurnFinished):
             self._close_prompts(event)
-            self.session_cost = status.cost = event.total_cost_usd
-            status.turns += event.num_turns
             status.stop_work()
             screen.index_stale = True  # the turn may have created files
             self._cap_advice(event)
@@ -99,7 +80,7 @@ class EventRouter:
 
     async def _rewound(self, event: ev.RewindFinished) -> None:
         """Show a finished rewind: the rewound conversation, what happened to the files."""
-        from tui.screens.rewind import first_line
+        from frontend.wording import first_line
 
         screen = self.screen
         session = screen.session

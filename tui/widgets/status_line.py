@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from textual.content import Content
 from textual.widgets import Static
 
+from frontend.status import StatusModel
+
 if TYPE_CHECKING:
     from textual.timer import Timer
 
@@ -34,7 +36,7 @@ def human_tokens(n: int) -> str:
     return str(n)
 
 
-class StatusLine(Static):
+class StatusLine(Static, StatusModel):
     """One line at the very bottom. The app sets its attributes and calls :meth:`refresh_line`.
 
     Args:
@@ -43,25 +45,11 @@ class StatusLine(Static):
     """
 
     def __init__(self, clock: Callable[[], float], *, frozen: bool = False, id: str | None = None):
-        super().__init__("", id=id, classes="status")
+        Static.__init__(self, "", id=id, classes="status")
+        StatusModel.__init__(self)
         self._clock = clock
         self._frozen = frozen
-        self.model = ""
-        self.mode = "default"
-        self.label = ""
-        """Shown first, e.g. "scripted demo"."""
-        self.context_tokens = 0
-        self.context_window = 0
-        self.cost = 0.0
-        self.turns = 0
-        self.max_budget: float | None = None
-        """The session's spending cap (/budget, --max-budget-usd), or None."""
-        self.max_turns: int | None = None
-        """The tool-turn cap per prompt (/turns, --max-turns), or None."""
-        self.queued = 0
         self.working_since: float | None = None
-        self.activity = ""
-        """What the turn is doing: "thinking", "responding", "running Bash", ..."""
         self.turn_tokens = 0
         self._frame = 0
         self._timer: Timer | None = None
