@@ -141,26 +141,6 @@ def turns_command(session: Session, arg: str) -> tuple[str, bool]:
     return ("Turn cap removed." if cap is None else f"Turn cap set to {cap} per prompt."), False
 
 
-def cap_advice(subtype: str, limits: Any) -> str | None:
-    """After an interactive turn stopped at the budget or the turn cap: how to raise it and
-    go on (None for other ends). ``limits``: the session's, or None."""
-    if subtype == "error_max_budget_usd":
-        cap = limits.max_budget_usd if limits is not None else None
-        what = f"the ${cap:.2f} budget" if cap is not None else "the budget"
-        return (
-            f"Stopped at {what} of this session. Raise it with /budget AMOUNT (/budget 0 "
-            "removes the cap), then send a message to go on."
-        )
-    if subtype == "error_max_turns":
-        turns = limits.max_turns if limits is not None else None
-        what = f"{turns} tool turns" if turns is not None else "the turn cap"
-        return (
-            f"Stopped after {what} for this prompt. Raise the cap with /turns N (/turns 0 "
-            "removes it), then send a message to go on."
-        )
-    return None
-
-
 def cost_lines(session: Session) -> list[str]:
     """The ``/cost`` report."""
     u = session.total_usage

@@ -1,4 +1,5 @@
-"""Words every front end uses the same way: a first line cut to a width, the compaction line.
+"""Words every front end uses the same way: a first line cut to a width, the compaction line,
+why a turn ended.
 
 Widths are terminal cells (East Asian wide characters take two, combining marks none), so the
 TUI and the line mode cut a line at the same place.
@@ -7,6 +8,7 @@ TUI and the line mode cut a line at the same place.
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 from agent import events as ev
 
@@ -44,3 +46,29 @@ def compaction_line(event: ev.Compacted) -> str:
         f"Conversation compacted {how}: {event.dropped_messages} messages summarised, "
         f"{event.kept_messages} kept."
     )
+
+
+def turn_end(subtype: str, limits: Any) -> str | None:
+    """What to do after a turn ended where the user must act: at the budget or the turn cap, how
+    to raise it and go on. Why it ended is said once, by the engine's event (the ``Notice`` of
+    a cap with its figures, ``Interrupted``, ``Error``); None for the ends that need no advice.
+
+    Args:
+        subtype: the TurnFinished subtype.
+        limits: the session's limits, or None.
+    """
+    if subtype == "error_max_budget_usd":
+        cap = limits.max_budget_usd if limits is not None else None
+        what = f"the ${cap:.2f} budget" if cap is not None else "the budget"
+        return (
+            f"To go on past {what} of this session, raise it with /budget AMOUNT (/budget 0 "
+            "removes the cap), then send a message."
+        )
+    if subtype == "error_max_turns":
+        turns = limits.max_turns if limits is not None else None
+        what = f"{turns} tool turns" if turns is not None else "the turn cap"
+        return (
+            f"To go on past {what} for this prompt, raise the cap with /turns N (/turns 0 "
+            "removes it), then send a message."
+        )
+    return None

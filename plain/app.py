@@ -18,8 +18,8 @@ from typing import Any, TextIO
 
 from agent import events as ev
 from agent import ops
-from agent.context import cap_advice
 from frontend.launch import LaunchOptions
+from frontend.wording import turn_end
 from plain.commands import Commands
 from plain.permission import ask_permission
 from plain.printer import Printer
@@ -203,7 +203,7 @@ class PlainApp:
             else:
                 lines = self.renderer.render(event)
                 if isinstance(event, ev.TurnFinished) and self.session is not None:
-                    advice = cap_advice(event.subtype, self.session.config.limits)
+                    advice = turn_end(event.subtype, self.session.config.limits)
                     if advice is not None:  # how to raise the cap: before the blank line
                         lines.insert(len(lines) - 1, self.paint(advice, "yellow"))
                 self.printer.lines(lines)

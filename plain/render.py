@@ -150,19 +150,9 @@ class Renderer:
         return [*self.text.finish(), self.paint(line, "cyan")]
 
     def _on_turn_finished(self, event: ev.TurnFinished) -> list[str]:
-        out = self.text.finish()
-        messages = {
-            "error_max_turns": "Stopped: the turn cap was reached.",
-            "error_max_budget_usd": "Stopped: the budget was reached.",
-            "error_during_execution": "Stopped by an error.",
-        }
-        if event.subtype in messages:
-            line = messages[event.subtype]
-            if event.error:
-                line += f" {first_line(event.error)}"
-            out.append(self.paint(line, "red"))
-        out.append("")
-        return out
+        # why it ended is said once: the app adds frontend.wording.turn_end's line (it knows
+        # the session's caps); an interruption or an error said so in its own event
+        return [*self.text.finish(), ""]
 
     # -- tools --------------------------------------------------------------------------
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> list[str]:

@@ -25,3 +25,18 @@ def test_the_compaction_line_says_how_and_how_much() -> None:
     assert compaction_line(event) == (
         "Conversation compacted automatically: 12 messages summarised, 4 kept."
     )
+
+
+def test_why_a_turn_ended_is_said_only_where_the_user_must_act() -> None:
+    from types import SimpleNamespace
+
+    from frontend.wording import turn_end
+
+    limits = SimpleNamespace(max_budget_usd=2.0, max_turns=5)
+    budget = turn_end("error_max_budget_usd", limits) or ""
+    turns = turn_end("error_max_turns", limits) or ""
+    assert "past the $2.00 budget" in budget and "/budget AMOUNT" in budget
+    assert "past 5 tool turns" in turns and "/turns N" in turns
+    assert "Stopped" not in budget + turns  # the engine's notice says why
+    for subtype in ("success", "interrupted", "error_during_execution"):
+        assert turn_end(subtype, limits) is None  # their own events say it (or nothing to say)

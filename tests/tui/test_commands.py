@@ -126,7 +126,7 @@ async def test_budget_cap_stops_the_turn_and_can_be_raised(workspace: Path) -> N
         assert finished.subtype == "error_max_budget_usd"
         notice = next(t for t in texts(app, "notice") if t.startswith("Stopped"))
         assert "$1.0000 budget" in notice
-        advice = next(t for t in texts(app, "hint") if "Raise it with /budget" in t)
+        advice = next(t for t in texts(app, "hint") if "raise it with /budget" in t)
         assert "$1.00 budget" in advice
         await type_and_send(pilot, "/budget 10")
         await pilot.pause()

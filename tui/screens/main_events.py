@@ -71,10 +71,10 @@ class EventRouter:
 
     def _cap_advice(self, event: ev.TurnFinished) -> None:
         """After a stop at the budget or turn cap: how to raise it and go on."""
-        from agent.context import cap_advice
+        from frontend.wording import turn_end
 
         session = self.screen.session
-        advice = cap_advice(event.subtype, session.config.limits if session else None)
+        advice = turn_end(event.subtype, session.config.limits if session else None)
         if advice is not None:
             self.screen.say(advice)
 
