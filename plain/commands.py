@@ -171,13 +171,13 @@ class Commands:
         self.say(message, "yellow" if error else "")
 
     def cmd_model(self, arg: str) -> None:
-        from agent.pricing import context_window, known_models
+        from agent.pricing import known_models
 
         app = self.app
         session = app.session
         known = known_models()
         if not arg:
-            current = session.config.model if session is not None else app.args.model
+            current = session.status().model if session is not None else app.args.model
             self.say(f"Model: {current}. Known: {', '.join(known)}.")
             return
         if arg not in known:
@@ -186,8 +186,8 @@ class Commands:
         if session is None or not self._idle("/model"):
             return
         app.submit(ops.SetModel(arg))  # the engine says so (a Notice)
-        app.status.model = session.config.model
-        app.status.context_window = context_window(session.config.model)
+        now = session.status()
+        app.status.model, app.status.context_window = now.model, now.context_window
 
     # -- /rewind --------------------------------------------------------------------------
     def cmd_rewind(self, arg: str) -> None:

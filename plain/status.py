@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, assert_never
 
 from agent import events as ev
+
+if TYPE_CHECKING:
+    from agent.session.status import SessionStatus
 
 
 def money(usd: float) -> str:
@@ -49,53 +52,67 @@ class Status:
             parts.append(f"{self.activity or 'working'} · Esc stops · Enter queues")
         return " · ".join(parts)
 
-    def take_session(self, session: Any) -> None:
-        """Show a newly opened (or resumed) session's model, mode, spend, queue and context."""
-        from agent.pricing import context_window
+    def take_session(self, session: SessionStatus) -> None:
+        """Show a newly opened (or resumed) session's model, mode, spend, queue and context.
 
-        self.model = session.config.model
-        self.mode = session.config.policy.mode
+        Args:
+            session: the session's ``status()`` snapshot.
+        """
+        self.model = session.model
+        self.mode = session.mode
         self.cost = self.cost_before_turn = session.total_cost
         self.queued = len(session.queue)
         self.context_tokens = session.context_tokens
-        self.context_window = context_window(session.config.model)
+        self.context_window = session.context_window
 
-    def follow(self, event: ev.Event, session: Any) -> None:
-        """Update the figures and the activity from one engine event.
-
-        Args:
-            event: what the engine just said.
-            session: the session that said it (None while there is none).
-        """
-        if isinstance(event, ev.TurnStarted):
-            self.cost_before_turn = session.total_cost if session else 0.0
-            self.activity = "thinking"
-        elif isinstance(event, ev.ModelCallStarted):
-            self.activity = "waiting for the model"
-            # 0 at a turn's first call (the turn knows nothing yet): keep the session's figure
-            self.context_tokens = event.context_tokens or self.context_tokens
-        elif isinstance(event, ev.TextDelta):
-            self.activity = "responding"
-        elif isinstance(event, ev.ThinkingDelta):
-            self.activity = "thinking"
-        elif isinstance(event, ev.ToolCallStarted):
-            self.activity = f"calling {event.name}"
-        elif isinstance(event, ev.PermissionRequested):
-            self.activity = "waiting for your answer"
-        elif isinstance(event, ev.UsageUpdated):
-            self.context_tokens = event.context_tokens
-            self.context_window = event.context_window
-            self.cost = self.cost_before_turn + event.total_cost_usd
-        elif isinstance(event, ev.QueueChanged):
-            self.queued = len(event.queue)
-        elif isinstance(event, ev.Compacted) and session is not None:
-            self.context_tokens = session.context_tokens
-        elif isinstance(event, ev.TurnFinished):
-            self.cost = event.total_cost_usd
-            self.activity = ""
-        elif (
-            isinstance(event, ev.RewindFinished)
-            and event.mode in ("both", "conversation")
-            and session is not None
-        ):
-            self.context_tokens = session.context_tokens  # an estimate of what the rewind kept
+    def follow(self, event: ev.Event) -> None:
+        """Update the figures and the activity from one engine event (every kind is named:
+        mypy fails here when a new event is not handled)."""
+        match event:
+            case ev.TurnStarted():
+                self.cost_before_turn = self.cost
+                self.activity = "thinking"
+            case ev.ModelCallStarted():
+                self.activity = "waiting for the model"
+                # 0 at a turn's first call (the turn knows nothing yet): keep the session's
+                self.context_tokens = event.context_tokens or self.context_tokens
+            case ev.TextDelta():
+                self.activity = "responding"
+            case ev.ThinkingDelta():
+                self.activity = "thinking"
+            case ev.ToolCallStarted():
+                self.activity = f"calling {event.name}"
+            case ev.PermissionRequested():
+                self.activity = "waiting for your answer"
+            case ev.UsageUpdated():
+                self.context_tokens = event.context_tokens
+                self.context_window = event.context_window
+                self.cost = self.cost_before_turn + event.total_cost_usd  # the turn's total
+            case ev.QueueChanged():
+                self.queued = len(event.queue)
+            case ev.Compacted():
+                self.context_tokens = event.context_tokens
+            case ev.TurnFinished():
+                self.cost = event.total_cost_usd  # the session's total
+                self.activity = ""
+            case ev.RewindFinished():
+                if event.context_tokens is not None:  # an estimate of what the rewind kept
+                    self.context_tokens = event.context_tokens
+            case ev.PermissionModeChanged():
+                self.mode = event.mode
+            case (
+                ev.AssistantMessage()
+                | ev.ToolCallRunning()
+                | ev.ToolOutputDelta()
+                | ev.ToolCallFinished()
+                | ev.PermissionResolved()
+                | ev.CorrectionsDelivered()
+                | ev.TodosUpdated()
+                | ev.Notice()
+                | ev.Error()
+                | ev.Interrupted()
+                | ev.SessionRenamed()
+            ):
+                pass
+            case _:
+                assert_never(event)

@@ -148,25 +148,16 @@ class SlashCommands:
         if not arg:
             self.say("Usage: /rename TITLE (the resume list shows it).")
             return
-        if not self._ready("/rename", idle=False):
-            return
-        transcript = self.session.transcript
-        if transcript is None:
-            self.say("This session is not saved, so it has no title to change.", "error")
-            return
-        try:
-            transcript.rename(arg)
-        except (OSError, ValueError) as exc:
-            self.say(f"Could not rename the session: {exc}", "error")
-            return
-        self.say(f"Session renamed to “{arg}”.")
+        if self._ready("/rename", idle=False):
+            # the engine answers: SessionRenamed, or an Error (not saved, cannot write)
+            self.session.submit(ops.Rename(arg))
 
     def cmd_model(self, arg: str) -> None:
         from agent.pricing import context_window, known_models
 
         known = known_models()
         session = self.session
-        current = session.config.model if session is not None else self.app.args.model
+        current = session.status().model if session is not None else self.app.args.model
         if not arg:
             self.say(f"Model: {current}. Known models: {', '.join(known)}. /model NAME switches.")
             return
@@ -177,7 +168,7 @@ class SlashCommands:
             return
         session.submit(ops.SetModel(arg))  # the engine says so (a Notice)
         status = self.app.main.status
-        status.model = getattr(session.model, "name", arg) or arg
+        status.model = session.status().model
         if status.context_window:
             status.context_window = context_window(arg)
         status.refresh_line()
@@ -191,9 +182,9 @@ class SlashCommands:
         status = self.app.main.status
         if self.session.busy:
             lines.append(f"(with the running turn: ${status.cost:.4f})")
-        limits = self.session.config.limits
-        if limits.max_budget_usd is not None:
-            lines.append(f"Budget:         ${limits.max_budget_usd:.2f} for this session")
+        cap = self.session.status().max_budget_usd
+        if cap is not None:
+            lines.append(f"Budget:         ${cap:.2f} for this session")
         if status.context_window:
             pct = 100 * status.context_tokens / status.context_window
             lines.append(
@@ -226,8 +217,8 @@ class SlashCommands:
 
     def _show_limits(self) -> None:
         status = self.app.main.status
-        limits = self.session.config.limits
-        status.max_budget, status.max_turns = limits.max_budget_usd, limits.max_turns
+        now = self.session.status()
+        status.max_budget, status.max_turns = now.max_budget_usd, now.max_turns
         status.refresh_line()
 
     def cmd_permissions(self, arg: str) -> None:
@@ -238,8 +229,8 @@ class SlashCommands:
         if not self._ready("/permissions", idle=False):
             return
         editor = PermissionEditor(
-            self.session.config.workspace,
-            self.session.config.policy,
+            self.session.status().workspace,
+            self.session.config.policy,  # the rules dialog edits the live policy's rules
             getattr(self.app.args, "allowed_tools", None) or (),
             getattr(self.app.args, "disallowed_tools", None) or (),
         )

@@ -166,30 +166,28 @@ class SessionHost:
         self.app.push_screen(ResumeScreen(sessions), chosen)
 
     def _session_ready(self, session: Any, problems: list[str]) -> None:
-        from agent.pricing import context_window
-
         app = self.app
         main = app.main
         app.session = session
         if main.file_index is None:  # after the session's set-up, not competing with it
             app.index_files()
         status = main.status
-        status.mode = session.config.policy.mode
-        status.cost, status.turns = session.total_cost, session.turn_count
-        limits = session.config.limits
-        status.max_budget, status.max_turns = limits.max_budget_usd, limits.max_turns
-        if session.context_tokens:
-            status.context_tokens = session.context_tokens
-            status.context_window = context_window(session.config.model)
+        now = session.status()
+        status.mode = now.mode
+        status.cost, status.turns = now.total_cost, now.turns
+        status.max_budget, status.max_turns = now.max_budget_usd, now.max_turns
+        if now.context_tokens:
+            status.context_tokens = now.context_tokens
+            status.context_window = now.context_window
         if self.model is None:
-            status.model = session.config.model
+            status.model = now.model
         status.refresh_line()
-        main.workspace = session.config.workspace
-        if session.history:
+        main.workspace = now.workspace
+        if now.messages:
             shown = main.show_history(session.history)
-            hidden = len(session.history) - shown
+            hidden = now.messages - shown
             earlier = f"; the {hidden} earlier ones show when you scroll up" if hidden else ""
-            main.say(f"Resumed a session of {len(session.history)} messages{earlier}.")
+            main.say(f"Resumed a session of {now.messages} messages{earlier}.")
         for problem in problems:
             main.conversation.add_line(problem, "error")
         if app.needs_key:
@@ -231,10 +229,9 @@ class SessionHost:
         main.detach()
         saved = None
         if old is not None:
-            saved = old.config.session_id if old.transcript is not None else None
-            await old.close()
-            if old.transcript is not None:
-                old.transcript.close()
+            last = old.status()
+            saved = last.session_id if last.saved else None
+            await old.close()  # the model, the transcript, the checkpoint store
         app.args = app.args.opening(resume=resume)
         await main.reset_conversation()
         status = main.status
@@ -251,7 +248,7 @@ class SessionHost:
         if not app.persistent:
             app.main.say("This session is not saved, so there is nothing to resume here.")
             return
-        current = app.session.config.session_id if app.session is not None else None
+        current = app.session.status().session_id if app.session is not None else None
         if arg:
             from agent.store.listing import find_session
 

@@ -17,6 +17,7 @@ from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock
 from agent.permissions.policy import Policy
+from agent.preview import preview_diff
 from agent.toolrun import GateDecision
 from tools.base import Tool, ToolContext
 
@@ -114,9 +115,10 @@ class PermissionGate:
             summary = tool.summary(use.input)
         except Exception:
             summary = ""
+        preview = preview_diff(use.name, use.input, lambda raw: self.ctx.resolve(raw).path)
         self._emit(
             ev.PermissionRequested(
-                self._turn_id(), request_id, use.id, use.name, use.input, summary, rule
+                self._turn_id(), request_id, use.id, use.name, use.input, summary, rule, preview
             )
         )
         try:

@@ -10,7 +10,7 @@ picks stays with the screen (tui/screens/main.py).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from agent import events as ev
 from tui.widgets.permission_prompt import PermissionPrompt
@@ -46,46 +46,64 @@ class EventRouter:
         screen = self.screen
         screen.conversation.apply(event)
         status = screen.status
-        if isinstance(event, ev.TurnStarted):
-            self.turn_chars = 0
-            if screen.session is not None:
-                self.session_cost = screen.session.total_cost
-            status.start_work()
-        elif isinstance(event, ev.ModelCallStarted):
-            status.activity = "thinking"
-        elif isinstance(event, ev.ThinkingDelta):
-            self.turn_chars += len(event.text)
-            status.activity = "thinking"
-            status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
-            return  # the spinner's timer repaints; no repaint per delta
-        elif isinstance(event, ev.ToolCallRunning):
-            block = screen.conversation.tool_blocks.get(event.call_id)
-            status.activity = f"running {block.tool_name}" if block else "running"
-        elif isinstance(event, ev.PermissionRequested):
-            status.activity = "waiting for permission"
-            self._ask(event)
-        elif isinstance(event, ev.UsageUpdated):
-            status.context_tokens = event.context_tokens
-            status.context_window = event.context_window
-            status.cost = self.session_cost + event.total_cost_usd
-        elif isinstance(event, ev.QueueChanged):
-            screen.queued.set_items(event.queue)
-            screen.prompt.queued = status.queued = len(event.queue)
-        elif isinstance(event, ev.PermissionResolved | ev.Interrupted):
-            self._close_prompts(event)
-        elif isinstance(event, ev.Compacted):
-            if screen.session is not None:
-                status.context_tokens = screen.session.context_tokens
-        elif isinstance(event, ev.RewindFinished):
-            screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
-        elif isinstance(event, ev.TurnFinished):
-            self._close_prompts(event)
-            self.session_cost = status.cost = event.total_cost_usd
-            status.turns += event.num_turns
-            status.stop_work()
-            screen.index_stale = True  # the turn may have created files
-            self._cap_advice(event)
-            return
+        # every kind is named: mypy fails here when a new event is not handled
+        match event:
+            case ev.TurnStarted():
+                self.turn_chars = 0
+                self.session_cost = status.cost  # the session's total so far
+                status.start_work()
+            case ev.ModelCallStarted():
+                status.activity = "thinking"
+            case ev.ThinkingDelta():
+                self.turn_chars += len(event.text)
+                status.activity = "thinking"
+                status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
+                return  # the spinner's timer repaints; no repaint per delta
+            case ev.ToolCallRunning():
+                block = screen.conversation.tool_blocks.get(event.call_id)
+                status.activity = f"running {block.tool_name}" if block else "running"
+            case ev.PermissionRequested():
+                status.activity = "waiting for permission"
+                self._ask(event)
+            case ev.UsageUpdated():
+                status.context_tokens = event.context_tokens
+                status.context_window = event.context_window
+                status.cost = self.session_cost + event.total_cost_usd  # the turn's total
+            case ev.QueueChanged():
+                screen.queued.set_items(event.queue)
+                screen.prompt.queued = status.queued = len(event.queue)
+            case ev.PermissionResolved() | ev.Interrupted():
+                self._close_prompts(event)
+            case ev.Compacted():
+                status.context_tokens = event.context_tokens
+            case ev.RewindFinished():
+                screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
+            case ev.PermissionModeChanged():
+                status.mode = event.mode
+            case ev.SessionRenamed():
+                screen.say(f"Session renamed to “{event.title}”.")
+            case ev.TurnFinished():
+                self._close_prompts(event)
+                self.session_cost = status.cost = event.total_cost_usd  # the session's total
+                status.turns += event.num_turns
+                status.stop_work()
+                screen.index_stale = True  # the turn may have created files
+                self._cap_advice(event)
+                return
+            case (
+                ev.TextDelta()
+                | ev.AssistantMessage()
+                | ev.ToolCallStarted()
+                | ev.ToolOutputDelta()
+                | ev.ToolCallFinished()
+                | ev.CorrectionsDelivered()
+                | ev.TodosUpdated()
+                | ev.Notice()
+                | ev.Error()
+            ):
+                pass  # the conversation's alone
+            case _:
+                assert_never(event)
         status.refresh_line()
 
     def _cap_advice(self, event: ev.TurnFinished) -> None:
@@ -93,7 +111,7 @@ class EventRouter:
         from agent.context import cap_advice
 
         session = self.screen.session
-        advice = cap_advice(event.subtype, session.config.limits if session else None)
+        advice = cap_advice(event.subtype, session.status() if session else None)
         if advice is not None:
             self.screen.say(advice)
 
@@ -103,10 +121,10 @@ class EventRouter:
 
         screen = self.screen
         session = screen.session
-        if event.mode in ("both", "conversation") and session is not None:
+        if event.context_tokens is not None and session is not None:  # the conversation too
             await screen.reset_conversation()
             screen.show_history(session.history)
-            screen.status.context_tokens = session.context_tokens  # the kept history's estimate
+            screen.status.context_tokens = event.context_tokens  # the kept history's estimate
             screen.status.refresh_line()
             where = first_line(event.prompt, 70)
             screen.say(f"— rewound to before: {where} —" if where else "— rewind undone —")
@@ -145,15 +163,10 @@ class EventRouter:
         # the spinner's timer repaints; no repaint per delta
 
     def _ask(self, event: ev.PermissionRequested) -> None:
-        from tui.widgets.diff_view import preview_diff  # pygments: not before the first frame
-
         screen = self.screen
-        diff = None
-        saves = True
-        if screen.session is not None:
-            ctx = screen.session.ctx
-            diff = preview_diff(event.name, event.input, lambda raw: ctx.resolve(raw).path)
-            saves = screen.session.config.save_rules
+        path = event.input.get("file_path")
+        diff = (str(path), event.preview) if event.preview is not None else None
+        saves = screen.session.status().save_rules if screen.session is not None else True
         prompt = PermissionPrompt(
             event.request_id,
             event.name,
