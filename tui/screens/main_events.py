@@ -10,12 +10,13 @@ picks stays with the screen (tui/screens/main.py).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING, assert_never, cast
 
 from agent import events as ev
 from tui.widgets.permission_prompt import PermissionPrompt
 
 if TYPE_CHECKING:
+    from tui.app import EddyApp
     from tui.screens.main import MainScreen
 
 
@@ -145,7 +146,8 @@ class EventRouter:
         try:
             self._show_text()
         except Exception as exc:  # outside the app's emit, so reported as it would
-            self.screen.app.report_render_error("text_delta", exc)
+            app = cast("EddyApp", self.screen.app)
+            app.report_render_error("text_delta", exc)
 
     def _show_text(self) -> None:
         """Show the text deltas received since the engine last let the loop run (once the
