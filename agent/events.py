@@ -1,10 +1,15 @@
 """What the engine tells a front end: frozen dataclasses, one closed union.
 
-Every event names its turn; tool events name their call id. ``turn_id`` 0 means "not in a
-turn" (``!command``, ``/compact``, a rewind, a mode change, a transcript failure): such events
-have no ``TurnStarted`` around them. Within a live session every ``TurnStarted`` (id >= 1) has
-exactly one ``TurnFinished``, and every ``ToolCallStarted`` exactly one ``ToolCallFinished``.
-History replayed for a resumed session (frontend/) has no turn events at all.
+Every event names its turn (``turn_id``); tool events name their call id. One convention
+for "not in a turn": ``turn_id`` is ``NO_TURN`` (0) — a ``!command``, ``/compact``, a
+rewind, a mode change, a rename, a transcript failure; ``QueueChanged`` (it outlives turns)
+and ``RewindFinished`` always.
+Live turns are numbered from 1, and within a live session every ``TurnStarted`` with id >= 1
+has exactly one ``TurnFinished`` with that id, and every ``ToolCallStarted`` of a turn exactly
+one ``ToolCallFinished``. Nothing is promised for id 0: the TUI's history replay
+(tui/replay.py) re-emits a resumed conversation as id-0 events — a ``TurnStarted`` per past
+prompt and a single ``TurnFinished`` at the end — and an id-0 ``ToolCallStarted`` of a
+``!command`` has its ``ToolCallFinished`` but no turn around it.
 
 A front end (the TUI, line mode, the headless JSON printer) only consumes these, so anything
 the TUI shows can be printed as JSONL and asserted in a test. Every consumer handles the union
