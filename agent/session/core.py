@@ -23,13 +23,12 @@ from agent.checkpoints.rewind_list import (
     RewindError,
     marks_from_transcript,
 )
-from agent.compact import CompactionError, compact
 from agent.loop import RequestSpec, Turn
 from agent.messages import Message
-from agent.model import Model, ModelRequest
+from agent.model import Model
 from agent.pricing import context_window
 from agent.session.budget import Spend
-from agent.session.compaction import should_autocompact
+from agent.session.compaction import Compactor
 from agent.session.config import SessionConfig, prompt_blocks
 from agent.session.conversation import Conversation, CorrectionQueue
 from agent.session.gate import PermissionGate
@@ -97,6 +96,9 @@ class Session:
             config.model, system, [tool_param(t) for t in tools], config.max_tokens
         )
         self.conversation = Conversation(self.spec)
+        self.compactor = Compactor(
+            model, self.spec, config, self.conversation, self._write, self._emit
+        )
 
     # -- what front ends read -----------------------------------------------------------
     @property
@@ -197,7 +199,7 @@ class Session:
                 if self.busy:
                     self.corrections.add(f"/compact {op.focus}".strip())
                 else:
-                    self._spawn(self.compact(op.focus))
+                    self._spawn(self.compactor.compact(op.focus))
             case ops.Shutdown():
                 if self._task is not None and self.busy:
                     self._task.cancel()
@@ -386,7 +388,7 @@ class Session:
             started = time.monotonic()
             self.runner.turn_id = turn_id
             turn = Turn(
-                before_call=self._maybe_autocompact,
+                before_call=self.compactor.before_call,
                 history=self.history,
                 model=self.model,
                 spec=self.spec,
@@ -442,35 +444,3 @@ class Session:
                 error,
             )
         )
-
-    # -- compaction -----------------------------------------------------------------------
-    async def _maybe_autocompact(self, turn: Turn) -> bool:
-        """Before a call of ``turn``: compact if it would nearly fill the window."""
-        known = turn.context_tokens or self.context_tokens
-        if not should_autocompact(self.config.autocompact, self.config.model, known, self.history):
-            return False
-        self._emit(ev.Notice(turn.turn_id, "Context nearly full: compacting the conversation."))
-        return await self.compact(turn_id=turn.turn_id, automatic=True)
-
-    async def compact(
-        self, focus: str = "", *, turn_id: int = ev.NO_TURN, automatic: bool = False
-    ) -> bool:
-        """Replace the history by a summary plus the recent turns. False if it failed."""
-        spec = self.spec
-        request = ModelRequest(spec.model, self.history, spec.system, spec.tools, spec.max_tokens)
-        try:
-            done = await compact(self.model, request, self.history, focus=focus)
-        except CompactionError as exc:
-            text = f"Compaction failed: {exc}. The conversation goes on uncompacted."
-            self._emit(ev.Error(turn_id, text, "compaction"))
-            return False
-        if self.config.refresh_system is not None:  # memory files are re-read, not summarised
-            self.config.system = self.config.refresh_system()
-            spec.system = [{"type": "text", "text": self.config.system}]
-        self.conversation.rewrite(done.history)
-        self._write(lambda t: t.compaction(self.history, done.summary))
-        dropped, kept = done.dropped_messages, done.kept_messages
-        self._emit(
-            ev.Compacted(turn_id, done.summary, dropped, kept, automatic, self.context_tokens)
-        )
-        return True
