@@ -52,18 +52,18 @@ class Status:
             parts.append(f"{self.activity or 'working'} · Esc stops · Enter queues")
         return " · ".join(parts)
 
-    def take_session(self, session: SessionStatus) -> None:
+    def take_session(self, now: SessionStatus) -> None:
         """Show a newly opened (or resumed) session's model, mode, spend, queue and context.
 
         Args:
-            session: the session's ``status()`` snapshot.
+            now: the session's ``status()`` snapshot.
         """
-        self.model = session.model
-        self.mode = session.mode
-        self.cost = self.cost_before_turn = session.total_cost
-        self.queued = len(session.queue)
-        self.context_tokens = session.context_tokens
-        self.context_window = session.context_window
+        self.model = now.model
+        self.mode = now.mode
+        self.cost = self.cost_before_turn = now.total_cost
+        self.queued = len(now.queue)
+        self.context_tokens = now.context_tokens
+        self.context_window = now.context_window
 
     def follow(self, event: ev.Event) -> None:
         """Update the figures and the activity from one engine event (every kind is named:
