@@ -78,7 +78,7 @@ def breakdown(session: Session) -> ContextBreakdown:
                 results += n
             else:
                 messages += n
-    usage = session.total_usage
+    usage = session.spend.total_usage
     prompt = usage.prompt_tokens
     return ContextBreakdown(
         system=estimate_tokens(base) if base else 0,
@@ -98,7 +98,7 @@ def budget_line(session: Session) -> str:
     including what was spent before a resume); in a headless run, what this run spent.
     """
     cap = session.config.limits.max_budget_usd
-    spent = f"${session.budget_spent:.4f} spent"
+    spent = f"${session.spend.budget_spent(session.config.headless):.4f} spent"
     if cap is None:
         return f"Budget: {spent}, no cap."
     scope = "this run" if session.config.headless else "this session"
@@ -143,11 +143,11 @@ def turns_command(session: Session, arg: str) -> tuple[str, bool]:
 
 def cost_lines(session: Session) -> list[str]:
     """The ``/cost`` report."""
-    u = session.total_usage
+    u = session.spend.total_usage
     return [
         f"Total cost:     ${session.total_cost:.4f}",
         f"Input tokens:   {u.input_tokens:,} uncached, {u.cache_creation_input_tokens:,} "
         f"cache writes, {u.cache_read_input_tokens:,} cache reads",
         f"Output tokens:  {u.output_tokens:,}",
-        f"Turns:          {session.turn_count}",
+        f"Turns:          {session.spend.turns}",
     ]

@@ -1,9 +1,20 @@
 """What the engine tells a front end: frozen dataclasses, one closed union.
 
-Every event names its turn; tool events name their call id. Every ``TurnStarted`` has exactly
-one ``TurnFinished``; every ``ToolCallStarted`` exactly one ``ToolCallFinished``. A front end
-(the TUI, the headless JSON printer) only consumes these, so anything the TUI shows can be
-printed as JSONL and asserted in a test.
+Every event names its turn (``turn_id``); tool events name their call id. One convention
+for "not in a turn": ``turn_id`` is ``NO_TURN`` (0) — a ``!command``, ``/compact``, a
+rewind, a mode change, a rename, a transcript failure; ``QueueChanged`` (it outlives turns)
+and ``RewindFinished`` always.
+Live turns are numbered from 1, and within a live session every ``TurnStarted`` with id >= 1
+has exactly one ``TurnFinished`` with that id, and every ``ToolCallStarted`` of a turn exactly
+one ``ToolCallFinished``. Nothing is promised for id 0: the TUI's history replay
+(tui/replay.py) re-emits a resumed conversation as id-0 events — a ``TurnStarted`` per past
+prompt and a single ``TurnFinished`` at the end — and an id-0 ``ToolCallStarted`` of a
+``!command`` has its ``ToolCallFinished`` but no turn around it.
+
+A front end (the TUI, line mode, the headless JSON printer) only consumes these, so anything
+the TUI shows can be printed as JSONL and asserted in a test. Every consumer handles the union
+exhaustively (``match`` + ``assert_never``): a new event fails type checking where it is not
+handled (tests/agent/test_protocol_exhaustive.py).
 """
 
 from __future__ import annotations
@@ -11,6 +22,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+NO_TURN = 0
+"""The ``turn_id`` of events that happen outside any turn."""
 
 ToolStatus = Literal["done", "failed", "refused", "interrupted"]
 TurnSubtype = Literal[
@@ -102,7 +116,12 @@ class ToolCallFinished:
 
 @dataclass(frozen=True)
 class PermissionRequested:
-    """A call needs the user's approval; answer with ``ops.AnswerPermission(request_id, ...)``."""
+    """A call needs the user's approval; answer with ``ops.AnswerPermission(request_id, ...)``.
+
+    Attributes:
+        preview: the unified diff the call would make (Edit, MultiEdit, Write), computed by
+            the engine so every front end (stream-json too) shows the same; None otherwise.
+    """
 
     turn_id: int
     request_id: str
@@ -114,6 +133,7 @@ class PermissionRequested:
     warning: str = ""
     """Why this call asks although a rule or the mode would allow it (a protected file, no
     sandbox); empty for an ordinary question."""
+    preview: str | None = None
     type: Literal["permission_requested"] = "permission_requested"
 
 
@@ -136,13 +156,24 @@ class CorrectionsDelivered:
 
 @dataclass(frozen=True)
 class QueueChanged:
+    """The queued corrections now (after an add, a take-back or a delivery)."""
+
     queue: tuple[str, ...]
+    turn_id: int = NO_TURN
     type: Literal["queue_changed"] = "queue_changed"
 
 
 @dataclass(frozen=True)
 class UsageUpdated:
-    """After each model response: its usage and cost, and the session's running totals."""
+    """After each model response: its usage and cost.
+
+    Attributes:
+        cost_usd: this response's cost.
+        total_cost_usd: the running total of the current TURN (all its responses so far), not
+            the session's: a front end adds it to the session's cost before the turn.
+        context_tokens / context_window: the context the next call starts from, and the
+            model's window.
+    """
 
     turn_id: int
     usage: dict[str, int]
@@ -186,14 +217,37 @@ class Interrupted:
 
 
 @dataclass(frozen=True)
+class PermissionModeChanged:
+    """The permission mode changed (``ops.SetPermissionMode``: Shift+Tab, ``/permissions``)."""
+
+    mode: str
+    turn_id: int = NO_TURN
+    type: Literal["permission_mode_changed"] = "permission_mode_changed"
+
+
+@dataclass(frozen=True)
+class SessionRenamed:
+    """The session got a new title (``ops.Rename``); the resume list shows it."""
+
+    title: str
+    turn_id: int = NO_TURN
+    type: Literal["session_renamed"] = "session_renamed"
+
+
+@dataclass(frozen=True)
 class Compacted:
-    """The conversation was compacted (by ``/compact`` or automatically)."""
+    """The conversation was compacted (by ``/compact`` or automatically).
+
+    Attributes:
+        context_tokens: the estimated context of what was kept (the next call measures it).
+    """
 
     turn_id: int
     summary: str
     dropped_messages: int
     kept_messages: int
     automatic: bool
+    context_tokens: int = 0
     type: Literal["compacted"] = "compacted"
 
 
@@ -208,6 +262,8 @@ class RewindFinished:
         conflicts: files the user changed since eddy touched them, left alone.
         not_restorable: files eddy could not restore, with the reason.
         message: one line for the user.
+        context_tokens: the estimated context of the conversation kept, or None when the
+            conversation was not rewound (code only).
     """
 
     mode: str
@@ -217,11 +273,21 @@ class RewindFinished:
     conflicts: tuple[str, ...]
     not_restorable: tuple[str, ...]
     message: str
+    context_tokens: int | None = None
+    turn_id: int = NO_TURN
     type: Literal["rewind_finished"] = "rewind_finished"
 
 
 @dataclass(frozen=True)
 class TurnFinished:
+    """A turn ended (``subtype`` says why).
+
+    Attributes:
+        cost_usd: what this turn cost.
+        total_cost_usd: the SESSION's total after this turn (including spend before a resume).
+        num_turns / num_calls: the turn's tool turns and model calls.
+    """
+
     turn_id: int
     subtype: TurnSubtype
     num_turns: int
@@ -254,6 +320,8 @@ Event = (
     | Notice
     | Error
     | Interrupted
+    | PermissionModeChanged
+    | SessionRenamed
     | Compacted
     | RewindFinished
     | TurnFinished

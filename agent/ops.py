@@ -81,6 +81,22 @@ class SetModel:
     model: str
 
 
+@dataclass(frozen=True)
+class SetPermissionMode:
+    """Switch the permission mode (Shift+Tab, ``/permissions``); answered by
+    ``PermissionModeChanged``, or an ``Error`` for an unknown mode."""
+
+    mode: str
+
+
+@dataclass(frozen=True)
+class Rename:
+    """Give the session a title (``/rename``); answered by ``SessionRenamed``, or an ``Error``
+    when the session is not saved or the title cannot be written."""
+
+    title: str
+
+
 RewindMode = Literal["both", "code", "conversation"]
 
 
@@ -114,5 +130,7 @@ Op = (
     | Rewind
     | RunShell
     | SetModel
+    | SetPermissionMode
+    | Rename
     | Shutdown
 )

@@ -9,44 +9,37 @@ next user message, the way Claude Code shows it: ``<bash-input>`` then ``<bash-s
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from agent import events as ev
-from agent.messages import Message, TextBlock
-
-if TYPE_CHECKING:
-    from agent.session.core import Session
+from agent.messages import TextBlock
+from tools.base import Tool, ToolContext
 
 _ids = itertools.count(1)
 
 
-async def run_user_shell(session: Session, command: str) -> None:
-    """Run ``command`` for the user and add its output to the conversation."""
-    tool = session.runner.tools.get("Bash")
+async def run_user_shell(
+    tool: Tool | None, ctx: ToolContext, emit: Callable[[ev.Event], None], command: str
+) -> TextBlock | None:
+    """Run ``command`` for the user (with the Bash ``tool``), showing it as a call outside
+    any turn; returns the text the conversation gets, or None without a shell."""
     call_id = f"user-shell-{next(_ids)}"
     if tool is None:
-        session.emit_event(ev.Error(0, "The shell is not available in this session.", "shell"))
-        return
+        emit(ev.Error(ev.NO_TURN, "The shell is not available in this session.", "shell"))
+        return None
     args = {"command": command}
-    session.emit_event(ev.ToolCallStarted(0, call_id, "Bash", args, command))
-    session.emit_event(ev.ToolCallRunning(0, call_id))
+    emit(ev.ToolCallStarted(ev.NO_TURN, call_id, "Bash", args, command))
+    emit(ev.ToolCallRunning(ev.NO_TURN, call_id))
 
     def output(text: str) -> None:
-        session.emit_event(ev.ToolOutputDelta(0, call_id, text))
+        emit(ev.ToolOutputDelta(ev.NO_TURN, call_id, text))
 
     try:
-        result = await tool.run(args, session.ctx.for_call(output, "user"))
+        result = await tool.run(args, ctx.for_call(output, "user"))
         content, is_error = result.content, result.is_error
     except Exception as exc:  # ToolError or a bug: shown, never raised
         content, is_error = f"{exc}", True
     text = content if isinstance(content, str) else ""
-    session.emit_event(
-        ev.ToolCallFinished(0, call_id, "Bash", "failed" if is_error else "done", text, is_error)
-    )
-    block = TextBlock(f"<bash-input>{command}</bash-input>\n<bash-stdout>{text}</bash-stdout>")
-    history = session.history
-    if history and history[-1].role == "user":
-        history[-1] = history[-1].with_blocks(block)
-    else:
-        history.append(Message("user", (block,)))
-    session.record()
+    status: ev.ToolStatus = "failed" if is_error else "done"
+    emit(ev.ToolCallFinished(ev.NO_TURN, call_id, "Bash", status, text, is_error))
+    return TextBlock(f"<bash-input>{command}</bash-input>\n<bash-stdout>{text}</bash-stdout>")

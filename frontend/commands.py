@@ -155,16 +155,8 @@ def _rename(fe: FrontEnd, arg: str) -> None:
     if not arg:
         fe.say("Usage: /rename TITLE (the resume list shows it).")
         return
-    transcript = fe.session.transcript
-    if transcript is None:
-        fe.say("This session is not saved, so it has no title to change.", "error")
-        return
-    try:
-        transcript.rename(arg)
-    except (OSError, ValueError) as exc:
-        fe.say(f"Could not rename the session: {exc}", "error")
-        return
-    fe.say(f"Session renamed to “{arg}”.")
+    # the engine answers: SessionRenamed, or an Error (not saved, cannot write)
+    fe.submit(ops.Rename(arg))
 
 
 def _model(fe: FrontEnd, arg: str) -> None:
@@ -172,7 +164,7 @@ def _model(fe: FrontEnd, arg: str) -> None:
 
     known = known_models()
     session = fe.session
-    current = session.config.model if session is not None else fe.launch_model
+    current = session.status().model if session is not None else fe.launch_model
     if not arg:
         fe.say(f"Model: {current}. Known models: {', '.join(known)}. /model NAME switches.")
         return
@@ -192,9 +184,9 @@ def _cost(fe: FrontEnd, arg: str) -> None:
     lines = cost_lines(session)
     if session.busy:
         lines.append(f"(with the running turn: ${fe.running_cost():.4f})")
-    limits = session.config.limits
-    if limits.max_budget_usd is not None:
-        lines.append(f"Budget:         ${limits.max_budget_usd:.2f} for this session")
+    cap = session.status().max_budget_usd
+    if cap is not None:
+        lines.append(f"Budget:         ${cap:.2f} for this session")
     tokens, window = fe.context_use()
     if window:
         pct = 100 * tokens / window
@@ -227,9 +219,12 @@ def _turns(fe: FrontEnd, arg: str) -> None:
 def _permissions(fe: FrontEnd, arg: str) -> None:
     from agent.settings.rule_editor import PermissionEditor, text_command
 
-    config = fe.session.config
+    session = fe.session
     allowed, disallowed = fe.launch_rules
-    editor = PermissionEditor(config.workspace, config.policy, allowed, disallowed)
+    # the rules dialog edits the live policy's rules
+    editor = PermissionEditor(
+        session.status().workspace, session.config.policy, allowed, disallowed
+    )
     said = text_command(editor, arg)
     if said is None:
         fe.open_permissions(editor)

@@ -7,9 +7,12 @@ draw it differs (a spinner and the elapsed time in the TUI, one line of text in 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, assert_never
 
 from agent import events as ev
+
+if TYPE_CHECKING:
+    from agent.session.status import SessionStatus
 
 
 class StatusModel:
@@ -51,67 +54,78 @@ class StatusModel:
             return None
         return round(100 * self.context_tokens / self.context_window)
 
-    def take_session(self, session: Any) -> None:
-        """Show a newly opened (or resumed) session's model, mode, spend, caps, queue, context."""
-        from agent.pricing import context_window
-
-        self.model = session.config.model
-        self.mode = session.config.policy.mode
-        self.cost = self.cost_before_turn = session.total_cost
-        self.turns = session.turn_count
-        limits = session.config.limits
-        self.max_budget, self.max_turns = limits.max_budget_usd, limits.max_turns
-        self.queued = len(session.queue)
-        self.context_tokens = session.context_tokens
-        self.context_window = context_window(session.config.model)
-
-    def follow(self, event: ev.Event, session: Any) -> None:
-        """Update the figures and the activity from one engine event.
+    def take_session(self, now: SessionStatus) -> None:
+        """Show a newly opened (or resumed) session's model, mode, spend, caps, queue, context.
 
         Args:
-            event: what the engine just said.
-            session: the session that said it (None while there is none).
+            now: the session's ``status()`` snapshot.
         """
-        if isinstance(event, ev.TurnStarted):
-            if event.turn_id == 0:  # a replayed history: nothing is running
-                return
-            self.cost_before_turn = session.total_cost if session is not None else self.cost
-            self.activity, self.busy = "thinking", True
-            self._tool_names.clear()
-        elif isinstance(event, ev.ModelCallStarted):
-            self.activity = "thinking"
-            # 0 at a turn's first call (the turn knows nothing yet): keep the session's figure
-            self.context_tokens = event.context_tokens or self.context_tokens
-        elif isinstance(event, ev.TextDelta):
-            self.activity = "responding"
-        elif isinstance(event, ev.ThinkingDelta):
-            self.activity = "thinking"
-        elif isinstance(event, ev.ToolCallStarted):
-            self._tool_names[event.call_id] = event.name
-        elif isinstance(event, ev.ToolCallRunning):
-            name = self._tool_names.get(event.call_id)
-            self.activity = f"running {name}" if name else "running"
-        elif isinstance(event, ev.PermissionRequested):
-            self.activity = "waiting for permission"
-        elif isinstance(event, ev.PermissionResolved):
-            self.activity = "thinking"
-        elif isinstance(event, ev.UsageUpdated):
-            self.context_tokens = event.context_tokens
-            self.context_window = event.context_window
-            self.cost = self.cost_before_turn + event.total_cost_usd
-        elif isinstance(event, ev.QueueChanged):
-            self.queued = len(event.queue)
-        elif isinstance(event, ev.Compacted) and session is not None:
-            self.context_tokens = session.context_tokens
-        elif isinstance(event, ev.TurnFinished):
-            if event.turn_id == 0:
-                return
-            self.cost = self.cost_before_turn = event.total_cost_usd
-            self.turns += event.num_turns
-            self.activity, self.busy = "", False
-        elif (
-            isinstance(event, ev.RewindFinished)
-            and event.mode in ("both", "conversation")
-            and session is not None
-        ):
-            self.context_tokens = session.context_tokens  # an estimate of what was kept
+        self.model = now.model
+        self.mode = now.mode
+        self.cost = self.cost_before_turn = now.total_cost
+        self.turns = now.turns
+        self.max_budget, self.max_turns = now.max_budget_usd, now.max_turns
+        self.queued = len(now.queue)
+        self.context_tokens = now.context_tokens
+        self.context_window = now.context_window
+
+    def follow(self, event: ev.Event) -> None:
+        """Update the figures and the activity from one engine event (every kind is named:
+        mypy fails here when a new event is not handled)."""
+        match event:
+            case ev.TurnStarted():
+                if event.turn_id == ev.NO_TURN:  # a replayed history: nothing is running
+                    return
+                self.cost_before_turn = self.cost
+                self.activity, self.busy = "thinking", True
+                self._tool_names.clear()
+            case ev.ModelCallStarted():
+                self.activity = "thinking"
+                # 0 at a turn's first call (the turn knows nothing yet): keep the session's
+                self.context_tokens = event.context_tokens or self.context_tokens
+            case ev.TextDelta():
+                self.activity = "responding"
+            case ev.ThinkingDelta():
+                self.activity = "thinking"
+            case ev.ToolCallStarted():
+                self._tool_names[event.call_id] = event.name
+            case ev.ToolCallRunning():
+                name = self._tool_names.get(event.call_id)
+                self.activity = f"running {name}" if name else "running"
+            case ev.PermissionRequested():
+                self.activity = "waiting for permission"
+            case ev.PermissionResolved():
+                self.activity = "thinking"
+            case ev.UsageUpdated():
+                self.context_tokens = event.context_tokens
+                self.context_window = event.context_window
+                self.cost = self.cost_before_turn + event.total_cost_usd  # the turn's total
+            case ev.QueueChanged():
+                self.queued = len(event.queue)
+            case ev.Compacted():
+                self.context_tokens = event.context_tokens
+            case ev.TurnFinished():
+                if event.turn_id == ev.NO_TURN:
+                    return
+                self.cost = self.cost_before_turn = event.total_cost_usd  # the session's total
+                self.turns += event.num_turns
+                self.activity, self.busy = "", False
+            case ev.RewindFinished():
+                if event.context_tokens is not None:  # an estimate of what the rewind kept
+                    self.context_tokens = event.context_tokens
+            case ev.PermissionModeChanged():
+                self.mode = event.mode
+            case (
+                ev.AssistantMessage()
+                | ev.ToolOutputDelta()
+                | ev.ToolCallFinished()
+                | ev.CorrectionsDelivered()
+                | ev.TodosUpdated()
+                | ev.Notice()
+                | ev.Error()
+                | ev.Interrupted()
+                | ev.SessionRenamed()
+            ):
+                pass
+            case _:
+                assert_never(event)

@@ -11,7 +11,7 @@ import json
 import signal
 import sys
 import time
-from typing import Any
+from typing import Any, assert_never
 
 from agent import events as ev
 from agent import ops
@@ -36,6 +36,45 @@ def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) 
     }
 
 
+def stderr_line(event: ev.Event, fmt: str) -> str | None:
+    """What ``text`` and ``json`` output print on stderr for ``event`` (stdout holds only the
+    result; ``stream-json`` prints every event as it is). Every kind is named: mypy fails
+    here when a new event is not handled."""
+    match event:
+        case ev.Error():
+            return f"eddy: {event.message}"
+        case ev.ToolCallFinished():
+            if event.status == "refused" and fmt == "text":
+                return f"eddy: refused {event.name}: {event.content}"
+            return None
+        case (
+            ev.TurnStarted()
+            | ev.ModelCallStarted()
+            | ev.TextDelta()
+            | ev.ThinkingDelta()
+            | ev.AssistantMessage()
+            | ev.ToolCallStarted()
+            | ev.ToolCallRunning()
+            | ev.ToolOutputDelta()
+            | ev.PermissionRequested()
+            | ev.PermissionResolved()
+            | ev.CorrectionsDelivered()
+            | ev.QueueChanged()
+            | ev.UsageUpdated()
+            | ev.TodosUpdated()
+            | ev.Notice()
+            | ev.Interrupted()
+            | ev.PermissionModeChanged()
+            | ev.SessionRenamed()
+            | ev.Compacted()
+            | ev.RewindFinished()
+            | ev.TurnFinished()
+        ):
+            return None
+        case _:
+            assert_never(event)
+
+
 async def _run(args: LaunchOptions, prompt: str) -> int:
     fmt = args.output_format
     out = sys.stdout
@@ -47,10 +86,10 @@ async def _run(args: LaunchOptions, prompt: str) -> int:
         if fmt == "stream-json":
             out.write(json.dumps(ev.to_json(event), default=str) + "\n")
             out.flush()
-        elif isinstance(event, ev.Error):
-            print(f"eddy: {event.message}", file=sys.stderr)
-        elif isinstance(event, ev.ToolCallFinished) and event.status == "refused" and fmt == "text":
-            print(f"eddy: refused {event.name}: {event.content}", file=sys.stderr)
+            return
+        line = stderr_line(event, fmt)
+        if line is not None:
+            print(line, file=sys.stderr)
 
     started = time.monotonic()
     try:
@@ -64,18 +103,15 @@ async def _run(args: LaunchOptions, prompt: str) -> int:
     loop.add_signal_handler(signal.SIGINT, lambda: session.submit(ops.Interrupt()))
     session.submit(ops.SubmitPrompt(prompt))
     await session.wait_idle()
-    await session.close()
-    if session.transcript is not None:
-        session.transcript.close()
-    if session.rewinder.store is not None:
-        session.rewinder.store.close()
+    await session.close()  # the model, the transcript, the checkpoint store
     duration = int((time.monotonic() - started) * 1000)
     last = finished[-1]
-    result = result_object(last, session.config.session_id, duration)
-    result["num_turns"] = session.turn_count
+    status = session.status()
+    result = result_object(last, status.session_id, duration)
+    result["num_turns"] = status.turns
     # this run's spend, as --max-budget-usd counts it (a resumed session's earlier spend is
     # in its transcript), like Claude Code's print mode
-    result["total_cost_usd"] = round(session.run_cost, 6)
+    result["total_cost_usd"] = round(status.run_cost, 6)
     if fmt == "stream-json":
         out.write(json.dumps(result) + "\n")
     elif fmt == "json":
@@ -139,14 +175,11 @@ async def _checkpoints(args: LaunchOptions) -> int:
             for path in conflicts:
                 print(f"  {path}", file=sys.stderr)
         session.submit(ops.Rewind(args.rewind, mode, args.overwrite))
-        for error in errors:
-            print(f"eddy: {error}", file=sys.stderr)
-        return 1 if errors else 0
     finally:
-        if session.transcript is not None:
-            session.transcript.close()
-        if session.rewinder.store is not None:
-            session.rewinder.store.close()
+        await session.close()
+    for error in errors:  # the rewind's, and a checkpoint save that failed on close
+        print(f"eddy: {error}", file=sys.stderr)
+    return 1 if errors else 0
 
 
 def run_checkpoints(args: LaunchOptions) -> int:

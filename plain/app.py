@@ -119,7 +119,7 @@ class PlainApp:
 
     @property
     def has_queue(self) -> bool:
-        return self.session is not None and bool(self.session.queue)
+        return self.session is not None and bool(self.session.status().queue)
 
     def escape(self) -> None:
         """Esc: stop the running turn; at an idle prompt, back out of a question."""
@@ -203,7 +203,7 @@ class PlainApp:
             else:
                 lines = self.renderer.render(event)
                 if isinstance(event, ev.TurnFinished) and self.session is not None:
-                    advice = turn_end(event.subtype, self.session.config.limits)
+                    advice = turn_end(event.subtype, self.session.status())
                     if advice is not None:  # how to raise the cap: before the blank line
                         lines.insert(len(lines) - 1, self.paint(advice, "yellow"))
                 self.printer.lines(lines)
@@ -217,7 +217,7 @@ class PlainApp:
 
     def _track(self, event: ev.Event) -> None:
         """What ``event`` changes besides the toolbar: questions, the prompt, Ctrl+C."""
-        self.status.follow(event, self.session)
+        self.status.follow(event)
         if isinstance(event, ev.TurnStarted):
             self._ctrl_c_at = None
         elif isinstance(event, ev.PermissionResolved):
@@ -255,9 +255,7 @@ class PlainApp:
         if session is None:
             return
         self.printer.lines(self.renderer.finish_text())
-        await session.close()
-        if session.transcript is not None:
-            session.transcript.close()
+        await session.close()  # the model, the transcript, the checkpoint store
         self.questions.clear()
 
     def send(self, text: str, *, echo: bool = False) -> None:
@@ -326,13 +324,12 @@ class PlainApp:
                     break
                 await self.dispatch(text)
         finally:
-            saved = self.session.transcript if self.session is not None else None
-            history = self.session.history if self.session is not None else []
+            last = self.session.status() if self.session is not None else None
             await self.close_session()
             for task in list(self._tasks):
                 task.cancel()
-            if saved is not None and history:
-                self.say(f"Session saved: eddy --resume {saved.session_id}", "dim")
+            if last is not None and last.saved and last.messages:
+                self.say(f"Session saved: eddy --resume {last.session_id}", "dim")
             self.printer.flush()
         return self.exit_code
 

@@ -101,15 +101,14 @@ class Commands:
         self.app.input.invalidate()
 
     def model_changed(self, model: str) -> None:
-        from agent.pricing import context_window
 
-        self.app.status.model = self.app.session.config.model
-        self.app.status.context_window = context_window(self.app.session.config.model)
+        now = self.app.session.status()
+        self.app.status.model, self.app.status.context_window = now.model, now.context_window
 
     async def new_session(self) -> None:
         app = self.app
         old = app.session
-        saved = old.config.session_id if old is not None and old.transcript else None
+        saved = old.status().session_id if old is not None and old.status().saved else None
         await app.close_session()
         if await app.open_session(fresh=True):
             note = f" The previous one is saved: eddy --resume {saved}" if saved else ""
@@ -120,10 +119,10 @@ class Commands:
 
         app = self.app
         session = app.session
-        if session is None or session.transcript is None:
+        if session is None or not session.status().saved:
             self.say("This session is not saved, so there is nothing to resume here.")
             return
-        current = session.config.session_id
+        current = session.status().session_id
         if arg:
             path = find_session(app.workspace, arg)
             if path is None:

@@ -11,8 +11,6 @@ from plain.questions import Question, permission_decision
 if TYPE_CHECKING:
     from plain.app import PlainApp
 
-FILE_TOOLS = ("Edit", "MultiEdit", "Write")
-
 
 def ask_permission(app: PlainApp, event: ev.PermissionRequested) -> None:
     """Print what ``event``'s call would do and ask whether it may; answer the engine.
@@ -20,13 +18,7 @@ def ask_permission(app: PlainApp, event: ev.PermissionRequested) -> None:
     "n" asks for an optional reason, which the model reads in the refusal. Backing out (Esc,
     Ctrl+C, the end of input) is a plain "no".
     """
-    diff = None
-    if app.session is not None and event.name in FILE_TOOLS:
-        from agent.preview import preview_diff
-
-        ctx = app.session.ctx
-        diff = preview_diff(event.name, event.input, lambda raw: ctx.resolve(raw).path)
-    app.printer.lines(app.renderer.permission(event, diff))
+    app.printer.lines(app.renderer.permission(event))
     request_id = event.request_id
 
     def deny(reason: str = "") -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import assert_never
 
 from agent import events as ev
 from frontend import wording
@@ -101,9 +102,56 @@ class Renderer:
         """Calls whose diff was shown with their permission question (not shown again)."""
 
     def render(self, event: ev.Event) -> list[str]:
-        """The lines ``event`` prints (often none)."""
-        handler = getattr(self, f"_on_{event.type}", None)
-        return handler(event) if handler is not None else []
+        """The lines ``event`` prints (often none). Every kind is named: mypy fails here
+        when a new event is not handled. A permission question is ``permission()``'s."""
+        match event:
+            case ev.TextDelta():
+                return self._on_text_delta(event)
+            case ev.TurnStarted():
+                return self._on_turn_started(event)
+            case ev.ModelCallStarted():
+                return self._on_model_call_started(event)
+            case ev.ThinkingDelta():
+                return self._on_thinking_delta(event)
+            case ev.AssistantMessage():
+                return self._on_assistant_message(event)
+            case ev.ToolCallStarted():
+                return self._on_tool_call_started(event)
+            case ev.ToolOutputDelta():
+                return self._on_tool_output_delta(event)
+            case ev.ToolCallFinished():
+                return self._on_tool_call_finished(event)
+            case ev.CorrectionsDelivered():
+                return self._on_corrections_delivered(event)
+            case ev.QueueChanged():
+                return self._on_queue_changed(event)
+            case ev.TodosUpdated():
+                return self._on_todos_updated(event)
+            case ev.Notice():
+                return self._on_notice(event)
+            case ev.Error():
+                return self._on_error(event)
+            case ev.Interrupted():
+                return self._on_interrupted(event)
+            case ev.PermissionModeChanged():
+                return [self.paint(f"Permission mode: {event.mode}.", "cyan")]
+            case ev.SessionRenamed():
+                return [self.paint(f"Session renamed to “{clean(event.title)}”.", "cyan")]
+            case ev.Compacted():
+                return self._on_compacted(event)
+            case ev.RewindFinished():
+                return self._on_rewind_finished(event)
+            case ev.TurnFinished():
+                return self._on_turn_finished(event)
+            case (
+                ev.ToolCallRunning()
+                | ev.PermissionRequested()
+                | ev.PermissionResolved()
+                | ev.UsageUpdated()
+            ):
+                return []  # the toolbar's (plain/status.py) or the question's
+            case _:
+                assert_never(event)
 
     def finish_text(self) -> list[str]:
         """Whatever assistant text is still held back."""
@@ -220,8 +268,10 @@ class Renderer:
         return out
 
     # -- the user -----------------------------------------------------------------------
-    def permission(self, event: ev.PermissionRequested, diff: str | None = None) -> list[str]:
-        """What a permission question shows: the command, the diff, or the call's input."""
+    def permission(self, event: ev.PermissionRequested) -> list[str]:
+        """What a permission question shows: the command, the engine's diff preview, or the
+        call's input."""
+        diff = event.preview
         out = [*self.text.finish(), self.paint(f"? {event.name} needs your permission:", "bold")]
         if event.warning:
             out.append(self.paint(f"  {clean(event.warning)}", "yellow"))
@@ -250,9 +300,6 @@ class Renderer:
                 self.paint(f"    (always = allow {event.suggested_rule} from now on)", "dim")
             )
         return out
-
-    def _on_permission_resolved(self, event: ev.PermissionResolved) -> list[str]:
-        return []
 
     def _on_queue_changed(self, event: ev.QueueChanged) -> list[str]:
         before, self.queue = self.queue, event.queue

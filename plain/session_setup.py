@@ -32,11 +32,12 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
         app.say(f"Could not start the session: {type(exc).__name__}: {exc}", "red")
         return False
     app.session = session
-    app.renderer.queue = tuple(session.queue)
-    app.status.take_session(session)
-    if session.history:
+    status = session.status()
+    app.renderer.queue = status.queue
+    app.status.take_session(status)
+    if status.messages:
         app.say(
-            f"Resumed a session of {len(session.history)} messages (earlier messages are "
+            f"Resumed a session of {status.messages} messages (earlier messages are "
             "not shown; the model has them).",
             "cyan",
         )

@@ -287,9 +287,7 @@ class EddyApp(App[int]):
 
     async def on_unmount(self) -> None:
         if self.session is not None:
-            await self.session.close()
-            if self.session.transcript is not None:
-                self.session.transcript.close()
+            await self.session.close()  # the model, the transcript, the checkpoint store
 
 
 def run_app(args: LaunchOptions) -> int:

@@ -85,8 +85,8 @@ class SlashCommands:
 
     def limits_changed(self) -> None:
         status = self.app.main.status
-        limits = self.app.session.config.limits
-        status.max_budget, status.max_turns = limits.max_budget_usd, limits.max_turns
+        now = self.app.session.status()
+        status.max_budget, status.max_turns = now.max_budget_usd, now.max_turns
         status.refresh_line()
 
     def model_changed(self, model: str) -> None:

@@ -174,18 +174,19 @@ class SessionHost:
             app.index_files()
         status = main.status
         shown_model = status.model
-        status.take_session(session)
-        if not session.context_tokens:
+        now = session.status()
+        status.take_session(now)
+        if not now.context_tokens:
             status.context_window = 0  # no context figure before the first call
         if self.model is not None:
             status.model = shown_model  # a scripted model keeps its own name
         status.refresh_line()
-        main.workspace = session.config.workspace
-        if session.history:
+        main.workspace = now.workspace
+        if now.messages:
             shown = main.show_history(session.history)
-            hidden = len(session.history) - shown
+            hidden = now.messages - shown
             earlier = f"; the {hidden} earlier ones show when you scroll up" if hidden else ""
-            main.say(f"Resumed a session of {len(session.history)} messages{earlier}.")
+            main.say(f"Resumed a session of {now.messages} messages{earlier}.")
         for problem in problems:
             main.conversation.add_line(problem, "error")
         if app.needs_key:
@@ -227,10 +228,9 @@ class SessionHost:
         main.detach()
         saved = None
         if old is not None:
-            saved = old.config.session_id if old.transcript is not None else None
-            await old.close()
-            if old.transcript is not None:
-                old.transcript.close()
+            last = old.status()
+            saved = last.session_id if last.saved else None
+            await old.close()  # the model, the transcript, the checkpoint store
         app.args = app.args.opening(resume=resume)
         await main.reset_conversation()
         status = main.status
@@ -248,7 +248,7 @@ class SessionHost:
         if not app.persistent:
             app.main.say("This session is not saved, so there is nothing to resume here.")
             return
-        current = app.session.config.session_id if app.session is not None else None
+        current = app.session.status().session_id if app.session is not None else None
         if arg:
             from agent.store.listing import find_session
 

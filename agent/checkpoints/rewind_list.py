@@ -134,6 +134,14 @@ class Rewinder:
         self.store = store
         self.marks: list[PromptMark] = []
         self.redos: list[RedoEntry] = []
+        self._told_error: str | None = None
+
+    def new_save_error(self) -> str | None:
+        """Why the store's last save failed (disk full?), once: None when saves work or the
+        same failure was returned before (a save that works again resets it)."""
+        error = self.store.save_error if self.store is not None else None
+        told, self._told_error = self._told_error, error
+        return error if error != told else None
 
     def on_prompt(self, history: list[Message], text: str) -> PromptMark:
         """Call before ``text`` joins ``history``: begins its checkpoint, returns its mark."""

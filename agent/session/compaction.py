@@ -1,61 +1,108 @@
-"""Compaction as the session does it: automatically before a call that would nearly fill the
-window, or when asked (``/compact``). The summarising itself is in ``agent/compact.py``."""
+"""Compaction as a session does it: automatically before a call that would nearly fill the
+window, or when asked (``/compact``). The summarising itself is in ``agent/compact.py``.
+
+``Compactor`` sits below the session: it rewrites the ``Conversation`` it is given (the one
+writer of the history) and refreshes the system prompt; it never touches the session itself.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent import events as ev
 from agent.compact import CompactionError, compact
-from agent.model import ModelRequest, estimate_tokens
+from agent.messages import Message
+from agent.model import Model, ModelRequest, estimate_tokens
 from agent.pricing import context_window
 
 if TYPE_CHECKING:
-    from agent.loop import Turn
-    from agent.session.core import Session
+    from agent.loop import RequestSpec, Turn
+    from agent.session.config import SessionConfig
+    from agent.session.conversation import Conversation, Write
 
 
-async def maybe_autocompact(session: Session, turn: Turn) -> bool:
-    """Before a call of ``turn``: compact if it would pass the threshold. True if it did."""
-    threshold = session.config.autocompact
-    if threshold is None:
-        return False
-    window = context_window(session.config.model)
-    known = turn.context_tokens or session.context_tokens
-    history = session.history
-    upcoming = known + estimate_tokens(history[-1].to_param()) if history else 0
-    if upcoming < threshold * window:
-        return False
-    session.emit_event(ev.Notice(turn.turn_id, "Context nearly full: compacting the conversation."))
-    return await compact_session(session, turn_id=turn.turn_id, automatic=True)
-
-
-async def compact_session(
-    session: Session, focus: str = "", *, turn_id: int = 0, automatic: bool = False
+def should_autocompact(
+    threshold: float | None, model: str, known_tokens: int, history: list[Message]
 ) -> bool:
-    """Replace the session's history by a summary plus the recent turns. False if it failed."""
-    spec = session.spec
-    request = ModelRequest(spec.model, session.history, spec.system, spec.tools, spec.max_tokens)
-    try:
-        done = await compact(session.model, request, session.history, focus=focus)
-    except CompactionError as exc:
-        session.emit_event(
-            ev.Error(
+    """Whether the next call would pass ``threshold`` (a share of ``model``'s window).
+
+    Args:
+        threshold: the share, or None (never compact automatically).
+        model: the model id (its window).
+        known_tokens: the context last measured (or estimated).
+        history: the history about to be sent (its newest message is not measured yet).
+    """
+    if threshold is None or not history:
+        return False
+    upcoming = known_tokens + estimate_tokens(history[-1].to_param())
+    return upcoming >= threshold * context_window(model)
+
+
+class Compactor:
+    """Compacts one session's conversation.
+
+    Args:
+        model: the session's model (it writes the summary).
+        spec: the session's request spec (its system blocks are refreshed after compaction).
+        config: the session's config (threshold, model id, ``refresh_system``).
+        conversation: the history to rewrite.
+        write: writes to the session's transcript.
+        emit: the session's event sink.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        spec: RequestSpec,
+        config: SessionConfig,
+        conversation: Conversation,
+        write: Write,
+        emit: Callable[[ev.Event], None],
+    ) -> None:
+        self.model = model
+        self.spec = spec
+        self.config = config
+        self.conversation = conversation
+        self._write = write
+        self._emit = emit
+
+    async def before_call(self, turn: Turn) -> bool:
+        """Before a call of ``turn``: compact if it would nearly fill the window."""
+        conversation, config = self.conversation, self.config
+        known = turn.context_tokens or conversation.context_tokens
+        if not should_autocompact(config.autocompact, config.model, known, conversation.history):
+            return False
+        self._emit(ev.Notice(turn.turn_id, "Context nearly full: compacting the conversation."))
+        return await self.compact(turn_id=turn.turn_id, automatic=True)
+
+    async def compact(
+        self, focus: str = "", *, turn_id: int = ev.NO_TURN, automatic: bool = False
+    ) -> bool:
+        """Replace the history by a summary plus the recent turns. False if it failed."""
+        spec, history = self.spec, self.conversation.history
+        request = ModelRequest(spec.model, history, spec.system, spec.tools, spec.max_tokens)
+        try:
+            done = await compact(self.model, request, history, focus=focus)
+        except CompactionError as exc:
+            text = f"Compaction failed: {exc}. The conversation goes on uncompacted."
+            self._emit(ev.Error(turn_id, text, "compaction"))
+            return False
+        config = self.config
+        if config.refresh_system is not None:  # memory files are re-read, not summarised
+            config.system = config.refresh_system()
+            spec.system = [{"type": "text", "text": config.system}]
+        self.conversation.rewrite(done.history)
+        kept = self.conversation
+        self._write(lambda t: t.compaction(kept.history, done.summary))
+        self._emit(
+            ev.Compacted(
                 turn_id,
-                f"Compaction failed: {exc}. The conversation goes on uncompacted.",
-                "compaction",
+                done.summary,
+                done.dropped_messages,
+                done.kept_messages,
+                automatic,
+                kept.context_tokens,
             )
         )
-        return False
-    session.history[:] = done.history  # in place: a running turn shares this list
-    session.history_changed()
-    config = session.config
-    if config.refresh_system is not None:
-        config.system = config.refresh_system()
-        spec.system = [{"type": "text", "text": config.system}]
-    session.context_tokens = session.estimate_context()
-    session.recorder.write(lambda t: t.compaction(session.history, done.summary))
-    session.emit_event(
-        ev.Compacted(turn_id, done.summary, done.dropped_messages, done.kept_messages, automatic)
-    )
-    return True
+        return True

@@ -1,16 +1,19 @@
 """The session: owns the history, the running turn, the queue and the pending approvals.
 
-Front ends talk to it through ``submit(op)`` (see ``agent/ops.py``) and listen to the events
-it emits (``agent/events.py``). It never blocks the caller: a prompt starts a turn task.
+Front ends talk to it through ``submit(op)`` (see ``agent/ops.py``), listen to the events it
+emits (``agent/events.py``) and read ``status()``. It never blocks the caller: a prompt starts
+a turn task. It owns its resources: ``close()`` releases the model, the transcript and the
+checkpoint store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from agent import events as ev
 from agent import ops
@@ -20,18 +23,18 @@ from agent.checkpoints.rewind_list import (
     RewindError,
     marks_from_transcript,
 )
-from agent.context import estimate_context
-from agent.loop import Limits, RequestSpec, Turn
+from agent.loop import RequestSpec, Turn
 from agent.messages import Message
 from agent.model import Model
-from agent.pricing import Usage
+from agent.pricing import context_window
 from agent.sandbox import Sandbox
-from agent.session.budget import turn_limits
-from agent.session.compaction import compact_session, maybe_autocompact
+from agent.session.budget import Spend
+from agent.session.compaction import Compactor
 from agent.session.config import SessionConfig, prompt_blocks
+from agent.session.conversation import Conversation, CorrectionQueue
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
-from agent.session.rewind import rewind_session
+from agent.session.status import SessionStatus
 from agent.toolrun import ToolRunner, tool_param
 from tools.base import Tool, ToolContext
 
@@ -64,25 +67,20 @@ class Session:
     ) -> None:
         self.config = config
         self.model = model
-        self.history: list[Message] = []
-        self.queue: list[str] = []
-        self.total_cost = 0.0
-        self.total_usage = Usage()
-        self.turn_count = 0
         self.todos: list[dict[str, Any]] = []
-        self.context_tokens = 0
-        """The context the next call starts from: the last call's prompt and response, or
-        an estimate after a compaction, a rewind or a resume that recorded no call."""
-        self._cost_at_start = 0.0
+        self.title: str | None = None
+        """The title given by ``ops.Rename`` (or found on resume)."""
+        self.spend = Spend()
         self.recorder = SessionRecorder(emit)
         self.rewinder = Rewinder(None)
         self._emit_fn = emit
         self._write = self.recorder.write
         """Write to the transcript; a failure is reported once and never stops the session."""
+        self.corrections = CorrectionQueue(self._write, self._emit)
         self._turn_ids = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
         self._interrupt = asyncio.Event()
-        self._checked_upto = 0
+        self._closed = False
         self.ctx = ctx or ToolContext(config.workspace)
         sandbox = Sandbox(config.sandbox)
         self.ctx.sandbox = sandbox
@@ -101,11 +99,31 @@ class Session:
         self.spec = RequestSpec(
             config.model, system, [tool_param(t) for t in tools], config.max_tokens
         )
+        self.conversation = Conversation(self.spec)
+        self.compactor = Compactor(
+            model, self.spec, config, self.conversation, self._write, self._emit
+        )
 
-    # -- operations ---------------------------------------------------------------------
+    # -- what front ends read -----------------------------------------------------------
     @property
     def busy(self) -> bool:
+        """A turn, a ``!command`` or a ``/compact`` is running."""
         return self._task is not None and not self._task.done()
+
+    @property
+    def history(self) -> list[Message]:
+        """The conversation's messages (read them; only the session changes them)."""
+        return self.conversation.history
+
+    @property
+    def context_tokens(self) -> int:
+        """The context the next call starts from (see ``Conversation.context_tokens``)."""
+        return self.conversation.context_tokens
+
+    @property
+    def queue(self) -> list[str]:
+        """The queued corrections."""
+        return self.corrections.items
 
     @property
     def transcript(self) -> Transcript | None:
@@ -113,78 +131,84 @@ class Session:
         return self.recorder.transcript
 
     @property
-    def run_cost(self) -> float:
-        """What this process spent (the session's total, less what it had when resumed)."""
-        return self.total_cost - self._cost_at_start
+    def total_cost(self) -> float:
+        """The session's spend, including what it had when resumed (``spend`` has more)."""
+        return self.spend.total_cost
 
-    @property
-    def budget_spent(self) -> float:
-        """The spend the budget cap is checked against.
+    def status(self) -> SessionStatus:
+        """A read-only snapshot of what front ends show (model, mode, cost, context, ...)."""
+        config, limits = self.config, self.config.limits
+        return SessionStatus(
+            session_id=config.session_id,
+            title=self.title,
+            saved=self.transcript is not None,
+            workspace=config.workspace,
+            model=config.model,
+            mode=config.policy.mode,
+            save_rules=config.save_rules,
+            busy=self.busy,
+            queue=tuple(self.queue),
+            total_cost=self.spend.total_cost,
+            run_cost=self.spend.run_cost,
+            turns=self.spend.turns,
+            messages=len(self.history),
+            context_tokens=self.context_tokens,
+            context_window=context_window(config.model),
+            max_turns=limits.max_turns,
+            max_budget_usd=limits.max_budget_usd,
+        )
 
-        Interactive: the session's total, as the status line shows it (spend before a
-        resume counts). Headless (``--max-budget-usd``): this run's spend, as in the result.
-        """
-        return self.run_cost if self.config.headless else self.total_cost
-
+    # -- operations ---------------------------------------------------------------------
     def submit(self, op: ops.Op) -> Any:
         """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
-        if isinstance(op, (ops.SubmitPrompt, ops.QueueCorrection)):
-            # while a turn runs, anything typed is a correction for its next call
-            if self.busy:
-                self._queue_add(op.text)
-            else:
-                self._start(op.text)
-        elif isinstance(op, ops.TakeQueued):
-            if not self.queue:
-                return None
-            try:
-                index = op.index % len(self.queue)
-                text = self.queue.pop(index)
-            except IndexError:
-                return None
-            self._write(lambda t: t.unqueued(index, text))
-            self._emit(ev.QueueChanged(tuple(self.queue)))
-            return text
-        elif isinstance(op, ops.Interrupt):
-            if self.busy:
-                self._interrupt.set()
-        elif isinstance(op, ops.AnswerPermission):
-            self.gate.answer(op)
-        elif isinstance(op, ops.SetLimits):
-            limits = self.config.limits
-            if op.max_turns is not None:
-                limits.max_turns = op.max_turns if op.max_turns > 0 else None
-            if op.max_budget_usd is not None:
-                limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
-        elif isinstance(op, ops.RunShell):
-            if self.busy:
-                self._emit(
-                    ev.Error(0, "Wait for the turn to finish (or Esc) to run !commands.", "shell")
-                )
-            else:
-                from agent.user_shell import run_user_shell
-
-                self._interrupt = asyncio.Event()
-                self._task = asyncio.get_running_loop().create_task(
-                    run_user_shell(self, op.command)
-                )
-        elif isinstance(op, ops.SetModel):
-            self.config.model = self.spec.model = op.model
-            if hasattr(self.model, "name"):
-                self.model.name = op.model
-            self._write(lambda t: t.settings(model=op.model))
-            self._emit(ev.Notice(0, f"Model set to {op.model}."))
-        elif isinstance(op, ops.Rewind):
-            rewind_session(self, op)
-        elif isinstance(op, ops.Compact):
-            if self.busy:
-                self._queue_add(f"/compact {op.focus}".strip())
-            else:
-                self._interrupt = asyncio.Event()
-                self._task = asyncio.get_running_loop().create_task(self._manual_compact(op.focus))
-        elif isinstance(op, ops.Shutdown) and self.busy:
-            assert self._task is not None
-            self._task.cancel()
+        match op:
+            case ops.SubmitPrompt() | ops.QueueCorrection():
+                # while a turn runs, anything typed is a correction for its next call
+                if self.busy:
+                    self.corrections.add(op.text)
+                elif op.text.strip():
+                    self._spawn(self._run(op.text))
+            case ops.TakeQueued():
+                return self.corrections.take_back(op.index)
+            case ops.Interrupt():
+                if self.busy:
+                    self._interrupt.set()
+            case ops.AnswerPermission():
+                self.gate.answer(op)
+            case ops.SetLimits():
+                limits = self.config.limits
+                if op.max_turns is not None:
+                    limits.max_turns = op.max_turns if op.max_turns > 0 else None
+                if op.max_budget_usd is not None:
+                    limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
+            case ops.RunShell():
+                if self.busy:
+                    text = "Wait for the turn to finish (or Esc) to run !commands."
+                    self._emit(ev.Error(ev.NO_TURN, text, "shell"))
+                else:
+                    self._spawn(self._user_shell(op.command))
+            case ops.SetModel():
+                self.config.model = self.spec.model = op.model
+                if hasattr(self.model, "name"):
+                    self.model.name = op.model
+                self._write(lambda t: t.settings(model=op.model))
+                self._emit(ev.Notice(ev.NO_TURN, f"Model set to {op.model}."))
+            case ops.SetPermissionMode():
+                self._set_mode(op.mode)
+            case ops.Rename():
+                self._rename(op.title)
+            case ops.Rewind():
+                self._rewind(op)
+            case ops.Compact():
+                if self.busy:
+                    self.corrections.add(f"/compact {op.focus}".strip())
+                else:
+                    self._spawn(self.compactor.compact(op.focus))
+            case ops.Shutdown():
+                if self._task is not None and self.busy:
+                    self._task.cancel()
+            case _:
+                assert_never(op)
         return None
 
     async def wait_idle(self) -> None:
@@ -193,39 +217,77 @@ class Session:
             await asyncio.gather(self._task, return_exceptions=True)
 
     async def close(self) -> None:
-        """Stop any running turn and close the model's connection."""
+        """Stop any running turn, then close the model's connection, the transcript and the
+        checkpoint store. Safe to call twice; the front ends call nothing else."""
+        if self._closed:
+            return
+        self._closed = True
         self.submit(ops.Shutdown())
         await self.wait_idle()
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()
+        transcript = self.transcript
+        if transcript is not None:
+            try:
+                transcript.close()
+            except OSError as exc:  # the last fsync: the session may not resume entirely
+                text = f"Could not close the session transcript: {exc}"
+                self._emit(ev.Error(ev.NO_TURN, text, "transcript"))
+        store = self.rewinder.store
+        if store is not None:
+            store.close()
+            self._report_checkpoint_error(ev.NO_TURN)
 
-    # -- internals ------------------------------------------------------------------------
-    def emit_event(self, event: ev.Event) -> None:
-        """Emit an event from a helper that acts for the session (``!command``)."""
-        self._emit(event)
-
-    def record(self) -> None:
-        """Write history changes made outside a turn to the transcript."""
-        self._write(lambda t: t.record_history(self.history))
-
-    def history_changed(self) -> None:
-        """The history was rewritten (not only appended to): check all of it next call."""
-        self._checked_upto = 0
+    def _spawn(self, work: Any) -> None:
+        self._interrupt = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(work)
 
     def _emit(self, event: ev.Event) -> None:
         if type(event) is ev.TextDelta:  # thousands a second: nothing to record or keep
             self._emit_fn(event)
             return
         if isinstance(event, ev.UsageUpdated):
-            self.context_tokens = event.context_tokens
+            self.conversation.context_tokens = event.context_tokens
         if self.transcript is not None:
             if isinstance(event, ev.TodosUpdated):
                 self.todos = list(event.todos)
             self.recorder.record_event(event, self.history)
         self._emit_fn(event)
 
-    # -- the transcript ---------------------------------------------------------------------
+    def _set_mode(self, mode: str) -> None:
+        from agent.permissions.policy import MODES
+
+        if mode not in MODES:
+            self._emit(ev.Error(ev.NO_TURN, f"Unknown permission mode {mode!r}.", "mode"))
+            return
+        self.config.policy.mode = mode  # type: ignore[assignment]
+        self._write(lambda t: t.settings(permission_mode=mode))
+        self._emit(ev.PermissionModeChanged(mode))
+
+    def _rename(self, title: str) -> None:
+        transcript = self.transcript
+        if transcript is None:
+            text = "This session is not saved, so it has no title to change."
+            self._emit(ev.Error(ev.NO_TURN, text, "rename"))
+            return
+        try:
+            transcript.rename(title)
+        except (OSError, ValueError) as exc:
+            self._emit(ev.Error(ev.NO_TURN, f"Could not rename the session: {exc}", "rename"))
+            return
+        self.title = title
+        self._emit(ev.SessionRenamed(title))
+
+    async def _user_shell(self, command: str) -> None:
+        from agent.user_shell import run_user_shell
+
+        block = await run_user_shell(self.runner.tools.get("Bash"), self.ctx, self._emit, command)
+        if block is not None:
+            self.conversation.add_user((block,))
+            self._write(lambda t: t.record_history(self.history))
+
+    # -- the transcript and the checkpoints -------------------------------------------------
     def attach_transcript(self, transcript: Transcript) -> None:
         """Record this session in ``transcript``; if it was resumed, continue from it."""
         self.recorder.transcript = transcript
@@ -238,15 +300,11 @@ class Session:
         """Continue a saved session: history, queue, cost, context, todos, model and mode."""
         from agent.permissions.policy import MODES
 
-        self.history = loaded.history
-        self._checked_upto = 0
-        self.context_tokens = (
-            loaded.context_tokens if loaded.context_tokens is not None else self.estimate_context()
-        )
-        self.queue = list(loaded.queue)
-        self.total_cost = self._cost_at_start = loaded.total_cost_usd
-        self.turn_count = loaded.turns
+        self.conversation.load(loaded.history, loaded.context_tokens)
+        self.corrections.items = list(loaded.queue)
+        self.spend.resume(loaded.total_cost_usd, loaded.turns)
         self.todos = list(loaded.todos)
+        self.title = loaded.title
         self.rewinder.marks = marks_from_transcript(
             self.history, loaded.prompts, loaded.checkpoints
         )
@@ -260,7 +318,19 @@ class Session:
         self.ctx.before_change = store.before_change
         self.ctx.before_shell = store.before_shell
         self.ctx.after_shell = store.after_shell
-        self.runner.after_call = store.settle
+
+        def after_call() -> None:
+            store.settle()
+            self._report_checkpoint_error(self.runner.turn_id)
+
+        self.runner.after_call = after_call
+
+    def _report_checkpoint_error(self, turn_id: int) -> None:
+        """A failed checkpoint save (disk full) reaches the user, once until it works again."""
+        error = self.rewinder.new_save_error()
+        if error is not None:
+            text = f"Code {error}; a rewind may not restore the latest file changes."
+            self._emit(ev.Error(turn_id, text, "checkpoints"))
 
     def checkpoints(self) -> list[CheckpointEntry]:
         """The rewind list: the prompts of the current branch, then redo entries."""
@@ -273,22 +343,31 @@ class Session:
         except RewindError:
             return []
 
+    def _rewind(self, op: ops.Rewind) -> None:
+        """Code and/or conversation back to before a prompt; an Error explains a refusal."""
+        if self.busy:
+            text = "Stop the running turn (Esc) before rewinding."
+            self._emit(ev.Error(ev.NO_TURN, text, "rewind"))
+            return
+        try:
+            new, done = self.rewinder.apply(
+                op.number, op.mode, op.overwrite_conflicts, self.history
+            )
+        except RewindError as exc:
+            self._emit(ev.Error(ev.NO_TURN, str(exc), "rewind"))
+            return
+        if new is not None:
+            self.conversation.rewrite(new)
+            self._write(lambda t: t.record_history(self.history))
+            done = dataclasses.replace(done, context_tokens=self.context_tokens)
+        self._report_checkpoint_error(ev.NO_TURN)
+        self._emit(done)
+
     def estimate_context(self) -> int:
         """Estimate the context of the next request (when no call has measured it)."""
-        return estimate_context(self.history, self.spec.system, self.spec.tools)
+        return self.conversation.estimate()
 
-    def _queue_add(self, text: str) -> None:
-        if text.strip():
-            self.queue.append(text)
-            self._write(lambda t: t.queued(text))
-            self._emit(ev.QueueChanged(tuple(self.queue)))
-
-    def _take_queue(self) -> list[str]:
-        taken, self.queue = self.queue, []
-        if taken:
-            self._emit(ev.QueueChanged(()))
-        return taken
-
+    # -- turns ---------------------------------------------------------------------------
     def add_prompt(self, text: str, delivered: tuple[str, ...] = ()) -> None:
         """Append the prompt; after an interrupt it joins the trailing user message.
 
@@ -297,21 +376,11 @@ class Session:
             delivered: the queued corrections this prompt is made of (if it is the queue).
         """
         mark = self.rewinder.on_prompt(self.history, text)
-        blocks = prompt_blocks(text, self.config)
-        if self.history and self.history[-1].role == "user":
-            self.history[-1] = self.history[-1].with_blocks(*blocks)
-        else:
-            self.history.append(Message("user", blocks))
+        self.conversation.add_user(prompt_blocks(text, self.config))
         self._write(lambda t: t.record_history(self.history, prompt=text, delivered=delivered))
         if mark.checkpoint_id is not None:
             cid = mark.checkpoint_id
             self._write(lambda t: t.checkpoint(mark.keep, id=cid, prompt=text))
-
-    def _start(self, text: str) -> None:
-        if not text.strip():
-            return
-        self._interrupt = asyncio.Event()
-        self._task = asyncio.get_running_loop().create_task(self._run(text))
 
     async def _run(self, text: str) -> None:
         delivered: tuple[str, ...] = ()
@@ -319,20 +388,21 @@ class Session:
             turn_id = next(self._turn_ids)
             self.add_prompt(text, delivered)
             self._emit(ev.TurnStarted(turn_id, text))
+            self._report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
             started = time.monotonic()
             self.runner.turn_id = turn_id
             turn = Turn(
-                before_call=self._maybe_autocompact,
+                before_call=self.compactor.before_call,
                 history=self.history,
                 model=self.model,
                 spec=self.spec,
                 runner=self.runner,
                 emit=self._emit,
-                take_queue=self._take_queue,
+                take_queue=self.corrections.take_all,
                 interrupt=self._interrupt,
-                limits=self._turn_limits(),
+                limits=self.spend.turn_limits(self.config.limits, self.config.headless),
                 turn_id=turn_id,
-                checked_upto=self._checked_upto,
+                checked_upto=self.conversation.checked_upto,
             )
             try:
                 outcome = await turn.run()
@@ -345,31 +415,15 @@ class Session:
                 self._emit(ev.Error(turn_id, msg, "internal"))
                 self._finish(turn, "error_during_execution", started, "", msg)
                 return
-            self._checked_upto = turn.checked_upto
+            self.conversation.checked_upto = turn.checked_upto
             self._finish(turn, outcome.subtype, started, outcome.result, outcome.error)
             # Interrupt with a queue sends it at once; a finished turn makes it the next prompt.
             if outcome.subtype in ("success", "interrupted") and self.queue:
-                delivered = tuple(self._take_queue())
+                delivered = tuple(self.corrections.take_all())
                 text = "\n\n".join(delivered)
                 self._interrupt = asyncio.Event()
                 continue
             return
-
-    def _turn_limits(self) -> Limits:
-        """T per prompt; B on ``budget_spent``, so each turn gets what is left of it."""
-        scope = "this run" if self.config.headless else "this session"
-        return turn_limits(self.config.limits, self.budget_spent, scope)
-
-    # -- compaction (agent/session/compaction.py) ------------------------------------------------
-    async def _maybe_autocompact(self, turn: Turn) -> bool:
-        return await maybe_autocompact(self, turn)
-
-    async def _manual_compact(self, focus: str) -> None:
-        await self.compact(focus, turn_id=0, automatic=False)
-
-    async def compact(self, focus: str = "", *, turn_id: int = 0, automatic: bool = False) -> bool:
-        """Replace the history by a summary plus the recent turns. False if it failed."""
-        return await compact_session(self, focus, turn_id=turn_id, automatic=automatic)
 
     def _finish(
         self,
@@ -379,9 +433,7 @@ class Session:
         result: str,
         error: str | None = None,
     ) -> None:
-        self.total_cost += turn.cost
-        self.total_usage = self.total_usage + turn.usage
-        self.turn_count += turn.turns
+        self.spend.add(turn)
         self._emit(
             ev.TurnFinished(
                 turn.turn_id,

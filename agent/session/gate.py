@@ -24,6 +24,7 @@ from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock
 from agent.permissions.policy import Policy
+from agent.preview import preview_diff
 from agent.toolrun import GateDecision
 from tools.base import Grant, Tool, ToolContext
 
@@ -174,9 +175,18 @@ class PermissionGate:
             summary = tool.summary(use.input)
         except Exception:
             summary = ""
+        preview = preview_diff(use.name, use.input, lambda raw: self.ctx.resolve(raw).path)
         self._emit(
             ev.PermissionRequested(
-                self._turn_id(), request_id, use.id, use.name, use.input, summary, rule, warning
+                self._turn_id(),
+                request_id,
+                use.id,
+                use.name,
+                use.input,
+                summary,
+                rule,
+                warning,
+                preview,
             )
         )
         try:

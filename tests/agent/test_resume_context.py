@@ -250,7 +250,7 @@ async def test_headless_budget_counts_this_run(tmp_path: Path) -> None:
     await session.wait_idle()
     assert events.of(ev.TurnFinished)[-1].subtype == "error_max_budget_usd"
     assert model.calls == 4  # $0.60 this run: the $0.80 before it does not count
-    assert session.run_cost == pytest.approx(0.60) == session.budget_spent
+    assert session.spend.run_cost == pytest.approx(0.60) == session.spend.budget_spent(True)
     assert events.of(ev.Notice)[-1].text == (
         "Stopped: this run has spent $0.6000 of its $0.5000 budget."
     )

@@ -259,7 +259,7 @@ async def test_at_completion_on_a_large_tree_searches_off_the_keystroke(workspac
 
 
 async def test_shift_tab_cycles_the_permission_mode(workspace: Path) -> None:
-    app, _ = make_app(workspace, ScriptedModel([]))
+    app, events = make_app(workspace, ScriptedModel([]))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
         seen = []
@@ -268,7 +268,38 @@ async def test_shift_tab_cycles_the_permission_mode(workspace: Path) -> None:
             seen.append((app.session.config.policy.mode, app.main.status.mode))
             assert app.session.config.policy.mode in status_text(app)
         assert seen == [("acceptEdits",) * 2, ("plan",) * 2, ("default",) * 2]
+        # through the engine (ops.SetPermissionMode), which records it in the transcript
+        changed = [e.mode for e in events.of(ev.PermissionModeChanged)]
+        assert changed == ["acceptEdits", "plan", "default"]
         assert app.focused is app.main.prompt
+
+
+async def test_rename_goes_through_the_engine_and_says_so(workspace: Path) -> None:
+    from tests.tui.helpers import Events, make_args
+    from tui.app import EddyApp
+
+    events = Events()  # tools=None: the session is saved, as it is for a user
+    app = EddyApp(
+        make_args(workspace), model=ScriptedModel([]), frozen_clock=True, event_hook=events
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "/rename the parser bug")
+        await pilot.pause()
+        assert events.of(ev.SessionRenamed) == [ev.SessionRenamed("the parser bug")]
+        assert "Session renamed to “the parser bug”." in texts(app)
+        assert app.session.status().title == "the parser bug"
+
+
+async def test_renaming_an_unsaved_session_shows_the_engines_error(workspace: Path) -> None:
+    app, events = make_app(workspace, ScriptedModel([]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "/rename the parser bug")
+        await pilot.pause()
+        assert not events.of(ev.SessionRenamed)
+        assert [e.kind for e in events.of(ev.Error)] == ["rename"]
+        assert "This session is not saved, so it has no title to change." in texts(app, "error")
 
 
 async def test_bypass_permissions_shows_in_red(workspace: Path) -> None:

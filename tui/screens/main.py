@@ -110,8 +110,9 @@ class MainScreen(Screen[None]):
     def attach(self, session: Session) -> None:
         """Start talking to ``session``; prompts typed before it existed are sent now."""
         self.session = session
-        self.queued.set_items(tuple(session.queue))
-        self.prompt.queued = self.status.queued = len(session.queue)
+        now = session.status()
+        self.queued.set_items(now.queue)
+        self.prompt.queued = self.status.queued = len(now.queue)
         pending, self._pending_prompts = self._pending_prompts, []
         for text in pending:
             self.dispatch(text)
@@ -233,15 +234,8 @@ class MainScreen(Screen[None]):
         session = self.session
         if session is None:
             return
-        policy = session.config.policy
-        policy.mode = cycle_mode(policy.mode)
-        if session.transcript is not None:
-            try:
-                session.transcript.settings(permission_mode=policy.mode)
-            except (OSError, ValueError):
-                pass  # the engine reports transcript failures on its next write
-        self.status.mode = policy.mode
-        self.status.refresh_line()
+        # the engine applies and records it; PermissionModeChanged updates the status line
+        session.submit(ops.SetPermissionMode(cycle_mode(session.status().mode)))
 
     # -- completion -----------------------------------------------------------------------
     def complete(self, token: Token) -> list[Candidate] | None:

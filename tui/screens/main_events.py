@@ -10,12 +10,13 @@ picks stays with the screen (tui/screens/main.py).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, assert_never, cast
 
 from agent import events as ev
 from tui.widgets.permission_prompt import PermissionPrompt
 
 if TYPE_CHECKING:
+    from tui.app import EddyApp
     from tui.screens.main import MainScreen
 
 
@@ -44,29 +45,52 @@ class EventRouter:
         screen = self.screen
         screen.conversation.apply(event)
         status = screen.status
-        status.follow(event, screen.session)  # the figures and the activity (frontend/status.py)
-        if isinstance(event, ev.TurnStarted):
-            self.turn_chars = 0
-            status.start_work()
-        elif isinstance(event, ev.ThinkingDelta):
-            self.turn_chars += len(event.text)
-            status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
-            return  # the spinner's timer repaints; no repaint per delta
-        elif isinstance(event, ev.PermissionRequested):
-            self._ask(event)
-        elif isinstance(event, ev.QueueChanged):
-            screen.queued.set_items(event.queue)
-            screen.prompt.queued = status.queued
-        elif isinstance(event, ev.PermissionResolved | ev.Interrupted):
-            self._close_prompts(event)
-        elif isinstance(event, ev.RewindFinished):
-            screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
-        elif isinstance(event, ev.TurnFinished):
-            self._close_prompts(event)
-            status.stop_work()
-            screen.index_stale = True  # the turn may have created files
-            self._cap_advice(event)
-            return
+        status.follow(event)  # the figures and the activity (frontend/status.py)
+        # every kind is named: mypy fails here when a new event is not handled
+        match event:
+            case ev.TurnStarted():
+                self.turn_chars = 0
+                status.start_work()
+            case ev.ThinkingDelta():
+                self.turn_chars += len(event.text)
+                status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
+                return  # the spinner's timer repaints; no repaint per delta
+            case ev.PermissionRequested():
+                self._ask(event)
+            case ev.QueueChanged():
+                screen.queued.set_items(event.queue)
+                screen.prompt.queued = status.queued
+            case ev.PermissionResolved() | ev.Interrupted():
+                self._close_prompts(event)
+            case ev.RewindFinished():
+                screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
+            case ev.SessionRenamed():
+                screen.say(f"Session renamed to “{event.title}”.")
+            case ev.TurnFinished():
+                self._close_prompts(event)
+                status.stop_work()
+                screen.index_stale = True  # the turn may have created files
+                self._cap_advice(event)
+                return
+            case (
+                ev.TextDelta()
+                | ev.ModelCallStarted()
+                | ev.ToolCallRunning()
+                | ev.UsageUpdated()
+                | ev.Compacted()
+                | ev.PermissionModeChanged()
+                | ev.AssistantMessage()
+                | ev.ToolCallStarted()
+                | ev.ToolOutputDelta()
+                | ev.ToolCallFinished()
+                | ev.CorrectionsDelivered()
+                | ev.TodosUpdated()
+                | ev.Notice()
+                | ev.Error()
+            ):
+                pass  # the status model's or the conversation's alone
+            case _:
+                assert_never(event)
         status.refresh_line()
 
     def _cap_advice(self, event: ev.TurnFinished) -> None:
@@ -74,7 +98,7 @@ class EventRouter:
         from frontend.wording import turn_end
 
         session = self.screen.session
-        advice = turn_end(event.subtype, session.config.limits if session else None)
+        advice = turn_end(event.subtype, session.status() if session else None)
         if advice is not None:
             self.screen.say(advice)
 
@@ -84,10 +108,10 @@ class EventRouter:
 
         screen = self.screen
         session = screen.session
-        if event.mode in ("both", "conversation") and session is not None:
+        if event.context_tokens is not None and session is not None:  # the conversation too
             await screen.reset_conversation()
             screen.show_history(session.history)
-            screen.status.context_tokens = session.context_tokens  # the kept history's estimate
+            screen.status.context_tokens = event.context_tokens  # the kept history's estimate
             screen.status.refresh_line()
             where = first_line(event.prompt, 70)
             screen.say(f"— rewound to before: {where} —" if where else "— rewind undone —")
@@ -108,7 +132,7 @@ class EventRouter:
         try:
             self._show_text()
         except Exception as exc:  # outside the app's emit, so reported as it would
-            app: Any = self.screen.app  # the EddyApp
+            app = cast("EddyApp", self.screen.app)
             app.report_render_error("text_delta", exc)
 
     def _show_text(self) -> None:
@@ -127,15 +151,10 @@ class EventRouter:
         # the spinner's timer repaints; no repaint per delta
 
     def _ask(self, event: ev.PermissionRequested) -> None:
-        from tui.widgets.diff_view import preview_diff  # pygments: not before the first frame
-
         screen = self.screen
-        diff = None
-        saves = True
-        if screen.session is not None:
-            ctx = screen.session.ctx
-            diff = preview_diff(event.name, event.input, lambda raw: ctx.resolve(raw).path)
-            saves = screen.session.config.save_rules
+        path = event.input.get("file_path")
+        diff = (str(path), event.preview) if event.preview is not None else None
+        saves = screen.session.status().save_rules if screen.session is not None else True
         prompt = PermissionPrompt(
             event.request_id,
             event.name,

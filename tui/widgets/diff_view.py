@@ -1,13 +1,10 @@
 """A unified diff, coloured (added green, removed red) with the file's syntax highlighted.
 
-Also computes the diff an Edit/Write/MultiEdit *would* make, for the permission prompt.
+The diff an Edit/Write/MultiEdit *would* make comes with its permission request
+(``PermissionRequested.preview``, computed by the engine).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 from textual.content import Content
 from textual.highlight import guess_language, highlight
@@ -73,22 +70,3 @@ class DiffView(Static):
     def __init__(self, diff: str, path: str | None = None, max_lines: int | None = None) -> None:
         super().__init__(render_diff(diff, path, max_lines), classes="diff")
         self.diff = diff
-
-
-def preview_diff(
-    name: str, args: dict[str, Any], resolve: Callable[[str], Path]
-) -> tuple[str, str] | None:
-    """The diff a file-changing call would make, for the permission prompt.
-
-    Args:
-        name: the tool name (Edit, MultiEdit or Write; others give None).
-        args: the call's input.
-        resolve: turns the model's path into a real path.
-
-    Returns:
-        ``(label, diff)``, or None when the diff cannot be computed (the call shows its input).
-    """
-    from agent.preview import preview_diff as compute
-
-    diff = compute(name, args, resolve)
-    return (str(args["file_path"]), diff) if diff is not None else None
