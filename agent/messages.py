@@ -15,9 +15,14 @@ Role = Literal["user", "assistant"]
 
 @dataclass(frozen=True, slots=True)
 class TextBlock:
+    """Text. ``extra`` keeps the other fields the API sent (``citations``) for the round trip."""
+
     text: str
+    extra: dict[str, Any] | None = field(default=None, compare=False)
 
     def to_param(self) -> dict[str, Any]:
+        if self.extra:
+            return {"type": "text", "text": self.text, **self.extra}
         return {"type": "text", "text": self.text}
 
 
@@ -42,9 +47,13 @@ class RedactedThinkingBlock:
 
 @dataclass(frozen=True, slots=True)
 class ToolUseBlock:
+    """A client tool call. ``input_error`` says why the call must not run (its input was not a
+    JSON object, or its id repeated an earlier one); the runner answers it with an error."""
+
     id: str
     name: str
     input: dict[str, Any]
+    input_error: str | None = field(default=None, compare=False)
 
     def to_param(self) -> dict[str, Any]:
         return {"type": "tool_use", "id": self.id, "name": self.name, "input": self.input}
@@ -128,13 +137,18 @@ def block_from_param(param: dict[str, Any]) -> Block:
     """Build a block from its API (or SDK ``model_dump``) form."""
     kind = param.get("type")
     if kind == "text":
-        return TextBlock(param["text"])
+        extra = {k: v for k, v in param.items() if k not in ("type", "text", "cache_control")}
+        return TextBlock(param["text"], extra or None)
     if kind == "thinking":
         return ThinkingBlock(param["thinking"], param.get("signature", ""))
     if kind == "redacted_thinking":
         return RedactedThinkingBlock(param["data"])
     if kind == "tool_use":
-        return ToolUseBlock(param["id"], param["name"], dict(param.get("input") or {}))
+        raw = param.get("input")
+        if raw is None or isinstance(raw, dict):
+            return ToolUseBlock(param["id"], param["name"], dict(raw or {}))
+        error = f"the input was not a JSON object (it was {type(raw).__name__})"
+        return ToolUseBlock(param["id"], param["name"], {}, error)
     if kind == "tool_result":
         content = param.get("content", "")
         if not isinstance(content, str):
@@ -151,11 +165,90 @@ def message_from_param(param: dict[str, Any]) -> Message:
     return Message(param["role"], tuple(block_from_param(b) for b in content))
 
 
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
+def _keeps(block: Block, keep_tools: bool) -> bool:
+    """Whether ``block`` may stay in an assistant message entering the history."""
+    if isinstance(block, TextBlock):
+        return bool(block.text.strip())  # the API refuses empty and whitespace-only text
+    if isinstance(block, ToolResultBlock):
+        return False  # results live in user messages only
+    return keep_tools or not isinstance(block, ToolUseBlock)
+
+
+def _fresh_id(old: str, taken: set[str]) -> str:
+    """A new tool_use id derived from ``old`` that is not in ``taken`` (deterministic)."""
+    n = 2
+    while f"{old}_repeat{n}" in taken:
+        n += 1
+    return f"{old}_repeat{n}"
+
+
+def normalise_assistant(
+    message: Message, earlier_ids: set[str], *, keep_tools: bool = True
+) -> Message | None:
+    """The one way an assistant message enters the history, whatever path it came by.
+
+    Empty and whitespace-only text blocks and stray tool_result blocks are dropped; unless
+    ``keep_tools``, tool calls are dropped too (a response that stopped before they could
+    run). A tool_use whose id was used before (earlier in the history or in this message) gets
+    a fresh id and an ``input_error``, so the runner answers it with an error instead of
+    running a call the model may have repeated by mistake; a non-object input is ``{}`` with
+    an ``input_error`` already (``block_from_param``). The result passes ``check_invariant``'s
+    block rules.
+
+    Args:
+        message: the assistant message as the model (or a transcript) gave it.
+        earlier_ids: every tool_use id already in the history (not modified).
+        keep_tools: keep the tool calls (a tool turn) or drop them (a final or partial answer).
+
+    Returns:
+        The message to append, or None when nothing worth keeping is left (no content, or
+        only thinking in a final answer, which the API would not accept alone).
+    """
+    taken = set(earlier_ids)
+    blocks: list[Block] = []
+    for block in message.content:
+        if not _keeps(block, keep_tools):
+            continue
+        if isinstance(block, ToolUseBlock):
+            if not isinstance(block.input, dict):
+                why = "the input was not a JSON object"
+                block = ToolUseBlock(block.id, block.name, {}, why)
+            if block.id in taken:
+                why = (
+                    f"this call repeated the id {block.id} of another call in the "
+                    "conversation, so it was not run; call the tool again if it is needed"
+                )
+                block = ToolUseBlock(_fresh_id(block.id, taken), block.name, block.input, why)
+            taken.add(block.id)
+        blocks.append(block)
+    if not blocks:
+        return None
+    if not keep_tools and all(
+        isinstance(b, (ThinkingBlock, RedactedThinkingBlock)) for b in blocks
+    ):
+        return None
+    if len(blocks) == len(message.content) and all(
+        a is b for a, b in zip(blocks, message.content, strict=True)
+    ):
+        return message  # unchanged: keep its cached API form
+    return Message("assistant", tuple(blocks))
+
+
+def tool_use_ids(history: list[Message]) -> set[str]:
+    """Every tool_use id in ``history``."""
+    return {u.id for m in history if m.role == "assistant" for u in m.tool_uses}
+
+
 class InvariantViolation(Exception):
     """The history breaks (P1)-(P3) of LOOP-MODEL.md; sending it would get an HTTP 400.
 
     Attributes:
-        rule: "P1", "P2" or "P3".
+        rule: "P1", "P2" or "P3"; or what else the API refuses: "ids" (a tool_use id used
+            twice), "text" (empty or blank text), "input" (a tool_use input that is not an
+            object), "thinking" (cache_control on a thinking block), "empty" (no content).
         index: the index of the offending message.
     """
 
@@ -192,6 +285,24 @@ def _check_pair(history: list[Message], i: int) -> None:
         raise InvariantViolation("P3", i, "a tool_result block answers no preceding tool_use")
 
 
+def _check_blocks(msg: Message, i: int, ids: set[str]) -> None:
+    """The per-block rules the API enforces besides the pairing; adds tool_use ids to ``ids``."""
+    if not msg.content:
+        raise InvariantViolation("empty", i, "a message has no content")
+    for block in msg.content:
+        if isinstance(block, TextBlock) and not block.text.strip():
+            raise InvariantViolation("text", i, "an empty or whitespace-only text block")
+        elif isinstance(block, ToolUseBlock):
+            if block.id in ids:
+                raise InvariantViolation("ids", i, f"tool_use id {block.id} is used twice")
+            ids.add(block.id)
+            if not isinstance(block.input, dict):
+                raise InvariantViolation("input", i, f"the input of {block.id} is not an object")
+        elif isinstance(block, OtherBlock):
+            if block.param.get("type") in THINKING_TYPES and "cache_control" in block.param:
+                raise InvariantViolation("thinking", i, "cache_control on a thinking block")
+
+
 def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = False) -> None:
     """Raise InvariantViolation if ``history`` breaks (P1)-(P3) as a request to send.
 
@@ -201,6 +312,9 @@ def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = F
             pair (start-1, start) is still checked.
         at_rest: check a history between turns: it may end with an assistant message without
             tool calls (the next prompt will follow it).
+
+    Besides (P1)-(P3) it checks what else the API refuses (see ``InvariantViolation``);
+    tool_use ids are compared across the whole history, also before ``start``.
 
     Raises:
         InvariantViolation: naming the rule and the message index.
@@ -212,9 +326,10 @@ def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = F
     last = history[-1]
     if last.role != "user" and not (at_rest and not last.tool_uses):
         raise InvariantViolation("P1", len(history) - 1, "the history must end with a user message")
-    for i in range(max(0, start), len(history)):
-        if not history[i].content:
-            raise InvariantViolation("P1", i, "a message has no content")
+    first = max(0, start)
+    ids = tool_use_ids(history[:first])
+    for i in range(first, len(history)):
+        _check_blocks(history[i], i, ids)
         _check_pair(history, i)
 
 
