@@ -137,7 +137,11 @@ def block_from_param(param: dict[str, Any]) -> Block:
     """Build a block from its API (or SDK ``model_dump``) form."""
     kind = param.get("type")
     if kind == "text":
-        extra = {k: v for k, v in param.items() if k not in ("type", "text", "cache_control")}
+        extra = {
+            k: v
+            for k, v in param.items()
+            if k not in ("type", "text", "cache_control") and v is not None
+        }
         return TextBlock(param["text"], extra or None)
     if kind == "thinking":
         return ThinkingBlock(param["thinking"], param.get("signature", ""))

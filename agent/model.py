@@ -48,7 +48,9 @@ class ModelError(Exception):
 
     Attributes:
         kind: rate_limit, overloaded, authentication, permission, invalid_request, not_found,
-            request_too_large, api_error, connection, timeout, stream_error.
+            request_too_large, api_error, connection, timeout, stream_error, bad_response (the
+            API sent something that is not a valid response: not SSE, bad JSON, events out
+            of order).
         status: the HTTP status, when there was one.
         user_message: what happened and what the user can do, in one or two sentences.
     """

@@ -109,7 +109,7 @@ class ToolRunner:
 
         Args:
             uses: the response's tool calls, in the model's order.
-            race: awaits something unless the user interrupts (then raises ``Interrupted``).
+            race: awaits something unless the user interrupts (then raises ``TurnInterrupted``).
         """
         self._results = {}
         self._started = set()
@@ -136,6 +136,10 @@ class ToolRunner:
 
     async def _admit(self, use: ToolUseBlock, race: Race) -> bool:
         """Check the input, then ask the gate. A rejected call gets its error result here."""
+        if use.input_error is not None:  # malformed by the model: say so, so it can retry
+            msg = f"{use.name} was not run: {use.input_error}."
+            self._finish(use, ToolResult(msg, is_error=True), "failed")
+            return False
         tool = self.tools.get(use.name)
         if tool is None:
             known = ", ".join(sorted(self.tools))
