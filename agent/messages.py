@@ -241,6 +241,23 @@ def normalise_assistant(
     return Message("assistant", tuple(blocks))
 
 
+def unanswered_server_calls(message: Message) -> set[str]:
+    """Ids of the server tool calls (``server_tool_use``) in ``message`` with no result in it.
+
+    Only a response paused by the API (``stop_reason: pause_turn``) has them; sent back as
+    the last message of the next request, it lets the model continue.
+    """
+    calls, answered = set(), set()
+    for b in message.content:
+        if isinstance(b, OtherBlock):
+            kind = str(b.param.get("type", ""))
+            if kind == "server_tool_use":
+                calls.add(str(b.param.get("id")))
+            elif kind.endswith("_tool_result"):
+                answered.add(str(b.param.get("tool_use_id")))
+    return calls - answered
+
+
 def tool_use_ids(history: list[Message]) -> set[str]:
     """Every tool_use id in ``history``."""
     return {u.id for m in history if m.role == "assistant" for u in m.tool_uses}
@@ -252,7 +269,8 @@ class InvariantViolation(Exception):
     Attributes:
         rule: "P1", "P2" or "P3"; or what else the API refuses: "ids" (a tool_use id used
             twice), "text" (empty or blank text), "input" (a tool_use input that is not an
-            object), "thinking" (cache_control on a thinking block), "empty" (no content).
+            object), "thinking" (cache_control on a thinking block), "empty" (no content),
+            "server" (a server_tool_use without its result, except in a paused last message).
         index: the index of the offending message.
     """
 
@@ -302,9 +320,12 @@ def _check_blocks(msg: Message, i: int, ids: set[str]) -> None:
             ids.add(block.id)
             if not isinstance(block.input, dict):
                 raise InvariantViolation("input", i, f"the input of {block.id} is not an object")
-        elif isinstance(block, OtherBlock):
-            if block.param.get("type") in THINKING_TYPES and "cache_control" in block.param:
-                raise InvariantViolation("thinking", i, "cache_control on a thinking block")
+        elif (
+            isinstance(block, OtherBlock)
+            and block.param.get("type") in THINKING_TYPES
+            and "cache_control" in block.param
+        ):
+            raise InvariantViolation("thinking", i, "cache_control on a thinking block")
 
 
 def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = False) -> None:
@@ -328,13 +349,17 @@ def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = F
     if history[0].role != "user":
         raise InvariantViolation("P1", 0, "the history must start with a user message")
     last = history[-1]
-    if last.role != "user" and not (at_rest and not last.tool_uses):
+    resting = at_rest and not last.tool_uses
+    paused = not last.tool_uses and bool(unanswered_server_calls(last))  # pause_turn
+    if last.role != "user" and not (resting or paused):
         raise InvariantViolation("P1", len(history) - 1, "the history must end with a user message")
     first = max(0, start)
     ids = tool_use_ids(history[:first])
     for i in range(first, len(history)):
         _check_blocks(history[i], i, ids)
         _check_pair(history, i)
+        if i < len(history) - 1 and unanswered_server_calls(history[i]):
+            raise InvariantViolation("server", i, "a server tool call without its result")
 
 
 def is_valid(history: list[Message], *, at_rest: bool = False) -> bool:

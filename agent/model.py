@@ -20,10 +20,13 @@ from agent.pricing import Usage
 
 @dataclass
 class ModelRequest:
-    """Everything one model call sends (the history is passed as immutable messages)."""
+    """Everything one model call sends (the history is passed as immutable messages).
+
+    Without ``messages`` it is the stable part of every request of a session (its spec).
+    """
 
     model: str
-    messages: list[Message]
+    messages: list[Message] = field(default_factory=list)
     system: list[dict[str, Any]] = field(default_factory=list)
     tools: list[dict[str, Any]] = field(default_factory=list)
     max_tokens: int = 32_000

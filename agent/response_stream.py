@@ -52,6 +52,7 @@ async def sse_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, str]
 
 
 def _usage(raw: Any) -> dict[str, Any]:
+    """``raw`` if it is a JSON object, else an empty one (a missing usage is not an error)."""
     return raw if isinstance(raw, dict) else {}
 
 
@@ -83,13 +84,13 @@ class ResponseAccumulator:
         if not isinstance(event, dict):
             raise _bad(f"a {name} event whose data is not a JSON object")
         if name == "error":
-            err = event.get("error") if isinstance(event.get("error"), dict) else {}
+            err = _usage(event.get("error"))
             kind, detail = err.get("type") or "error", err.get("message") or "no details"
             msg = f"The response stream failed mid-way ({kind}: {detail}). Send a message to retry."
             raise ModelError("stream_error", msg, 200)
         kind = event.get("type", name)
         if kind == "message_start":
-            message = event.get("message") if isinstance(event.get("message"), dict) else {}
+            message = _usage(event.get("message"))
             self.usage = dict(_usage(message.get("usage")))
             self.started = True
             return
@@ -116,7 +117,9 @@ class ResponseAccumulator:
             delta = event.get("delta") or {}
             self.stop_reason = delta.get("stop_reason", self.stop_reason)
             # cumulative totals: overwrite, and keep message_start's fields it omits
-            self.usage.update({k: v for k, v in _usage(event.get("usage")).items() if v is not None})
+            self.usage.update(
+                {k: v for k, v in _usage(event.get("usage")).items() if v is not None}
+            )
 
     def _delta(self, block: dict[str, Any], index: int, delta: dict[str, Any]) -> None:
         dtype = delta.get("type")
@@ -143,6 +146,7 @@ class ResponseAccumulator:
         raw = self._json.pop(index, None)
         if raw is None or not raw.strip():
             return block_from_param(block)  # the input came whole in content_block_start
+        error: str | None
         try:
             value = json.loads(raw)
         except ValueError:

@@ -16,9 +16,9 @@ from agent import events as ev
 from agent import ops
 from agent.context import estimate_context
 from agent.gate import PermissionGate
-from agent.loop import Limits, RequestSpec, Turn
+from agent.loop import Limits, Turn, TurnOutcome
 from agent.messages import Message
-from agent.model import Model
+from agent.model import Model, ModelRequest
 from agent.pricing import Usage
 from agent.rewind import CheckpointEntry, Rewinder, RewindError, marks_from_transcript
 from agent.session_budget import turn_limits
@@ -90,9 +90,13 @@ class Session:
         )
         self.runner = ToolRunner(tools, self.ctx, self.gate, self._emit)
         system = [{"type": "text", "text": config.system}] if config.system else []
-        self.spec = RequestSpec(
-            config.model, system, [tool_param(t) for t in tools], config.max_tokens
+        self.spec = ModelRequest(
+            config.model,
+            system=system,
+            tools=[tool_param(t) for t in tools],
+            max_tokens=config.max_tokens,
         )
+        """The stable request parts; each call sends it with the history as its messages."""
 
     # -- operations ---------------------------------------------------------------------
     @property
@@ -327,18 +331,12 @@ class Session:
                 checked_upto=self._checked_upto,
             )
             try:
-                outcome = await turn.run()
+                outcome = await turn.run()  # catches every other exit, bugs included
             except asyncio.CancelledError:
-                self._finish(turn, "interrupted", started, "")
+                self._finish(turn, TurnOutcome("interrupted", 0, 0, 0.0, Usage()), started)
                 raise
-            except Exception as exc:  # a bug: report it, keep the session usable
-                turn._close_interrupted()
-                msg = f"internal error: {type(exc).__name__}: {exc}"
-                self._emit(ev.Error(turn_id, msg, "internal"))
-                self._finish(turn, "error_during_execution", started, "", msg)
-                return
             self._checked_upto = turn.checked_upto
-            self._finish(turn, outcome.subtype, started, outcome.result, outcome.error)
+            self._finish(turn, outcome, started)
             # Interrupt with a queue sends it at once; a finished turn makes it the next prompt.
             if outcome.subtype in ("success", "interrupted") and self.queue:
                 delivered = tuple(self._take_queue())
@@ -363,14 +361,7 @@ class Session:
         """Replace the history by a summary plus the recent turns. False if it failed."""
         return await compact_session(self, focus, turn_id=turn_id, automatic=automatic)
 
-    def _finish(
-        self,
-        turn: Turn,
-        subtype: ev.TurnSubtype,
-        started: float,
-        result: str,
-        error: str | None = None,
-    ) -> None:
+    def _finish(self, turn: Turn, outcome: TurnOutcome, started: float) -> None:
         self._turn = None
         self.total_cost += turn.cost
         self.total_usage = self.total_usage + turn.usage
@@ -378,14 +369,16 @@ class Session:
         self._emit(
             ev.TurnFinished(
                 turn.turn_id,
-                subtype,
+                outcome.subtype,
                 turn.turns,
                 turn.calls,
                 turn.cost,
                 self.total_cost,
                 int((time.monotonic() - started) * 1000),
                 turn.usage.to_dict(),
-                result,
-                error,
+                outcome.result,
+                outcome.error,
+                outcome.stop_reason,
+                outcome.dropped_tool_calls,
             )
         )

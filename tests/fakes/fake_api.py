@@ -450,7 +450,26 @@ def validate_request(body: Any, *, count_only: bool = False) -> list[str]:
     # (P1) starts with a user message and ends with one.
     if norm[0][0] != "user":
         out.append('messages.0.role: the first message must use the "user" role')
-    if not count_only and norm[-1][0] != "user":
+
+    def unanswered_server_calls(blocks: list[Any]) -> set[Any]:
+        calls = {
+            b.get("id")
+            for b in blocks
+            if isinstance(b, dict) and b.get("type") == "server_tool_use"
+        }
+        done = {
+            b.get("tool_use_id")
+            for b in blocks
+            if isinstance(b, dict) and str(b.get("type", "")).endswith("_tool_result")
+        }
+        return calls - done
+
+    for i, (role, blocks) in enumerate(norm[:-1]):
+        if role == "assistant" and unanswered_server_calls(blocks):
+            out.append(f"messages.{i}: `server_tool_use` blocks must be followed by their results")
+    # a paused response (pause_turn) is sent back as the last message: the one allowed prefill
+    paused = norm[-1][0] == "assistant" and bool(unanswered_server_calls(norm[-1][1]))
+    if not count_only and norm[-1][0] != "user" and not paused:
         out.append(
             f"messages.{len(norm) - 1}: This model does not support assistant message prefill. "
             "The conversation must end with a user message."
