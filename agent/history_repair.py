@@ -13,7 +13,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agent.messages import (
+    Block,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    normalise_assistant,
+)
 
 INTERRUPTED_RESULT = (
     "eddy stopped before the result of this tool call was saved (the session was "
@@ -40,7 +47,14 @@ class Repaired:
 
 def interrupted_result(use: ToolUseBlock) -> ToolResultBlock:
     """The is_error result given to a tool call whose result was never recorded."""
+    if use.input_error:
+        return ToolResultBlock(use.id, not_run_text(use), is_error=True)
     return ToolResultBlock(use.id, INTERRUPTED_RESULT, is_error=True)
+
+
+def not_run_text(use: ToolUseBlock) -> str:
+    """The result of a call the runner refused because it was malformed (``input_error``)."""
+    return f"{use.name} was not run: {use.input_error}."
 
 
 def plural(n: int, word: str) -> str:
@@ -54,7 +68,8 @@ def _describe(counts: Counter[str]) -> list[str]:
         "orphan": lambda n: f"dropped {plural(n, 'tool result')} that answered no tool call",
         "empty": lambda n: f"dropped {plural(n, 'empty message')}",
         "empty_text": lambda n: f"dropped {plural(n, 'empty text block')}",
-        "duplicate": lambda n: f"dropped {plural(n, 'repeated tool call')}",
+        "duplicate": lambda n: f"gave {plural(n, 'repeated tool call id')} a fresh id",
+        "stray_call": lambda n: f"dropped {plural(n, 'tool call')} in user messages",
         "lost_start": lambda n: "the first message was lost: added a note in its place",
     }
     return [describe(counts[key]) for key, describe in words.items() if counts[key]]
@@ -88,33 +103,33 @@ def repair_history(history: Sequence[Message]) -> Repaired:
             origin.append(None)
             counts["interrupted"] += len(uses)
 
+    ids: set[str] = set()
     for index, msg in enumerate(history):
         blocks: list[Block] = []
         for b in msg.content:
-            if isinstance(b, TextBlock) and not b.text:
+            if isinstance(b, TextBlock) and not b.text.strip():
                 counts["empty_text"] += 1
+            elif isinstance(b, ToolUseBlock) and msg.role == "user":
+                counts["stray_call"] += 1  # a call can only be an assistant's
             else:
                 blocks.append(b)
         if msg.role == "assistant":
-            kept: list[Block] = []
-            seen: set[str] = set()
-            for b in blocks:
-                if isinstance(b, ToolResultBlock):
-                    counts["orphan"] += 1
-                elif isinstance(b, ToolUseBlock) and b.id in seen:
-                    counts["duplicate"] += 1  # the API refuses a repeated tool_use id
-                else:
-                    seen.update([b.id] if isinstance(b, ToolUseBlock) else [])
-                    kept.append(b)
-            if not kept:
+            counts["orphan"] += sum(isinstance(b, ToolResultBlock) for b in blocks)
+            # the one normaliser of assistant messages, as live turns use it
+            normal = normalise_assistant(Message("assistant", tuple(blocks)), ids)
+            if normal is None:
                 counts["empty"] += 1
                 continue
+            original = {u.id for u in msg.tool_uses}
+            renamed = [u for u in normal.tool_uses if u.id not in original]
+            counts["duplicate"] += len(renamed)
+            ids.update(u.id for u in normal.tool_uses)
             if not out:
                 out.append(Message("user", (TextBlock(LOST_START),)))
                 origin.append(None)
                 counts["lost_start"] += 1
             close_calls()
-            content: tuple[Block, ...] = tuple(kept)
+            content: tuple[Block, ...] = normal.content
         else:
             expected = out[-1].tool_uses if out and out[-1].role == "assistant" else []
             wanted = {u.id for u in expected}
@@ -130,7 +145,9 @@ def repair_history(history: Sequence[Message]) -> Repaired:
             head: list[Block] = []
             for use in expected:
                 answer = answers.get(use.id)
-                if answer is None:
+                if answer is None and use.input_error:  # never run: say why, as a turn does
+                    answer = ToolResultBlock(use.id, not_run_text(use), is_error=True)
+                elif answer is None:
                     answer = interrupted_result(use)
                     counts["interrupted"] += 1
                 head.append(answer)
