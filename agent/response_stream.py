@@ -21,6 +21,8 @@ from agent.pricing import Usage
 
 INPUT_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 """Blocks whose ``input`` streams as ``input_json_delta`` fragments."""
+OPAQUE = ("signature", "encrypted_content", "data")
+"""Delta fields that carry a whole opaque token each time (the last one counts)."""
 
 
 def _bad(what: str) -> ModelError:
@@ -138,7 +140,8 @@ class ResponseAccumulator:
                 if key == "type":
                     continue
                 old = block.get(key)
-                concat = isinstance(old, str) and isinstance(value, str) and key != "signature"
+                # text-like fields grow; opaque tokens are replaced by the newest one
+                concat = isinstance(old, str) and isinstance(value, str) and key not in OPAQUE
                 block[key] = old + value if concat else value
 
     def _finish(self, index: int, block: dict[str, Any]) -> Block:
