@@ -283,8 +283,8 @@ class Turn:
             # The API's documented continuation: send the paused response back as the last
             # message; the next response carries on from it (and holds the server results).
             paused = normalise_assistant(response.message, tool_use_ids(self.history))
-            if paused is None or not unanswered_server_calls(paused):
-                break
+            if paused is None or paused.tool_uses or not unanswered_server_calls(paused):
+                break  # nothing to continue, or client calls the API cannot continue past
             self.history.append(paused)
             try:
                 more = await self._request()
