@@ -10,7 +10,7 @@ repaired history changes nothing. Reading the file itself is :func:`agent.repair
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agent.messages import (
@@ -64,6 +64,7 @@ def plural(n: int, word: str) -> str:
 
 def _describe(counts: Counter[str]) -> list[str]:
     words = {
+        "recovered": lambda n: f"kept the saved results of {plural(n, 'tool call')}",
         "interrupted": lambda n: f"added interrupted results for {plural(n, 'tool call')}",
         "orphan": lambda n: f"dropped {plural(n, 'tool result')} that answered no tool call",
         "empty": lambda n: f"dropped {plural(n, 'empty message')}",
@@ -75,7 +76,9 @@ def _describe(counts: Counter[str]) -> list[str]:
     return [describe(counts[key]) for key, describe in words.items() if counts[key]]
 
 
-def repair_history(history: Sequence[Message]) -> Repaired:
+def repair_history(
+    history: Sequence[Message], finished: Mapping[str, ToolResultBlock] | None = None
+) -> Repaired:
     """Make ``history`` valid up to a next prompt.
 
     Rules, applied in one pass: empty text blocks, empty messages and a repeated tool_use id
@@ -87,6 +90,8 @@ def repair_history(history: Sequence[Message]) -> Repaired:
 
     Args:
         history: the replayed messages.
+        finished: results recorded as each call finished (``result`` records): a call whose
+            results message was never written gets its own result back from here.
 
     Returns:
         The repaired history, the problems in words, and where each message came from.
@@ -94,14 +99,22 @@ def repair_history(history: Sequence[Message]) -> Repaired:
     out: list[Message] = []
     origin: list[int | None] = []
     counts: Counter[str] = Counter()
+    saved = finished or {}
+
+    def lost_result(use: ToolUseBlock) -> ToolResultBlock:
+        """The result of a call whose results message was lost: its own, if it was saved."""
+        if use.id in saved:
+            counts["recovered"] += 1
+            return saved[use.id]
+        counts["interrupted"] += 1
+        return interrupted_result(use)
 
     def close_calls() -> None:
         """Answer the tool calls of a trailing assistant message that no user message follows."""
         uses = out[-1].tool_uses if out and out[-1].role == "assistant" else []
         if uses:
-            out.append(Message("user", tuple(interrupted_result(u) for u in uses)))
+            out.append(Message("user", tuple(lost_result(u) for u in uses)))
             origin.append(None)
-            counts["interrupted"] += len(uses)
 
     ids: set[str] = set()
     for index, msg in enumerate(history):
@@ -148,8 +161,7 @@ def repair_history(history: Sequence[Message]) -> Repaired:
                 if answer is None and use.input_error:  # never run: say why, as a turn does
                     answer = ToolResultBlock(use.id, not_run_text(use), is_error=True)
                 elif answer is None:
-                    answer = interrupted_result(use)
-                    counts["interrupted"] += 1
+                    answer = lost_result(use)
                 head.append(answer)
             content = (*head, *rest)
             if not content:

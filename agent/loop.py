@@ -144,6 +144,12 @@ def _without_server_calls(message: Message, ids: set[str]) -> Message:
     return Message("assistant", kept)
 
 
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark a cancelled task's outcome as seen."""
+    if not task.cancelled():
+        task.exception()
+
+
 class Turn:
     """Runs one turn over a shared history (a list the session owns).
 
@@ -213,6 +219,7 @@ class Turn:
         except asyncio.CancelledError:
             task.cancel()
             waiter.cancel()
+            task.add_done_callback(_retrieve)  # no "exception was never retrieved" on shutdown
             raise
         if task in done:
             waiter.cancel()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.history_repair import plural, repair_history
-from agent.messages import Message, message_from_param
+from agent.messages import Message, ToolResultBlock, block_from_param, message_from_param
 
 VERSION = 1
 SUFFIX = ".jsonl"
@@ -118,6 +118,7 @@ class _Replay:
         self.prompts: list[tuple[int, str]] = []  # (message index, prompt) in this branch
         self.compacted_turns = 0
         self.queue: list[str] = []
+        self.results: dict[str, ToolResultBlock] = {}  # each call's result, as it finished
         self.s = LoadedSession(Path(), "", {}, [])
         self.last_ts: str | None = None
 
@@ -156,6 +157,11 @@ class _Replay:
             if prompts and s.first_prompt is None:
                 s.first_prompt = prompts[0]
             self.deliver(rec.get("delivered"))
+        elif kind == "result":
+            block = block_from_param(rec["result"])
+            if not isinstance(block, ToolResultBlock):
+                raise ValueError("not a tool result")
+            self.results[block.tool_use_id] = block
         elif kind == "queued":
             self.queue.append(str(rec["text"]))
         elif kind == "unqueued":
@@ -266,7 +272,7 @@ def load(path: Path) -> LoadedSession:
     if lost:
         problems.append(f"lost {plural(lost, 'message')} with the unreadable lines")
     kept = [(i, m) for i, m in enumerate(replay.slots) if m is not None]
-    repaired = repair_history([m for _, m in kept])
+    repaired = repair_history([m for _, m in kept], replay.results)
     problems.extend(repaired.problems)
     new_index = {kept[o][0]: j for j, o in enumerate(repaired.origin) if o is not None}
     if replay.queue:

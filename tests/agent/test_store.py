@@ -36,6 +36,7 @@ from agent.session_config import SessionConfig
 from agent.store import SessionInUse, Transcript, fork
 from agent.store_list import find_session, latest_session, list_sessions, sessions_dir
 from agent.transcript_format import timestamp
+from tests.agent.test_session import Events
 from tests.fakes.tools import FnTool
 
 MODEL = "claude-sonnet-5-5"
@@ -812,3 +813,37 @@ def test_repair_makes_any_history_valid_and_is_idempotent(history: list[Message]
         assert origin is None or message.role == history[origin].role
     if not repaired.problems:
         assert repaired.history == history
+
+
+async def test_a_crash_mid_batch_keeps_the_results_of_the_calls_that_finished(tmp_path) -> None:
+    """kill -9 while the second call of a batch runs: the file as it is then (every record is
+    one unbuffered write) resumes with the first call's real result."""
+    hang = asyncio.Event()
+
+    async def slow(args, ctx):
+        await hang.wait()
+        return "never"
+
+    model = ScriptedModel(
+        [Message("assistant", (tool_call("t1", "Quick"), tool_call("t2", "Slow"))), "done"]
+    )
+    events = Events()
+    config = SessionConfig(workspace=tmp_path, model=MODEL)
+    config.policy.mode = "bypassPermissions"
+    tools = [FnTool("Quick", lambda a, c: "the real result"), FnTool("Slow", slow)]
+    session = Session(config, model, tools, events)
+    transcript = Transcript.create(tmp_path, model=MODEL)
+    session.attach_transcript(transcript)
+    session.submit(ops.SubmitPrompt("go"))
+    running = await events.wait_for(ev.ToolCallRunning, 2)
+    assert running.call_id == "t2"
+    crashed = tmp_path / "crashed.jsonl"
+    shutil.copy(transcript.path, crashed)
+    await session.close()
+    transcript.close()
+    loaded = load(crashed)
+    results = loaded.history[2].content
+    assert isinstance(results[0], ToolResultBlock) and results[0].content == "the real result"
+    assert isinstance(results[1], ToolResultBlock) and results[1].is_error
+    assert "kept the saved results of 1 tool call" in loaded.problems
+    check_invariant(loaded.history)
