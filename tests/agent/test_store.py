@@ -35,7 +35,7 @@ from agent.session import Session
 from agent.session_config import SessionConfig
 from agent.store import SessionInUse, Transcript, fork
 from agent.store_list import find_session, latest_session, list_sessions, sessions_dir
-from agent.transcript_format import timestamp
+from agent.transcript_format import encode, timestamp
 from tests.agent.test_session import Events
 from tests.fakes.tools import FnTool
 
@@ -847,3 +847,30 @@ async def test_a_crash_mid_batch_keeps_the_results_of_the_calls_that_finished(tm
     assert isinstance(results[1], ToolResultBlock) and results[1].is_error
     assert "kept the saved results of 1 tool call" in loaded.problems
     check_invariant(loaded.history)
+
+
+def test_continue_finds_a_session_whose_first_message_record_was_torn(cwd: Path) -> None:
+    older = make_session(cwd, "an older session", 1_000_000)
+    older.close()
+    torn = Transcript.create(cwd, model=MODEL)
+    prompt = "please fix the failing build " * 20
+    record = {
+        "type": "message",
+        "index": 0,
+        "prompts": [prompt],
+        "message": user(prompt).to_param(),
+    }
+    line = encode(record)
+    torn.close()
+    with torn.path.open("ab") as f:
+        f.write(line[: len(line) - 40])  # the crash: the prompt is written, the message is not
+    assert latest_session(cwd) == torn.path
+    assert list_sessions(cwd)[0].first_prompt == prompt
+    loaded = load(torn.path)
+    assert [m.text for m in loaded.history] == [prompt]
+    assert loaded.first_prompt == prompt
+    assert "recovered the prompt of a torn last line" in loaded.problems
+    reopened = Transcript.open(torn.path, loaded)  # resuming writes the repair: then it is whole
+    reopened.close()
+    again = load(torn.path)
+    assert [m.text for m in again.history] == [prompt] and again.problems == []
