@@ -330,7 +330,7 @@ class Turn:
         return response
 
     def _append_assistant(
-        self, a: Message, *, keep_tools: bool, stop: str | None = None
+        self, a: Message, *, keep_tools: bool, stop: str | None = None, quiet: bool = False
     ) -> Message:
         """Append ``a`` through the normaliser (and say so); return what was appended."""
         kept = normalise_assistant(a, tool_use_ids(self.history), keep_tools=keep_tools)
@@ -342,7 +342,8 @@ class Turn:
             if not kept.content:
                 return kept
         self.history.append(kept)
-        self.emit(ev.AssistantMessage(self.turn_id, kept.to_param(), stop))
+        if not quiet:
+            self.emit(ev.AssistantMessage(self.turn_id, kept.to_param(), stop))
         return kept
 
     def _final(self, response: ModelResponse) -> TurnOutcome:
@@ -396,8 +397,9 @@ class Turn:
         interrupted. Safe to call more than once per interrupt only via ``run``.
         """
         sink, self._sink = self._sink, None
+        partial: Message | None = None
         if sink is not None and self.history and self.history[-1].role == "user":
-            self._append_assistant(sink.partial(), keep_tools=False)
+            partial = self._append_assistant(sink.partial(), keep_tools=False, quiet=True)
         last = self.history[-1] if self.history else None
         if last is not None and last.role == "assistant" and last.tool_uses:
             results = self.runner.interrupted_results(last.tool_uses)
@@ -407,3 +409,6 @@ class Turn:
         else:
             self.history.append(Message("user", (TextBlock(INTERRUPT_NOTE),)))
         self.emit(ev.Interrupted(self.turn_id))
+        if partial is not None and partial.content:
+            # after Interrupted: front ends end the streamed text as interrupted, not final
+            self.emit(ev.AssistantMessage(self.turn_id, partial.to_param(), None))
