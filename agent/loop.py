@@ -31,7 +31,7 @@ from agent.messages import (
     TextBlock,
     check_invariant,
     normalise_assistant,
-    tool_use_ids,
+    tool_use_index,
     unanswered_server_calls,
 )
 from agent.model import Model, ModelError, ModelRequest, ModelResponse
@@ -201,6 +201,8 @@ class Turn:
         self.before_call = before_call
         self._window = context_window(spec.model)
         self._sink: _Sink | None = None
+        self._ids: dict[str, int] = {}
+        self._ids_upto = 0
 
     async def race(self, aw: Awaitable[Any]) -> Any:
         """Await ``aw`` unless the user interrupts first (then cancel it and raise).
@@ -227,6 +229,15 @@ class Turn:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         raise TurnInterrupted
+
+    def _tool_ids(self) -> dict[str, int]:
+        """The history's tool_use ids (``tool_use_index``), extended as the history grows so
+        that a long session is not scanned again for every request."""
+        if self._ids_upto > len(self.history):
+            self._ids, self._ids_upto = {}, 0
+        tool_use_index(self.history, self._ids_upto, self._ids)
+        self._ids_upto = len(self.history)
+        return self._ids
 
     def _outcome(self, subtype: ev.TurnSubtype, **fields: Any) -> TurnOutcome:
         return TurnOutcome(subtype, self.calls, self.turns, self.cost, self.usage, **fields)
@@ -289,7 +300,7 @@ class Turn:
                 break
             # The API's documented continuation: send the paused response back as the last
             # message; the next response carries on from it (and holds the server results).
-            paused = normalise_assistant(response.message, tool_use_ids(self.history))
+            paused = normalise_assistant(response.message, self._tool_ids())
             if paused is None or paused.tool_uses or not unanswered_server_calls(paused):
                 break  # nothing to continue, or client calls the API cannot continue past
             self.history.append(paused)
@@ -305,9 +316,11 @@ class Turn:
     async def _request(self) -> ModelResponse:
         """Check the history, send it, account the response."""
         if self.before_call is not None and await self.race(self.before_call(self)):
-            self.checked_upto = 0
+            self.checked_upto = self._ids_upto = 0  # rewritten: check and index it all again
+            self._ids = {}
         try:
-            check_invariant(self.history, max(0, self.checked_upto - 1))
+            start = max(0, self.checked_upto - 1)
+            check_invariant(self.history, start, id_index=self._tool_ids())
         except InvariantViolation as exc:
             msg = f"internal error, request not sent: {exc}"
             raise TurnStopped("error_during_execution", msg, "invariant") from exc
@@ -333,7 +346,7 @@ class Turn:
         self, a: Message, *, keep_tools: bool, stop: str | None = None, quiet: bool = False
     ) -> Message:
         """Append ``a`` through the normaliser (and say so); return what was appended."""
-        kept = normalise_assistant(a, tool_use_ids(self.history), keep_tools=keep_tools)
+        kept = normalise_assistant(a, self._tool_ids(), keep_tools=keep_tools)
         if kept is None:
             return Message("assistant", ())
         unanswered = unanswered_server_calls(kept)

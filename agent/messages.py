@@ -7,6 +7,7 @@ message cache its API form, so building a request does not re-serialise the whol
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -181,7 +182,21 @@ def _keeps(block: Block, keep_tools: bool) -> bool:
     return keep_tools or not isinstance(block, ToolUseBlock)
 
 
-def _fresh_id(old: str, taken: set[str]) -> str:
+class _Taken:
+    """The ids used so far: the history's (not copied: it can be large) and this message's."""
+
+    def __init__(self, earlier: Collection[str]) -> None:
+        self.earlier = earlier
+        self.here: set[str] = set()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.here or key in self.earlier
+
+    def add(self, key: str) -> None:
+        self.here.add(key)
+
+
+def _fresh_id(old: str, taken: _Taken) -> str:
     """A new tool_use id derived from ``old`` that is not in ``taken`` (deterministic)."""
     n = 2
     while f"{old}_repeat{n}" in taken:
@@ -190,7 +205,7 @@ def _fresh_id(old: str, taken: set[str]) -> str:
 
 
 def normalise_assistant(
-    message: Message, earlier_ids: set[str], *, keep_tools: bool = True
+    message: Message, earlier_ids: Collection[str], *, keep_tools: bool = True
 ) -> Message | None:
     """The one way an assistant message enters the history, whatever path it came by.
 
@@ -211,7 +226,7 @@ def normalise_assistant(
         The message to append, or None when nothing worth keeping is left (no content, or
         only thinking in a final answer, which the API would not accept alone).
     """
-    taken = set(earlier_ids)
+    taken = _Taken(earlier_ids)
     blocks: list[Block] = []
     for block in message.content:
         if not _keeps(block, keep_tools):
@@ -258,9 +273,16 @@ def unanswered_server_calls(message: Message) -> set[str]:
     return calls - answered
 
 
-def tool_use_ids(history: list[Message]) -> set[str]:
-    """Every tool_use id in ``history``."""
-    return {u.id for m in history if m.role == "assistant" for u in m.tool_uses}
+def tool_use_index(
+    history: list[Message], start: int = 0, index: dict[str, int] | None = None
+) -> dict[str, int]:
+    """Map each tool_use id in ``history[start:]`` to the first message using it, added to
+    ``index`` (a new dict by default); with ``start`` a caller extends it as history grows."""
+    out = {} if index is None else index
+    for i in range(start, len(history)):
+        for use in history[i].tool_uses:
+            out.setdefault(use.id, i)
+    return out
 
 
 class InvariantViolation(Exception):
@@ -307,17 +329,22 @@ def _check_pair(history: list[Message], i: int) -> None:
         raise InvariantViolation("P3", i, "a tool_result block answers no preceding tool_use")
 
 
-def _check_blocks(msg: Message, i: int, ids: set[str]) -> None:
-    """The per-block rules the API enforces besides the pairing; adds tool_use ids to ``ids``."""
+def _check_blocks(msg: Message, i: int, ids: Mapping[str, int]) -> None:
+    """The per-block rules the API enforces besides the pairing.
+
+    ``ids`` maps each tool_use id to the first message that uses it: an id of message ``i``
+    that maps elsewhere, or that ``i`` uses twice, is used twice.
+    """
     if not msg.content:
         raise InvariantViolation("empty", i, "a message has no content")
+    here: set[str] = set()
     for block in msg.content:
         if isinstance(block, TextBlock) and not block.text.strip():
             raise InvariantViolation("text", i, "an empty or whitespace-only text block")
         elif isinstance(block, ToolUseBlock):
-            if block.id in ids:
+            if block.id in here or ids.get(block.id, i) != i:
                 raise InvariantViolation("ids", i, f"tool_use id {block.id} is used twice")
-            ids.add(block.id)
+            here.add(block.id)
             if not isinstance(block.input, dict):
                 raise InvariantViolation("input", i, f"the input of {block.id} is not an object")
         elif (
@@ -328,7 +355,13 @@ def _check_blocks(msg: Message, i: int, ids: set[str]) -> None:
             raise InvariantViolation("thinking", i, "cache_control on a thinking block")
 
 
-def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = False) -> None:
+def check_invariant(
+    history: list[Message],
+    start: int = 0,
+    *,
+    at_rest: bool = False,
+    id_index: Mapping[str, int] | None = None,
+) -> None:
     """Raise InvariantViolation if ``history`` breaks (P1)-(P3) as a request to send.
 
     Args:
@@ -337,6 +370,8 @@ def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = F
             pair (start-1, start) is still checked.
         at_rest: check a history between turns: it may end with an assistant message without
             tool calls (the next prompt will follow it).
+        id_index: ``tool_use_index(history)`` if the caller keeps it up to date (so a long
+            history is not scanned again for each request).
 
     Besides (P1)-(P3) it checks what else the API refuses (see ``InvariantViolation``);
     tool_use ids are compared across the whole history, also before ``start``.
@@ -354,7 +389,7 @@ def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = F
     if last.role != "user" and not (resting or paused):
         raise InvariantViolation("P1", len(history) - 1, "the history must end with a user message")
     first = max(0, start)
-    ids = tool_use_ids(history[:first])
+    ids = tool_use_index(history) if id_index is None else id_index
     for i in range(first, len(history)):
         _check_blocks(history[i], i, ids)
         _check_pair(history, i)

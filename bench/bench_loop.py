@@ -16,10 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent.loop import Limits, Turn  # noqa: E402
 from agent.messages import Message, ToolUseBlock, user  # noqa: E402
-from agent.model import (
-    ModelRequest,  # noqa: E402
-    ModelResponse,  # noqa: E402
-)
+from agent.model import ModelRequest, ModelResponse  # noqa: E402
 from agent.pricing import Usage  # noqa: E402
 from agent.toolrun import ToolRunner, allow_all_gate  # noqa: E402
 from tools.base import ToolContext, ToolResult  # noqa: E402
