@@ -305,7 +305,7 @@ class Turn:
                 break  # nothing to continue, or client calls the API cannot continue past
             self.history.append(paused)
             try:
-                more = await self._request()
+                more = await self._request(continuing=True)
             finally:
                 self.history.pop()
                 self.checked_upto = min(self.checked_upto, len(self.history))
@@ -313,9 +313,14 @@ class Turn:
             response = dataclasses.replace(more, message=merged)
         return response
 
-    async def _request(self) -> ModelResponse:
-        """Check the history, send it, account the response."""
-        if self.before_call is not None and await self.race(self.before_call(self)):
+    async def _request(self, *, continuing: bool = False) -> ModelResponse:
+        """Check the history, send it, account the response.
+
+        ``continuing`` (a paused response is the last message): no compaction before it,
+        which could not keep that message last.
+        """
+        before = None if continuing else self.before_call
+        if before is not None and await self.race(before(self)):
             self.checked_upto = self._ids_upto = 0  # rewritten: check and index it all again
             self._ids = {}
         try:
