@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from agent.messages import (
     Block,
@@ -55,6 +56,15 @@ def interrupted_result(use: ToolUseBlock) -> ToolResultBlock:
 def not_run_text(use: ToolUseBlock) -> str:
     """The result of a call the runner refused because it was malformed (``input_error``)."""
     return f"{use.name} was not run: {use.input_error}."
+
+
+def _blank(block: dict[str, Any]) -> bool:
+    return block.get("type") == "text" and not str(block.get("text", "")).strip()
+
+
+def _blank_inside(result: ToolResultBlock) -> bool:
+    """A result whose block content holds blank text (the API refuses it)."""
+    return not isinstance(result.content, str) and any(_blank(b) for b in result.content)
 
 
 def plural(n: int, word: str) -> str:
@@ -124,6 +134,10 @@ def repair_history(
                 counts["empty_text"] += 1
             elif isinstance(b, ToolUseBlock) and msg.role == "user":
                 counts["stray_call"] += 1  # a call can only be an assistant's
+            elif isinstance(b, ToolResultBlock) and _blank_inside(b):
+                counts["empty_text"] += 1
+                kept = tuple(x for x in b.content if isinstance(x, dict) and not _blank(x))
+                blocks.append(ToolResultBlock(b.tool_use_id, kept or "(no output)", b.is_error))
             else:
                 blocks.append(b)
         if msg.role == "assistant":

@@ -341,6 +341,12 @@ def _check_blocks(msg: Message, i: int, ids: Mapping[str, int]) -> None:
     for block in msg.content:
         if isinstance(block, TextBlock) and not block.text.strip():
             raise InvariantViolation("text", i, "an empty or whitespace-only text block")
+        elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+            if any(
+                b.get("type") == "text" and not str(b.get("text", "")).strip()
+                for b in block.content
+            ):
+                raise InvariantViolation("text", i, "blank text inside a tool result")
         elif isinstance(block, ToolUseBlock):
             if block.id in here or ids.get(block.id, i) != i:
                 raise InvariantViolation("ids", i, f"tool_use id {block.id} is used twice")

@@ -76,6 +76,9 @@ class ToolRunner:
         self, use: ToolUseBlock, result: ToolResult, status: ev.ToolStatus
     ) -> ToolResultBlock:
         content = result.content
+        if not isinstance(content, str):  # the API refuses blank text inside a result too
+            content = [b for b in content if b.get("type") != "text" or b.get("text", "").strip()]
+            content = content or "(no output)"
         if isinstance(content, str):
             if not content.strip():
                 content = "(no output)"

@@ -74,3 +74,13 @@ async def test_a_repeated_id_across_responses_gets_a_fresh_id_before_it_runs(tmp
     second = history[3].content[0]
     assert isinstance(second, ToolUseBlock) and second.id == "t1_repeat2"
     assert tool.calls == [{"x": 1}]
+
+
+async def test_blank_text_inside_a_tool_result_never_reaches_the_model(tmp_path) -> None:
+    from tools.base import ToolResult
+
+    blank = FnTool("Blank", lambda a, c: ToolResult([{"type": "text", "text": "\n"}]))
+    model = ScriptedModel([Message("assistant", (tool_call("t1", "Blank"),)), "done"])
+    outcome, history, _ = await run_turn(model, [blank], workspace=tmp_path)
+    assert outcome.subtype == "success"
+    check_invariant(model.requests[-1].messages)

@@ -120,3 +120,10 @@ def test_param_round_trip() -> None:
     res = Message("user", (ToolResultBlock("u1", ({"type": "text", "text": "t"},), True),))
     assert message_from_param(res.to_param()) == res
     assert message_from_param({"role": "user", "content": "plain"}) == user("plain")
+
+
+def test_blank_text_inside_a_tool_result_is_a_violation() -> None:
+    blank = ToolResultBlock("u1", ({"type": "text", "text": " \n"},))
+    with pytest.raises(InvariantViolation) as err:
+        check_invariant([user("a"), assistant(USE), user(blank)])
+    assert err.value.rule == "text"

@@ -874,3 +874,13 @@ def test_continue_finds_a_session_whose_first_message_record_was_torn(cwd: Path)
     reopened.close()
     again = load(torn.path)
     assert [m.text for m in again.history] == [prompt] and again.problems == []
+
+
+def test_repair_drops_blank_text_a_resumed_history_may_hold() -> None:
+    use = ToolUseBlock("u1", "Read", {})
+    blank_result = ToolResultBlock("u1", ({"type": "text", "text": "  "},))
+    history = [user("go", " "), assistant("\n\n", use), user(blank_result)]
+    repaired = repair_history(history)
+    check_invariant(repaired.history)
+    assert repaired.history[2].content[0] == ToolResultBlock("u1", "(no output)")
+    assert repair_history(repaired.history).problems == []
