@@ -51,7 +51,10 @@ _NOTICES = {
         "The response stopped: the conversation fills the model's context window. "
         "Compact it (/compact) or start a new session."
     ),
-    "pause_turn": "The model paused its turn too many times; eddy stopped continuing it.",
+    "pause_turn": (
+        "The API paused the turn and eddy did not continue it further "
+        f"(at most {MAX_PAUSE_CONTINUATIONS} times); send a message to go on."
+    ),
 }
 _WHY_NOT_RUN = {
     "max_tokens": "the response hit max_tokens",

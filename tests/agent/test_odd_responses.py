@@ -251,3 +251,28 @@ async def test_esc_keeps_the_text_already_streamed(fake_api, tmp_path) -> None:
     assert_all_requests_valid(fake_api)
     partial = fake_api.requests[-1]["messages"][1]
     assert partial["role"] == "assistant" and partial["content"][0]["text"] == seen
+
+
+async def test_a_turn_paused_for_ever_stops_at_the_cap_with_a_valid_history(
+    fake_api, tmp_path
+) -> None:
+    from agent.loop import MAX_PAUSE_CONTINUATIONS
+
+    calls = iter(range(100))
+
+    def paused(_body):
+        n = next(calls)
+        call = {"type": "server_tool_use", "id": f"srvtoolu_{n}", "name": "web_search", "input": {}}
+        return Reply([text(f"step {n}"), call], "pause_turn")
+
+    fake_api.responder = paused
+    session, events = session_for(fake_api, tmp_path)
+    await run(session, "search")
+    assert len(fake_api.requests) == 1 + MAX_PAUSE_CONTINUATIONS
+    assert any("paused the turn" in n.text for n in events.of(ev.Notice))
+    fake_api.responder = lambda _body: Reply([text("ok")])
+    await run(session, "and now?")
+    await session.close()
+    assert_all_requests_valid(fake_api)
+    kept = fake_api.requests[-1]["messages"][1]["content"]
+    assert all(b["type"] == "text" for b in kept)
