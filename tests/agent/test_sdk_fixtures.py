@@ -49,7 +49,7 @@ async def test_each_recorded_stream_leaves_a_valid_history_and_an_honest_message
 
 
 def test_every_fixture_is_here() -> None:
-    assert len(NAMES) == 17
+    assert len(NAMES) == 27
 
 
 async def test_a_multi_delta_compaction_goes_back_whole(fake_api, tmp_path) -> None:
@@ -89,3 +89,13 @@ async def test_the_recorded_invalid_tool_json_is_an_error_result(fake_api, tmp_p
     await session.close()
     result = fake_api.requests[1]["messages"][2]["content"][0]
     assert result["is_error"] is True and "not valid JSON" in result["content"]
+
+
+async def test_usage_that_only_the_message_delta_carries_is_counted(fake_api, tmp_path) -> None:
+    fake_api.push(RawReply((FIXTURES / "missing_usage_response.txt").read_bytes()))
+    session, events = session_for(fake_api, tmp_path)
+    await run(session, "go")
+    await session.close()
+    usage = events.of(ev.UsageUpdated)[-1].usage
+    assert (usage["input_tokens"], usage["output_tokens"]) == (11, 1)
+    assert (usage["cache_creation_input_tokens"], usage["cache_read_input_tokens"]) == (3, 5)
