@@ -12,9 +12,8 @@ import os
 import threading
 from typing import Any
 
-from agent.messages import Message, block_from_param
 from agent.model import ModelError, ModelRequest, ModelResponse, StreamSink
-from agent.pricing import Usage
+from agent.response_stream import ResponseAccumulator, sse_events
 
 CACHE = {"type": "ephemeral"}
 
@@ -45,16 +44,23 @@ LOOKBACK_SAFE = 15
 """A breakpoint finds an earlier cache write only within 20 blocks; add one before that."""
 
 
+UNCACHEABLE = ("thinking", "redacted_thinking")
+"""Blocks the API refuses cache_control on (a 400)."""
+
+
 def _mark(messages: list[dict[str, Any]], position: int) -> None:
-    """Put a cache breakpoint on the block at ``position`` (counted over all messages)."""
+    """Put a cache breakpoint on the block at ``position`` (counted over all messages), or on
+    the nearest block before it that may carry one (never a thinking block)."""
+    located: list[tuple[int, int]] = []
     for i, msg in enumerate(messages):
-        content = msg["content"]
-        if position < len(content):
-            content = list(content)
-            content[position] = {**content[position], "cache_control": CACHE}
-            messages[i] = {"role": msg["role"], "content": content}
-            return
-        position -= len(content)
+        located.extend((i, j) for j in range(len(msg["content"])))
+    for i, j in reversed(located[: position + 1]):
+        content = list(messages[i]["content"])
+        if content[j].get("type") in UNCACHEABLE:
+            continue
+        content[j] = {**content[j], "cache_control": CACHE}
+        messages[i] = {"role": messages[i]["role"], "content": content}
+        return
 
 
 def request_params(request: ModelRequest, previous_breakpoint: int | None = None) -> dict[str, Any]:
@@ -91,21 +97,6 @@ def last_block_position(request: ModelRequest) -> int:
     return sum(len(m.content) for m in request.messages) - 1
 
 
-def _usage(raw: Any) -> Usage:
-    def get(name: str) -> int:
-        return int(getattr(raw, name, 0) or 0)
-
-    creation = getattr(raw, "cache_creation", None)
-    one_hour = int(getattr(creation, "ephemeral_1h_input_tokens", 0) or 0) if creation else 0
-    return Usage(
-        get("input_tokens"),
-        get("output_tokens"),
-        get("cache_creation_input_tokens"),
-        get("cache_read_input_tokens"),
-        one_hour,
-    )
-
-
 def _error(exc: Exception) -> ModelError:
     """Map an SDK or transport exception to a ModelError with advice for the user."""
     import anthropic
@@ -135,9 +126,28 @@ def _error(exc: Exception) -> ModelError:
             f"Could not reach the API ({exc}). Check your network or ANTHROPIC_BASE_URL.",
         )
     name = type(exc).__name__
+    if _is_transport(exc):
+        return ModelError(
+            "connection",
+            f"The connection to the API broke ({name}: {exc}). Send a message to retry.",
+        )
+    if isinstance(exc, UnicodeDecodeError):
+        return ModelError(
+            "bad_response", "The API sent bytes that are not UTF-8 text. Send a message to retry."
+        )
+    # not the network: say so rather than blame the connection
     return ModelError(
-        "connection", f"The connection to the API broke ({name}: {exc}). Send a message to retry."
+        "bad_response",
+        f"eddy could not read the API's response ({name}: {exc or 'no details'}). "
+        "Send a message to retry.",
     )
+
+
+def _is_transport(exc: Exception) -> bool:
+    """A network failure (the connection dropped, reset or refused), not a bad response."""
+    import httpx2
+
+    return isinstance(exc, (httpx2.TransportError, OSError))
 
 
 class AnthropicModel:
@@ -204,21 +214,34 @@ class AnthropicModel:
         client = self.client()
         params = request_params(request, self._last_breakpoint)
         self._last_breakpoint = last_block_position(request)
+        accumulator = ResponseAccumulator(sink)
         try:
-            async with client.messages.stream(**params) as stream:
-                async for event in stream:
-                    kind = event.type
-                    if kind == "text":
-                        sink.text(event.text)
-                    elif kind == "thinking":
-                        sink.thinking(event.thinking)
-                    elif kind == "content_block_stop":
-                        sink.block_done(block_from_param(_dump(event.content_block)))
-                final = await stream.get_final_message()
+            # The raw event stream, not the SDK's accumulator: see agent/response_stream.py.
+            # Retries and HTTP errors before the body are still the SDK's.
+            create = client.messages.with_streaming_response.create
+            async with create(**params, stream=True) as http:
+                kind = http.headers.get("content-type", "")
+                if "event-stream" not in kind:
+                    body = (await http.read())[:120].decode("utf-8", "replace")
+                    raise ModelError(
+                        "bad_response",
+                        f"The API answered with {kind or 'no content type'} instead of an "
+                        f"event stream ({body!r}). Check ANTHROPIC_BASE_URL.",
+                        http.status_code,
+                    )
+                async for name, data in sse_events(http.iter_lines()):
+                    accumulator.feed(name, data)
+        except ModelError:
+            raise
         except Exception as exc:  # CancelledError (Esc) is not an Exception: it passes
             raise _error(exc) from exc
-        blocks = tuple(block_from_param(_dump(b)) for b in final.content)
-        return ModelResponse(Message("assistant", blocks), final.stop_reason, _usage(final.usage))
+        if not accumulator.started:
+            raise ModelError(
+                "bad_response",
+                "The API's response held no message_start event: it was not a Messages API "
+                "event stream. Check ANTHROPIC_BASE_URL; send a message to retry.",
+            )
+        return accumulator.response()
 
 
 def prepare_client(model: Any) -> None:
@@ -231,10 +254,3 @@ def prepare_client(model: Any) -> None:
             client()
         except Exception:
             pass
-
-
-def _dump(block: Any) -> dict[str, Any]:
-    data: dict[str, Any] = block.model_dump(exclude_none=True)
-    if data.get("type") == "text":
-        return {"type": "text", "text": data.get("text", "")}
-    return data

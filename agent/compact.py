@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.messages import Message, TextBlock, ToolResultBlock, check_invariant
+from agent.messages import Block, Message, TextBlock, ToolResultBlock, check_invariant
 from agent.model import Model, ModelRequest, ModelResponse, estimate_tokens
 
 SUMMARY_INSTRUCTION = """Your task now is to write a summary of the conversation so far, so \
@@ -33,6 +33,9 @@ What is done, what is in progress, what remains; errors still unresolved.
 SUMMARY_PREFIX = (
     "[This conversation was compacted. Summary of the earlier part, written by you:]\n\n"
 )
+
+
+PROMPT_NOTE = "[The request that started this work, verbatim:]"
 
 
 class CompactionError(Exception):
@@ -101,12 +104,16 @@ def rebuild(history: list[Message], cut: int, summary: str) -> list[Message]:
     """The compacted history: the summary joined to the first kept turn's prompt."""
     head = TextBlock(SUMMARY_PREFIX + summary)
     if cut <= 0 or cut >= len(history):
-        new = [Message("user", (head,))]
+        blocks: list[Block] = [head]
+        starts = turn_starts(history)
+        if cut <= 0 and starts and starts[0] < len(history) - 1:
+            # the first turn is summarised whole: its prompt stays verbatim all the same
+            prompt = [b for b in history[starts[0]].content if isinstance(b, TextBlock)]
+            blocks += [TextBlock(PROMPT_NOTE), *prompt]
         if history and history[-1].role == "user" and cut < len(history):
             # nothing kept whole: the trailing user message must not hold tool results
-            tail = [b for b in history[-1].content if not isinstance(b, ToolResultBlock)]
-            new = [Message("user", (head, *tail))]
-        return new
+            blocks += [b for b in history[-1].content if not isinstance(b, ToolResultBlock)]
+        return [Message("user", tuple(blocks))]
     first = history[cut]
     return [Message("user", (head, *first.content)), *history[cut + 1 :]]
 

@@ -298,6 +298,10 @@ class TurnFinished:
     usage: dict[str, int] = field(default_factory=dict)
     result: str = ""
     error: str | None = None
+    stop_reason: str | None = None
+    """The last response's stop reason (None when no response ended the turn)."""
+    dropped_tool_calls: int = 0
+    """Tool calls of the final response that were not run (max_tokens, refusal, ...)."""
     type: Literal["turn_finished"] = "turn_finished"
 
 

@@ -1,22 +1,25 @@
-"""One turn of the agent loop, as in LOOP-MODEL.md.
+"""One turn of the agent loop, as in LOOP-MODEL.md ("One step of the loop").
 
-    a = model(h)                        -- one model call (streamed)
-    no tool_use in a   -> success       (h becomes h·a)
-    t == T             -> error_max_turns (calls not run, h unchanged)
-    cost >= B          -> error_max_budget_usd (calls not run, h unchanged)
-    else gate each call, run it or refuse it; b = user[results..., queued corrections]
-    h = h·a·b, t += 1, repeat
+    1. a = model(h)                      -- one model call (streamed)
+    2. no tool_use in a  -> success      (h becomes h·a)
+    3. t == T            -> error_max_turns (calls not run, h unchanged)
+       cost >= B         -> error_max_budget_usd (calls not run, h unchanged)
+    4. gate each call, run it or refuse it; b = user[results..., queued corrections]
+       h = h·a·b, t += 1, repeat
 
-Interruption (Esc) is an ``asyncio.Event`` the loop races every wait against; when it fires,
-the loop repairs the history so that every tool_use has exactly one result and a note says the
-user interrupted. The history is checked against the invariant before every model call.
+The unusual exits are exceptions caught in one place, ``Turn.run``: a limit or a failed call
+(``TurnStopped``), Esc (``TurnInterrupted``), cancellation, and a bug in the engine. Each
+leaves the history valid: every tool_use gets exactly one result. Every assistant message
+enters the history through ``normalise_assistant``, and the history is checked against the
+invariant before every model call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agent import events as ev
@@ -24,18 +27,41 @@ from agent.messages import (
     Block,
     InvariantViolation,
     Message,
+    OtherBlock,
     TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
     check_invariant,
+    normalise_assistant,
+    tool_use_index,
+    unanswered_server_calls,
 )
 from agent.model import Model, ModelError, ModelRequest, ModelResponse
 from agent.pricing import Usage, context_window, cost_usd
 from agent.toolrun import ToolRunner
 
 INTERRUPT_NOTE = "[Request interrupted by user]"
+MAX_PAUSE_CONTINUATIONS = 8
+"""How many times one response may be continued after ``stop_reason: pause_turn``."""
 
 Emit = Callable[[ev.Event], None]
+
+_NOTICES = {
+    "max_tokens": "The response was cut off at max_tokens.",
+    "refusal": "The model declined to continue (refusal).",
+    "model_context_window_exceeded": (
+        "The response stopped: the conversation fills the model's context window. "
+        "Compact it (/compact) or start a new session."
+    ),
+    "pause_turn": (
+        "The API paused the turn and eddy did not continue it further "
+        f"(at most {MAX_PAUSE_CONTINUATIONS} times); send a message to go on."
+    ),
+}
+_WHY_NOT_RUN = {
+    "max_tokens": "the response hit max_tokens",
+    "refusal": "the model refused",
+    "model_context_window_exceeded": "the response filled the context window",
+}
+_ORDINARY_STOPS = ("end_turn", "stop_sequence", "tool_use")
 
 
 @dataclass
@@ -51,18 +77,10 @@ class Limits:
 
 
 @dataclass
-class RequestSpec:
-    """The stable parts of every request: model, system blocks, tool params, max_tokens."""
-
-    model: str
-    system: list[dict[str, Any]] = field(default_factory=list)
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    max_tokens: int = 32_000
-    thinking: dict[str, Any] | None = None
-
-
-@dataclass
 class TurnOutcome:
+    """How a turn ended. ``stop_reason`` is the last response's; ``dropped_tool_calls`` counts
+    the calls of a final response that were not run (max_tokens, refusal, ...)."""
+
     subtype: ev.TurnSubtype
     calls: int
     turns: int
@@ -70,43 +88,69 @@ class TurnOutcome:
     usage: Usage
     result: str = ""
     error: str | None = None
+    stop_reason: str | None = None
+    dropped_tool_calls: int = 0
 
 
-class Interrupted(Exception):
-    """Raised inside the loop when the user's interrupt wins a race."""
+class TurnInterrupted(Exception):
+    """The user's interrupt (Esc) won a race inside the turn."""
+
+
+class TurnStopped(Exception):
+    """The turn ends early: a limit was reached (a notice) or a call failed (an error).
+
+    Attributes:
+        subtype: the outcome's subtype.
+        message: what the user reads.
+        kind: the error kind; None for a notice (a limit is not a failure).
+    """
+
+    def __init__(self, subtype: ev.TurnSubtype, message: str, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.subtype = subtype
+        self.message = message
+        self.kind = kind
 
 
 class _Sink:
-    """Streams deltas out as events and keeps the blocks that completed."""
+    """Streams deltas out as events; keeps the blocks that completed and the text streaming."""
 
     def __init__(self, emit: Emit, turn_id: int) -> None:
         self._emit = emit
         self._turn_id = turn_id
         self.done: list[Block] = []
+        self.streaming_text = ""
+        """Text of the block being streamed: the user saw it, so Esc keeps it."""
 
     def text(self, delta: str) -> None:
+        self.streaming_text += delta
         self._emit(ev.TextDelta(self._turn_id, delta))
 
     def thinking(self, delta: str) -> None:
         self._emit(ev.ThinkingDelta(self._turn_id, delta))
 
     def block_done(self, block: Block) -> None:
+        self.streaming_text = ""
         self.done.append(block)
 
+    def partial(self) -> Message:
+        """What the user saw of an unfinished response (its tool calls never run)."""
+        tail = (TextBlock(self.streaming_text),) if self.streaming_text.strip() else ()
+        return Message("assistant", (*self.done, *tail))
 
-def _clean(message: Message, keep_tools: bool) -> Message | None:
-    """Drop empty text blocks (the API rejects them) and, unless ``keep_tools``, tool calls."""
-    blocks = tuple(
-        b
-        for b in message.content
-        if not (isinstance(b, TextBlock) and not b.text)
-        and (keep_tools or not isinstance(b, ToolUseBlock))
+
+def _without_server_calls(message: Message, ids: set[str]) -> Message:
+    """``message`` without the server tool calls ``ids`` (that will never get a result)."""
+    kept = tuple(
+        b for b in message.content if not (isinstance(b, OtherBlock) and b.param.get("id") in ids)
     )
-    if not any(not isinstance(b, ToolResultBlock) for b in blocks):
-        return None
-    if not keep_tools and all(not isinstance(b, TextBlock) for b in blocks):
-        return None  # thinking alone is not a useful (or valid) final message
-    return Message("assistant", blocks)
+    return Message("assistant", kept)
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark a cancelled task's outcome as seen."""
+    if not task.cancelled():
+        task.exception()
 
 
 class Turn:
@@ -115,13 +159,16 @@ class Turn:
     Args:
         history: the conversation; ends with the user message that started this turn.
         model: the model.
-        spec: the stable request parts.
+        spec: the stable request parts (its ``messages`` are ignored: the history is sent).
         runner: executes tool calls (schema checks, gate, concurrency, cancellation).
         emit: the event sink.
         take_queue: returns and clears the queued corrections.
         interrupt: set by the session when the user presses Esc.
         limits: T and B for this turn.
         turn_id: names the turn in every event.
+        checked_upto: messages before this index already passed the invariant check.
+        before_call: awaited before each model call (automatic compaction); True if it
+            rewrote the history.
     """
 
     def __init__(
@@ -129,7 +176,7 @@ class Turn:
         *,
         history: list[Message],
         model: Model,
-        spec: RequestSpec,
+        spec: ModelRequest,
         runner: ToolRunner,
         emit: Emit,
         take_queue: Callable[[], list[str]],
@@ -155,16 +202,21 @@ class Turn:
         self.context_tokens = 0
         self.checked_upto = checked_upto
         self.before_call = before_call
-        """Awaited before each model call (automatic compaction); True if it rewrote history."""
         self._window = context_window(spec.model)
         self._sink: _Sink | None = None
+        self._ids: dict[str, int] = {}
+        self._ids_upto = 0
 
     async def race(self, aw: Awaitable[Any]) -> Any:
-        """Await ``aw`` unless the user interrupts first (then cancel it and raise)."""
+        """Await ``aw`` unless the user interrupts first (then cancel it and raise).
+
+        Raises:
+            TurnInterrupted: the interrupt fired first.
+        """
         if self.interrupt.is_set():
             if asyncio.iscoroutine(aw):
                 aw.close()
-            raise Interrupted
+            raise TurnInterrupted
         task = asyncio.ensure_future(aw)
         waiter = asyncio.ensure_future(self.interrupt.wait())
         try:
@@ -172,81 +224,165 @@ class Turn:
         except asyncio.CancelledError:
             task.cancel()
             waiter.cancel()
+            task.add_done_callback(_retrieve)  # no "exception was never retrieved" on shutdown
             raise
         if task in done:
             waiter.cancel()
             return task.result()
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        raise Interrupted
+        raise TurnInterrupted
 
-    def _budget_stop(self, b: float) -> str:
-        """The notice of a budget stop, in the figures of what the cap is on."""
-        lim = self.limits
-        if not lim.budget_scope:
-            return f"Stopped: spent ${self.cost:.4f} of ${b:.4f} budget."
-        spent, cap = lim.spent_before + self.cost, lim.spent_before + b
-        return f"Stopped: {lim.budget_scope} has spent ${spent:.4f} of its ${cap:.4f} budget."
+    def _tool_ids(self) -> dict[str, int]:
+        """The history's tool_use ids (``tool_use_index``), extended as the history grows so
+        that a long session is not scanned again for every request."""
+        if self._ids_upto > len(self.history):
+            self._ids, self._ids_upto = {}, 0
+        tool_use_index(self.history, self._ids_upto, self._ids)
+        self._ids_upto = len(self.history)
+        return self._ids
 
-    def _outcome(
-        self, subtype: ev.TurnSubtype, result: str = "", error: str | None = None
-    ) -> TurnOutcome:
-        return TurnOutcome(subtype, self.calls, self.turns, self.cost, self.usage, result, error)
+    def _outcome(self, subtype: ev.TurnSubtype, **fields: Any) -> TurnOutcome:
+        return TurnOutcome(subtype, self.calls, self.turns, self.cost, self.usage, **fields)
 
     async def run(self) -> TurnOutcome:
-        """Run the loop until the model stops, a limit is hit, a failure, or an interrupt."""
+        """Run the loop until the model stops, a limit is hit, a failure, or an interrupt.
+
+        The one place where every unusual exit is caught; the history is valid after each.
+        Cancellation (shutdown) is re-raised once the history is closed.
+        """
         try:
             return await self._loop()
-        except Interrupted:
-            self._close_interrupted()
+        except TurnStopped as stop:
+            if stop.kind is None:
+                self.emit(ev.Notice(self.turn_id, stop.message))
+                return self._outcome(stop.subtype)
+            self.emit(ev.Error(self.turn_id, stop.message, stop.kind))
+            return self._outcome(stop.subtype, error=stop.message)
+        except TurnInterrupted:
+            self.close_interrupted()
             return self._outcome("interrupted")
         except asyncio.CancelledError:
-            self._close_interrupted()
+            self.close_interrupted()
             raise
+        except Exception as exc:  # a bug in the engine: report it, keep the session usable
+            self.close_interrupted()
+            msg = f"internal error: {type(exc).__name__}: {exc}"
+            self.emit(ev.Error(self.turn_id, msg, "internal"))
+            return self._outcome("error_during_execution", error=msg)
 
     async def _loop(self) -> TurnOutcome:
         while True:
-            if self.before_call is not None and await self.race(self.before_call(self)):
-                self.checked_upto = 0
-            try:
-                check_invariant(self.history, max(0, self.checked_upto - 1))
-            except InvariantViolation as exc:
-                msg = f"internal error, request not sent: {exc}"
-                self.emit(ev.Error(self.turn_id, msg, "invariant"))
-                return self._outcome("error_during_execution", error=msg)
-            self.checked_upto = len(self.history)
-            sink = _Sink(self.emit, self.turn_id)
-            self._sink = sink
-            self.calls += 1
-            self.emit(ev.ModelCallStarted(self.turn_id, self.calls, self.context_tokens))
-            request = ModelRequest(
-                self.spec.model,
-                self.history,
-                self.spec.system,
-                self.spec.tools,
-                self.spec.max_tokens,
-                self.spec.thinking,
-            )
-            try:
-                response: ModelResponse = await self.race(self.model.respond(request, sink))
-            except ModelError as exc:
-                self.emit(ev.Error(self.turn_id, exc.user_message, exc.kind))
-                return self._outcome("error_during_execution", error=exc.user_message)
-            self._sink = None
-            self._account(response)
-            outcome = self._settle(response)
-            if outcome is not None:
-                return outcome
+            # 1. a = model(h)
+            response = await self._call_model()
             a = response.message
-            self.history.append(a)
-            self.emit(ev.AssistantMessage(self.turn_id, a.to_param(), response.stop_reason))
+            # 2. no tool_use in a: stop, success; h becomes h·a
+            if not (response.stop_reason == "tool_use" and a.tool_uses):
+                return self._final(response)
+            # 3. t == T: stop, error_max_turns; the calls are not run and h is unchanged
+            t, b = self.limits.max_turns, self.limits.max_budget_usd
+            if t is not None and self.turns >= t:
+                raise TurnStopped("error_max_turns", f"Stopped: reached the turn limit ({t}).")
+            #    the budget: total >= B and the response asks for tools: stop, without them
+            if b is not None and self.cost >= b:
+                raise TurnStopped("error_max_budget_usd", self._budget_stop(b))
+            # 4. gate and run each call; b = user[results, corrections]; h = h·a·b; t += 1
+            a = self._append_assistant(a, keep_tools=True, stop=response.stop_reason)
             results = await self.runner.run_all(a.tool_uses, self.race)
             corrections = self.take_queue()
-            b = Message("user", (*results, *(TextBlock(c) for c in corrections)))
-            self.history.append(b)
+            self.history.append(Message("user", (*results, *(TextBlock(c) for c in corrections))))
             if corrections:
                 self.emit(ev.CorrectionsDelivered(self.turn_id, tuple(corrections)))
             self.turns += 1
+
+    async def _call_model(self) -> ModelResponse:
+        """One model call on a checked history, continued while the API pauses the turn."""
+        response = await self._request()
+        for _ in range(MAX_PAUSE_CONTINUATIONS):
+            if response.stop_reason != "pause_turn":
+                break
+            # The API's documented continuation: send the paused response back as the last
+            # message; the next response carries on from it (and holds the server results).
+            paused = normalise_assistant(response.message, self._tool_ids())
+            if paused is None or paused.tool_uses or not unanswered_server_calls(paused):
+                break  # nothing to continue, or client calls the API cannot continue past
+            self.history.append(paused)
+            try:
+                more = await self._request(continuing=True)
+            finally:
+                self.history.pop()
+                self.checked_upto = min(self.checked_upto, len(self.history))
+            merged = Message("assistant", (*paused.content, *more.message.content))
+            response = dataclasses.replace(more, message=merged)
+        return response
+
+    async def _request(self, *, continuing: bool = False) -> ModelResponse:
+        """Check the history, send it, account the response.
+
+        ``continuing`` (a paused response is the last message): no compaction before it,
+        which could not keep that message last.
+        """
+        before = None if continuing else self.before_call
+        if before is not None and await self.race(before(self)):
+            self.checked_upto = self._ids_upto = 0  # rewritten: check and index it all again
+            self._ids = {}
+        try:
+            start = max(0, self.checked_upto - 1)
+            check_invariant(self.history, start, id_index=self._tool_ids())
+        except InvariantViolation as exc:
+            msg = f"internal error, request not sent: {exc}"
+            raise TurnStopped("error_during_execution", msg, "invariant") from exc
+        self.checked_upto = len(self.history)
+        self._sink = _Sink(self.emit, self.turn_id)
+        self.calls += 1
+        self.emit(ev.ModelCallStarted(self.turn_id, self.calls, self.context_tokens))
+        request = dataclasses.replace(self.spec, messages=self.history)
+        try:
+            response: ModelResponse = await self.race(self.model.respond(request, self._sink))
+        except ModelError as exc:
+            raise TurnStopped("error_during_execution", exc.user_message, exc.kind) from exc
+        self._sink = None
+        self._account(response)
+        if response.stop_reason is None:
+            text = "The response stream ended before the model finished; nothing was run."
+            raise TurnStopped(
+                "error_during_execution", text + " Send a message to retry.", "stream_error"
+            )
+        return response
+
+    def _append_assistant(
+        self, a: Message, *, keep_tools: bool, stop: str | None = None, quiet: bool = False
+    ) -> Message:
+        """Append ``a`` through the normaliser (and say so); return what was appended."""
+        kept = normalise_assistant(a, self._tool_ids(), keep_tools=keep_tools)
+        if kept is None:
+            return Message("assistant", ())
+        unanswered = unanswered_server_calls(kept)
+        if unanswered:  # a pause we stopped continuing: no server call may stay unanswered
+            kept = _without_server_calls(kept, unanswered)
+            if not kept.content:
+                return kept
+        self.history.append(kept)
+        if not quiet:
+            self.emit(ev.AssistantMessage(self.turn_id, kept.to_param(), stop))
+        return kept
+
+    def _final(self, response: ModelResponse) -> TurnOutcome:
+        """Step 2: the response ends the turn; say why when it is not an ordinary end."""
+        msg, stop = response.message, response.stop_reason
+        dropped = len(msg.tool_uses)
+        if dropped:
+            why = _WHY_NOT_RUN.get(str(stop), f"the response stopped with {stop}")
+            self.emit(ev.Notice(self.turn_id, f"Tool calls not run: {why}."))
+        elif stop not in _ORDINARY_STOPS:
+            notice = _NOTICES.get(
+                str(stop), f"The response stopped for a reason eddy does not know ({stop})."
+            )
+            self.emit(ev.Notice(self.turn_id, notice))
+        self._append_assistant(msg, keep_tools=False, stop=stop)
+        return self._outcome(
+            "success", result=msg.text, stop_reason=stop, dropped_tool_calls=dropped
+        )
 
     def _account(self, response: ModelResponse) -> None:
         cost = response.cost_usd
@@ -266,47 +402,25 @@ class Turn:
             )
         )
 
-    def _settle(self, response: ModelResponse) -> TurnOutcome | None:
-        """Decide whether this response ends the turn; append it when it does."""
-        msg, stop = response.message, response.stop_reason
-        if stop is None:
-            text = "The response stream ended before the model finished; nothing was run."
-            self.emit(ev.Error(self.turn_id, text + " Send a message to retry.", "stream_error"))
-            return self._outcome("error_during_execution", error=text)
-        if stop == "tool_use" and msg.tool_uses:
-            t, b = self.limits.max_turns, self.limits.max_budget_usd
-            if t is not None and self.turns >= t:
-                self.emit(ev.Notice(self.turn_id, f"Stopped: reached the turn limit ({t})."))
-                return self._outcome("error_max_turns")
-            if b is not None and self.cost >= b:
-                self.emit(ev.Notice(self.turn_id, self._budget_stop(b)))
-                return self._outcome("error_max_budget_usd")
-            return None
-        if msg.tool_uses:
-            why = {
-                "max_tokens": "the response hit max_tokens",
-                "refusal": "the model refused",
-            }.get(stop, f"the response stopped with {stop}")
-            self.emit(ev.Notice(self.turn_id, f"Tool calls not run: {why}."))
-        elif stop == "max_tokens":
-            self.emit(ev.Notice(self.turn_id, "The response was cut off at max_tokens."))
-        elif stop == "refusal":
-            self.emit(ev.Notice(self.turn_id, "The model declined to continue (refusal)."))
-        final = _clean(msg, keep_tools=False)
-        if final is not None:
-            self.history.append(final)
-            self.emit(ev.AssistantMessage(self.turn_id, final.to_param(), stop))
-        return self._outcome("success", result=msg.text)
+    def _budget_stop(self, b: float) -> str:
+        """The notice of a budget stop, in the figures of what the cap is on."""
+        lim = self.limits
+        if not lim.budget_scope:
+            return f"Stopped: spent ${self.cost:.4f} of ${b:.4f} budget."
+        spent, cap = lim.spent_before + self.cost, lim.spent_before + b
+        return f"Stopped: {lim.budget_scope} has spent ${spent:.4f} of its ${cap:.4f} budget."
 
-    def _close_interrupted(self) -> None:
-        """Make the history valid after an interrupt (LOOP-MODEL.md "Esc")."""
-        sink = self._sink
+    def close_interrupted(self) -> None:
+        """Make the history valid after an interrupt (LOOP-MODEL.md "Esc").
+
+        A response cut short keeps what the user saw of it (its complete text, never a tool
+        call); every tool call in the history gets its result; a note says the user
+        interrupted. Safe to call more than once per interrupt only via ``run``.
+        """
+        sink, self._sink = self._sink, None
+        partial: Message | None = None
         if sink is not None and self.history and self.history[-1].role == "user":
-            partial = _clean(Message("assistant", tuple(sink.done)), keep_tools=False)
-            if partial is not None:
-                self.history.append(partial)
-                self.emit(ev.AssistantMessage(self.turn_id, partial.to_param(), None))
-        self._sink = None
+            partial = self._append_assistant(sink.partial(), keep_tools=False, quiet=True)
         last = self.history[-1] if self.history else None
         if last is not None and last.role == "assistant" and last.tool_uses:
             results = self.runner.interrupted_results(last.tool_uses)
@@ -316,3 +430,6 @@ class Turn:
         else:
             self.history.append(Message("user", (TextBlock(INTERRUPT_NOTE),)))
         self.emit(ev.Interrupted(self.turn_id))
+        if partial is not None and partial.content:
+            # after Interrupted: front ends end the streamed text as interrupted, not final
+            self.emit(ev.AssistantMessage(self.turn_id, partial.to_param(), None))

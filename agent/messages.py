@@ -7,6 +7,7 @@ message cache its API form, so building a request does not re-serialise the whol
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -15,9 +16,14 @@ Role = Literal["user", "assistant"]
 
 @dataclass(frozen=True, slots=True)
 class TextBlock:
+    """Text. ``extra`` keeps the other fields the API sent (``citations``) for the round trip."""
+
     text: str
+    extra: dict[str, Any] | None = field(default=None, compare=False)
 
     def to_param(self) -> dict[str, Any]:
+        if self.extra:
+            return {"type": "text", "text": self.text, **self.extra}
         return {"type": "text", "text": self.text}
 
 
@@ -42,9 +48,13 @@ class RedactedThinkingBlock:
 
 @dataclass(frozen=True, slots=True)
 class ToolUseBlock:
+    """A client tool call. ``input_error`` says why the call must not run (its input was not a
+    JSON object, or its id repeated an earlier one); the runner answers it with an error."""
+
     id: str
     name: str
     input: dict[str, Any]
+    input_error: str | None = field(default=None, compare=False)
 
     def to_param(self) -> dict[str, Any]:
         return {"type": "tool_use", "id": self.id, "name": self.name, "input": self.input}
@@ -128,13 +138,22 @@ def block_from_param(param: dict[str, Any]) -> Block:
     """Build a block from its API (or SDK ``model_dump``) form."""
     kind = param.get("type")
     if kind == "text":
-        return TextBlock(param["text"])
+        extra = {
+            k: v
+            for k, v in param.items()
+            if k not in ("type", "text", "cache_control") and v is not None
+        }
+        return TextBlock(param["text"], extra or None)
     if kind == "thinking":
         return ThinkingBlock(param["thinking"], param.get("signature", ""))
     if kind == "redacted_thinking":
         return RedactedThinkingBlock(param["data"])
     if kind == "tool_use":
-        return ToolUseBlock(param["id"], param["name"], dict(param.get("input") or {}))
+        raw = param.get("input")
+        if raw is None or isinstance(raw, dict):
+            return ToolUseBlock(param["id"], param["name"], dict(raw or {}))
+        error = f"the input was not a JSON object (it was {type(raw).__name__})"
+        return ToolUseBlock(param["id"], param["name"], {}, error)
     if kind == "tool_result":
         content = param.get("content", "")
         if not isinstance(content, str):
@@ -151,11 +170,129 @@ def message_from_param(param: dict[str, Any]) -> Message:
     return Message(param["role"], tuple(block_from_param(b) for b in content))
 
 
+THINKING_TYPES = ("thinking", "redacted_thinking")
+
+
+def _keeps(block: Block, keep_tools: bool) -> bool:
+    """Whether ``block`` may stay in an assistant message entering the history."""
+    if isinstance(block, TextBlock):
+        return bool(block.text.strip())  # the API refuses empty and whitespace-only text
+    if isinstance(block, ToolResultBlock):
+        return False  # results live in user messages only
+    return keep_tools or not isinstance(block, ToolUseBlock)
+
+
+class _Taken:
+    """The ids used so far: the history's (not copied: it can be large) and this message's."""
+
+    def __init__(self, earlier: Collection[str]) -> None:
+        self.earlier = earlier
+        self.here: set[str] = set()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.here or key in self.earlier
+
+    def add(self, key: str) -> None:
+        self.here.add(key)
+
+
+def _fresh_id(old: str, taken: _Taken) -> str:
+    """A new tool_use id derived from ``old`` that is not in ``taken`` (deterministic)."""
+    n = 2
+    while f"{old}_repeat{n}" in taken:
+        n += 1
+    return f"{old}_repeat{n}"
+
+
+def normalise_assistant(
+    message: Message, earlier_ids: Collection[str], *, keep_tools: bool = True
+) -> Message | None:
+    """The one way an assistant message enters the history, whatever path it came by.
+
+    Empty and whitespace-only text blocks and stray tool_result blocks are dropped; unless
+    ``keep_tools``, tool calls are dropped too (a response that stopped before they could
+    run). A tool_use whose id was used before (earlier in the history or in this message) gets
+    a fresh id and an ``input_error``, so the runner answers it with an error instead of
+    running a call the model may have repeated by mistake; a non-object input is ``{}`` with
+    an ``input_error`` already (``block_from_param``). The result passes ``check_invariant``'s
+    block rules.
+
+    Args:
+        message: the assistant message as the model (or a transcript) gave it.
+        earlier_ids: every tool_use id already in the history (not modified).
+        keep_tools: keep the tool calls (a tool turn) or drop them (a final or partial answer).
+
+    Returns:
+        The message to append, or None when nothing worth keeping is left (no content, or
+        only thinking in a final answer, which the API would not accept alone).
+    """
+    taken = _Taken(earlier_ids)
+    blocks: list[Block] = []
+    for block in message.content:
+        if not _keeps(block, keep_tools):
+            continue
+        if isinstance(block, ToolUseBlock):
+            if not isinstance(block.input, dict):
+                why = "the input was not a JSON object"
+                block = ToolUseBlock(block.id, block.name, {}, why)
+            if block.id in taken:
+                why = (
+                    f"this call repeated the id {block.id} of another call in the "
+                    "conversation, so it was not run; call the tool again if it is needed"
+                )
+                block = ToolUseBlock(_fresh_id(block.id, taken), block.name, block.input, why)
+            taken.add(block.id)
+        blocks.append(block)
+    if not blocks:
+        return None
+    if not keep_tools and all(
+        isinstance(b, (ThinkingBlock, RedactedThinkingBlock)) for b in blocks
+    ):
+        return None
+    if len(blocks) == len(message.content) and all(
+        a is b for a, b in zip(blocks, message.content, strict=True)
+    ):
+        return message  # unchanged: keep its cached API form
+    return Message("assistant", tuple(blocks))
+
+
+def unanswered_server_calls(message: Message) -> set[str]:
+    """Ids of the server tool calls (``server_tool_use``) in ``message`` with no result in it.
+
+    Only a response paused by the API (``stop_reason: pause_turn``) has them; sent back as
+    the last message of the next request, it lets the model continue.
+    """
+    calls, answered = set(), set()
+    for b in message.content:
+        if isinstance(b, OtherBlock):
+            kind = str(b.param.get("type", ""))
+            if kind == "server_tool_use":
+                calls.add(str(b.param.get("id")))
+            elif kind.endswith("_tool_result"):
+                answered.add(str(b.param.get("tool_use_id")))
+    return calls - answered
+
+
+def tool_use_index(
+    history: list[Message], start: int = 0, index: dict[str, int] | None = None
+) -> dict[str, int]:
+    """Map each tool_use id in ``history[start:]`` to the first message using it, added to
+    ``index`` (a new dict by default); with ``start`` a caller extends it as history grows."""
+    out = {} if index is None else index
+    for i in range(start, len(history)):
+        for use in history[i].tool_uses:
+            out.setdefault(use.id, i)
+    return out
+
+
 class InvariantViolation(Exception):
     """The history breaks (P1)-(P3) of LOOP-MODEL.md; sending it would get an HTTP 400.
 
     Attributes:
-        rule: "P1", "P2" or "P3".
+        rule: "P1", "P2" or "P3"; or what else the API refuses: "ids" (a tool_use id used
+            twice), "text" (empty or blank text), "input" (a tool_use input that is not an
+            object), "thinking" (cache_control on a thinking block), "empty" (no content),
+            "server" (a server_tool_use without its result, except in a paused last message).
         index: the index of the offending message.
     """
 
@@ -192,7 +329,45 @@ def _check_pair(history: list[Message], i: int) -> None:
         raise InvariantViolation("P3", i, "a tool_result block answers no preceding tool_use")
 
 
-def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = False) -> None:
+def _check_blocks(msg: Message, i: int, ids: Mapping[str, int]) -> None:
+    """The per-block rules the API enforces besides the pairing.
+
+    ``ids`` maps each tool_use id to the first message that uses it: an id of message ``i``
+    that maps elsewhere, or that ``i`` uses twice, is used twice.
+    """
+    if not msg.content:
+        raise InvariantViolation("empty", i, "a message has no content")
+    here: set[str] = set()
+    for block in msg.content:
+        if isinstance(block, TextBlock) and not block.text.strip():
+            raise InvariantViolation("text", i, "an empty or whitespace-only text block")
+        elif isinstance(block, ToolResultBlock) and not isinstance(block.content, str):
+            if any(
+                b.get("type") == "text" and not str(b.get("text", "")).strip()
+                for b in block.content
+            ):
+                raise InvariantViolation("text", i, "blank text inside a tool result")
+        elif isinstance(block, ToolUseBlock):
+            if block.id in here or ids.get(block.id, i) != i:
+                raise InvariantViolation("ids", i, f"tool_use id {block.id} is used twice")
+            here.add(block.id)
+            if not isinstance(block.input, dict):
+                raise InvariantViolation("input", i, f"the input of {block.id} is not an object")
+        elif (
+            isinstance(block, OtherBlock)
+            and block.param.get("type") in THINKING_TYPES
+            and "cache_control" in block.param
+        ):
+            raise InvariantViolation("thinking", i, "cache_control on a thinking block")
+
+
+def check_invariant(
+    history: list[Message],
+    start: int = 0,
+    *,
+    at_rest: bool = False,
+    id_index: Mapping[str, int] | None = None,
+) -> None:
     """Raise InvariantViolation if ``history`` breaks (P1)-(P3) as a request to send.
 
     Args:
@@ -201,6 +376,11 @@ def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = F
             pair (start-1, start) is still checked.
         at_rest: check a history between turns: it may end with an assistant message without
             tool calls (the next prompt will follow it).
+        id_index: ``tool_use_index(history)`` if the caller keeps it up to date (so a long
+            history is not scanned again for each request).
+
+    Besides (P1)-(P3) it checks what else the API refuses (see ``InvariantViolation``);
+    tool_use ids are compared across the whole history, also before ``start``.
 
     Raises:
         InvariantViolation: naming the rule and the message index.
@@ -210,12 +390,17 @@ def check_invariant(history: list[Message], start: int = 0, *, at_rest: bool = F
     if history[0].role != "user":
         raise InvariantViolation("P1", 0, "the history must start with a user message")
     last = history[-1]
-    if last.role != "user" and not (at_rest and not last.tool_uses):
+    resting = at_rest and not last.tool_uses
+    paused = not last.tool_uses and bool(unanswered_server_calls(last))  # pause_turn
+    if last.role != "user" and not (resting or paused):
         raise InvariantViolation("P1", len(history) - 1, "the history must end with a user message")
-    for i in range(max(0, start), len(history)):
-        if not history[i].content:
-            raise InvariantViolation("P1", i, "a message has no content")
+    first = max(0, start)
+    ids = tool_use_index(history) if id_index is None else id_index
+    for i in range(first, len(history)):
+        _check_blocks(history[i], i, ids)
         _check_pair(history, i)
+        if i < len(history) - 1 and unanswered_server_calls(history[i]):
+            raise InvariantViolation("server", i, "a server tool call without its result")
 
 
 def is_valid(history: list[Message], *, at_rest: bool = False) -> bool:

@@ -20,10 +20,13 @@ from agent.pricing import Usage
 
 @dataclass
 class ModelRequest:
-    """Everything one model call sends (the history is passed as immutable messages)."""
+    """Everything one model call sends (the history is passed as immutable messages).
+
+    Without ``messages`` it is the stable part of every request of a session (its spec).
+    """
 
     model: str
-    messages: list[Message]
+    messages: list[Message] = field(default_factory=list)
     system: list[dict[str, Any]] = field(default_factory=list)
     tools: list[dict[str, Any]] = field(default_factory=list)
     max_tokens: int = 32_000
@@ -48,7 +51,9 @@ class ModelError(Exception):
 
     Attributes:
         kind: rate_limit, overloaded, authentication, permission, invalid_request, not_found,
-            request_too_large, api_error, connection, timeout, stream_error.
+            request_too_large, api_error, connection, timeout, stream_error, bad_response (the
+            API sent something that is not a valid response: not SSE, bad JSON, events out
+            of order).
         status: the HTTP status, when there was one.
         user_message: what happened and what the user can do, in one or two sentences.
     """

@@ -81,6 +81,9 @@ class ToolRunner:
         self, use: ToolUseBlock, result: ToolResult, status: ev.ToolStatus
     ) -> ToolResultBlock:
         content = result.content
+        if not isinstance(content, str):  # the API refuses blank text inside a result too
+            content = [b for b in content if b.get("type") != "text" or b.get("text", "").strip()]
+            content = content or "(no output)"
         if isinstance(content, str):
             if not content.strip():
                 content = "(no output)"
@@ -114,7 +117,7 @@ class ToolRunner:
 
         Args:
             uses: the response's tool calls, in the model's order.
-            race: awaits something unless the user interrupts (then raises ``Interrupted``).
+            race: awaits something unless the user interrupts (then raises ``TurnInterrupted``).
         """
         self._results = {}
         self._started = set()
@@ -148,6 +151,10 @@ class ToolRunner:
 
         A rejected call gets its error result here.
         """
+        if use.input_error is not None:  # malformed by the model: say so, so it can retry
+            msg = f"{use.name} was not run: {use.input_error}."
+            self._finish(use, ToolResult(msg, is_error=True), "failed")
+            return None
         tool = self.tools.get(use.name)
         if tool is None:
             known = ", ".join(sorted(self.tools))

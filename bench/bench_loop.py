@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.loop import Limits, RequestSpec, Turn  # noqa: E402
+from agent.loop import Limits, Turn  # noqa: E402
 from agent.messages import Message, ToolUseBlock, user  # noqa: E402
-from agent.model import ModelResponse  # noqa: E402
+from agent.model import ModelRequest, ModelResponse  # noqa: E402
 from agent.pricing import Usage  # noqa: E402
 from agent.toolrun import ToolRunner, allow_all_gate  # noqa: E402
 from tools.base import ToolContext, ToolResult  # noqa: E402
@@ -72,7 +72,7 @@ async def main() -> None:
     turn = Turn(
         history=history,
         model=model,
-        spec=RequestSpec("claude-sonnet-5-5"),
+        spec=ModelRequest("claude-sonnet-5-5"),
         runner=runner,
         emit=emit,
         take_queue=list,

@@ -17,7 +17,7 @@ from agent.model import Model, ModelRequest, estimate_tokens
 from agent.pricing import context_window
 
 if TYPE_CHECKING:
-    from agent.loop import RequestSpec, Turn
+    from agent.loop import Turn
     from agent.session.config import SessionConfig
     from agent.session.conversation import Conversation, Write
 
@@ -54,7 +54,7 @@ class Compactor:
     def __init__(
         self,
         model: Model,
-        spec: RequestSpec,
+        spec: ModelRequest,
         config: SessionConfig,
         conversation: Conversation,
         write: Write,

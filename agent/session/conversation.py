@@ -16,7 +16,7 @@ from agent.context import estimate_context
 from agent.messages import Message, TextBlock
 
 if TYPE_CHECKING:
-    from agent.loop import RequestSpec
+    from agent.model import ModelRequest
     from agent.store.transcript import Transcript
 
 Write = Callable[[Callable[["Transcript"], Any]], None]
@@ -35,7 +35,7 @@ class Conversation:
         checked_upto: how much of ``history`` the invariant check has seen already.
     """
 
-    def __init__(self, spec: RequestSpec) -> None:
+    def __init__(self, spec: ModelRequest) -> None:
         self.history: list[Message] = []
         self.context_tokens = 0
         self.checked_upto = 0

@@ -23,10 +23,10 @@ from agent.checkpoints.rewind_list import (
     RewindError,
     marks_from_transcript,
 )
-from agent.loop import RequestSpec, Turn
+from agent.loop import Turn, TurnOutcome
 from agent.messages import Message
-from agent.model import Model
-from agent.pricing import context_window
+from agent.model import Model, ModelRequest
+from agent.pricing import Usage, context_window
 from agent.sandbox import Sandbox
 from agent.session.budget import Spend
 from agent.session.compaction import Compactor
@@ -96,9 +96,13 @@ class Session:
         )
         self.runner = ToolRunner(tools, self.ctx, self.gate, self._emit)
         system = [{"type": "text", "text": config.system}] if config.system else []
-        self.spec = RequestSpec(
-            config.model, system, [tool_param(t) for t in tools], config.max_tokens
+        self.spec = ModelRequest(
+            config.model,
+            system=system,
+            tools=[tool_param(t) for t in tools],
+            max_tokens=config.max_tokens,
         )
+        """The stable request parts; each call sends it with the history as its messages."""
         self.conversation = Conversation(self.spec)
         self.compactor = Compactor(
             model, self.spec, config, self.conversation, self._write, self._emit
@@ -405,18 +409,12 @@ class Session:
                 checked_upto=self.conversation.checked_upto,
             )
             try:
-                outcome = await turn.run()
+                outcome = await turn.run()  # catches every other exit, bugs included
             except asyncio.CancelledError:
-                self._finish(turn, "interrupted", started, "")
+                self._finish(turn, TurnOutcome("interrupted", 0, 0, 0.0, Usage()), started)
                 raise
-            except Exception as exc:  # a bug: report it, keep the session usable
-                turn._close_interrupted()
-                msg = f"internal error: {type(exc).__name__}: {exc}"
-                self._emit(ev.Error(turn_id, msg, "internal"))
-                self._finish(turn, "error_during_execution", started, "", msg)
-                return
             self.conversation.checked_upto = turn.checked_upto
-            self._finish(turn, outcome.subtype, started, outcome.result, outcome.error)
+            self._finish(turn, outcome, started)
             # Interrupt with a queue sends it at once; a finished turn makes it the next prompt.
             if outcome.subtype in ("success", "interrupted") and self.queue:
                 delivered = tuple(self.corrections.take_all())
@@ -425,26 +423,21 @@ class Session:
                 continue
             return
 
-    def _finish(
-        self,
-        turn: Turn,
-        subtype: ev.TurnSubtype,
-        started: float,
-        result: str,
-        error: str | None = None,
-    ) -> None:
+    def _finish(self, turn: Turn, outcome: TurnOutcome, started: float) -> None:
         self.spend.add(turn)
         self._emit(
             ev.TurnFinished(
                 turn.turn_id,
-                subtype,
+                outcome.subtype,
                 turn.turns,
                 turn.calls,
                 turn.cost,
                 self.total_cost,
                 int((time.monotonic() - started) * 1000),
                 turn.usage.to_dict(),
-                result,
-                error,
+                outcome.result,
+                outcome.error,
+                outcome.stop_reason,
+                outcome.dropped_tool_calls,
             )
         )

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
-from agent.messages import Message
+from agent.messages import Message, ToolResultBlock
 
 if TYPE_CHECKING:
     from agent.store.transcript import Transcript
@@ -62,6 +62,10 @@ class SessionRecorder:
             self.write(lambda t: t.record_history(h, delivered=event.texts))
         elif isinstance(event, ev.Interrupted):
             self.write(lambda t: _record_then(t, h, t.interrupt))
+        elif isinstance(event, ev.ToolCallFinished):
+            # as each call ends: a crash mid-batch keeps the results that exist (repair)
+            block = ToolResultBlock(event.call_id, _content(event.content), event.is_error)
+            self.write(lambda t: t.append({"type": "result", "result": block.to_param()}))
         elif isinstance(event, ev.UsageUpdated):
             self.write(lambda t: t.usage(event.usage, event.cost_usd))
         elif isinstance(event, ev.TodosUpdated):
@@ -73,3 +77,7 @@ class SessionRecorder:
 def _record_then(transcript: Transcript, history: list[Message], then: Callable[[], None]) -> None:
     transcript.record_history(history)
     then()
+
+
+def _content(content: str | list[dict[str, Any]]) -> str | tuple[dict[str, Any], ...]:
+    return content if isinstance(content, str) else tuple(content)

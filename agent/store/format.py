@@ -24,6 +24,9 @@ Records, by `type` (replaying them in order rebuilds the session):
   interruption joins the last user message, which is then written again with the same index
   (any other change is preceded by a `rewind`). `prompts` lists the prompts the user sent that
   this record adds; `delivered` lists the queued messages it delivers.
+- `result`: `result` (a `tool_result` block). One tool call finished; written as each call
+  ends, so a crash in the middle of a batch keeps the results of the calls that finished
+  (the `message` record of the results follows when the whole batch is done).
 - `queued`: `text`. The user queued a message while the agent was working.
 - `unqueued`: `index`, `text`. The user took queued message `index` back (to edit or drop it).
 - `delivered`: `texts`. These queued messages were sent (when no `message` record said so).
@@ -49,9 +52,10 @@ also holds `.index.json`, a cache that makes listing sessions fast (safe to dele
 session runs, eddy holds a lock on its file, so a second eddy cannot write to it (fork it).
 
 Reading a transcript repairs what a crash can leave behind: a torn last line is ignored, an
-unreadable line is skipped, a tool call without a result gets an error result saying the
-session was interrupted, a result that answers no call is dropped, and queued messages that
-were never sent go back to the queue. Each repair is reported when the session is resumed.
+unreadable line is skipped, a tool call without a result gets its `result` record if it
+finished, else an error result saying the session was interrupted, a result that answers no
+call is dropped, and queued messages that were never sent go back to the queue. Each repair is
+reported when the session is resumed.
 
 With `jq`:
 

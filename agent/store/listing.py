@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.paths import project_data_dir
-from agent.store.load import SUFFIX, VERSION, parse_timestamp
+from agent.store.load import SUFFIX, VERSION, parse_timestamp, salvage_prompts
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 """What a session id may be: it names a file."""
@@ -202,6 +202,17 @@ def _info(path: Path, entry: dict[str, Any]) -> SessionInfo:
     )
 
 
+def _torn_prompt(path: Path, offset: int) -> str | None:
+    """The first prompt in the torn record at ``offset`` of ``path``, if it is readable."""
+    try:
+        with path.open("rb") as f:
+            f.seek(offset)
+            salvaged = salvage_prompts(f.read(1 << 20))
+    except OSError:
+        return None
+    return salvaged[1][0] if salvaged else None
+
+
 def list_sessions(cwd: Path, *, include_empty: bool = False) -> list[SessionInfo]:
     """The sessions of the project at ``cwd``, most recently active first.
 
@@ -231,7 +242,12 @@ def list_sessions(cwd: Path, *, include_empty: bool = False) -> list[SessionInfo
             continue
         fresh[path.name] = entry
         info = _info(path, entry)
-        if include_empty or info.messages or info.turns:
+        # a record torn after the header (a crash while writing the first prompt) still
+        # makes a session to continue: loading it recovers what it can
+        torn = 0 < entry["offset"] < entry["size"]
+        if torn and info.first_prompt is None:
+            info.first_prompt = _torn_prompt(path, entry["offset"])
+        if include_empty or info.messages or info.turns or torn:
             infos.append(info)
     if fresh != files:
         tmp = folder / f"{INDEX_FILE}.{os.getpid()}.tmp"

@@ -9,13 +9,14 @@ lines, puts queued messages that were never sent back in the queue, and has
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent.messages import Message, message_from_param
+from agent.messages import Message, TextBlock, ToolResultBlock, block_from_param, message_from_param
 from agent.store.repair import plural, repair_history
 
 VERSION = 1
@@ -118,6 +119,7 @@ class _Replay:
         self.prompts: list[tuple[int, str]] = []  # (message index, prompt) in this branch
         self.compacted_turns = 0
         self.queue: list[str] = []
+        self.results: dict[str, ToolResultBlock] = {}  # each call's result, as it finished
         self.s = LoadedSession(Path(), "", {}, [])
         self.last_ts: str | None = None
 
@@ -156,6 +158,11 @@ class _Replay:
             if prompts and s.first_prompt is None:
                 s.first_prompt = prompts[0]
             self.deliver(rec.get("delivered"))
+        elif kind == "result":
+            block = block_from_param(rec["result"])
+            if not isinstance(block, ToolResultBlock):
+                raise ValueError("not a tool result")
+            self.results[block.tool_use_id] = block
         elif kind == "queued":
             self.queue.append(str(rec["text"]))
         elif kind == "unqueued":
@@ -199,6 +206,30 @@ class _Replay:
             s.checkpoints.append(rec)
 
 
+_TORN_MESSAGE = re.compile(rb'\{"type":"message","ts":"[^"]*","index":(\d+),"prompts":')
+
+
+def salvage_prompts(torn: bytes) -> tuple[int, list[str]] | None:
+    """The index and prompts of a ``message`` record torn after its ``prompts`` field.
+
+    A message record is written with its prompts before the message itself, so a crash in
+    the middle of writing the record of a long prompt still leaves the prompt readable.
+    """
+    match = _TORN_MESSAGE.match(torn)
+    if match is None:
+        return None
+    try:
+        text = torn.decode("utf-8", "ignore")
+        prompts, _ = json.JSONDecoder().raw_decode(text, len(match.group(0).decode()))
+    except ValueError:
+        return None
+    if not prompts or not isinstance(prompts, list):
+        return None
+    if not all(isinstance(p, str) and p for p in prompts):
+        return None
+    return int(match.group(1)), prompts
+
+
 def _read_lines(path: Path) -> tuple[list[bytes], bytes, int]:
     """The complete lines of ``path`` (without newlines), the torn tail, and the size."""
     data = path.read_bytes()
@@ -220,6 +251,7 @@ def load(path: Path) -> LoadedSession:
     bad: list[int] = []
     acknowledged: set[int] = set()
     torn_record: dict[str, Any] | None = None
+    salvaged: tuple[int, list[str]] | None = None
     if tail:
         try:
             torn_record = json.loads(tail)  # a whole record that only lacks its newline
@@ -227,7 +259,11 @@ def load(path: Path) -> LoadedSession:
             pass
         if not isinstance(torn_record, dict):
             torn_record = None
-            problems.append(f"ignored a torn last line ({len(tail)} bytes)")
+            salvaged = salvage_prompts(tail)
+            if salvaged is None:
+                problems.append(f"ignored a torn last line ({len(tail)} bytes)")
+            else:
+                problems.append("recovered the prompt of a torn last line")
     numbered: Iterable[tuple[int, bytes | dict[str, Any]]] = enumerate(lines, 1)
     if torn_record is not None:
         numbered = [*numbered, (len(lines) + 1, torn_record)]
@@ -256,6 +292,14 @@ def load(path: Path) -> LoadedSession:
             raise
         except (ValueError, KeyError, TypeError, AttributeError):
             bad.append(number)
+    if salvaged is not None:  # the prompt came before the torn part: keep it
+        index, prompts = salvaged
+        if 0 <= index <= len(replay.slots):
+            previous = replay.slots[index] if index == len(replay.slots) - 1 else None
+            blocks = [TextBlock(p) for p in prompts]
+            message = previous.with_blocks(*blocks) if previous else Message("user", tuple(blocks))
+            record = {"type": "message", "index": index, "prompts": prompts}
+            replay.apply({**record, "message": message.to_param()})
     if not s.header:
         problems.append("the header line is unreadable")
     unseen = [n for n in bad if n not in acknowledged]
@@ -266,7 +310,7 @@ def load(path: Path) -> LoadedSession:
     if lost:
         problems.append(f"lost {plural(lost, 'message')} with the unreadable lines")
     kept = [(i, m) for i, m in enumerate(replay.slots) if m is not None]
-    repaired = repair_history([m for _, m in kept])
+    repaired = repair_history([m for _, m in kept], replay.results)
     problems.extend(repaired.problems)
     new_index = {kept[o][0]: j for j, o in enumerate(repaired.origin) if o is not None}
     if replay.queue:
@@ -286,7 +330,9 @@ def load(path: Path) -> LoadedSession:
         s.permission_mode = None
     s.last_activity = parse_timestamp(replay.last_ts or header.get("created") or "")
     s.problems = problems
-    s._replayed = replay.slots
+    s._replayed = list(replay.slots)
+    if salvaged is not None and salvaged[0] < len(s._replayed):
+        s._replayed[salvaged[0]] = None  # no line holds it yet: resuming writes it again
     # Lines a repair record must account for; the torn tail becomes a line once terminated.
     s._bad_lines = unseen + ([len(lines) + 1] if tail and torn_record is None else [])
     s._ends_with_newline = not tail

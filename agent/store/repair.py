@@ -10,10 +10,18 @@ repaired history changes nothing. Reading the file itself is :func:`agent.store.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from agent.messages import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agent.messages import (
+    Block,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    normalise_assistant,
+)
 from tools.textfile import plural
 
 INTERRUPTED_RESULT = (
@@ -41,22 +49,42 @@ class Repaired:
 
 def interrupted_result(use: ToolUseBlock) -> ToolResultBlock:
     """The is_error result given to a tool call whose result was never recorded."""
+    if use.input_error:
+        return ToolResultBlock(use.id, not_run_text(use), is_error=True)
     return ToolResultBlock(use.id, INTERRUPTED_RESULT, is_error=True)
+
+
+def not_run_text(use: ToolUseBlock) -> str:
+    """The result of a call the runner refused because it was malformed (``input_error``)."""
+    return f"{use.name} was not run: {use.input_error}."
+
+
+def _blank(block: dict[str, Any]) -> bool:
+    return block.get("type") == "text" and not str(block.get("text", "")).strip()
+
+
+def _blank_inside(result: ToolResultBlock) -> bool:
+    """A result whose block content holds blank text (the API refuses it)."""
+    return not isinstance(result.content, str) and any(_blank(b) for b in result.content)
 
 
 def _describe(counts: Counter[str]) -> list[str]:
     words = {
+        "recovered": lambda n: f"kept the saved results of {plural(n, 'tool call')}",
         "interrupted": lambda n: f"added interrupted results for {plural(n, 'tool call')}",
         "orphan": lambda n: f"dropped {plural(n, 'tool result')} that answered no tool call",
         "empty": lambda n: f"dropped {plural(n, 'empty message')}",
         "empty_text": lambda n: f"dropped {plural(n, 'empty text block')}",
-        "duplicate": lambda n: f"dropped {plural(n, 'repeated tool call')}",
+        "duplicate": lambda n: f"gave {plural(n, 'repeated tool call id')} a fresh id",
+        "stray_call": lambda n: f"dropped {plural(n, 'tool call')} in user messages",
         "lost_start": lambda n: "the first message was lost: added a note in its place",
     }
     return [describe(counts[key]) for key, describe in words.items() if counts[key]]
 
 
-def repair_history(history: Sequence[Message]) -> Repaired:
+def repair_history(
+    history: Sequence[Message], finished: Mapping[str, ToolResultBlock] | None = None
+) -> Repaired:
     """Make ``history`` valid up to a next prompt.
 
     Rules, applied in one pass: empty text blocks, empty messages and a repeated tool_use id
@@ -68,6 +96,8 @@ def repair_history(history: Sequence[Message]) -> Repaired:
 
     Args:
         history: the replayed messages.
+        finished: results recorded as each call finished (``result`` records): a call whose
+            results message was never written gets its own result back from here.
 
     Returns:
         The repaired history, the problems in words, and where each message came from.
@@ -75,42 +105,54 @@ def repair_history(history: Sequence[Message]) -> Repaired:
     out: list[Message] = []
     origin: list[int | None] = []
     counts: Counter[str] = Counter()
+    saved = finished or {}
+
+    def lost_result(use: ToolUseBlock) -> ToolResultBlock:
+        """The result of a call whose results message was lost: its own, if it was saved."""
+        if use.id in saved:
+            counts["recovered"] += 1
+            return saved[use.id]
+        counts["interrupted"] += 1
+        return interrupted_result(use)
 
     def close_calls() -> None:
         """Answer the tool calls of a trailing assistant message that no user message follows."""
         uses = out[-1].tool_uses if out and out[-1].role == "assistant" else []
         if uses:
-            out.append(Message("user", tuple(interrupted_result(u) for u in uses)))
+            out.append(Message("user", tuple(lost_result(u) for u in uses)))
             origin.append(None)
-            counts["interrupted"] += len(uses)
 
+    ids: set[str] = set()
     for index, msg in enumerate(history):
         blocks: list[Block] = []
         for b in msg.content:
-            if isinstance(b, TextBlock) and not b.text:
+            if isinstance(b, TextBlock) and not b.text.strip():
                 counts["empty_text"] += 1
+            elif isinstance(b, ToolUseBlock) and msg.role == "user":
+                counts["stray_call"] += 1  # a call can only be an assistant's
+            elif isinstance(b, ToolResultBlock) and _blank_inside(b):
+                counts["empty_text"] += 1
+                kept = tuple(x for x in b.content if isinstance(x, dict) and not _blank(x))
+                blocks.append(ToolResultBlock(b.tool_use_id, kept or "(no output)", b.is_error))
             else:
                 blocks.append(b)
         if msg.role == "assistant":
-            kept: list[Block] = []
-            seen: set[str] = set()
-            for b in blocks:
-                if isinstance(b, ToolResultBlock):
-                    counts["orphan"] += 1
-                elif isinstance(b, ToolUseBlock) and b.id in seen:
-                    counts["duplicate"] += 1  # the API refuses a repeated tool_use id
-                else:
-                    seen.update([b.id] if isinstance(b, ToolUseBlock) else [])
-                    kept.append(b)
-            if not kept:
+            counts["orphan"] += sum(isinstance(b, ToolResultBlock) for b in blocks)
+            # the one normaliser of assistant messages, as live turns use it
+            normal = normalise_assistant(Message("assistant", tuple(blocks)), ids)
+            if normal is None:
                 counts["empty"] += 1
                 continue
+            original = {u.id for u in msg.tool_uses}
+            renamed = [u for u in normal.tool_uses if u.id not in original]
+            counts["duplicate"] += len(renamed)
+            ids.update(u.id for u in normal.tool_uses)
             if not out:
                 out.append(Message("user", (TextBlock(LOST_START),)))
                 origin.append(None)
                 counts["lost_start"] += 1
             close_calls()
-            content: tuple[Block, ...] = tuple(kept)
+            content: tuple[Block, ...] = normal.content
         else:
             expected = out[-1].tool_uses if out and out[-1].role == "assistant" else []
             wanted = {u.id for u in expected}
@@ -126,9 +168,10 @@ def repair_history(history: Sequence[Message]) -> Repaired:
             head: list[Block] = []
             for use in expected:
                 answer = answers.get(use.id)
-                if answer is None:
-                    answer = interrupted_result(use)
-                    counts["interrupted"] += 1
+                if answer is None and use.input_error:  # never run: say why, as a turn does
+                    answer = ToolResultBlock(use.id, not_run_text(use), is_error=True)
+                elif answer is None:
+                    answer = lost_result(use)
                 head.append(answer)
             content = (*head, *rest)
             if not content:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from agent import events as ev
-from agent.loop import Limits, RequestSpec, Turn, TurnOutcome
+from agent.loop import Limits, Turn, TurnOutcome
 from agent.messages import Message, user
-from agent.model import Model
+from agent.model import Model, ModelRequest
 from agent.toolrun import Gate, ToolRunner, allow_all_gate
 from tools.base import Tool, ToolContext
 
@@ -56,7 +56,7 @@ async def run_turn(
     turn = Turn(
         history=h,
         model=model,
-        spec=RequestSpec("claude-sonnet-5-5"),
+        spec=ModelRequest("claude-sonnet-5-5"),
         runner=runner,
         emit=rec,
         take_queue=take,

@@ -118,3 +118,18 @@ async def test_without_the_extra_breakpoint_wide_turns_would_miss(fake_api, tmp_
         k for k in range(1, len(log)) if log[k]["cache_read_input_tokens"] < prompt[k - 1] // 2
     ]
     assert missed, "a turn adding 25 blocks should miss the cache without the extra breakpoint"
+
+
+def test_a_breakpoint_never_lands_on_a_thinking_block() -> None:
+    from agent.anthropic_model import LOOKBACK_SAFE, request_params
+    from agent.messages import ThinkingBlock, assistant, user
+    from agent.model import ModelRequest
+
+    history = [user("go")]
+    for i in range(LOOKBACK_SAFE + 4):
+        history += [assistant(ThinkingBlock("hm", "s"), f"answer {i}"), user(f"prompt {i}")]
+    # the look-back breakpoint falls on position LOOKBACK_SAFE + 1: a thinking block
+    params = request_params(ModelRequest("m", history), previous_breakpoint=1)
+    marked = [b for m in params["messages"] for b in m["content"] if "cache_control" in b]
+    assert len(marked) == 2
+    assert all(b["type"] != "thinking" for b in marked)

@@ -173,3 +173,27 @@ async def test_turn_cap_can_be_set_and_removed(tmp_path: Path) -> None:
     session.submit(ops.SubmitPrompt("go on"))
     await session.wait_idle()
     assert events.of(ev.TurnFinished)[-1].subtype == "success"
+
+
+async def test_a_first_turn_compaction_keeps_the_prompt_verbatim(tmp_path: Path) -> None:
+    big = Usage(input_tokens=900_000, output_tokens=10)
+    prompt = "Rename every `foo` to `bar` in src/, but never touch src/vendor/."
+
+    def script(history):
+        last = history[-1].content[-1]
+        if isinstance(last, TextBlock) and "write a summary" in last.text:
+            return SUMMARY
+        if len(script.calls) == 0:
+            script.calls.append(1)
+            return ModelResponse(assistant(tool_call("t1", "Echo")), "tool_use", big)
+        return "done"
+
+    script.calls = []  # type: ignore[attr-defined]
+    session, events, model = make(tmp_path, script)
+    session.submit(ops.SubmitPrompt(prompt))
+    await session.wait_idle()
+    assert events.of(ev.Compacted)
+    after = model.requests[-1].messages
+    check_invariant(after)
+    assert after[0].content[0].text.startswith(SUMMARY_PREFIX)
+    assert prompt in [b.text for b in after[0].content if isinstance(b, TextBlock)]

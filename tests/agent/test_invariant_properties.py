@@ -140,7 +140,8 @@ def test_invariant_holds_everywhere(responses, max_turns, interrupt_at, queue_at
         ]
 
     async def main():
-        from agent.loop import RequestSpec, Turn
+        from agent.loop import Turn
+        from agent.model import ModelRequest
         from agent.toolrun import ToolRunner
         from tools.base import ToolContext
 
@@ -155,7 +156,7 @@ def test_invariant_holds_everywhere(responses, max_turns, interrupt_at, queue_at
         turn = Turn(
             history=history,
             model=ScriptedModel(script),
-            spec=RequestSpec("claude-sonnet-5-5"),
+            spec=ModelRequest("claude-sonnet-5-5"),
             runner=runner,
             emit=emit,
             take_queue=take,

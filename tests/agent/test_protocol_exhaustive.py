@@ -87,7 +87,8 @@ def with_probe(source: str, union: str, probe: str) -> str:
     """``source`` with class ``probe`` defined and added to the union named ``union``."""
     head = f"{union} = (\n"
     assert head in source, union
-    extra = f"@dataclass(frozen=True)\nclass {probe}:\n    turn_id: int = 0\n    type: str = \"probe\"\n\n\n"
+    fields = '    turn_id: int = 0\n    type: str = "probe"\n'
+    extra = f"@dataclass(frozen=True)\nclass {probe}:\n{fields}\n\n"
     return source.replace(head, f"{extra}{head}    {probe}\n    | ", 1)
 
 

@@ -31,11 +31,12 @@ from agent.messages import (
 from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from agent.store.format import timestamp
+from agent.store.format import encode, timestamp
 from agent.store.listing import find_session, latest_session, list_sessions, sessions_dir
 from agent.store.load import TranscriptError, load
 from agent.store.repair import INTERRUPTED_RESULT, LOST_START, repair_history
 from agent.store.transcript import SessionInUse, Transcript, fork
+from tests.agent.test_session import Events
 from tests.fakes.tools import FnTool
 
 MODEL = "claude-sonnet-5-5"
@@ -812,3 +813,74 @@ def test_repair_makes_any_history_valid_and_is_idempotent(history: list[Message]
         assert origin is None or message.role == history[origin].role
     if not repaired.problems:
         assert repaired.history == history
+
+
+async def test_a_crash_mid_batch_keeps_the_results_of_the_calls_that_finished(tmp_path) -> None:
+    """kill -9 while the second call of a batch runs: the file as it is then (every record is
+    one unbuffered write) resumes with the first call's real result."""
+    hang = asyncio.Event()
+
+    async def slow(args, ctx):
+        await hang.wait()
+        return "never"
+
+    model = ScriptedModel(
+        [Message("assistant", (tool_call("t1", "Quick"), tool_call("t2", "Slow"))), "done"]
+    )
+    events = Events()
+    config = SessionConfig(workspace=tmp_path, model=MODEL)
+    config.policy.mode = "bypassPermissions"
+    tools = [FnTool("Quick", lambda a, c: "the real result"), FnTool("Slow", slow)]
+    session = Session(config, model, tools, events)
+    transcript = Transcript.create(tmp_path, model=MODEL)
+    session.attach_transcript(transcript)
+    session.submit(ops.SubmitPrompt("go"))
+    running = await events.wait_for(ev.ToolCallRunning, 2)
+    assert running.call_id == "t2"
+    crashed = tmp_path / "crashed.jsonl"
+    shutil.copy(transcript.path, crashed)
+    await session.close()
+    transcript.close()
+    loaded = load(crashed)
+    results = loaded.history[2].content
+    assert isinstance(results[0], ToolResultBlock) and results[0].content == "the real result"
+    assert isinstance(results[1], ToolResultBlock) and results[1].is_error
+    assert "kept the saved results of 1 tool call" in loaded.problems
+    check_invariant(loaded.history)
+
+
+def test_continue_finds_a_session_whose_first_message_record_was_torn(cwd: Path) -> None:
+    older = make_session(cwd, "an older session", 1_000_000)
+    older.close()
+    torn = Transcript.create(cwd, model=MODEL)
+    prompt = "please fix the failing build " * 20
+    record = {
+        "type": "message",
+        "index": 0,
+        "prompts": [prompt],
+        "message": user(prompt).to_param(),
+    }
+    line = encode(record)
+    torn.close()
+    with torn.path.open("ab") as f:
+        f.write(line[: len(line) - 40])  # the crash: the prompt is written, the message is not
+    assert latest_session(cwd) == torn.path
+    assert list_sessions(cwd)[0].first_prompt == prompt
+    loaded = load(torn.path)
+    assert [m.text for m in loaded.history] == [prompt]
+    assert loaded.first_prompt == prompt
+    assert "recovered the prompt of a torn last line" in loaded.problems
+    reopened = Transcript.open(torn.path, loaded)  # resuming writes the repair: then it is whole
+    reopened.close()
+    again = load(torn.path)
+    assert [m.text for m in again.history] == [prompt] and again.problems == []
+
+
+def test_repair_drops_blank_text_a_resumed_history_may_hold() -> None:
+    use = ToolUseBlock("u1", "Read", {})
+    blank_result = ToolResultBlock("u1", ({"type": "text", "text": "  "},))
+    history = [user("go", " "), assistant("\n\n", use), user(blank_result)]
+    repaired = repair_history(history)
+    check_invariant(repaired.history)
+    assert repaired.history[2].content[0] == ToolResultBlock("u1", "(no output)")
+    assert repair_history(repaired.history).problems == []

@@ -36,6 +36,7 @@ from typing import Any
 __all__ = [
     "FakeAnthropic",
     "HttpError",
+    "RawReply",
     "Reply",
     "count_tokens",
     "prompt_tokens",
@@ -70,7 +71,11 @@ ERROR_TYPES = {
 
 @dataclass
 class Reply:
-    """One scripted successful response."""
+    """One scripted successful response.
+
+    A ``tool_use`` block with a ``raw_input`` string streams that string as its input JSON
+    (to send input that is not valid JSON, or not an object).
+    """
 
     content: list[dict[str, Any]]
     # None => the stream ends without message_delta / message_stop (an incomplete message).
@@ -99,7 +104,17 @@ class HttpError:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-ScriptItem = Reply | HttpError
+@dataclass
+class RawReply:
+    """A 200 response whose body is sent byte for byte (a recorded SSE stream, or a body that
+    is not SSE at all), in chunks of ``chunk`` bytes."""
+
+    body: bytes
+    content_type: str = "text/event-stream; charset=utf-8"
+    chunk: int = 4096
+
+
+ScriptItem = Reply | HttpError | RawReply
 Responder = Callable[[dict[str, Any]], ScriptItem]
 
 
@@ -429,11 +444,32 @@ def validate_request(body: Any, *, count_only: bool = False) -> list[str]:
                 key = "signature" if kind == "thinking" else "data"
                 if not isinstance(block.get(key), str) or not block.get(key):
                     out.append(f"{where}.{kind}.{key}: Field required")
+                if "cache_control" in block:
+                    out.append(f"{where}.{kind}.cache_control: Extra inputs are not permitted")
 
     # (P1) starts with a user message and ends with one.
     if norm[0][0] != "user":
         out.append('messages.0.role: the first message must use the "user" role')
-    if not count_only and norm[-1][0] != "user":
+
+    def unanswered_server_calls(blocks: list[Any]) -> set[Any]:
+        calls = {
+            b.get("id")
+            for b in blocks
+            if isinstance(b, dict) and b.get("type") == "server_tool_use"
+        }
+        done = {
+            b.get("tool_use_id")
+            for b in blocks
+            if isinstance(b, dict) and str(b.get("type", "")).endswith("_tool_result")
+        }
+        return calls - done
+
+    for i, (role, blocks) in enumerate(norm[:-1]):
+        if role == "assistant" and unanswered_server_calls(blocks):
+            out.append(f"messages.{i}: `server_tool_use` blocks must be followed by their results")
+    # a paused response (pause_turn) is sent back as the last message: the one allowed prefill
+    paused = norm[-1][0] == "assistant" and bool(unanswered_server_calls(norm[-1][1]))
+    if not count_only and norm[-1][0] != "user" and not paused:
         out.append(
             f"messages.{len(norm) - 1}: This model does not support assistant message prefill. "
             "The conversation must end with a user message."
@@ -563,7 +599,9 @@ def _reply_events(
                 )
             )
             delta({"type": "input_json_delta", "partial_json": ""})
-            for frag in _json_fragments(block.get("input", {})):
+            raw = block.get("raw_input")  # a test's malformed input, streamed as written
+            frags = [raw] if isinstance(raw, str) else _json_fragments(block.get("input", {}))
+            for frag in frags:
                 delta({"type": "input_json_delta", "partial_json": frag})
         elif kind == "thinking":
             start = {"type": "thinking", "thinking": "", "signature": ""}
@@ -887,7 +925,23 @@ class FakeAnthropic:
         if isinstance(item, HttpError):
             self._send_error(h, item.status, item.error_type, item.message, item.headers)
             return
+        if isinstance(item, RawReply):
+            self._reply_raw(h, item)
+            return
         self._reply(h, body, item)
+
+    def _reply_raw(self, h: _Handler, reply: RawReply) -> None:
+        try:
+            h.send_response(200)
+            h.send_header("content-type", reply.content_type)
+            h.send_header("transfer-encoding", "chunked")
+            h.send_header("request-id", self._request_id())
+            h.end_headers()
+            for k in range(0, len(reply.body), reply.chunk):
+                self._chunk(h, reply.body[k : k + reply.chunk])
+            h.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            h.close_connection = True
 
     def _reply(self, h: _Handler, body: dict[str, Any], reply: Reply) -> None:
         usage_in = self.cache.usage(body)

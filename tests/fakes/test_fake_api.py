@@ -521,3 +521,18 @@ def test_cli_serves_a_script_and_logs(tmp_path: Path) -> None:
             proc.stdout.close()
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     assert [m["messages"][0]["content"][0]["text"] for m in lines] == ["hi", "again"]
+
+
+def test_validation_of_thinking_cache_control_and_paused_turns() -> None:
+    call = {"type": "server_tool_use", "id": "srv1", "name": "web_search", "input": {}}
+    found = {"type": "web_search_tool_result", "tool_use_id": "srv1", "content": []}
+    # a paused response sent back last is the one assistant message a request may end with
+    assert validate_request(req(u(text("go")), a(call))) == []
+    assert validate_request(req(u(text("go")), a(call, found, text("x")), u(text("more")))) == []
+    marked = {**thinking("hm", "s"), "cache_control": {"type": "ephemeral"}}
+    for body, needle in [
+        (req(u(text("go")), a(marked, text("x")), u(text("y"))), "cache_control"),
+        (req(u(text("go")), a(call), u(text("y"))), "must be followed by their results"),
+        (req(u(text("go")), a(text("x"), call, found), a(text("prefill"))), "end with a user"),
+    ]:
+        assert any(needle in p for p in validate_request(body)), (needle, body)

@@ -1,0 +1,86 @@
+"""The loop's unusual exits, all caught in ``Turn.run`` (issue 17): each leaves the history
+valid and says what happened; a bug in the engine is one of them, not a crash of the session."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from agent import events as ev
+from agent import loop
+from agent.loop import INTERRUPT_NOTE, Limits, TurnInterrupted
+from agent.messages import Message, TextBlock, ToolUseBlock, check_invariant
+from agent.model import ScriptedModel, tool_call
+from tests.agent.conftest import run_turn
+from tests.fakes.tools import FnTool
+
+
+def echo() -> FnTool:
+    return FnTool("Echo", lambda a, c: "e", read_only=True)
+
+
+async def test_a_bug_in_the_engine_ends_the_turn_with_a_valid_history(tmp_path: Path) -> None:
+    model = ScriptedModel([Message("assistant", (tool_call("t1", "Echo"),)), RuntimeError("oops")])
+    outcome, history, rec = await run_turn(model, [echo()], workspace=tmp_path)
+    assert outcome.subtype == "error_during_execution"
+    assert outcome.error == "internal error: RuntimeError: oops"
+    assert [e.kind for e in rec.of(ev.Error)] == ["internal"]
+    check_invariant(history)
+    assert history[-1].content[-1] == TextBlock(INTERRUPT_NOTE)
+
+
+@pytest.mark.parametrize(
+    ("limits", "subtype", "notice"),
+    [
+        (Limits(max_turns=0), "error_max_turns", "turn limit (0)"),
+        (Limits(max_budget_usd=1.0), "error_max_budget_usd", "budget"),
+    ],
+)
+async def test_limits_stop_with_a_notice_and_an_unchanged_history(
+    tmp_path: Path, limits: Limits, subtype: str, notice: str
+) -> None:
+    model = ScriptedModel([Message("assistant", (tool_call("t1", "Echo"),))], cost_per_call=2.0)
+    outcome, history, rec = await run_turn(model, [echo()], workspace=tmp_path, limits=limits)
+    assert outcome.subtype == subtype and outcome.error is None
+    assert notice in rec.of(ev.Notice)[-1].text
+    assert len(history) == 1 and not rec.of(ev.Error)
+
+
+async def test_esc_is_an_exception_of_its_own_name_and_an_event_of_another(tmp_path) -> None:
+    assert TurnInterrupted is not ev.Interrupted and not hasattr(loop, "Interrupted")
+    interrupt = asyncio.Event()
+    interrupt.set()
+    outcome, history, rec = await run_turn(
+        ScriptedModel(["never"]), [], workspace=tmp_path, interrupt=interrupt
+    )
+    assert outcome.subtype == "interrupted" and len(rec.of(ev.Interrupted)) == 1
+    check_invariant(history)
+
+
+async def test_a_repeated_id_across_responses_gets_a_fresh_id_before_it_runs(tmp_path) -> None:
+    tool = echo()
+    model = ScriptedModel(
+        [
+            Message("assistant", (tool_call("t1", "Echo", x=1),)),
+            Message("assistant", (tool_call("t1", "Echo", x=2),)),
+            "done",
+        ]
+    )
+    outcome, history, _ = await run_turn(model, [tool], workspace=tmp_path)
+    assert outcome.subtype == "success"
+    check_invariant(history, at_rest=True)
+    second = history[3].content[0]
+    assert isinstance(second, ToolUseBlock) and second.id == "t1_repeat2"
+    assert tool.calls == [{"x": 1}]
+
+
+async def test_blank_text_inside_a_tool_result_never_reaches_the_model(tmp_path) -> None:
+    from tools.base import ToolResult
+
+    blank = FnTool("Blank", lambda a, c: ToolResult([{"type": "text", "text": "\n"}]))
+    model = ScriptedModel([Message("assistant", (tool_call("t1", "Blank"),)), "done"])
+    outcome, history, _ = await run_turn(model, [blank], workspace=tmp_path)
+    assert outcome.subtype == "success"
+    check_invariant(model.requests[-1].messages)
