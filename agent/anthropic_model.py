@@ -8,6 +8,8 @@ so their bytes stay identical between requests.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import threading
 from typing import Any
@@ -210,8 +212,37 @@ class AnthropicModel:
             client, self._client = self._client, None
             await client.close()
 
+    async def ready_client(self) -> Any:
+        """The SDK client; the first time, made in a daemon thread while the event loop goes
+        on: ``import anthropic`` takes seconds, and Esc or a signal must act at once meanwhile
+        (cancelling stops the wait; the import then finishes unwaited for, and does not delay
+        the exit as an executor's thread would)."""
+        if self._client is not None:
+            return self._client
+        loop = asyncio.get_running_loop()
+        made: asyncio.Future[Any] = loop.create_future()
+
+        def settle(client: Any, error: BaseException | None) -> None:
+            if made.done():
+                return  # the wait was cancelled
+            if error is not None:
+                made.set_exception(error)
+            else:
+                made.set_result(client)
+
+        def make() -> None:
+            try:
+                client, error = self.client(), None
+            except Exception as exc:  # reported by the awaiting call, as before
+                client, error = None, exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(settle, client, error)
+
+        threading.Thread(target=make, name="eddy-sdk-client", daemon=True).start()
+        return await made
+
     async def respond(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
-        client = self.client()
+        client = await self.ready_client()
         params = request_params(request, self._last_breakpoint)
         self._last_breakpoint = last_block_position(request)
         accumulator = ResponseAccumulator(sink)

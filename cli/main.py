@@ -8,9 +8,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from agent.pricing import DEFAULT_MODEL
 from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
@@ -163,8 +165,38 @@ def parse_launch(argv: Sequence[str] | None = None) -> LaunchOptions:
     return LaunchOptions(**values)
 
 
+START_UP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+"""The signals that end a start-up quietly, with status 128 + the signal's number (130, 143,
+129: what a shell reports for their default action)."""
+
+
+def _exit_at_start_up(signum: int, frame: object) -> None:
+    # Nothing is running or unsaved yet: end now, without the KeyboardInterrupt traceback a
+    # Ctrl+C in the middle of an import would print.
+    os._exit(128 + signum)
+
+
+def quiet_start_up(install: bool = True) -> None:
+    """While eddy starts (heavy imports, reading the prompt): a Ctrl+C, SIGTERM or SIGHUP ends
+    the process quietly with 130 / 143 / 129. ``install=False`` puts the default actions back,
+    for a front end that handles the signals its own way from the start (the TUI, line mode).
+    The headless runner replaces these handlers with its own once its event loop runs."""
+    for name in START_UP_SIGNALS:
+        signum = getattr(signal, name, None)
+        if signum is None:
+            continue  # no SIGHUP on Windows
+        action: Any = _exit_at_start_up
+        if not install:
+            action = signal.default_int_handler if name == "SIGINT" else signal.SIG_DFL
+        try:
+            signal.signal(signum, action)
+        except ValueError:
+            return  # not the main thread (main() called from a test's thread)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``eddy`` command."""
+    quiet_start_up()  # first: everything after this may take a second (imports)
     try:
         options = parse_launch(argv)
     except UsageError as exc:
@@ -173,6 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.rewind is not None or options.checkpoints:
         from headless.run import run_checkpoints
 
+        quiet_start_up(install=False)  # a rewind is not cut short by os._exit
         return run_checkpoints(options)
     if options.print_mode:
         prompt = options.prompt
@@ -189,13 +222,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         from headless.run import run_headless
 
-        return run_headless(options, prompt)
+        return run_headless(options, prompt, exit_process=True)
     if options.plain:
         from plain.app import run_plain
 
+        quiet_start_up(install=False)
         return run_plain(options)
     from tui.app import run_app
 
+    quiet_start_up(install=False)
     return int(run_app(options) or 0)
 
 

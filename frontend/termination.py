@@ -11,7 +11,8 @@ The hard exit is done by a daemon thread started at the first signal, not by the
 it fires even when the loop is blocked. Once that first signal arrived, the termination
 signals' Python-level handlers only write a byte to a pipe that thread waits on (no locks, so
 they cannot deadlock whatever the main thread was doing when interrupted), and a second signal
-works even when the loop never gets to run its handler.
+works even when the loop never gets to run its handler. The hard exit SIGKILLs the process
+groups of running shell commands first, so no tool process outlives eddy.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import signal
 import threading
 from collections.abc import Callable
 from types import FrameType
+
+from tools import procgroup
 
 GRACE_SECONDS = 5.0
 """How long the graceful path may take before the process is ended anyway. A normal exit
@@ -40,6 +43,9 @@ terminal whose output is stopped, Ctrl+S, would block)."""
 TERMINATION_CODES: tuple[tuple[str, int], ...] = (("SIGTERM", 143), ("SIGHUP", 129))
 """The signals handled, by name (SIGHUP does not exist on Windows), and the exit status each
 gives: 128 + the signal's number, what a shell reports for a process the signal killed."""
+
+INTERRUPT_CODES: tuple[tuple[str, int], ...] = (("SIGINT", 130), *TERMINATION_CODES)
+"""The same with Ctrl+C, for a front end where it ends the program too (``eddy -p``)."""
 
 
 class Termination:
@@ -118,6 +124,7 @@ class Termination:
         self._hard_exit(code)
 
     def _hard_exit(self, code: int) -> None:
+        procgroup.kill_running_groups()  # lock-free; a command's processes must not outlive us
         if self.restore is not None:
             restorer = threading.Thread(target=_quietly, args=(self.restore,), daemon=True)
             try:
@@ -138,6 +145,7 @@ def handle_termination(
     *,
     restore: Callable[[], None] | None = None,
     grace: float = GRACE_SECONDS,
+    signals: tuple[tuple[str, int], ...] = TERMINATION_CODES,
 ) -> Termination:
     """Handle SIGTERM (exit status 143) and SIGHUP (129) on the running event loop.
 
@@ -148,15 +156,12 @@ def handle_termination(
     thread may be stuck anywhere: it must not take locks the main thread could hold (write to
     the terminal with ``os.write`` on its descriptor, not through ``sys.stdout``).
 
+    ``signals`` names the signals and their exit statuses (``INTERRUPT_CODES`` adds SIGINT).
     Where the loop cannot install handlers (not the main thread, as in tests; a platform
     without them) nothing is installed and the signals keep their default action.
     """
     loop = asyncio.get_running_loop()
-    codes = {
-        int(getattr(signal, name)): code
-        for name, code in TERMINATION_CODES
-        if hasattr(signal, name)
-    }
+    codes = {int(getattr(signal, name)): code for name, code in signals if hasattr(signal, name)}
     termination = Termination(on_signal, restore, grace, codes)
     for signum, code in list(codes.items()):
         try:

@@ -1,22 +1,26 @@
 """``eddy -p``: run one prompt to completion without the TUI and print the result.
 
 Formats: ``text`` (the final answer), ``json`` (one result object), ``stream-json`` (one JSON
-object per event line; the last line is the result). Exit code 0 on success, 1 otherwise.
+object per event line; the last line is the result). Exit code 0 on success, 1 otherwise;
+130 / 143 / 129 for a run that Ctrl+C, SIGTERM or SIGHUP interrupted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-import signal
+import os
 import sys
 import time
 from typing import Any, assert_never
 
 from agent import events as ev
 from agent import ops
+from agent.session.core import Session
 from frontend.launch import LaunchOptions
 from frontend.session_open import SessionSetupError, build_session
+from frontend.termination import INTERRUPT_CODES, handle_termination
 
 
 def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) -> dict[str, Any]:
@@ -33,6 +37,8 @@ def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) 
         "duration_ms": duration_ms,
         "result": finished.result,
         "error": finished.error,
+        "stop_reason": finished.stop_reason,
+        "dropped_tool_calls": finished.dropped_tool_calls,
     }
 
 
@@ -75,14 +81,57 @@ def stderr_line(event: ev.Event, fmt: str) -> str | None:
             assert_never(event)
 
 
-async def _run(args: LaunchOptions, prompt: str) -> int:
+class _Signals:
+    """Ctrl+C, SIGTERM and SIGHUP during ``eddy -p``: each ends the run as ``/exit`` does.
+
+    The first signal interrupts the turn (a streaming response stops, a running command's
+    process group is killed, the history is closed validly and saved); the run then ends with
+    exit status 130 / 143 / 129. Should that hang, a second signal or the grace period of
+    :mod:`frontend.termination` ends the process anyway, the commands' groups killed first.
+    """
+
+    def __init__(self) -> None:
+        self.code: int | None = None  # the exit status of the first signal
+        self.session: Session | None = None
+        handle_termination(self._on_signal, signals=INTERRUPT_CODES)
+
+    def _on_signal(self, code: int) -> None:
+        self.code = code
+        if self.session is not None:
+            self.session.submit(ops.Interrupt())
+
+    def attach(self, session: Session) -> None:
+        """The session is running: a signal from now on interrupts it (including one that
+        arrived while it was being built: the loop runs that handler only now)."""
+        self.session = session
+
+
+async def _run(args: LaunchOptions, prompt: str, exit_process: bool) -> int:
+    signals = _Signals()  # before anything that takes time, so no signal goes unhandled
+    code = await _run_prompt(args, prompt, signals)
+    if exit_process:
+        # The outcome is printed and saved: leave now, from inside the loop. After it, the
+        # interpreter's teardown takes up to a second once the SDK is imported, and closing
+        # the loop gives the signals their default actions back: a Ctrl+C there would turn
+        # a finished run into exit-by-signal (a traceback, status 130).
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # a closed pipe: nothing more to say
+                stream.flush()
+        os._exit(code)
+    return code
+
+
+async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> int:
     fmt = args.output_format
     out = sys.stdout
     finished: list[ev.TurnFinished] = []
+    errors_shown = False
 
     def emit(event: ev.Event) -> None:
+        nonlocal errors_shown
         if isinstance(event, ev.TurnFinished):
             finished.append(event)
+        errors_shown = errors_shown or isinstance(event, ev.Error)
         if fmt == "stream-json":
             out.write(json.dumps(ev.to_json(event), default=str) + "\n")
             out.flush()
@@ -99,9 +148,12 @@ async def _run(args: LaunchOptions, prompt: str) -> int:
         return 2
     for problem in problems:
         print(f"eddy: {problem}", file=sys.stderr)
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, lambda: session.submit(ops.Interrupt()))
+    # The prompt is submitted even if a signal came while the session was built: it is then
+    # recorded and interrupted at once, so the transcript keeps it (resumable with --continue).
     session.submit(ops.SubmitPrompt(prompt))
+    signals.attach(session)
+    if signals.code is not None:
+        session.submit(ops.Interrupt())
     await session.wait_idle()
     await session.close()  # the model, the transcript, the checkpoint store
     duration = int((time.monotonic() - started) * 1000)
@@ -116,18 +168,28 @@ async def _run(args: LaunchOptions, prompt: str) -> int:
         out.write(json.dumps(result) + "\n")
     elif fmt == "json":
         out.write(json.dumps(result, indent=2) + "\n")
-    else:
-        text = last.result if last.subtype == "success" else (last.error or last.subtype)
-        out.write(text.rstrip("\n") + "\n")
+    elif last.subtype == "success":
+        out.write(last.result.rstrip("\n") + "\n")
+    elif not errors_shown:  # an error is said once: on stderr, as it happened
+        out.write((last.error or last.subtype).rstrip("\n") + "\n")
     out.flush()
+    # From here the exit status is the result's, whatever signal comes: the loop does not
+    # run the handlers again before the run ends.
     if last.subtype == "interrupted":
-        return 130
+        return signals.code or 130
     return 0 if last.subtype == "success" else 1
 
 
-def run_headless(args: LaunchOptions, prompt: str) -> int:
-    """Run ``prompt`` to completion; returns the process exit code."""
-    return asyncio.run(_run(args, prompt))
+def run_headless(args: LaunchOptions, prompt: str, *, exit_process: bool = False) -> int:
+    """Run ``prompt`` to completion; returns the process exit code.
+
+    Args:
+        args: the parsed command line.
+        prompt: the task.
+        exit_process: end the process with that code as soon as the result is out (the
+            ``eddy`` command; see ``_run``), instead of returning it (a caller in a test).
+    """
+    return asyncio.run(_run(args, prompt, exit_process))
 
 
 async def _checkpoints(args: LaunchOptions) -> int:

@@ -118,6 +118,14 @@ async def kill_group_shielded(proc: asyncio.subprocess.Process) -> None:
     await asyncio.shield(task)
 
 
+def kill_running_groups() -> None:
+    """SIGKILL the group of every command still running, at once and without waiting: for
+    an exit that cannot wait for :func:`kill_group` (eddy's hard exit on a second SIGTERM).
+    Lock-free, so safe from a thread while the main one is stuck anywhere."""
+    for pgid in tuple(_active):
+        _signal(pgid, signal.SIGKILL)
+
+
 def note_survivors(proc: asyncio.subprocess.Process) -> bool:
     """After the leader exited: reap, and remember the group if processes remain in it."""
     pgid = proc.pid

@@ -329,7 +329,9 @@ def test_torn_last_line_at_every_byte_offset(cwd: Path, tmp_path: Path) -> None:
             check_invariant(again.history)
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(fraction=st.floats(0, 1))
 def test_a_kill_at_any_byte_leaves_a_resumable_session(cwd: Path, fraction: float) -> None:
     path = sessions_dir(cwd) / "source.jsonl"

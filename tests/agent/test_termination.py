@@ -8,6 +8,8 @@ test sends it real signals and waits for it to end. The child says "ready" (and 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import signal
 import subprocess
 import sys
@@ -217,3 +219,56 @@ async def test_tui_exits_with_the_signal_status(
         installed["on_signal"](143)
         await pilot.pause()
     assert app.return_value == 143 and app.return_code == 143
+
+
+COMMAND_CHILD = textwrap.dedent(
+    """
+    import asyncio, os, sys
+    from frontend.termination import handle_termination
+    from tools import procgroup
+
+    async def main():
+        proc = await asyncio.create_subprocess_exec(
+            "sh", "-c", "sleep 300 & sleep 300", start_new_session=True,
+            stdout=asyncio.subprocess.DEVNULL,  # not our pipe: the test reads it to its end
+        )
+        procgroup.started(proc)  # as the Bash tool notes a running command
+        # a graceful path that hangs
+        handle_termination(lambda code: os.write(1, b"signal\\n"), grace=300)
+        os.write(1, f"{proc.pid}\\n".encode())
+        await asyncio.get_running_loop().create_future()
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_the_hard_exit_kills_the_running_commands_process_group() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", COMMAND_CHILD], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    pgid = int(read_line(proc))
+    try:
+        proc.send_signal(signal.SIGTERM)
+        assert read_line(proc) == "signal"
+        proc.send_signal(signal.SIGTERM)  # the second: the hard exit, at once
+        assert wait_exit(proc) == 143
+        assert output(proc) == ""
+        # the group is empty (its members may linger as zombies: nothing reaps them here)
+        assert all(state == "Z" for state in group_states(pgid)), group_states(pgid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+
+
+def group_states(pgid: int) -> list[str]:
+    """The process states ("S", "Z", ...) of the members of group ``pgid`` (from /proc)."""
+    states = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid:
+            states.append(fields[0])
+    return states

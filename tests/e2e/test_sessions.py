@@ -1,4 +1,4 @@
-"""Sessions across processes: continue, resume, fork, and SIGKILL at random moments."""
+"""Sessions across processes: continue, resume, fork, and SIGKILL at chosen moments."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from agent.messages import TextBlock, ToolResultBlock, check_invariant, message_from_param, user
@@ -69,15 +70,14 @@ def test_resume_unknown_id_is_a_clear_error(fake_api: FakeAnthropic, tmp_path: P
 
 
 def slow_script(n: int, tag: str) -> list[Reply]:
-    """Streaming text with delays and tool calls, so a kill lands mid-stream or mid-tool."""
+    """Streaming text with delays and tool calls, so a kill lands mid-stream or mid-tool.
+    Each command first creates the file ``ran_<tag>_<i>``: the test's sign it is running."""
     replies = []
     for i in range(n):
+        command = f"touch ran_{tag}_{i}; sleep 0.2; echo out{i}"
         replies.append(
             Reply(
-                [
-                    text("step " * 30),
-                    tool_use(f"toolu_{tag}_{i}", "Bash", {"command": f"sleep 0.2; echo out{i}"}),
-                ],
+                [text("step " * 30), tool_use(f"toolu_{tag}_{i}", "Bash", {"command": command})],
                 "tool_use",
                 delay=0.01,
             )
@@ -86,27 +86,55 @@ def slow_script(n: int, tag: str) -> list[Reply]:
     return replies
 
 
-def test_sigkill_at_random_moments_always_resumes_valid(
+KILL_POINTS = [("request", 1), ("tool", 0), ("request", 2), ("tool", 1)]
+KILL_POINTS += [("request", 3), ("tool", 3), ("request", 4), ("request", 5)]
+"""Where the rounds are killed: once the run's k-th request reached the fake API (its response
+then streams), or once the command of its tool turn k runs. The 5th request is the final
+answer: that run may end on its own first, which is a moment too."""
+
+
+def wait_for(condition: Callable[[], bool], proc: subprocess.Popen[bytes], what: str) -> None:
+    """Poll ``condition`` until it holds; the run must not end (or take a minute) first."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        if proc.poll() is not None and not condition():
+            raise AssertionError(f"eddy ended (status {proc.returncode}) before {what}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.001)
+
+
+def test_sigkill_at_chosen_moments_always_resumes_valid(
     fake_api: FakeAnthropic, tmp_path: Path
 ) -> None:
-    rng = random.Random(1234)
+    points = list(KILL_POINTS)
+    random.Random(1234).shuffle(points)
     exe = Path(sys.executable).with_name("eddy")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env |= {"ANTHROPIC_BASE_URL": fake_api.base_url, "ANTHROPIC_API_KEY": "k"}
     prompts: list[str] = []
-    reached: list[int] = []  # model calls each killed run made (spread: 0 to several)
-    for round_ in range(8):
-        fake_api.push(*slow_script(4, str(round_)))
+    reached: list[int] = []  # model calls each killed run made
+
+    def requests_seen(n: int) -> Callable[[], bool]:
+        return lambda: len(fake_api.requests) >= n
+
+    for round_, (kind, k) in enumerate(points):
+        # this round's script alone (a killed run leaves replies unasked for)
+        script = slow_script(4, str(round_))
+        fake_api.responder = lambda body, script=script: script.pop(0)
         prompt = f"prompt number {round_}"
         prompts.append(prompt)
         args = [str(exe), "-p", prompt, "--allowed-tools", "Bash"]
         if round_:
             args.append("--continue")
+        before = len(fake_api.requests)
         proc = subprocess.Popen(
             args, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        before = len(fake_api.requests)
-        time.sleep(rng.uniform(0.8, 3.5))
+        if kind == "request":
+            wait_for(requests_seen(before + k), proc, f"request {k}")
+        else:
+            wait_for((tmp_path / f"ran_{round_}_{k}").exists, proc, f"the command of turn {k}")
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         reached.append(len(fake_api.requests) - before)
@@ -121,11 +149,8 @@ def test_sigkill_at_random_moments_always_resumes_valid(
             nxt = [*history, user("next")]
         check_invariant(nxt)
         texts = [p for _, p in loaded.prompts]
-        started = [json.dumps(r["messages"][0]["content"]) for r in fake_api.requests]
-        for p in prompts[:-1]:
-            assert p in texts
-        if any(prompt in s for s in started):
-            assert prompt in texts  # a prompt that reached the API was saved first
+        for p in prompts:
+            assert p in texts  # every run reached the API, and a prompt is saved before that
         for msg in history:
             for block in msg.content:
                 if isinstance(block, ToolResultBlock):
@@ -133,6 +158,7 @@ def test_sigkill_at_random_moments_always_resumes_valid(
     assert max(reached) >= 2, reached  # some kills landed mid-turn, after tool calls
     print("model calls before each kill:", reached)
     # and the next turn's request passes the invariant
+    fake_api.responder = None
     fake_api.push(Reply([text("resumed fine")]))
     out = eddy(fake_api, tmp_path, "-p", "final", "--continue", "--output-format", "json")
     assert out.returncode == 0, out.stderr
