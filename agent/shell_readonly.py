@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent.shell_scripts import awk_read_only, jq_read_only
+from agent.shell_unmodelled import unmodelled
 from agent.shell_variables import unsafe_assignment
 from agent.shell_words import Word, literal, word_seq, word_set
 
@@ -63,28 +65,31 @@ _PLAIN = _Spec(takes_paths=False)
 _PATHS = _Spec()
 _GREP_LONG = word_seq(
     "--regexp --file --after-context --before-context --context --max-count --directories "
-    "--devices --include --exclude --exclude-dir --exclude-from --label --binary-files --group- "
-    "separator"
+    "--devices --include --exclude --exclude-dir --exclude-from --label --binary-files "
+    "--group-separator"
 )
 _RG_LONG = word_seq(
     "--regexp --file --glob --iglob --type --type-not --type-add --type-clear --after-context "
-    "--before-context --context --max-count --max-columns --threads --replace --encoding --max- "
-    "depth --sort --sortr --colors --color --path-separator --max-filesize --ignore-file --pre- "
-    "glob --engine --context-separator --field-context-separator --field-match-separator --dfa- "
-    "size-limit --regex-size-limit --hyperlink-format --generate --hostname-bin"
+    "--before-context --context --max-count --max-columns --threads --replace --encoding "
+    "--max-depth --sort --sortr --colors --color --path-separator --max-filesize --ignore-file "
+    "--pre-glob --engine --context-separator --field-context-separator --field-match-separator "
+    "--dfa-size-limit --regex-size-limit --hyperlink-format --generate"
 )
 _SPECS: dict[str, _Spec] = {
     **dict.fromkeys(
         word_seq(
-            "cat head tail wc ls stat du diff cmp comm cut nl tac rev od hexdump strings column "
-            "fold jq md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum"
+            "cat head tail ls stat diff cmp comm cut nl tac rev od hexdump strings column "
+            "fold md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum"
         ),
         _PATHS,
     ),
+    # --files0-from reads the names of the files to read from a file eddy does not see
+    **dict.fromkeys(("wc", "du"), _Spec(bad_long=("--files0-from",))),
+    "jq": _Spec(arg_short="fL", bad_words=()),
     **dict.fromkeys(
         word_seq(
             "echo pwd true false : whoami id uname nproc seq basename dirname which type realpath "
-            "readlink tr expr sleep df set shift wait"
+            "readlink tr expr sleep df shift wait"
         ),
         _PLAIN,
     ),
@@ -100,26 +105,37 @@ _SPECS: dict[str, _Spec] = {
     ),
     "file": _Spec(bad_short="C", bad_long=("--compile",), arg_short="fmFeP"),
     "sort": _Spec(
-        bad_short="o",
-        bad_long=("--output", "--compress-program"),
-        arg_short="ktST",
-        arg_long=word_seq(
-            "--key --field-separator --buffer-size --temporary-directory --parallel --batch-size "
-            "--files0-from"
-        ),
+        bad_short="oT",
+        bad_long=("--output", "--compress-program", "--temporary-directory", "--files0-from"),
+        arg_short="ktS",
+        arg_long=word_seq("--key --field-separator --buffer-size --parallel --batch-size"),
     ),
     "uniq": _Spec(max_operands=1, arg_short="fsw"),
     "xxd": _Spec(bad_short="r", max_operands=1),
-    "tree": _Spec(bad_short="oR", arg_short="LPIH"),
+    # following symlinks (tree -l, find -L, grep -R, rg -L) reads outside through them
+    "tree": _Spec(bad_short="oRl", arg_short="LPIH"),
     "find": _Spec(
-        bad_words=word_seq("-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls")
+        bad_words=word_seq(
+            "-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls -L -follow "
+            "-files0-from"
+        )
     ),
     **dict.fromkeys(
         ("grep", "egrep", "fgrep"),
-        _Spec(pattern_first=True, arg_short="efABCmdD", arg_long=_GREP_LONG),
+        _Spec(
+            pattern_first=True,
+            arg_short="efABCmdD",
+            arg_long=_GREP_LONG,
+            bad_short="R",
+            bad_long=("--dereference-recursive",),
+        ),
     ),
     "rg": _Spec(
-        pattern_first=True, arg_short="efgtTABCmMjrEd", arg_long=_RG_LONG, bad_long=("--pre",)
+        pattern_first=True,
+        arg_short="efgtTABCmMjrEd",
+        arg_long=_RG_LONG,
+        bad_short="Lz",
+        bad_long=("--pre", "--follow", "--search-zip", "--hostname-bin"),
     ),
 }
 
@@ -130,7 +146,7 @@ def _path_like(text: str) -> bool:
 
 def _long_hits(name: str, bad: tuple[str, ...] | frozenset[str]) -> bool:
     """``--outp`` abbreviates ``--output``: getopt accepts unambiguous prefixes."""
-    return any(b == name or (len(name) > 3 and b.startswith(name)) for b in bad)
+    return any(b == name or (len(name) > 2 and b.startswith(name)) for b in bad)
 
 
 def _generic(spec: _Spec, args: tuple[Word, ...]) -> ReadOnly | None:
@@ -196,9 +212,7 @@ _GIT_READ = word_set(
     "merge-base grep show-ref count-objects rev-list name-rev diff-tree diff-files diff-index "
     "whatchanged check-ignore version for-each-ref cherry"
 )
-_GIT_GLOBAL = word_set(
-    "--no-pager -P --no-optional-locks --literal-pathspecs --no-replace-objects -p --paginate"
-)
+_GIT_GLOBAL = word_set("--no-pager -P --no-optional-locks --literal-pathspecs --no-replace-objects")
 
 
 def _git_listing(
@@ -348,11 +362,16 @@ def _sed(args: tuple[Word, ...]) -> ReadOnly | None:
     return ReadOnly((literal("."), *operands), True)
 
 
-_DECLARE_OPTIONS = frozenset({"-x", "-r", "-g", "-p", "-f", "-F", "-v"})
+_DECLARE_OPTIONS = frozenset({"-x", "-r", "-g", "-f", "-F"})
 
 
 def _declare(args: tuple[Word, ...]) -> ReadOnly | None:
-    """export/unset/declare/local/readonly/typeset: harmless unless they touch PATH & co."""
+    """export/unset/declare/local/readonly/typeset: harmless unless they touch PATH & co.
+
+    Without names (or with -p) they print variables, secrets included: not read-only.
+    """
+    if not any(w.static and not w.value.startswith("-") for w in args):
+        return None
     for w in args:
         if not w.static:
             return None
@@ -364,9 +383,27 @@ def _declare(args: tuple[Word, ...]) -> ReadOnly | None:
     return ReadOnly()
 
 
+def _awk(args: tuple[Word, ...]) -> ReadOnly | None:
+    paths = awk_read_only(args)
+    return None if paths is None else ReadOnly(paths, True)
+
+
+def _jq(args: tuple[Word, ...]) -> ReadOnly | None:
+    return _generic(_SPECS["jq"], args) if jq_read_only(args) else None
+
+
+def _set(args: tuple[Word, ...]) -> ReadOnly | None:
+    """``set -euo pipefail`` (unmodelled options are refused before); bare ``set`` prints
+    every variable, secrets included."""
+    return ReadOnly() if args else None
+
+
 _CUSTOM: dict[str, Callable[[tuple[Word, ...]], ReadOnly | None]] = {
     "git": _git,
     "sed": _sed,
+    "jq": _jq,
+    "set": _set,
+    **dict.fromkeys(("awk", "gawk", "mawk"), _awk),
     **dict.fromkeys(("export", "unset", "declare", "local", "readonly", "typeset"), _declare),
 }
 
@@ -386,6 +423,8 @@ def read_only(argv: tuple[Word, ...]) -> ReadOnly | None:
         None when it is not one of them (or is called by a path, like ``./ls``).
     """
     if not argv or not argv[0].static or argv[0].glob or "/" in argv[0].value:
+        return None
+    if unmodelled(argv) is not None:
         return None
     name, args = argv[0].value, argv[1:]
     custom = _CUSTOM.get(name)

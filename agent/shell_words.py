@@ -90,13 +90,31 @@ class Redirect:
         return "write"
 
 
+LoopVariables = tuple[tuple[str, tuple[Word, ...] | None], ...]
+"""The ``for`` loops around a command: (variable, the words it takes, or None if unknown)."""
+
+
 @dataclass(frozen=True)
 class SimpleCommand:
-    """Assignments, words and redirections of one simple command, as written."""
+    """Assignments, words and redirections of one simple command, as written.
+
+    Attributes:
+        sep: the operator before it (``&&``, ``;``, ``|``, ...; ``""`` for the first command,
+            ``)`` right after a subshell closed), which says whether a ``cd`` before it
+            certainly took effect.
+        subshell: it runs in a child shell of the commands around it (a substitution, the
+            script of ``bash -c``), so a ``cd`` in it moves nothing after it.
+        loop_vars: the variables of the ``for`` loops whose body it is in.
+        stdin_words: the words of the command piped into it (``find . | xargs wc -l``).
+    """
 
     words: tuple[Word, ...] = ()
     assignments: tuple[Word, ...] = ()
     redirects: tuple[Redirect, ...] = ()
+    sep: str = ""
+    subshell: bool = False
+    loop_vars: LoopVariables = ()
+    stdin_words: tuple[Word, ...] = ()
 
 
 @dataclass
