@@ -10,11 +10,12 @@ from __future__ import annotations
 import glob
 import itertools
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent import shell_readonly, shell_variables, shellparse
+from agent import shell_readonly, shell_unmodelled, shell_variables, shellparse
 from agent.permission_paths import path_rule
 from agent.permission_program import program_rule
 from agent.permissions import (
@@ -26,8 +27,10 @@ from agent.permissions import (
     Rule,
     Verdict,
 )
+from agent.shell_fileops import file_command, protected_name
+from agent.shell_paths import GLOB_LIMIT, Directories, cd_targets, loop_words, word_paths
 from agent.shell_words import Redirect, ShellParseError, Word
-from agent.shellparse import Command
+from agent.shellparse import Command, Script
 from tools.base import ResolvedPath, ToolContext, ToolError
 
 _SAFE_SINKS = frozenset(
@@ -35,8 +38,13 @@ _SAFE_SINKS = frozenset(
 )
 _SAFE_SOURCES = frozenset({"/dev/null", "/dev/stdin", "/dev/fd/0"})
 _CD = frozenset({"cd", "pushd", "popd"})
-GLOB_LIMIT = 1000
-"""A shell glob matching more paths than this is not expanded: the command asks."""
+# commands that print paths under the directories they are given, never others (find -L,
+# which follows symlinks, is not read-only): what they pipe into xargs stays where they look
+_LISTERS = frozenset({"find", "fd", "fdfind"})
+# commands that set the variables they name: a loop variable they name is no longer known
+_SETTERS = frozenset(
+    {"read", "export", "declare", "typeset", "local", "readonly", "unset", "getopts", "mapfile"}
+)
 
 
 @dataclass
@@ -61,6 +69,9 @@ class BashCheck:
         self.policy, self.ctx = policy, ctx
         self.findings: list[Finding] = []
         self.part = ""
+        self.cmd = Command(())
+        self.assigned: frozenset[str] = frozenset()
+        self.dirs = Directories(None)
 
         def bash(rules: list[Rule]) -> list[Rule]:
             return [r for r in rules if r.tool == "Bash" and r.specifier is not None]
@@ -91,12 +102,25 @@ class BashCheck:
                 strict=bool(self.deny_rules),
             )
         else:
-            cwd: str | None = str(self.ctx.shell.cwd or self.ctx.workspace)
-            if script.loops and any(c.program in _CD for c in script.commands):
-                cwd = None  # a cd inside a loop moves later iterations: paths are unknown
-            for cmd in script.commands:
-                cwd = self.command(cmd, cwd)
+            self.script(script)
+        for name in shell_variables.secret_expansions(command):
+            self.part = f"${name}"
+            self.add(
+                "ask",
+                f"`${name}` expands a variable that may hold a secret.",
+                verbatim,
+                changes=True,
+            )
         return self.combine(command, verbatim)
+
+    def script(self, script: Script) -> None:
+        """Check every command of a parsed command line, following its ``cd``."""
+        self.assigned = _assigned(script)
+        self.dirs = Directories(str(self.ctx.shell.cwd or self.ctx.workspace))
+        if script.loops and any(c.program in _CD for c in script.commands):
+            self.dirs.unknown()  # a cd inside a loop moves later iterations: paths are unknown
+        for cmd in script.commands:
+            self.command(cmd, self.dirs.before(cmd.sep))
 
     def combine(self, command: str, verbatim: str) -> Decision:
         policy, found = self.policy, self.findings
@@ -131,7 +155,9 @@ class BashCheck:
         return Decision("ask", first.reason, rule)
 
     # -- one simple command ---------------------------------------------------------------
-    def command(self, cmd: Command, cwd: str | None) -> str | None:
+    def command(self, cmd: Command, cwds: list[str] | None) -> None:
+        """Check one simple command that starts in one of ``cwds`` (None: unknown)."""
+        self.cmd = cmd
         text = self.part = cmd.text()
         for layer in cmd.layers or (cmd.argv,):
             for rule in self.deny_rules:
@@ -147,7 +173,7 @@ class BashCheck:
                         strict=True,
                     )
         for redirect in cmd.redirects:
-            self.redirect(redirect, cwd, text)
+            self.redirect(redirect, cwds, text)
         for word in cmd.assignments:
             if shell_variables.unsafe_assignment(word):
                 name = shell_variables.assignment_name(word)
@@ -159,14 +185,28 @@ class BashCheck:
                 changes=True,
                 strict=bool(self.deny_rules),
             )
-            return None
+            self.dirs.unknown()
+            return
         argv = cmd.argv
         if not argv:
-            return cwd
+            return
+        for layer in cmd.layers or (argv,):
+            why = shell_unmodelled.unmodelled(layer)
+            if why is not None:
+                # not read-only, and no rule naming the program covers it: only this exact
+                # command line, allowed on purpose, does
+                self.add("ask", f"eddy does not model `{text}`: {why}.", None, changes=True)
+                if argv[0].value in _CD:
+                    self.dirs.unknown()
+                return
         readonly = None
-        if all(shell_variables.read_only_assignment(a) for a in cmd.assignments):
-            readonly = shell_readonly.read_only(argv)
-            if readonly is not None and cmd.open_args and readonly.takes_paths:
+        checked, originals = self._loop_argv(argv, cwds)
+        if checked is not None and all(
+            shell_variables.read_only_assignment(a) for a in cmd.assignments
+        ):
+            readonly = shell_readonly.read_only(checked)
+            listed = readonly is not None and self._listed_paths(cmd)
+            if readonly is not None and cmd.open_args and readonly.takes_paths and not listed:
                 readonly = None  # xargs adds paths eddy cannot see
         for layer in cmd.layers or (argv,):
             for rule in self.ask_rules:
@@ -181,36 +221,91 @@ class BashCheck:
         named = any(r.match_argv(argv, open_args=cmd.open_args) == "yes" for r in self.allow_rules)
         suggestion = program_rule(argv, open_args=cmd.open_args)
         if argv[0].value in _CD:
-            return self.cd(argv, cwd, text, named, suggestion)
+            self.cd(argv, cwds, text, named, suggestion)
+            return
         if readonly is not None:
             for word in readonly.paths:
-                self.read(word, cwd, text, named, suggestion)
-            return cwd
+                self.read(originals.get(id(word), word), cwds, text, named, suggestion)
+            return
         if named or self.bare_allow:
             self.add("allow", changes=True)
-        else:
+        elif not self.file_command(cmd, cwds, text):
             self.add("ask", f"`{text}` needs permission.", suggestion, changes=True)
-        return cwd
 
-    def targets(self, word: Word, cwd: str | None) -> list[ResolvedPath] | None:
-        """The real paths a static word names (a glob expanded), or None if unknown."""
-        if not word.static:
-            return None
-        value = os.path.expanduser(word.value) if word.value.startswith("~") else word.value
-        if not os.path.isabs(value):
-            if cwd is None:
-                return None
-            value = os.path.join(cwd, value)
-        names = [value]
-        if word.glob:
-            found = list(itertools.islice(glob.iglob(value), GLOB_LIMIT + 1))
-            if len(found) > GLOB_LIMIT:
-                return None
-            names = found or names
-        try:
-            return [self.ctx.resolve(name) for name in names]
-        except ToolError:
-            return None
+    def _loop_argv(
+        self, argv: tuple[Word, ...], cwds: list[str] | None
+    ) -> tuple[tuple[Word, ...] | None, dict[int, Word]]:
+        """``argv`` with each ``for`` loop variable replaced by a plain operand, to judge it.
+
+        ``for f in *.py; do wc -l "$f"; done`` is judged as ``wc -l ./operand``, and the
+        words ``$f`` takes are checked as the paths it reads. A value that could be read as
+        an option (a file the glob finds that starts with ``-``) gives None.
+
+        Returns:
+            (the argv to judge or None, the loop variable word each stand-in replaces).
+        """
+        out: list[Word] = []
+        originals: dict[int, Word] = {}
+        for w in argv:
+            values = [] if w.static else loop_words(w, self.cmd.loop_vars, self.assigned)
+            if not values:
+                out.append(w)
+                continue
+            split = not w.raw.startswith('"')  # unquoted, each value is split and globbed
+            for v in values:
+                if v.value.startswith("-") or (v.glob and _glob_options(v.value, cwds, split)):
+                    return None, {}
+            stand_in = Word("./operand", "./operand")
+            originals[id(stand_in)] = w
+            out.append(stand_in)
+        return tuple(out), originals
+
+    def _listed_paths(self, cmd: Command) -> bool:
+        """``find . | xargs wc -l``: xargs reads what a lister piped in, found where it looked
+        (the lister's own paths are checked as its own command)."""
+        source = cmd.stdin_words
+        return (
+            bool(source)
+            and source[0].static
+            and source[0].value in _LISTERS
+            and shell_readonly.read_only(source) is not None
+        )
+
+    def file_command(self, cmd: Command, cwds: list[str] | None, text: str) -> bool:
+        """acceptEdits: an ordinary file command inside the workspace runs (True if added)."""
+        if self.policy.mode != "acceptEdits" or cmd.open_args or cmd.assignments:
+            return False
+        op = file_command(cmd.argv)
+        if op is None:
+            return False
+        ws = self.ctx.workspace
+        checked: list[tuple[Word, list[ResolvedPath]]] = []
+        for word in (*op.writes, *op.reads):
+            paths = self.targets(word, cwds)
+            if not paths:
+                return False
+            checked.append((word, paths))
+        for _word, paths in checked[: len(op.writes)]:
+            for rp in paths:
+                if not rp.inside or self._ruled_out("Write", "writes", rp.path, text, changes=True):
+                    return False
+                if rp.path == ws or rp.path in ws.parents or (op.removes and rp.path == ws):
+                    return False  # never the workspace itself or a directory above it
+                try:
+                    relative = rp.path.relative_to(ws)
+                except ValueError:
+                    return False  # inside an added directory: ask
+                if protected_name(relative):
+                    return False
+        for word, _paths in checked[len(op.writes) :]:
+            self.read(word, cwds, text, False, None)
+        self.add("allow", changes=True)
+        return True
+
+    def targets(self, word: Word, cwds: list[str] | None) -> list[ResolvedPath] | None:
+        """The real paths a word names (a glob expanded, a loop variable's values), or None."""
+        loop = loop_words(word, self.cmd.loop_vars, self.assigned) if not word.static else None
+        return word_paths(self.ctx, word, cwds, loop)
 
     def _path_rules(self, rules: list[Rule], family: str, path: Path) -> Rule | None:
         ws = self.ctx.workspace
@@ -250,9 +345,11 @@ class BashCheck:
             return True
         return False
 
-    def read(self, word: Word, cwd: str | None, text: str, allowed: bool, rule: str | None) -> None:
+    def read(
+        self, word: Word, cwds: list[str] | None, text: str, allowed: bool, rule: str | None
+    ) -> None:
         """A path a read-only command (or ``<``) reads: inside, or named by a Read rule."""
-        paths = self.targets(word, cwd)
+        paths = self.targets(word, cwds)
         if paths is None:
             if not (allowed or self.bare_allow):
                 what = "the working directory" if word.value == "." else word.text
@@ -278,18 +375,18 @@ class BashCheck:
                 path_rule("Read", rp.path, self.ctx.workspace, directory=directory),
             )
 
-    def redirect(self, redirect: Redirect, cwd: str | None, text: str) -> None:
+    def redirect(self, redirect: Redirect, cwds: list[str] | None, text: str) -> None:
         kind, target = redirect.kind, redirect.target
         if kind in ("dup", "data") or target is None:
             return
         if kind == "read":
             if not (target.static and target.value in _SAFE_SOURCES):
-                self.read(target, cwd, text, False, None)
+                self.read(target, cwds, text, False, None)
             return
         if target.static and target.value in _SAFE_SINKS:
             return
-        paths = None if target.glob else self.targets(target, cwd)
-        if not paths:
+        paths = None if target.glob else self.targets(target, cwds)
+        if not paths or len(paths) > 1:
             self.add(
                 "ask",
                 f"`{text}` writes to {target.text}, which is only known at run time.",
@@ -299,6 +396,7 @@ class BashCheck:
         rp, policy = paths[0], self.policy
         if self._ruled_out("Write", "writes", rp.path, text, changes=True):
             return
+        protected = rp.inside and _protected(rp.path, self.ctx.workspace)
         edits_inside = (
             policy.mode == "acceptEdits"
             or self.bare_allow
@@ -310,10 +408,10 @@ class BashCheck:
             and r.matches_path(rp.path, self.ctx.workspace)
             for r in policy.allow
         )
-        if named or (rp.inside and edits_inside):
+        if named or (rp.inside and edits_inside and not protected):
             self.add("allow", changes=True)
             return
-        where = "" if rp.inside else ", outside the workspace"
+        where = ", outside the workspace" if not rp.inside else ", a protected file" * protected
         self.add(
             "ask",
             f"`{text}` writes to {rp.path}{where}.",
@@ -322,33 +420,70 @@ class BashCheck:
         )
 
     def cd(
-        self, argv: tuple[Word, ...], cwd: str | None, text: str, allowed: bool, rule: str | None
-    ) -> str | None:
+        self,
+        argv: tuple[Word, ...],
+        cwds: list[str] | None,
+        text: str,
+        allowed: bool,
+        rule: str | None,
+    ) -> None:
         """``cd``: allowed within the workspace; later relative paths resolve from there."""
-        args = [w for w in argv[1:] if not (w.static and w.value in ("--", "-L", "-P"))]
-        if argv[0].value == "popd":
-            return None
-        paths = self.targets(args[0], cwd) if len(args) == 1 and args[0].value != "-" else None
-        if not paths or len(paths) != 1:
+        paths = cd_targets(self.ctx, argv[1:], cwds)
+        if paths is None:
             if not (allowed or self.bare_allow):
                 self.add(
                     "ask", f"`{text}` changes to a directory eddy cannot tell in advance.", rule
                 )
-            return None
-        rp = paths[0]
-        named = any(
-            r.specifier is not None
-            and r.applies_to("Read")
-            and r.matches_path(rp.path, self.ctx.workspace)
-            for r in self.policy.allow
-        )
-        if not (rp.inside or allowed or named):
-            self.add(
-                "ask",
-                f"`{text}` leaves the workspace.",
-                path_rule("Read", rp.path, self.ctx.workspace, directory=True),
+            self.dirs.unknown()
+            return
+        for rp in paths:
+            named = any(
+                r.specifier is not None
+                and r.applies_to("Read")
+                and r.matches_path(rp.path, self.ctx.workspace)
+                for r in self.policy.allow
             )
-        return str(rp.path)
+            if not (rp.inside or allowed or named):
+                self.add(
+                    "ask",
+                    f"`{text}` leaves the workspace.",
+                    path_rule("Read", rp.path, self.ctx.workspace, directory=True),
+                )
+        self.dirs.moved([str(rp.path) for rp in paths], subshell=self.cmd.subshell)
+
+
+def _glob_options(pattern: str, cwds: list[str] | None, split: bool) -> bool:
+    """Whether a glob may expand to a word starting with ``-`` (or eddy cannot tell); with
+    ``split``, also to a name with blanks or glob characters (split and globbed again)."""
+    if cwds is None:
+        return True
+    for cwd in cwds:
+        found = list(itertools.islice(glob.iglob(pattern, root_dir=cwd), GLOB_LIMIT + 1))
+        if len(found) > GLOB_LIMIT or any(name.startswith("-") for name in found):
+            return True
+        if split and any(re.search(r"[\s*?\[]", name) for name in found):
+            return True
+    return False
+
+
+def _protected(path: Path, workspace: Path) -> bool:
+    try:
+        return protected_name(path.relative_to(workspace))
+    except ValueError:
+        return False
+
+
+def _assigned(script: Script) -> frozenset[str]:
+    """The variables a command line may set (loop variables it sets are not known)."""
+    names: set[str] = set()
+    for cmd in script.commands:
+        names.update(shell_variables.assignment_name(a).split("[")[0] for a in cmd.assignments)
+        if cmd.program in _SETTERS:
+            for w in cmd.argv[1:]:
+                names.add(w.value.split("=", 1)[0] if w.static else "*")
+        if any(not w.static for w in cmd.assignments):
+            names.add("*")
+    return frozenset(names)
 
 
 def suggested_rule(name: str, args: dict[str, Any], ctx: ToolContext | None = None) -> str:
