@@ -9,6 +9,7 @@ allow the tool.
 from __future__ import annotations
 
 import asyncio
+import shlex
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -16,9 +17,26 @@ from pathlib import Path
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock
-from agent.permissions import Policy
+from agent.permissions import Decision, Policy
 from agent.toolrun import GateDecision
 from tools.base import Tool, ToolContext
+
+
+def headless_refusal(use: ToolUseBlock, decision: Decision) -> str:
+    """What the model (and the user, in the output) reads when headless eddy cannot ask.
+
+    It says why the call asks (which part of a command, which path, which rule) and the
+    narrowest rule that would allow it, never the bare tool name for Bash (which would
+    allow every command).
+    """
+    why = decision.reason.strip() or f"{use.name} needs permission."
+    text = f"{use.name} was not run: eddy runs headless and cannot ask the user. {why}"
+    rule = decision.rule
+    if use.name == "Bash" and rule in (None, "Bash") and "permission rule" not in why:
+        rule = f"Bash({str(use.input.get('command', '')).strip()})"
+    if rule:
+        return f"{text} To allow it, run eddy with --allowed-tools {shlex.quote(rule)}."
+    return f"{text} No allow rule settles this; run eddy interactively to answer it."
 
 
 class PermissionGate:
@@ -65,18 +83,14 @@ class PermissionGate:
     async def __call__(self, use: ToolUseBlock, tool: Tool | None) -> GateDecision:
         if tool is None:
             return GateDecision(False, f"No such tool: {use.name}")
-        verdict, reason = self.policy.decide(tool, use.input, self.ctx)
-        if verdict == "deny":
-            return GateDecision(False, reason)
-        if verdict == "allow":
+        decision = self.policy.check(tool, use.input, self.ctx)
+        if decision.verdict == "deny":
+            return GateDecision(False, decision.reason)
+        if decision.verdict == "allow":
             self._approve_outside(tool, use)
             return GateDecision(True)
         if self.headless:
-            return GateDecision(
-                False,
-                f"Permission to use {use.name} was denied: eddy runs headless and cannot ask "
-                f"the user. Allow it with --allowed-tools {use.name} if intended.",
-            )
+            return GateDecision(False, headless_refusal(use, decision))
         return await self._ask(use, tool)
 
     def _remember_rule(self, rule: str) -> None:
