@@ -41,6 +41,12 @@ _CD = frozenset({"cd", "pushd", "popd"})
 # commands that print paths under the directories they are given, never others (find -L,
 # which follows symlinks, is not read-only): what they pipe into xargs stays where they look
 _LISTERS = frozenset({"find", "fd", "fdfind"})
+# programs that stay read-only with any number of paths appended, whatever their names
+# (xargs splits names at blanks: no option of theirs writes or runs; uniq IN OUT writes OUT)
+_XARGS_READERS = frozenset(
+    "cat head tail wc ls stat du md5sum sha1sum sha256sum sha512sum cksum b2sum nl tac od "
+    "hexdump strings cut fold grep egrep fgrep".split()
+)
 # commands that set the variables they name: a loop variable they name is no longer known
 _SETTERS = frozenset(
     {"read", "export", "declare", "typeset", "local", "readonly", "unset", "getopts", "mapfile"}
@@ -266,6 +272,7 @@ class BashCheck:
         source = cmd.stdin_words
         return (
             bool(source)
+            and cmd.program in _XARGS_READERS
             and source[0].static
             and source[0].value in _LISTERS
             and shell_readonly.read_only(source) is not None
@@ -386,38 +393,40 @@ class BashCheck:
         if target.static and target.value in _SAFE_SINKS:
             return
         paths = None if target.glob else self.targets(target, cwds)
-        if not paths or len(paths) > 1:
+        if not paths:
             self.add(
                 "ask",
                 f"`{text}` writes to {target.text}, which is only known at run time.",
                 changes=True,
             )
             return
-        rp, policy = paths[0], self.policy
-        if self._ruled_out("Write", "writes", rp.path, text, changes=True):
-            return
-        protected = rp.inside and _protected(rp.path, self.ctx.workspace)
+        policy = self.policy
         edits_inside = (
             policy.mode == "acceptEdits"
             or self.bare_allow
             or any(r.specifier is None and r.applies_to("Write") for r in policy.allow)
         )
-        named = any(
-            r.specifier is not None
-            and r.applies_to("Write")
-            and r.matches_path(rp.path, self.ctx.workspace)
-            for r in policy.allow
-        )
-        if named or (rp.inside and edits_inside and not protected):
-            self.add("allow", changes=True)
+        for rp in paths:  # one per directory the shell may be in
+            if self._ruled_out("Write", "writes", rp.path, text, changes=True):
+                return
+            protected = rp.inside and _protected(rp.path, self.ctx.workspace)
+            named = any(
+                r.specifier is not None
+                and r.applies_to("Write")
+                and r.matches_path(rp.path, self.ctx.workspace)
+                for r in policy.allow
+            )
+            if named or (rp.inside and edits_inside and not protected):
+                continue
+            where = ", outside the workspace" if not rp.inside else ", a protected file" * protected
+            self.add(
+                "ask",
+                f"`{text}` writes to {rp.path}{where}.",
+                path_rule("Edit", rp.path, self.ctx.workspace),
+                changes=True,
+            )
             return
-        where = ", outside the workspace" if not rp.inside else ", a protected file" * protected
-        self.add(
-            "ask",
-            f"`{text}` writes to {rp.path}{where}.",
-            path_rule("Edit", rp.path, self.ctx.workspace),
-            changes=True,
-        )
+        self.add("allow", changes=True)
 
     def cd(
         self,
