@@ -29,7 +29,7 @@ from agent.permissions import (
 )
 from agent.shell_fileops import file_command, protected_name
 from agent.shell_paths import GLOB_LIMIT, Directories, cd_targets, loop_words, word_paths
-from agent.shell_words import Redirect, ShellParseError, Word
+from agent.shell_words import ASSIGNMENT, Redirect, ShellParseError, Word, word_set
 from agent.shellparse import Command, Script
 from tools.base import ResolvedPath, ToolContext, ToolError
 
@@ -43,10 +43,11 @@ _CD = frozenset({"cd", "pushd", "popd"})
 _LISTERS = frozenset({"find", "fd", "fdfind"})
 # programs that stay read-only with any number of paths appended, whatever their names
 # (xargs splits names at blanks: no option of theirs writes or runs; uniq IN OUT writes OUT)
-_XARGS_READERS = frozenset(
+_XARGS_READERS = word_set(
     "cat head tail wc ls stat du md5sum sha1sum sha256sum sha512sum cksum b2sum nl tac od "
-    "hexdump strings cut fold grep egrep fgrep".split()
+    "hexdump strings cut fold grep egrep fgrep"
 )
+_DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 # commands that set the variables they name: a loop variable they name is no longer known
 _SETTERS = frozenset(
     {"read", "export", "declare", "typeset", "local", "readonly", "unset", "getopts", "mapfile"}
@@ -180,7 +181,7 @@ class BashCheck:
                     )
         for redirect in cmd.redirects:
             self.redirect(redirect, cwds, text)
-        for word in cmd.assignments:
+        for word in (*cmd.assignments, *_declared(cmd.argv)):
             if shell_variables.unsafe_assignment(word):
                 name = shell_variables.assignment_name(word)
                 self.add("ask", f"setting {name} can change what `{text}` runs.", changes=True)
@@ -480,6 +481,13 @@ def _protected(path: Path, workspace: Path) -> bool:
         return protected_name(path.relative_to(workspace))
     except ValueError:
         return False
+
+
+def _declared(argv: tuple[Word, ...]) -> list[Word]:
+    """The ``NAME=value`` arguments of export/declare/local/readonly/typeset: assignments."""
+    if not argv or not argv[0].static or argv[0].value not in _DECLARERS:
+        return []
+    return [w for w in argv[1:] if ASSIGNMENT.match(w.value)]
 
 
 def _assigned(script: Script) -> frozenset[str]:

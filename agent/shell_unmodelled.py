@@ -79,7 +79,7 @@ _BAD_SHORT: dict[str, str] = {
 }
 # short options whose argument may be glued to them: letters after them are not options
 _ARG_SHORT: dict[str, str] = {
-    "git": "CcnSGLUMmFuX",
+    "git": "",  # subcommands differ (-n: a count in log, a flag in grep): any -O counts
     "sort": "kSt",
     "rg": "efgtTABCmMjrEd",
     "tar": "fCbKLNTVX",
@@ -181,6 +181,23 @@ def _declare(name: str, args: tuple[Word, ...]) -> str | None:
     return None
 
 
+def _prints_variables(program: str, args: tuple[Word, ...]) -> str | None:
+    """``set``, ``export -p``, ``declare``, ``env``, ``printenv``: they print every variable
+    (secrets included), whatever a rule allowing ``set -e`` or ``export X=1`` meant."""
+    why = f"{program} without names prints every variable, secrets included"
+    names = [w for w in args if not (w.static and w.value.startswith(("-", "+")))]
+    if program == "printenv":
+        return "printenv prints variables, secrets included"
+    if program == "env":
+        return None if names else why  # with a command, env runs it (a layer of its own)
+    declarer = program in ("declare", "typeset", "export", "readonly", "local")
+    if declarer and (not names or any(w.static and w.value in ("-p", "-P") for w in args)):
+        return why
+    if program == "set" and not args:
+        return why
+    return None
+
+
 def unmodelled(argv: tuple[Word, ...]) -> str | None:
     """Why eddy's model does not capture what ``argv`` does, or None if it does.
 
@@ -195,6 +212,9 @@ def unmodelled(argv: tuple[Word, ...]) -> str | None:
     program, args = os.path.basename(argv[0].value), argv[1:]
     if program in _BUILTINS:
         return _BUILTINS[program]
+    printed = _prints_variables(program, args)
+    if printed is not None:
+        return printed
     if program == "set":
         return _set(args)
     if program in ("declare", "typeset", "local", "export", "readonly"):

@@ -179,9 +179,9 @@ def _command(rnd: random.Random, depth: int = 0) -> str:
         return f"{rnd.choice(['sh', 'bash', 'dash'])} -c '{inner}'"
     if depth < 2 and roll < 0.32:
         body = _simple(rnd)
-        return f"for f in {rnd.choice(_PATHS)} {rnd.choice(_PATHS)}; do {body} \"$f\"; done"
+        return f'for f in {rnd.choice(_PATHS)} {rnd.choice(_PATHS)}; do {body} "$f"; done'
     if depth < 2 and roll < 0.38:
-        lister = rnd.choice(["find . -name '*.txt'", "find sub", "ls", "echo ../outside/secret.txt"])
+        lister = rnd.choice(["find . -name '*.txt'", "find sub", "ls", "echo ../outside/x.txt"])
         return f"{lister} | xargs {rnd.choice(_READERS)}"
     cmd = _simple(rnd) + rnd.choice(_REDIRECTS)
     if depth < 2 and rnd.random() < 0.35:
@@ -239,9 +239,9 @@ def violations(command: str, root: Path, ws: Path, trace_programs: list[str], tr
         if os.path.basename(program) not in reported:
             problems.append(f"executed {program}")
     for path in trace.reads:
-        if path.startswith(f"{root}/") and not path.startswith(f"{ws}/") and path != str(ws):
-            if not path.startswith(f"{root}/tmp/"):
-                problems.append(f"read {path}")
+        outside = path.startswith(f"{root}/") and not path.startswith((f"{ws}/", f"{root}/tmp/"))
+        if outside and path != str(ws):
+            problems.append(f"read {path}")
     return problems
 
 
@@ -273,7 +273,7 @@ def test_the_trace_reader_sees_writes_execs_and_reads_outside(
 def test_read_trace_joins_unfinished_calls() -> None:
     log = (
         '10 openat(AT_FDCWD, "x", O_WRONLY|O_CREAT <unfinished ...>\n'
-        "11 chdir(\"/\") = 0\n"
+        '11 chdir("/") = 0\n'
         "10 <... openat resumed>, 0666) = 3\n"
         '11 openat(AT_FDCWD, "etc/passwd", O_RDONLY) = 3\n'
     )
