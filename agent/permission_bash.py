@@ -7,10 +7,7 @@ policy are :mod:`agent.permissions`; the rule saved for one command is
 
 from __future__ import annotations
 
-import glob
-import itertools
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,8 +25,8 @@ from agent.permissions import (
     Verdict,
 )
 from agent.shell_fileops import file_command, protected_name
-from agent.shell_paths import GLOB_LIMIT, Directories, cd_targets, loop_words, word_paths
-from agent.shell_words import ASSIGNMENT, Redirect, ShellParseError, Word, word_set
+from agent.shell_paths import Directories, cd_targets, loop_argv, loop_words, word_paths
+from agent.shell_words import Redirect, ShellParseError, Word
 from agent.shellparse import Command, Script
 from tools.base import ResolvedPath, ToolContext, ToolError
 
@@ -38,20 +35,6 @@ _SAFE_SINKS = frozenset(
 )
 _SAFE_SOURCES = frozenset({"/dev/null", "/dev/stdin", "/dev/fd/0"})
 _CD = frozenset({"cd", "pushd", "popd"})
-# commands that print paths under the directories they are given, never others (find -L,
-# which follows symlinks, is not read-only): what they pipe into xargs stays where they look
-_LISTERS = frozenset({"find", "fd", "fdfind"})
-# programs that stay read-only with any number of paths appended, whatever their names
-# (xargs splits names at blanks: no option of theirs writes or runs; uniq IN OUT writes OUT)
-_XARGS_READERS = word_set(
-    "cat head tail wc ls stat du md5sum sha1sum sha256sum sha512sum cksum b2sum nl tac od "
-    "hexdump strings cut fold grep egrep fgrep"
-)
-_DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
-# commands that set the variables they name: a loop variable they name is no longer known
-_SETTERS = frozenset(
-    {"read", "export", "declare", "typeset", "local", "readonly", "unset", "getopts", "mapfile"}
-)
 
 
 @dataclass
@@ -122,7 +105,7 @@ class BashCheck:
 
     def script(self, script: Script) -> None:
         """Check every command of a parsed command line, following its ``cd``."""
-        self.assigned = _assigned(script)
+        self.assigned = shell_variables.assigned_names(script.commands)
         self.dirs = Directories(str(self.ctx.shell.cwd or self.ctx.workspace))
         if script.loops and any(c.program in _CD for c in script.commands):
             self.dirs.unknown()  # a cd inside a loop moves later iterations: paths are unknown
@@ -181,7 +164,7 @@ class BashCheck:
                     )
         for redirect in cmd.redirects:
             self.redirect(redirect, cwds, text)
-        for word in (*cmd.assignments, *_declared(cmd.argv)):
+        for word in (*cmd.assignments, *shell_variables.declared_assignments(cmd.argv)):
             if shell_variables.unsafe_assignment(word):
                 name = shell_variables.assignment_name(word)
                 self.add("ask", f"setting {name} can change what `{text}` runs.", changes=True)
@@ -207,12 +190,12 @@ class BashCheck:
                     self.dirs.unknown()
                 return
         readonly = None
-        checked, originals = self._loop_argv(argv, cwds)
+        checked, originals = loop_argv(argv, cmd.loop_vars, self.assigned, cwds)
         if checked is not None and all(
             shell_variables.read_only_assignment(a) for a in cmd.assignments
         ):
             readonly = shell_readonly.read_only(checked)
-            listed = readonly is not None and self._listed_paths(cmd)
+            listed = shell_readonly.xargs_reads_listed(cmd.program, cmd.stdin_words)
             if readonly is not None and cmd.open_args and readonly.takes_paths and not listed:
                 readonly = None  # xargs adds paths eddy cannot see
         for layer in cmd.layers or (argv,):
@@ -238,46 +221,6 @@ class BashCheck:
             self.add("allow", changes=True)
         elif not self.file_command(cmd, cwds, text):
             self.add("ask", f"`{text}` needs permission.", suggestion, changes=True)
-
-    def _loop_argv(
-        self, argv: tuple[Word, ...], cwds: list[str] | None
-    ) -> tuple[tuple[Word, ...] | None, dict[int, Word]]:
-        """``argv`` with each ``for`` loop variable replaced by a plain operand, to judge it.
-
-        ``for f in *.py; do wc -l "$f"; done`` is judged as ``wc -l ./operand``, and the
-        words ``$f`` takes are checked as the paths it reads. A value that could be read as
-        an option (a file the glob finds that starts with ``-``) gives None.
-
-        Returns:
-            (the argv to judge or None, the loop variable word each stand-in replaces).
-        """
-        out: list[Word] = []
-        originals: dict[int, Word] = {}
-        for w in argv:
-            values = [] if w.static else loop_words(w, self.cmd.loop_vars, self.assigned)
-            if not values:
-                out.append(w)
-                continue
-            split = not w.raw.startswith('"')  # unquoted, each value is split and globbed
-            for v in values:
-                if v.value.startswith("-") or (v.glob and _glob_options(v.value, cwds, split)):
-                    return None, {}
-            stand_in = Word("./operand", "./operand")
-            originals[id(stand_in)] = w
-            out.append(stand_in)
-        return tuple(out), originals
-
-    def _listed_paths(self, cmd: Command) -> bool:
-        """``find . | xargs wc -l``: xargs reads what a lister piped in, found where it looked
-        (the lister's own paths are checked as its own command)."""
-        source = cmd.stdin_words
-        return (
-            bool(source)
-            and cmd.program in _XARGS_READERS
-            and source[0].static
-            and source[0].value in _LISTERS
-            and shell_readonly.read_only(source) is not None
-        )
 
     def file_command(self, cmd: Command, cwds: list[str] | None, text: str) -> bool:
         """acceptEdits: an ordinary file command inside the workspace runs (True if added)."""
@@ -462,45 +405,11 @@ class BashCheck:
         self.dirs.moved([str(rp.path) for rp in paths], subshell=self.cmd.subshell)
 
 
-def _glob_options(pattern: str, cwds: list[str] | None, split: bool) -> bool:
-    """Whether a glob may expand to a word starting with ``-`` (or eddy cannot tell); with
-    ``split``, also to a name with blanks or glob characters (split and globbed again)."""
-    if cwds is None:
-        return True
-    for cwd in cwds:
-        found = list(itertools.islice(glob.iglob(pattern, root_dir=cwd), GLOB_LIMIT + 1))
-        if len(found) > GLOB_LIMIT or any(name.startswith("-") for name in found):
-            return True
-        if split and any(re.search(r"[\s*?\[]", name) for name in found):
-            return True
-    return False
-
-
 def _protected(path: Path, workspace: Path) -> bool:
     try:
         return protected_name(path.relative_to(workspace))
     except ValueError:
         return False
-
-
-def _declared(argv: tuple[Word, ...]) -> list[Word]:
-    """The ``NAME=value`` arguments of export/declare/local/readonly/typeset: assignments."""
-    if not argv or not argv[0].static or argv[0].value not in _DECLARERS:
-        return []
-    return [w for w in argv[1:] if ASSIGNMENT.match(w.value)]
-
-
-def _assigned(script: Script) -> frozenset[str]:
-    """The variables a command line may set (loop variables it sets are not known)."""
-    names: set[str] = set()
-    for cmd in script.commands:
-        names.update(shell_variables.assignment_name(a).split("[")[0] for a in cmd.assignments)
-        if cmd.program in _SETTERS:
-            for w in cmd.argv[1:]:
-                names.add(w.value.split("=", 1)[0] if w.static else "*")
-        if any(not w.static for w in cmd.assignments):
-            names.add("*")
-    return frozenset(names)
 
 
 def suggested_rule(name: str, args: dict[str, Any], ctx: ToolContext | None = None) -> str:

@@ -68,7 +68,7 @@ def loop_words(word: Word, loop_vars: LoopVariables, assigned: frozenset[str]) -
     if m is None:
         return []
     name = m.group(1) or m.group(2)
-    if name in assigned:
+    if name in assigned or "*" in assigned:
         return []
     values = [v for n, v in loop_vars if n == name]
     if not values or any(v is None for v in values):
@@ -78,6 +78,52 @@ def loop_words(word: Word, loop_vars: LoopVariables, assigned: frozenset[str]) -
     if not quoted and any(re.search(r"\s", w.value) for w in out):
         return []  # unquoted, the value is split again
     return out
+
+
+def loop_argv(
+    argv: tuple[Word, ...],
+    loop_vars: LoopVariables,
+    assigned: frozenset[str],
+    cwds: list[str] | None,
+) -> tuple[tuple[Word, ...] | None, dict[int, Word]]:
+    """``argv`` with each ``for`` loop variable replaced by a plain operand, to judge it.
+
+    ``for f in *.py; do wc -l "$f"; done`` is judged as ``wc -l ./operand``, and the words
+    ``$f`` takes are checked as the paths it reads. A value that could be read as an option
+    (a file the glob finds that starts with ``-``) gives None.
+
+    Returns:
+        (the argv to judge or None, the loop variable word each stand-in replaces, by id).
+    """
+    out: list[Word] = []
+    originals: dict[int, Word] = {}
+    for w in argv:
+        values = [] if w.static else loop_words(w, loop_vars, assigned)
+        if not values:
+            out.append(w)
+            continue
+        split = not w.raw.startswith('"')  # unquoted, each value is split and globbed
+        for v in values:
+            if v.value.startswith("-") or (v.glob and _glob_options(v.value, cwds, split)):
+                return None, {}
+        stand_in = Word("./operand", "./operand")
+        originals[id(stand_in)] = w
+        out.append(stand_in)
+    return tuple(out), originals
+
+
+def _glob_options(pattern: str, cwds: list[str] | None, split: bool) -> bool:
+    """Whether a glob may expand to a word starting with ``-`` (or eddy cannot tell); with
+    ``split``, also to a name with blanks or glob characters (split and globbed again)."""
+    if cwds is None:
+        return True
+    for cwd in cwds:
+        found = list(itertools.islice(glob.iglob(pattern, root_dir=cwd), GLOB_LIMIT + 1))
+        if len(found) > GLOB_LIMIT or any(name.startswith("-") for name in found):
+            return True
+        if split and any(re.search(r"[\s*?\[]", name) for name in found):
+            return True
+    return False
 
 
 def _expand_tilde(word: Word) -> str | None:

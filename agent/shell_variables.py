@@ -9,8 +9,13 @@ ones a read-only command stays read-only with (locale, colour). The permission l
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from agent.shell_words import ASSIGNMENT, Word, word_set
+
+if TYPE_CHECKING:
+    from agent.shellparse import Command
 
 _UNSAFE_VARIABLES = word_set(
     "PATH IFS ENV BASH_ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND CDPATH GLOBIGNORE HOME "
@@ -84,3 +89,28 @@ def read_only_assignment(word: Word) -> bool:
     if name in ("PAGER", "GIT_PAGER"):
         return word.static and word.value.split("=", 1)[1] in ("", "cat")
     return name in _READ_ONLY_VARIABLES or name.startswith("LC_")
+
+
+_DECLARERS = word_set("export declare typeset local readonly")
+# commands that set the variables they name
+_SETTERS = word_set("read export declare typeset local readonly unset getopts mapfile readarray")
+
+
+def declared_assignments(argv: tuple[Word, ...]) -> list[Word]:
+    """The ``NAME=value`` arguments of export/declare/local/readonly/typeset: assignments."""
+    if not argv or not argv[0].static or argv[0].value not in _DECLARERS:
+        return []
+    return [w for w in argv[1:] if ASSIGNMENT.match(w.value)]
+
+
+def assigned_names(commands: Iterable[Command]) -> frozenset[str]:
+    """The variables these commands may set; ``*`` when one is only known at run time."""
+    names: set[str] = set()
+    for cmd in commands:
+        names.update(assignment_name(a).split("[")[0] for a in cmd.assignments)
+        if cmd.program in _SETTERS:
+            for w in cmd.argv[1:]:
+                names.add(w.value.split("=", 1)[0] if w.static else "*")
+        if any(not w.static for w in cmd.assignments):
+            names.add("*")
+    return frozenset(names)

@@ -137,3 +137,13 @@ def word_set(text: str) -> frozenset[str]:
 def word_seq(text: str) -> tuple[str, ...]:
     """The space-separated words of ``text``, in order."""
     return tuple(text.split())
+
+
+def path_like(text: str) -> bool:
+    """Whether an option's value looks like a path (``--file=src/x``, ``-o/tmp/x``)."""
+    return text.startswith(("/", "~", ".")) or "/" in text
+
+
+def long_option_hits(name: str, bad: tuple[str, ...] | frozenset[str]) -> bool:
+    """``--outp`` abbreviates ``--output``: getopt accepts unambiguous prefixes."""
+    return any(b == name or (len(name) > 2 and b.startswith(name)) for b in bad)
