@@ -3,6 +3,15 @@ rule "yes, don't ask again" saves for a call (``suggested_rule``). The command i
 :mod:`agent.shellparse`; a compound command is allowed only if every part is. Rules and the
 policy are :mod:`agent.permissions`; the rule saved for one command is
 :mod:`agent.permission_program`, for a path :mod:`agent.permission_paths`.
+
+It fails closed: what the model of bash does not capture (:mod:`agent.shell_unmodelled`:
+``let``, ``set -k``, ``find -exec``, ``git grep -O``, ...; unsafe variables; secrets expanded)
+asks whatever the allow rules say (only that exact command line, allowed on purpose, runs),
+and plan mode refuses it. Relative paths are checked from every directory the shell may be
+in (:class:`agent.shell_paths.Directories`: a ``cd`` may fail). In acceptEdits, ordinary file
+commands inside the workspace run (:mod:`agent.shell_fileops`); the decision is then not
+read-only, so the gate runs them in the writable sandbox, and read-only ones in the
+read-only one.
 """
 
 from __future__ import annotations
@@ -185,7 +194,13 @@ class BashCheck:
             if why is not None:
                 # not read-only, and no rule naming the program covers it: only this exact
                 # command line, allowed on purpose, does
-                self.add("ask", f"eddy does not model `{text}`: {why}.", None, changes=True)
+                self.add(
+                    "ask",
+                    f"eddy does not model `{text}`: {why}.",
+                    None,
+                    changes=True,
+                    strict=bool(self.deny_rules),  # find -exec rm hides rm from Bash(rm:*)
+                )
                 if argv[0].value in _CD:
                     self.dirs.unknown()
                 return

