@@ -159,6 +159,8 @@ def word_paths(
             return None
         else:
             bases = [os.path.join(cwd, value) for cwd in cwds]
+        if w.glob and re.search(r"(^|/)\.[*?\[]", value):
+            return None  # .* matches .. in older bash (macOS's 3.2), not in Python's glob
         for name in bases:
             names = [name]
             if w.glob:

@@ -13,9 +13,10 @@ import re
 
 from agent.shell_words import Word, literal
 
-# anything that writes, runs, reads other files or prints the environment; ">" also refuses
+# anything that writes, runs, reads other files (getline, ARGV) or prints the environment;
+# ">" also refuses
 # comparisons, which is the price of not parsing awk
-_AWK_BAD = re.compile(r"system|getline|ENVIRON|PROCINFO|close|fflush|@|[|>]")
+_AWK_BAD = re.compile(r"system|getline|ENVIRON|PROCINFO|ARGV|ARGC|close|fflush|@|[|>]")
 _AWK_ARG = frozenset("Fv")
 
 

@@ -26,6 +26,7 @@ _BUILTINS = {
     "let": "let evaluates arithmetic",
     "shopt": "shopt changes how bash reads later words",
     "enable": "enable loads or switches builtins",
+    "hash": "hash -p maps a name to any program",
     "alias": "alias changes what later words run",
     "trap": "trap runs code of its own later",
     "bind": "bind configures readline",

@@ -108,6 +108,8 @@ UNMODELLED = [
     "awk '{print > \"x\"}' a.txt",
     "sed -n 'w x' a.txt",
     "uniq a.txt b.txt",
+    "hash -p ./x ls",
+    "awk 'BEGIN{ARGV[1]=\"/etc/passwd\"; ARGC=2}{print}'",
     "echo x\0; id",
 ]
 
@@ -123,7 +125,7 @@ def test_what_is_not_modelled_asks_in_every_mode_and_with_broad_rules(
 
 
 @pytest.mark.parametrize(
-    "command", ["cat ~+/x", "cat ~-/x", "cat ~root/x", "grep -R x .", "tree -l"]
+    "command", ["cat ~+/x", "cat ~-/x", "cat ~root/x", "grep -R x .", "tree -l", "cat .*/x"]
 )
 def test_unknown_reads_ask_without_a_rule_naming_the_program(ws: Path, command: str) -> None:
     assert verdict(ws, command) == "ask"

@@ -312,3 +312,35 @@ def test_read_only_means_read_only_in_bash(
     assert not failures, "\n".join(failures)
     # enough of the generated commands are allowed for the comparison to mean something
     assert ran >= 100, ran
+
+
+def test_accept_edits_file_commands_write_only_inside(
+    prefix: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What acceptEdits allows beyond the read-only set writes inside the workspace only,
+    runs only programs the parser reported and reads nothing outside."""
+    root, confine = prefix
+    scratch = root / "edits"
+    ran, failures = 0, []
+    for command in generated(COMMANDS):
+        ws, home = _scratch(scratch)
+        monkeypatch.setenv("HOME", str(home))
+        ctx = ToolContext(ws)
+        if BashCheck(Policy("acceptEdits"), ctx).run(command).verdict != "allow":
+            continue
+        if BashCheck(Policy("default"), ctx).run(command).verdict == "allow":
+            continue  # read-only: the test above runs it
+        trace = traced_run(command, scratch, ws, home, confine)
+        ran += 1
+        problems = [
+            f"wrote {p}"
+            for p in trace.writes
+            if not harmless_write(p, scratch) and not p.startswith(f"{ws}/")
+        ]
+        problems += [
+            p for p in violations(command, scratch, ws, trace.programs, trace) if "wrote" not in p
+        ]
+        if problems:
+            failures.append(f"{command!r}: {problems}")
+    assert not failures, "\n".join(failures)
+    assert ran >= 20, ran
