@@ -229,7 +229,9 @@ class BashCheck:
             self.cd(argv, cwds, text, named, suggestion)
             return
         if readonly is not None:
-            for word in readonly.paths:
+            # a glob lists a directory whatever the program: echo ../outside/* reads names
+            globs = () if readonly.takes_paths else tuple(w for w in argv[1:] if w.glob)
+            for word in (*readonly.paths, *globs):
                 self.read(originals.get(id(word), word), cwds, text, named, suggestion)
             return
         if named or self.bare_allow:

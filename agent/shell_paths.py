@@ -151,8 +151,8 @@ def word_paths(
         if not w.static:
             return None
         value = _expand_tilde(w)
-        if value is None:
-            return None
+        if value is None or value.startswith("/proc/"):
+            return None  # /proc/self/cwd is the shell's directory, not eddy's
         if os.path.isabs(value):
             bases = [value]
         elif cwds is None:

@@ -125,7 +125,18 @@ def test_what_is_not_modelled_asks_in_every_mode_and_with_broad_rules(
 
 
 @pytest.mark.parametrize(
-    "command", ["cat ~+/x", "cat ~-/x", "cat ~root/x", "grep -R x .", "tree -l", "cat .*/x"]
+    "command",
+    [
+        "cat ~+/x",
+        "cat ~-/x",
+        "cat ~root/x",
+        "grep -R x .",
+        "tree -l",
+        "cat .*/x",
+        "echo /etc/*",
+        "printf '%s' /etc/*",
+        "cat /proc/self/cwd/a.txt",
+    ],
 )
 def test_unknown_reads_ask_without_a_rule_naming_the_program(ws: Path, command: str) -> None:
     assert verdict(ws, command) == "ask"
@@ -178,6 +189,7 @@ def test_directories_follow_cd_as_a_set() -> None:
         "set -euo pipefail; ls",
         "export FOO=1; echo $FOO",
         "echo $HOME",
+        "echo *.txt sub/*",
     ],
 )
 def test_less_friction_read_only(ws: Path, command: str) -> None:
