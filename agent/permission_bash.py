@@ -34,7 +34,14 @@ from agent.permissions import (
     Verdict,
 )
 from agent.shell_fileops import file_command, protected_name
-from agent.shell_paths import Directories, cd_targets, loop_argv, loop_words, word_paths
+from agent.shell_paths import (
+    Directories,
+    cd_targets,
+    lists_inside,
+    loop_argv,
+    loop_words,
+    word_paths,
+)
 from agent.shell_words import Redirect, ShellParseError, Word
 from agent.shellparse import Command, Script
 from tools.base import ResolvedPath, ToolContext, ToolError
@@ -210,9 +217,18 @@ class BashCheck:
             shell_variables.read_only_assignment(a) for a in cmd.assignments
         ):
             readonly = shell_readonly.read_only(checked)
-            listed = shell_readonly.xargs_reads_listed(cmd.program, cmd.stdin_words)
+            listed = shell_readonly.xargs_reads_listed(
+                cmd.program, cmd.stdin_words
+            ) and lists_inside(self.ctx, cmd.stdin_words, cwds)
             if readonly is not None and cmd.open_args and readonly.takes_paths and not listed:
-                readonly = None  # xargs adds paths eddy cannot see
+                self.add(
+                    "ask",
+                    f"`{text}` reads the paths piped into xargs, which eddy cannot check "
+                    "(only what find lists under directories with no symlink leading out).",
+                    program_rule(argv, open_args=True),
+                    changes=True,
+                )
+                return
         for layer in cmd.layers or (argv,):
             for rule in self.ask_rules:
                 if rule.match_argv(layer, open_args=cmd.open_args, loose=True) != "no":

@@ -200,3 +200,33 @@ def cd_targets(
         if not physical and plain != str(rp.path):
             return None
     return paths
+
+
+LISTED_LIMIT = 20000
+"""``find | xargs``: how many entries eddy looks at for symlinks that lead out."""
+
+
+def lists_inside(ctx: ToolContext, lister: tuple[Word, ...], cwds: list[str] | None) -> bool:
+    """Whether what ``find ARGS`` lists can only be read inside the workspace: no symlink
+    under its start points leads out (``find . | xargs cat`` would read through it).
+
+    At most :data:`LISTED_LIMIT` entries are looked at; a larger tree gives False.
+    """
+    starts = list(
+        itertools.takewhile(lambda w: not w.value.startswith(("-", "(", "!")), lister[1:])
+    )
+    seen = 0
+    for word in starts or [Word(".", ".")]:
+        paths = word_paths(ctx, word, cwds)
+        if paths is None:
+            return False
+        for rp in paths:
+            for dirpath, dirnames, filenames in os.walk(rp.path):
+                seen += len(dirnames) + len(filenames)
+                if seen > LISTED_LIMIT:
+                    return False
+                for name in (*dirnames, *filenames):
+                    path = os.path.join(dirpath, name)
+                    if os.path.islink(path) and not ctx.resolve(path).inside:
+                        return False
+    return True

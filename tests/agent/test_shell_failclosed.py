@@ -226,6 +226,17 @@ def test_accept_edits_runs_file_commands_inside(ws: Path, command: str, accept_e
     assert verdict(ws, command, "plan") == "deny"
 
 
+def test_find_piped_to_xargs_reads_only_where_no_symlink_leads_out(
+    ws: Path, tmp_path: Path
+) -> None:
+    command = "find . -name '*.py' | xargs wc -l"
+    assert verdict(ws, command) == "allow"
+    (tmp_path / "secret.py").write_text("s\n")
+    os.symlink(tmp_path / "secret.py", ws / "sub" / "link.py")
+    assert verdict(ws, command) == "ask"
+    assert verdict(ws, "find sub -type f | xargs cat") == "ask"
+
+
 def test_a_refused_for_loop_variable_set_elsewhere(ws: Path) -> None:
     assert verdict(ws, "for f in a.txt; do cat $f; done") == "allow"
     assert verdict(ws, "for f in a.txt; do read f; cat $f; done") == "ask"

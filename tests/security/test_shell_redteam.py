@@ -425,7 +425,7 @@ HARMLESS = [
     "find . -type f -newer a.txt",
     'for f in *.txt; do wc -l "$f"; done',
     "for f in sub/*; do ls $f; done",
-    "find . -name '*.txt' | xargs wc -l",
+    "find sub -name '*.txt' | xargs wc -l",
     "find sub -type f | xargs grep -n x",
     "awk '{print $1}' a.txt",
     "awk -F: '{print NR, $1}' a.txt",
