@@ -3,12 +3,19 @@ rule "yes, don't ask again" saves for a call (``suggested_rule``). The command i
 :mod:`agent.shell.parser`; a compound command is allowed only if every part is. Rules and the
 policy are :mod:`agent.permissions.policy`; the rule saved for one command is
 :mod:`agent.permissions.program_rule`, for a path :mod:`agent.permissions.paths`.
+
+It fails closed: what the model of bash does not capture (:mod:`agent.shell.unmodelled`:
+``let``, ``set -k``, ``find -exec``, ``git grep -O``, ...; unsafe variables; secrets expanded)
+asks whatever the allow rules say (only that exact command line, allowed on purpose, runs),
+and plan mode refuses it. Relative paths are checked from every directory the shell may be
+in (:class:`agent.shell.paths.Directories`: a ``cd`` may fail). In acceptEdits, ordinary file
+commands inside the workspace run (:mod:`agent.shell.fileops`); the decision is then not
+read-only, so the gate runs them in the writable sandbox, and read-only ones in the
+read-only one.
 """
 
 from __future__ import annotations
 
-import glob
-import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,8 +34,18 @@ from agent.permissions.policy import (
 from agent.permissions.program_rule import program_rule
 from agent.shell import parser as shellparse
 from agent.shell import readonly as shell_readonly
+from agent.shell import unmodelled as shell_unmodelled
 from agent.shell import variables as shell_variables
-from agent.shell.parser import Command
+from agent.shell.fileops import file_command, protected_name
+from agent.shell.parser import Command, Script
+from agent.shell.paths import (
+    Directories,
+    cd_targets,
+    lists_inside,
+    loop_argv,
+    loop_words,
+    word_paths,
+)
 from agent.shell.words import Redirect, ShellParseError, Word
 from tools.base import ResolvedPath, ToolContext, ToolError
 
@@ -37,8 +54,6 @@ _SAFE_SINKS = frozenset(
 )
 _SAFE_SOURCES = frozenset({"/dev/null", "/dev/stdin", "/dev/fd/0"})
 _CD = frozenset({"cd", "pushd", "popd"})
-GLOB_LIMIT = 1000
-"""A shell glob matching more paths than this is not expanded: the command asks."""
 
 
 @dataclass
@@ -63,6 +78,9 @@ class BashCheck:
         self.policy, self.ctx = policy, ctx
         self.findings: list[Finding] = []
         self.part = ""
+        self.cmd = Command(())
+        self.assigned: frozenset[str] = frozenset()
+        self.dirs = Directories(None)
 
         def bash(rules: list[Rule]) -> list[Rule]:
             return [r for r in rules if r.tool == "Bash" and r.specifier is not None]
@@ -93,12 +111,25 @@ class BashCheck:
                 strict=bool(self.deny_rules),
             )
         else:
-            cwd: str | None = str(self.ctx.shell.cwd or self.ctx.workspace)
-            if script.loops and any(c.program in _CD for c in script.commands):
-                cwd = None  # a cd inside a loop moves later iterations: paths are unknown
-            for cmd in script.commands:
-                cwd = self.command(cmd, cwd)
+            self.script(script)
+        for name in shell_variables.secret_expansions(command):
+            self.part = f"${name}"
+            self.add(
+                "ask",
+                f"`${name}` expands a variable that may hold a secret.",
+                verbatim,
+                changes=True,
+            )
         return self.combine(command, verbatim)
+
+    def script(self, script: Script) -> None:
+        """Check every command of a parsed command line, following its ``cd``."""
+        self.assigned = shell_variables.assigned_names(script.commands)
+        self.dirs = Directories(str(self.ctx.shell.cwd or self.ctx.workspace))
+        if script.loops and any(c.program in _CD for c in script.commands):
+            self.dirs.unknown()  # a cd inside a loop moves later iterations: paths are unknown
+        for cmd in script.commands:
+            self.command(cmd, self.dirs.before(cmd.sep))
 
     def combine(self, command: str, verbatim: str) -> Decision:
         policy, found = self.policy, self.findings
@@ -133,7 +164,9 @@ class BashCheck:
         return Decision("ask", first.reason, rule)
 
     # -- one simple command ---------------------------------------------------------------
-    def command(self, cmd: Command, cwd: str | None) -> str | None:
+    def command(self, cmd: Command, cwds: list[str] | None) -> None:
+        """Check one simple command that starts in one of ``cwds`` (None: unknown)."""
+        self.cmd = cmd
         text = self.part = cmd.text()
         for layer in cmd.layers or (cmd.argv,):
             for rule in self.deny_rules:
@@ -149,8 +182,8 @@ class BashCheck:
                         strict=True,
                     )
         for redirect in cmd.redirects:
-            self.redirect(redirect, cwd, text)
-        for word in cmd.assignments:
+            self.redirect(redirect, cwds, text)
+        for word in (*cmd.assignments, *shell_variables.declared_assignments(cmd.argv)):
             if shell_variables.unsafe_assignment(word):
                 name = shell_variables.assignment_name(word)
                 self.add("ask", f"setting {name} can change what `{text}` runs.", changes=True)
@@ -161,15 +194,44 @@ class BashCheck:
                 changes=True,
                 strict=bool(self.deny_rules),
             )
-            return None
+            self.dirs.unknown()
+            return
         argv = cmd.argv
         if not argv:
-            return cwd
+            return
+        for layer in cmd.layers or (argv,):
+            why = shell_unmodelled.unmodelled(layer)
+            if why is not None:
+                # not read-only, and no rule naming the program covers it: only this exact
+                # command line, allowed on purpose, does
+                self.add(
+                    "ask",
+                    f"eddy does not model `{text}`: {why}.",
+                    None,
+                    changes=True,
+                    strict=bool(self.deny_rules),  # find -exec rm hides rm from Bash(rm:*)
+                )
+                if argv[0].value in _CD:
+                    self.dirs.unknown()
+                return
         readonly = None
-        if all(shell_variables.read_only_assignment(a) for a in cmd.assignments):
-            readonly = shell_readonly.read_only(argv)
-            if readonly is not None and cmd.open_args and readonly.takes_paths:
-                readonly = None  # xargs adds paths eddy cannot see
+        checked, originals = loop_argv(argv, cmd.loop_vars, self.assigned, cwds)
+        if checked is not None and all(
+            shell_variables.read_only_assignment(a) for a in cmd.assignments
+        ):
+            readonly = shell_readonly.read_only(checked)
+            listed = shell_readonly.xargs_reads_listed(
+                cmd.program, cmd.stdin_words
+            ) and lists_inside(self.ctx, cmd.stdin_words, cwds)
+            if readonly is not None and cmd.open_args and readonly.takes_paths and not listed:
+                self.add(
+                    "ask",
+                    f"`{text}` reads the paths piped into xargs, which eddy cannot check "
+                    "(only what find lists under directories with no symlink leading out).",
+                    program_rule(argv, open_args=True),
+                    changes=True,
+                )
+                return
         for layer in cmd.layers or (argv,):
             for rule in self.ask_rules:
                 if rule.match_argv(layer, open_args=cmd.open_args, loose=True) != "no":
@@ -183,36 +245,54 @@ class BashCheck:
         named = any(r.match_argv(argv, open_args=cmd.open_args) == "yes" for r in self.allow_rules)
         suggestion = program_rule(argv, open_args=cmd.open_args)
         if argv[0].value in _CD:
-            return self.cd(argv, cwd, text, named, suggestion)
+            self.cd(argv, cwds, text, named, suggestion)
+            return
         if readonly is not None:
-            for word in readonly.paths:
-                self.read(word, cwd, text, named, suggestion)
-            return cwd
+            # a glob lists a directory whatever the program: echo ../outside/* reads names
+            globs = () if readonly.takes_paths else tuple(w for w in argv[1:] if w.glob)
+            for word in (*readonly.paths, *globs):
+                self.read(originals.get(id(word), word), cwds, text, named, suggestion)
+            return
         if named or self.bare_allow:
             self.add("allow", changes=True)
-        else:
+        elif not self.file_command(cmd, cwds, text):
             self.add("ask", f"`{text}` needs permission.", suggestion, changes=True)
-        return cwd
 
-    def targets(self, word: Word, cwd: str | None) -> list[ResolvedPath] | None:
-        """The real paths a static word names (a glob expanded), or None if unknown."""
-        if not word.static:
-            return None
-        value = os.path.expanduser(word.value) if word.value.startswith("~") else word.value
-        if not os.path.isabs(value):
-            if cwd is None:
-                return None
-            value = os.path.join(cwd, value)
-        names = [value]
-        if word.glob:
-            found = list(itertools.islice(glob.iglob(value), GLOB_LIMIT + 1))
-            if len(found) > GLOB_LIMIT:
-                return None
-            names = found or names
-        try:
-            return [self.ctx.resolve(name) for name in names]
-        except ToolError:
-            return None
+    def file_command(self, cmd: Command, cwds: list[str] | None, text: str) -> bool:
+        """acceptEdits: an ordinary file command inside the workspace runs (True if added)."""
+        if self.policy.mode != "acceptEdits" or cmd.open_args or cmd.assignments:
+            return False
+        op = file_command(cmd.argv)
+        if op is None:
+            return False
+        ws = self.ctx.workspace
+        checked: list[tuple[Word, list[ResolvedPath]]] = []
+        for word in (*op.writes, *op.reads):
+            paths = self.targets(word, cwds)
+            if not paths:
+                return False
+            checked.append((word, paths))
+        for _word, paths in checked[: len(op.writes)]:
+            for rp in paths:
+                if not rp.inside or self._ruled_out("Write", "writes", rp.path, text, changes=True):
+                    return False
+                if rp.path == ws or rp.path in ws.parents or (op.removes and rp.path == ws):
+                    return False  # never the workspace itself or a directory above it
+                try:
+                    relative = rp.path.relative_to(ws)
+                except ValueError:
+                    return False  # inside an added directory: ask
+                if protected_name(relative):
+                    return False
+        for word, _paths in checked[len(op.writes) :]:
+            self.read(word, cwds, text, False, None)
+        self.add("allow", changes=True)
+        return True
+
+    def targets(self, word: Word, cwds: list[str] | None) -> list[ResolvedPath] | None:
+        """The real paths a word names (a glob expanded, a loop variable's values), or None."""
+        loop = loop_words(word, self.cmd.loop_vars, self.assigned) if not word.static else None
+        return word_paths(self.ctx, word, cwds, loop)
 
     def _path_rules(self, rules: list[Rule], family: str, path: Path) -> Rule | None:
         ws = self.ctx.workspace
@@ -252,9 +332,11 @@ class BashCheck:
             return True
         return False
 
-    def read(self, word: Word, cwd: str | None, text: str, allowed: bool, rule: str | None) -> None:
+    def read(
+        self, word: Word, cwds: list[str] | None, text: str, allowed: bool, rule: str | None
+    ) -> None:
         """A path a read-only command (or ``<``) reads: inside, or named by a Read rule."""
-        paths = self.targets(word, cwd)
+        paths = self.targets(word, cwds)
         if paths is None:
             if not (allowed or self.bare_allow):
                 what = "the working directory" if word.value == "." else word.text
@@ -280,17 +362,17 @@ class BashCheck:
                 path_rule("Read", rp.path, self.ctx.workspace, directory=directory),
             )
 
-    def redirect(self, redirect: Redirect, cwd: str | None, text: str) -> None:
+    def redirect(self, redirect: Redirect, cwds: list[str] | None, text: str) -> None:
         kind, target = redirect.kind, redirect.target
         if kind in ("dup", "data") or target is None:
             return
         if kind == "read":
             if not (target.static and target.value in _SAFE_SOURCES):
-                self.read(target, cwd, text, False, None)
+                self.read(target, cwds, text, False, None)
             return
         if target.static and target.value in _SAFE_SINKS:
             return
-        paths = None if target.glob else self.targets(target, cwd)
+        paths = None if target.glob else self.targets(target, cwds)
         if not paths:
             self.add(
                 "ask",
@@ -298,59 +380,72 @@ class BashCheck:
                 changes=True,
             )
             return
-        rp, policy = paths[0], self.policy
-        if self._ruled_out("Write", "writes", rp.path, text, changes=True):
-            return
+        policy = self.policy
         edits_inside = (
             policy.mode == "acceptEdits"
             or self.bare_allow
             or any(r.specifier is None and r.applies_to("Write") for r in policy.allow)
         )
-        named = any(
-            r.specifier is not None
-            and r.applies_to("Write")
-            and r.matches_path(rp.path, self.ctx.workspace)
-            for r in policy.allow
-        )
-        if named or (rp.inside and edits_inside):
-            self.add("allow", changes=True)
+        for rp in paths:  # one per directory the shell may be in
+            if self._ruled_out("Write", "writes", rp.path, text, changes=True):
+                return
+            protected = rp.inside and _protected(rp.path, self.ctx.workspace)
+            named = any(
+                r.specifier is not None
+                and r.applies_to("Write")
+                and r.matches_path(rp.path, self.ctx.workspace)
+                for r in policy.allow
+            )
+            if named or (rp.inside and edits_inside and not protected):
+                continue
+            where = ", outside the workspace" if not rp.inside else ", a protected file" * protected
+            self.add(
+                "ask",
+                f"`{text}` writes to {rp.path}{where}.",
+                path_rule("Edit", rp.path, self.ctx.workspace),
+                changes=True,
+            )
             return
-        where = "" if rp.inside else ", outside the workspace"
-        self.add(
-            "ask",
-            f"`{text}` writes to {rp.path}{where}.",
-            path_rule("Edit", rp.path, self.ctx.workspace),
-            changes=True,
-        )
+        self.add("allow", changes=True)
 
     def cd(
-        self, argv: tuple[Word, ...], cwd: str | None, text: str, allowed: bool, rule: str | None
-    ) -> str | None:
+        self,
+        argv: tuple[Word, ...],
+        cwds: list[str] | None,
+        text: str,
+        allowed: bool,
+        rule: str | None,
+    ) -> None:
         """``cd``: allowed within the workspace; later relative paths resolve from there."""
-        args = [w for w in argv[1:] if not (w.static and w.value in ("--", "-L", "-P"))]
-        if argv[0].value == "popd":
-            return None
-        paths = self.targets(args[0], cwd) if len(args) == 1 and args[0].value != "-" else None
-        if not paths or len(paths) != 1:
+        paths = cd_targets(self.ctx, argv[1:], cwds)
+        if paths is None:
             if not (allowed or self.bare_allow):
                 self.add(
                     "ask", f"`{text}` changes to a directory eddy cannot tell in advance.", rule
                 )
-            return None
-        rp = paths[0]
-        named = any(
-            r.specifier is not None
-            and r.applies_to("Read")
-            and r.matches_path(rp.path, self.ctx.workspace)
-            for r in self.policy.allow
-        )
-        if not (rp.inside or allowed or named):
-            self.add(
-                "ask",
-                f"`{text}` leaves the workspace.",
-                path_rule("Read", rp.path, self.ctx.workspace, directory=True),
+            self.dirs.unknown()
+            return
+        for rp in paths:
+            named = any(
+                r.specifier is not None
+                and r.applies_to("Read")
+                and r.matches_path(rp.path, self.ctx.workspace)
+                for r in self.policy.allow
             )
-        return str(rp.path)
+            if not (rp.inside or allowed or named):
+                self.add(
+                    "ask",
+                    f"`{text}` leaves the workspace.",
+                    path_rule("Read", rp.path, self.ctx.workspace, directory=True),
+                )
+        self.dirs.moved([str(rp.path) for rp in paths], subshell=self.cmd.subshell)
+
+
+def _protected(path: Path, workspace: Path) -> bool:
+    try:
+        return protected_name(path.relative_to(workspace))
+    except ValueError:
+        return False
 
 
 def suggested_rule(name: str, args: dict[str, Any], ctx: ToolContext | None = None) -> str:

@@ -10,7 +10,9 @@ Modes:
         whose paths all lie inside. A read-only command reads like the Read tool, so it is
         treated like it (Claude Code asks here; eddy does not, to spare pointless prompts).
     acceptEdits: as default, and edits inside the workspace run, including shell output
-        redirected to a file inside it. Other shell commands still ask.
+        redirected to a file inside it and ordinary file commands (``mkdir``, ``touch``,
+        ``cp``, ``mv``, ``rm``, ``rmdir``, ``sed -i``) whose paths all lie inside and are not
+        protected (``agent.shell.fileops``). Other shell commands still ask.
     plan: nothing that changes state runs; such a call is refused with a message saying eddy
         is in plan mode (``plan_mode_note`` is the reminder for the model). Reads and
         read-only commands run as in default; a rule cannot make a change run in plan mode.

@@ -15,6 +15,7 @@ it asks, and the session says once why.
 from __future__ import annotations
 
 import asyncio
+import shlex
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -23,14 +24,30 @@ from typing import TYPE_CHECKING
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock
-from agent.permissions.policy import Policy
+from agent.permissions.policy import Decision, Policy
 from agent.preview import preview_diff
 from agent.toolrun import GateDecision
 from tools.base import Grant, Tool, ToolContext
 
 if TYPE_CHECKING:
-    from agent.permissions.policy import Decision
     from agent.sandbox import Sandbox
+
+
+def headless_refusal(use: ToolUseBlock, decision: Decision) -> str:
+    """What the model (and the user, in the output) reads when headless eddy cannot ask.
+
+    It says why the call asks (which part of a command, which path, which rule) and the
+    narrowest rule that would allow it, never the bare tool name for Bash (which would
+    allow every command).
+    """
+    why = decision.reason.strip() or f"{use.name} needs permission."
+    text = f"{use.name} was not run: eddy runs headless and cannot ask the user. {why}"
+    rule = decision.rule
+    if use.name == "Bash" and rule in (None, "Bash") and "permission rule" not in why:
+        rule = f"Bash({str(use.input.get('command', '')).strip()})"
+    if rule:
+        return f"{text} To allow it, run eddy with --allowed-tools {shlex.quote(rule)}."
+    return f"{text} No allow rule settles this; run eddy interactively to answer it."
 
 
 class PermissionGate:
@@ -101,11 +118,7 @@ class PermissionGate:
                     f"{use.name} was not run: {warning} eddy runs headless and cannot ask the "
                     "user.",
                 )
-            return GateDecision(
-                False,
-                f"Permission to use {use.name} was denied: eddy runs headless and cannot ask "
-                f"the user. Allow it with --allowed-tools {use.name} if intended.",
-            )
+            return GateDecision(False, headless_refusal(use, decision))
         return await self._ask(use, tool, warning, offer)
 
     def _install_read_filter(self) -> None:

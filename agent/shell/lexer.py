@@ -26,6 +26,13 @@ _META = frozenset(" \t\n;&|()<>")
 _REDIR_OPS = ("&>>", "<<<", "<<-", "&>", ">>", ">|", ">&", "<&", "<>", "<<", ">", "<")
 _CONTROL_OPS = (";;&", ";;", ";&", "&&", "||", "|&", "|", "&", ";", "(", ")")
 _ALL_OPS = sorted(_REDIR_OPS + _CONTROL_OPS, key=len, reverse=True)
+_HEREDOC_DELIMITER = re.compile(r"[A-Za-z0-9_.-]+|'[A-Za-z0-9_.-]+'|\"[A-Za-z0-9_.-]+\"")
+# the escapes of $'...' that are modelled; \0, \x, octal, \u, \c are not (bash ends the
+# string at a NUL byte, and reads \x and octal escapes by rules of its own)
+_ANSI_C_ESCAPES = {
+    "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
+    "e": "\x1b", "E": "\x1b", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}  # fmt: skip
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 # ${name}, ${#name}, ${name:-word} and other forms that never evaluate arithmetic or indirect
@@ -92,6 +99,10 @@ class Lexer:
                 out.append(Token("op", "\n"))
                 self.pos += 1
                 self._read_heredocs()
+            elif src.startswith("((", self.pos):
+                # an arithmetic command: names inside are evaluated as expressions, and an
+                # array subscript in a value runs command substitutions
+                raise self.error("the arithmetic command ((...)) is not supported")
             elif src.startswith(("<(", ">("), self.pos):
                 out.append(Token("word", word=self._word()))
             else:
@@ -129,8 +140,10 @@ class Lexer:
             raise self.error(f"the redirection {op} has no target")
         target = self._word()
         if op in ("<<", "<<-"):
-            if not target.static:
-                raise self.error("a here-document delimiter with expansions is not supported")
+            if not _HEREDOC_DELIMITER.fullmatch(target.raw):
+                # bash's rules for odd delimiters (continuations, partial quotes, expansions)
+                # decide where the body ends: only plain ones are modelled
+                raise self.error(f"the here-document delimiter {target.raw!r} is not supported")
             tok = Token("redir", op, heredoc=(target.value, target.quoted, op == "<<-"))
             tok.redirect = Redirect(op, None, fd)
             self.pending.append(tok)
@@ -147,6 +160,9 @@ class Lexer:
                 end = src.find("\n", self.pos)
                 line = src[self.pos : n if end < 0 else end]
                 self.pos = n if end < 0 else end + 1
+                if not quoted and line.endswith("\\"):
+                    # bash joins the next line to this one before it looks for the delimiter
+                    raise self.error("a line continuation in a here-document is not supported")
                 if (line.lstrip("\t") if strip else line) == delim:
                     break
                 lines.append(line + "\n")
@@ -368,16 +384,15 @@ class Lexer:
         out: list[str] = []
         while i < len(src) and src[i] != "'":
             if src[i] == "\\" and i + 1 < len(src):
+                escape = _ANSI_C_ESCAPES.get(src[i + 1])
+                if escape is None:
+                    raise self.error(f"the escape \\{src[i + 1]} in $'...' is not supported")
+                out.append(escape)
                 i += 2
-                out.append("\\" + src[i - 1])
                 continue
             out.append(src[i])
             i += 1
         if i >= len(src):
             raise self.error("unterminated $'...'")
         self.pos = i + 1
-        raw = "".join(out)
-        try:
-            return raw.encode("latin-1", "backslashreplace").decode("unicode_escape")
-        except UnicodeDecodeError as exc:
-            raise self.error("an escape in $'...' eddy cannot decode") from exc
+        return "".join(out)

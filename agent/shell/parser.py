@@ -26,12 +26,14 @@ wrappers in :mod:`agent.shell.wrappers`; which commands only read is
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from agent.shell import wrappers as shell_wrappers
 from agent.shell.lexer import Lexer, Token
 from agent.shell.words import (
     ASSIGNMENT,
+    LoopVariables,
     ParseState,
     Redirect,
     ShellParseError,
@@ -55,6 +57,8 @@ class Command:
         redirects: the redirections of the outermost command.
         open_args: ``xargs`` appends arguments known only at run time.
         opaque: why eddy cannot tell what this command runs, or None.
+        sep, subshell, loop_vars, stdin_words: where it stands in the command line, as in
+            :class:`agent.shell.words.SimpleCommand`.
     """
 
     argv: tuple[Word, ...]
@@ -63,6 +67,10 @@ class Command:
     redirects: tuple[Redirect, ...] = ()
     open_args: bool = False
     opaque: str | None = None
+    sep: str = ""
+    subshell: bool = False
+    loop_vars: LoopVariables = ()
+    stdin_words: tuple[Word, ...] = ()
 
     @property
     def program(self) -> str | None:
@@ -88,6 +96,9 @@ def parse(source: str) -> Script:
     Raises:
         ShellParseError: for syntax eddy does not understand (the caller asks).
     """
+    if "\0" in source:
+        # bash never sees what follows a NUL byte: its argument ends there
+        raise ShellParseError("a NUL byte in the command is not supported")
     state = ParseState()
     commands: list[Command] = []
     for simple in _parse_script(source, 0, state):
@@ -112,6 +123,7 @@ _SKIP = frozenset(
     {"if", "then", "elif", "else", "fi", "do", "done", "while", "until", "{", "}", "!"}
 )
 _UNSUPPORTED = frozenset({"case", "esac", "function", "coproc", "select"})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ARITH_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"})
 
 
@@ -125,13 +137,27 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
     assigns: list[Word] = []
     redirects: list[Redirect] = []
     depth = 0
+    sep, closed = "", False  # the operator before the next command; a subshell just ended
+    previous: tuple[Word, ...] = ()
+    loops: list[tuple[str, tuple[Word, ...] | None] | None] = []  # the loops we are in
+    header: tuple[str, tuple[Word, ...] | None] | None = None  # a for header before its do
 
     def finish() -> None:
-        nonlocal words, assigns, redirects
+        nonlocal words, assigns, redirects, previous, closed
         if words or assigns or redirects:
             for w in (*assigns, *words, *(r.target for r in redirects if r.target)):
-                out.extend(w.subs)
-            out.append(SimpleCommand(tuple(words), tuple(assigns), tuple(redirects)))
+                out.extend(replace(sub, subshell=True) for sub in w.subs)
+            out.append(
+                SimpleCommand(
+                    tuple(words),
+                    tuple(assigns),
+                    tuple(redirects),
+                    sep=")" if closed else sep,
+                    loop_vars=tuple(v for v in loops if v is not None),
+                    stdin_words=previous if sep in ("|", "|&") and not closed else (),
+                )
+            )
+            previous, closed = tuple(words), False
         words, assigns, redirects = [], [], []
 
     i = 0
@@ -141,12 +167,14 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
         if tok.kind == "op":
             if tok.text in _SEPARATORS:
                 finish()
+                sep = tok.text
             elif tok.text == "(":
                 if words or assigns or redirects:
                     raise ShellParseError("function definitions and arrays are not supported")
                 depth += 1
             elif tok.text == ")":
                 finish()
+                closed, previous = True, ()
                 depth -= 1
                 if depth < 0:
                     raise ShellParseError("unbalanced parentheses")
@@ -162,11 +190,16 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
         if not words and not assigns and not w.quoted and not w.dynamic:
             if w.value in _SKIP:
                 state.loops = state.loops or w.value in ("while", "until")
+                if w.value == "do":
+                    loops.append(header)
+                    header = None
+                elif w.value == "done" and loops:
+                    loops.pop()
                 continue
             if w.value in _UNSUPPORTED:
                 raise ShellParseError(f"{w.value!r} is not supported")
             if w.value == "for":
-                i = _for_header(tokens, i, out)
+                i, header = _for_header(tokens, i, out)
                 state.loops = True
                 continue
             if w.value == "[[":
@@ -182,21 +215,34 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
     return out
 
 
-def _for_header(tokens: list[Token], i: int, out: list[SimpleCommand]) -> int:
-    """Skip ``NAME [in WORDS]`` after ``for``; the words' substitutions still count."""
-    if i >= len(tokens) or tokens[i].word is None:
+def _for_header(
+    tokens: list[Token], i: int, out: list[SimpleCommand]
+) -> tuple[int, tuple[str, tuple[Word, ...] | None]]:
+    """Read ``NAME [in WORDS]`` after ``for``: the variable and the words it takes.
+
+    The words' substitutions still count as commands; the words are None when the loop
+    runs over ``"$@"`` (no ``in``) or a word only known at run time.
+    """
+    name = tokens[i].word if i < len(tokens) else None
+    if name is None or name.quoted or not _NAME.fullmatch(name.raw):
         raise ShellParseError("this form of for loop is not supported")
     i += 1
     after = tokens[i].word if i < len(tokens) else None
-    if after is not None and after.raw == "in":
+    if after is None or after.raw != "in":
+        return i, (name.value, None)
+    i += 1
+    values: list[Word] | None = []
+    while i < len(tokens) and not (tokens[i].kind == "op" and tokens[i].text in (";", "\n")):
+        word = tokens[i].word
+        if word is None:
+            raise ShellParseError("this form of for loop is not supported")
+        out.extend(replace(sub, subshell=True) for sub in word.subs)
+        if values is not None and word.static:
+            values.append(word)
+        else:
+            values = None
         i += 1
-        while i < len(tokens) and not (tokens[i].kind == "op" and tokens[i].text in (";", "\n")):
-            word = tokens[i].word
-            if word is None:
-                raise ShellParseError("this form of for loop is not supported")
-            out.extend(word.subs)
-            i += 1
-    return i
+    return i, (name.value, tuple(values) if values is not None else None)
 
 
 def _double_bracket(tokens: list[Token], i: int, out: list[SimpleCommand]) -> int:
@@ -226,7 +272,18 @@ def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:
     def command(effective: tuple[Word, ...], opaque: str | None = None) -> Command:
         if privileged is not None:
             effective = layers[privileged]
-        return Command(effective, tuple(layers), tuple(assigns), sc.redirects, open_args, opaque)
+        return Command(
+            effective,
+            tuple(layers),
+            tuple(assigns),
+            sc.redirects,
+            open_args,
+            opaque,
+            sc.sep,
+            sc.subshell,
+            sc.loop_vars,
+            sc.stdin_words,
+        )
 
     while argv:
         layers.append(tuple(argv))
@@ -249,9 +306,12 @@ def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:
         if script is not None:
             if not script.static:
                 return [command(tuple(argv), "a shell script only known at run time")]
+            if base not in ("bash", "eval") and not shell_wrappers.plain_words(script.value):
+                # /bin/sh is dash here, not bash: only plain words read the same in both
+                return [command(tuple(argv), f"{base} is not bash; its grammar is not modelled")]
             inner: list[Command] = []
             for simple in _parse_script(script.value, depth + 1, state):
-                inner.extend(_analyze(simple, depth + 1, state))
+                inner.extend(_analyze(replace(simple, subshell=True), depth + 1, state))
             return [command(()), *inner]
         unwrap = shell_wrappers.WRAPPERS.get(base)
         if unwrap is None:

@@ -13,8 +13,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent.shell.readonly_git import git_read_only
+from agent.shell.scripts import awk_read_only, jq_read_only
+from agent.shell.unmodelled import unmodelled
 from agent.shell.variables import unsafe_assignment
-from agent.shell.words import Word, literal, word_seq, word_set
+from agent.shell.words import Word, literal, long_option_hits, path_like, word_seq, word_set
 
 
 @dataclass(frozen=True)
@@ -63,28 +66,31 @@ _PLAIN = _Spec(takes_paths=False)
 _PATHS = _Spec()
 _GREP_LONG = word_seq(
     "--regexp --file --after-context --before-context --context --max-count --directories "
-    "--devices --include --exclude --exclude-dir --exclude-from --label --binary-files --group- "
-    "separator"
+    "--devices --include --exclude --exclude-dir --exclude-from --label --binary-files "
+    "--group-separator"
 )
 _RG_LONG = word_seq(
     "--regexp --file --glob --iglob --type --type-not --type-add --type-clear --after-context "
-    "--before-context --context --max-count --max-columns --threads --replace --encoding --max- "
-    "depth --sort --sortr --colors --color --path-separator --max-filesize --ignore-file --pre- "
-    "glob --engine --context-separator --field-context-separator --field-match-separator --dfa- "
-    "size-limit --regex-size-limit --hyperlink-format --generate --hostname-bin"
+    "--before-context --context --max-count --max-columns --threads --replace --encoding "
+    "--max-depth --sort --sortr --colors --color --path-separator --max-filesize --ignore-file "
+    "--pre-glob --engine --context-separator --field-context-separator --field-match-separator "
+    "--dfa-size-limit --regex-size-limit --hyperlink-format --generate"
 )
 _SPECS: dict[str, _Spec] = {
     **dict.fromkeys(
         word_seq(
-            "cat head tail wc ls stat du diff cmp comm cut nl tac rev od hexdump strings column "
-            "fold jq md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum"
+            "cat head tail ls stat diff cmp comm cut nl tac rev od hexdump strings column "
+            "fold md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum"
         ),
         _PATHS,
     ),
+    # --files0-from reads the names of the files to read from a file eddy does not see
+    **dict.fromkeys(("wc", "du"), _Spec(bad_long=("--files0-from",))),
+    "jq": _Spec(arg_short="fL", bad_words=()),
     **dict.fromkeys(
         word_seq(
             "echo pwd true false : whoami id uname nproc seq basename dirname which type realpath "
-            "readlink tr expr sleep df set shift wait"
+            "readlink tr expr sleep df shift wait"
         ),
         _PLAIN,
     ),
@@ -100,37 +106,44 @@ _SPECS: dict[str, _Spec] = {
     ),
     "file": _Spec(bad_short="C", bad_long=("--compile",), arg_short="fmFeP"),
     "sort": _Spec(
-        bad_short="o",
-        bad_long=("--output", "--compress-program"),
-        arg_short="ktST",
-        arg_long=word_seq(
-            "--key --field-separator --buffer-size --temporary-directory --parallel --batch-size "
-            "--files0-from"
-        ),
+        bad_short="oT",
+        bad_long=("--output", "--compress-program", "--temporary-directory", "--files0-from"),
+        arg_short="ktS",
+        arg_long=word_seq("--key --field-separator --buffer-size --parallel --batch-size"),
     ),
     "uniq": _Spec(max_operands=1, arg_short="fsw"),
     "xxd": _Spec(bad_short="r", max_operands=1),
-    "tree": _Spec(bad_short="oR", arg_short="LPIH"),
+    # following symlinks (tree -l, find -L, grep -R, rg -L) reads outside through them
+    "tree": _Spec(bad_short="oRl", arg_short="LPIH"),
     "find": _Spec(
-        bad_words=word_seq("-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls")
+        bad_words=word_seq(
+            "-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls -L -follow "
+            "-files0-from"
+        )
     ),
     **dict.fromkeys(
         ("grep", "egrep", "fgrep"),
-        _Spec(pattern_first=True, arg_short="efABCmdD", arg_long=_GREP_LONG),
+        _Spec(
+            pattern_first=True,
+            arg_short="efABCmdD",
+            arg_long=_GREP_LONG,
+            bad_short="R",
+            bad_long=("--dereference-recursive",),
+        ),
     ),
     "rg": _Spec(
-        pattern_first=True, arg_short="efgtTABCmMjrEd", arg_long=_RG_LONG, bad_long=("--pre",)
+        pattern_first=True,
+        arg_short="efgtTABCmMjrEd",
+        arg_long=_RG_LONG,
+        bad_short="Lz",
+        bad_long=("--pre", "--follow", "--search-zip", "--hostname-bin"),
     ),
 }
 
 
-def _path_like(text: str) -> bool:
-    return text.startswith(("/", "~", ".")) or "/" in text
-
-
-def _long_hits(name: str, bad: tuple[str, ...] | frozenset[str]) -> bool:
-    """``--outp`` abbreviates ``--output``: getopt accepts unambiguous prefixes."""
-    return any(b == name or (len(name) > 3 and b.startswith(name)) for b in bad)
+def _git(args: tuple[Word, ...]) -> ReadOnly | None:
+    paths = git_read_only(args)
+    return None if paths is None else ReadOnly(paths, True)
 
 
 def _generic(spec: _Spec, args: tuple[Word, ...]) -> ReadOnly | None:
@@ -158,12 +171,12 @@ def _generic(spec: _Spec, args: tuple[Word, ...]) -> ReadOnly | None:
             return None
         if v.startswith("--"):
             name, eq, value = v.partition("=")
-            if _long_hits(name, spec.bad_long):
+            if long_option_hits(name, spec.bad_long):
                 return None
             pattern_given = pattern_given or name in ("--regexp", "--file")
             if name in spec.arg_long and not eq:
                 skip_next = True
-            elif eq and _path_like(value):
+            elif eq and path_like(value):
                 paths.append(literal(value))
             continue
         if spec.bad_words:  # find-style single-dash words are not option clusters
@@ -177,7 +190,7 @@ def _generic(spec: _Spec, args: tuple[Word, ...]) -> ReadOnly | None:
                 rest = letters[k + 1 :]
                 if not rest:
                     skip_next = True
-                elif _path_like(rest):
+                elif path_like(rest):
                     paths.append(literal(rest))
                 break
     if spec.pattern_first and not pattern_given and operands:
@@ -189,115 +202,6 @@ def _generic(spec: _Spec, args: tuple[Word, ...]) -> ReadOnly | None:
     if not spec.takes_paths:
         return ReadOnly()
     return ReadOnly((literal("."), *paths, *operands), True)
-
-
-_GIT_READ = word_set(
-    "status diff log show rev-parse ls-files ls-tree blame annotate describe shortlog cat-file "
-    "merge-base grep show-ref count-objects rev-list name-rev diff-tree diff-files diff-index "
-    "whatchanged check-ignore version for-each-ref cherry"
-)
-_GIT_GLOBAL = word_set(
-    "--no-pager -P --no-optional-locks --literal-pathspecs --no-replace-objects -p --paginate"
-)
-
-
-def _git_listing(
-    values: list[str], bad: frozenset[str], bad_letters: str, arg_opts: frozenset[str]
-) -> bool:
-    """``git branch``/``git tag`` that only list: no operands unless --list, no changing flag."""
-    listing = any(v in ("-l", "--list", "--show-current") for v in values)
-    operands, i = 0, 0
-    while i < len(values):
-        v = values[i]
-        name = v.split("=", 1)[0]
-        if v.startswith("--") and _long_hits(name, bad):
-            return False
-        if re.fullmatch(r"-[A-Za-z]+", v) and any(ch in bad_letters for ch in v[1:]):
-            return False
-        if name in arg_opts and "=" not in v:
-            i += 2
-            continue
-        operands += not v.startswith("-")
-        i += 1
-    return operands == 0 or listing
-
-
-_BRANCH_BAD = word_set(
-    "--delete --move --copy --force --set-upstream-to --unset-upstream --edit-description "
-    "--track --no-track --create-reflog"
-)
-_TAG_BAD = word_set(
-    "--delete --annotate --sign --force --message --file --local-user --edit --create-reflog "
-    "--verify"
-)
-_REF_ARGS = frozenset(
-    {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
-)
-
-
-def _git(args: tuple[Word, ...]) -> ReadOnly | None:
-    paths: list[Word] = [literal(".")]
-    i = 0
-    while i < len(args):
-        w = args[i]
-        if not w.static or w.glob:
-            return None
-        if w.value == "-C" and i + 1 < len(args):
-            paths.append(args[i + 1])
-            i += 2
-        elif w.value in _GIT_GLOBAL:
-            i += 1
-        else:
-            break
-    if i >= len(args):
-        return ReadOnly(tuple(paths), True)
-    sub, rest = args[i].value, args[i + 1 :]
-    if any(not w.static or w.glob for w in rest):
-        return None
-    values = [w.value for w in rest]
-    if any(v.startswith("--") and _long_hits(v.split("=", 1)[0], ("--output",)) for v in values):
-        return None
-    first = values[0] if values else ""
-    if sub == "grep":
-        ok = not any(v.startswith(("-O", "--open-files-in-pager")) for v in values)
-    elif sub in _GIT_READ:
-        ok = True
-    elif sub == "branch":
-        ok = _git_listing(values, _BRANCH_BAD, "dDmMcCfut", _REF_ARGS)
-    elif sub == "tag":
-        ok = _git_listing(values, _TAG_BAD, "dasfmFuev", _REF_ARGS)
-    elif sub == "remote":
-        ok = all(v in ("-v", "--verbose") for v in values) or first in ("get-url", "show")
-    elif sub == "stash":
-        ok = first in ("list", "show")
-    elif sub == "worktree":
-        ok = first == "list"
-    elif sub == "reflog":
-        ok = first not in ("expire", "delete", "drop")
-    elif sub == "config":
-        reads = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch"}
-        writes = {
-            "--add",
-            "--unset",
-            "--unset-all",
-            "--replace-all",
-            "--rename-section",
-            "--remove-section",
-            "-e",
-            "--edit",
-        }
-        ok = (bool(reads & set(values)) or first in ("get", "list")) and not writes & set(values)
-    else:
-        ok = False
-    if not ok:
-        return None
-    for w in rest:
-        name, eq, value = w.value.partition("=")
-        if not w.value.startswith("-"):
-            paths.append(w)
-        elif eq and _path_like(value):
-            paths.append(literal(value))
-    return ReadOnly(tuple(paths), True)
 
 
 _SED_ADDR = r"(?:\d+|\$|/[^/\\\n]*/)"
@@ -348,11 +252,16 @@ def _sed(args: tuple[Word, ...]) -> ReadOnly | None:
     return ReadOnly((literal("."), *operands), True)
 
 
-_DECLARE_OPTIONS = frozenset({"-x", "-r", "-g", "-p", "-f", "-F", "-v"})
+_DECLARE_OPTIONS = frozenset({"-x", "-r", "-g", "-f", "-F"})
 
 
 def _declare(args: tuple[Word, ...]) -> ReadOnly | None:
-    """export/unset/declare/local/readonly/typeset: harmless unless they touch PATH & co."""
+    """export/unset/declare/local/readonly/typeset: harmless unless they touch PATH & co.
+
+    Without names (or with -p) they print variables, secrets included: not read-only.
+    """
+    if not any(w.static and not w.value.startswith("-") for w in args):
+        return None
     for w in args:
         if not w.static:
             return None
@@ -364,9 +273,27 @@ def _declare(args: tuple[Word, ...]) -> ReadOnly | None:
     return ReadOnly()
 
 
+def _awk(args: tuple[Word, ...]) -> ReadOnly | None:
+    paths = awk_read_only(args)
+    return None if paths is None else ReadOnly(paths, True)
+
+
+def _jq(args: tuple[Word, ...]) -> ReadOnly | None:
+    return _generic(_SPECS["jq"], args) if jq_read_only(args) else None
+
+
+def _set(args: tuple[Word, ...]) -> ReadOnly | None:
+    """``set -euo pipefail`` (unmodelled options are refused before); bare ``set`` prints
+    every variable, secrets included."""
+    return ReadOnly() if args else None
+
+
 _CUSTOM: dict[str, Callable[[tuple[Word, ...]], ReadOnly | None]] = {
     "git": _git,
     "sed": _sed,
+    "jq": _jq,
+    "set": _set,
+    **dict.fromkeys(("awk", "gawk", "mawk"), _awk),
     **dict.fromkeys(("export", "unset", "declare", "local", "readonly", "typeset"), _declare),
 }
 
@@ -387,9 +314,34 @@ def read_only(argv: tuple[Word, ...]) -> ReadOnly | None:
     """
     if not argv or not argv[0].static or argv[0].glob or "/" in argv[0].value:
         return None
+    if unmodelled(argv) is not None:
+        return None
     name, args = argv[0].value, argv[1:]
     custom = _CUSTOM.get(name)
     if custom is not None:
         return custom(args)
     spec = _SPECS.get(name)
     return None if spec is None else _generic(spec, args)
+
+
+# commands that print paths under the directories they are given, never others (find -L,
+# which follows symlinks, is not read-only): what they pipe into xargs stays where they look
+_LISTERS = word_set("find fd fdfind")
+# programs that stay read-only with any number of paths appended, whatever their names
+# (xargs splits names at blanks: no option of theirs writes or runs; uniq IN OUT writes OUT)
+_XARGS_READERS = word_set(
+    "cat head tail wc ls stat du md5sum sha1sum sha256sum sha512sum cksum b2sum nl tac od "
+    "hexdump strings cut fold grep egrep fgrep"
+)
+
+
+def xargs_reads_listed(program: str | None, stdin_words: tuple[Word, ...]) -> bool:
+    """``find . | xargs wc -l``: xargs appends what a read-only lister found where it looked
+    (the lister's own paths are checked as its own command), to a program that only reads."""
+    return (
+        program in _XARGS_READERS
+        and bool(stdin_words)
+        and stdin_words[0].static
+        and stdin_words[0].value in _LISTERS
+        and read_only(stdin_words) is not None
+    )

@@ -8,12 +8,50 @@ ones a read-only command stays read-only with (locale, colour). The permission l
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from agent.shell.words import ASSIGNMENT, Word, word_set
+
+if TYPE_CHECKING:
+    from agent.shell.parser import Command
 
 _UNSAFE_VARIABLES = word_set(
     "PATH IFS ENV BASH_ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND CDPATH GLOBIGNORE HOME "
-    "BASH_XTRACEFD PYTHONPATH PYTHONSTARTUP NODE_OPTIONS PERL5OPT RUBYOPT"
+    "BASH_XTRACEFD PYTHONPATH PYTHONSTARTUP NODE_OPTIONS PERL5OPT RUBYOPT PERL5LIB RUBYLIB "
+    "NODE_PATH EDITOR VISUAL PAGER MANPAGER MANOPT LESS LESSOPEN LESSCLOSE LESSKEY SHELL "
+    "TMPDIR TAR_OPTIONS RIPGREP_CONFIG_PATH GREP_OPTIONS POSIXLY_CORRECT JAVA_TOOL_OPTIONS "
+    "MAKEFLAGS HISTFILE HISTCONTROL INPUTRC TERMINFO FIGNORE EXECIGNORE SUDO_ASKPASS SSH_ASKPASS "
+    "GNUPGHOME CURL_HOME WGETRC ZDOTDIR OLDPWD PWD"
 )
+_UNSAFE_PREFIXES = (
+    "LD_",
+    "DYLD_",
+    "BASH_FUNC_",
+    "GIT_",
+    "npm_config_",
+    "NPM_CONFIG_",
+    "XDG_",
+    "PYTHON",
+    "PIP_",
+    "SSH_",
+    "BASH_",
+    "COMP_",
+    "HIST",
+)
+# integer variables: bash evaluates what they are set to as arithmetic, and an array
+# subscript in it runs command substitutions (OPTIND='a[$(touch x)]')
+_INTEGER_VARIABLES = word_set(
+    "OPTIND OPTERR RANDOM SRANDOM SECONDS LINENO HISTCMD COLUMNS LINES TMOUT MAILCHECK "
+    "EPOCHSECONDS EPOCHREALTIME FUNCNEST BASH_ARGV0 BASH_COMPAT HISTSIZE HISTFILESIZE"
+)
+_SECRET = re.compile(
+    r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|^ANTHROPIC_|^AWS_|^GOOGLE_"
+    r"|^GCP_|^GCLOUD|^AZURE_|^OPENAI_|^GH_|^GITHUB_|^CLAUDE|^EDDY_|^NPM_TOKEN|^DOCKER_|^VAULT_",
+    re.I,
+)
+_EXPANSION = re.compile(r"\$\{?#?!?([A-Za-z_][A-Za-z0-9_]*)")
 _READ_ONLY_VARIABLES = word_set(
     "LANG LANGUAGE TZ NO_COLOR FORCE_COLOR TERM COLUMNS LINES CLICOLOR CLICOLOR_FORCE"
 )
@@ -30,11 +68,19 @@ def unsafe_assignment(word: Word) -> bool:
     name = assignment_name(word)
     if name in ("PAGER", "GIT_PAGER"):
         return not (word.static and word.value.split("=", 1)[1] in ("", "cat"))
-    return (
-        "[" in name
-        or name in _UNSAFE_VARIABLES
-        or name.startswith(("LD_", "DYLD_", "BASH_FUNC_", "GIT_"))
-    )
+    if name in _INTEGER_VARIABLES:
+        return not re.fullmatch(r"=-?\d*", word.value[len(name) :])
+    return "[" in name or name in _UNSAFE_VARIABLES or name.startswith(_UNSAFE_PREFIXES)
+
+
+def secret_variable(name: str) -> bool:
+    """Whether a variable of this name likely holds a secret (``ANTHROPIC_API_KEY``)."""
+    return bool(_SECRET.search(name))
+
+
+def secret_expansions(text: str) -> list[str]:
+    """The secret-looking variables ``text`` expands (quoted or not: over-inclusive)."""
+    return [name for name in _EXPANSION.findall(text) if secret_variable(name)]
 
 
 def read_only_assignment(word: Word) -> bool:
@@ -43,3 +89,28 @@ def read_only_assignment(word: Word) -> bool:
     if name in ("PAGER", "GIT_PAGER"):
         return word.static and word.value.split("=", 1)[1] in ("", "cat")
     return name in _READ_ONLY_VARIABLES or name.startswith("LC_")
+
+
+_DECLARERS = word_set("export declare typeset local readonly")
+# commands that set the variables they name
+_SETTERS = word_set("read export declare typeset local readonly unset getopts mapfile readarray")
+
+
+def declared_assignments(argv: tuple[Word, ...]) -> list[Word]:
+    """The ``NAME=value`` arguments of export/declare/local/readonly/typeset: assignments."""
+    if not argv or not argv[0].static or argv[0].value not in _DECLARERS:
+        return []
+    return [w for w in argv[1:] if ASSIGNMENT.match(w.value)]
+
+
+def assigned_names(commands: Iterable[Command]) -> frozenset[str]:
+    """The variables these commands may set; ``*`` when one is only known at run time."""
+    names: set[str] = set()
+    for cmd in commands:
+        names.update(assignment_name(a).split("[")[0] for a in cmd.assignments)
+        if cmd.program in _SETTERS:
+            for w in cmd.argv[1:]:
+                names.add(w.value.split("=", 1)[0] if w.static else "*")
+        if any(not w.static for w in cmd.assignments):
+            names.add("*")
+    return frozenset(names)

@@ -90,13 +90,31 @@ class Redirect:
         return "write"
 
 
+LoopVariables = tuple[tuple[str, tuple[Word, ...] | None], ...]
+"""The ``for`` loops around a command: (variable, the words it takes, or None if unknown)."""
+
+
 @dataclass(frozen=True)
 class SimpleCommand:
-    """Assignments, words and redirections of one simple command, as written."""
+    """Assignments, words and redirections of one simple command, as written.
+
+    Attributes:
+        sep: the operator before it (``&&``, ``;``, ``|``, ...; ``""`` for the first command,
+            ``)`` right after a subshell closed), which says whether a ``cd`` before it
+            certainly took effect.
+        subshell: it runs in a child shell of the commands around it (a substitution, the
+            script of ``bash -c``), so a ``cd`` in it moves nothing after it.
+        loop_vars: the variables of the ``for`` loops whose body it is in.
+        stdin_words: the words of the command piped into it (``find . | xargs wc -l``).
+    """
 
     words: tuple[Word, ...] = ()
     assignments: tuple[Word, ...] = ()
     redirects: tuple[Redirect, ...] = ()
+    sep: str = ""
+    subshell: bool = False
+    loop_vars: LoopVariables = ()
+    stdin_words: tuple[Word, ...] = ()
 
 
 @dataclass
@@ -119,3 +137,13 @@ def word_set(text: str) -> frozenset[str]:
 def word_seq(text: str) -> tuple[str, ...]:
     """The space-separated words of ``text``, in order."""
     return tuple(text.split())
+
+
+def path_like(text: str) -> bool:
+    """Whether an option's value looks like a path (``--file=src/x``, ``-o/tmp/x``)."""
+    return text.startswith(("/", "~", ".")) or "/" in text
+
+
+def long_option_hits(name: str, bad: tuple[str, ...] | frozenset[str]) -> bool:
+    """``--outp`` abbreviates ``--output``: getopt accepts unambiguous prefixes."""
+    return any(b == name or (len(name) > 2 and b.startswith(name)) for b in bad)

@@ -125,6 +125,12 @@ def _xargs(args: list[Word]) -> Unwrapped:
         literal(w.value[:2]) if w.static and re.fullmatch(r"-[ile].+", w.value) else w for w in args
     ]
     i = _skip_options(glued, flags, "ILnPdaEs", long_arg)
+    for w in glued[:i]:
+        v = w.value
+        if re.fullmatch(r"-[IJia].*", v) or v.startswith(("--replace", "--arg-file")):
+            # a replacement string puts input anywhere in the command, even as its program;
+            # -a reads the arguments from a file eddy does not see
+            raise Opaque(f"the xargs option {v} (replacement strings, argument files)")
     return (args[i:] or [literal("echo")]), []
 
 
@@ -164,22 +170,56 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 """Shells whose ``-c SCRIPT`` is parsed as commands."""
 
 
+_SHELL_FLAGS = frozenset("ceuxvnfhBCEHPTr")
+"""Single-letter shell options that change nothing eddy models (not -i, -l, -k, -a, -O, -s)."""
+_SHELL_SET_O = word_set("errexit nounset pipefail xtrace verbose noclobber noglob posix")
+_PLAIN_WORD = re.compile(r"(?:[\w./=:,+@%^-]|'[^'\\]*')+")
+
+
+def plain_words(script: str) -> bool:
+    """Whether ``script`` is only plain words, which every POSIX shell reads the same way.
+
+    No operators, redirections, expansions, globs, braces or tildes: what dash makes of
+    anything else is not what bash does (``echo &>/dev/null cmd`` runs ``cmd`` in dash).
+    """
+    words = script.split()
+    return bool(words) and all(_PLAIN_WORD.fullmatch(w) for w in words)
+
+
 def shell_script(args: list[Word]) -> Word | None:
-    """The script of ``sh -c SCRIPT``; None when the shell runs a file or stdin."""
+    """The script of ``sh -c SCRIPT``; None when the shell runs a file or stdin.
+
+    Raises:
+        Opaque: for options that make the shell read files eddy does not see (``-i`` and
+            ``-l`` read rc files, ``--rcfile``), or change how words are read (``-k``,
+            ``-a``, ``-O extglob``).
+    """
     has_c, i = False, 0
     while i < len(args):
         w = args[i]
         if not w.static:
             raise Opaque("a shell option only known at run time")
         v = w.value
-        if v in ("--norc", "--noprofile", "--login", "--posix"):
+        if v in ("--norc", "--noprofile", "--posix"):
             i += 1
         elif re.fullmatch(r"[-+][A-Za-z]+", v):
-            has_c = has_c or "c" in v
-            i += 2 if re.search("[oO]", v[1:]) else 1
+            letters = v[1:]
+            if "o" in letters:
+                value = args[i + 1] if i + 1 < len(args) else None
+                if value is None or not value.static or value.value not in _SHELL_SET_O:
+                    raise Opaque(f"the shell option {v} {value.text if value else ''}".strip())
+                letters = letters.replace("o", "")
+                i += 1
+            bad = sorted(set(letters) - _SHELL_FLAGS)
+            if bad:
+                raise Opaque(f"the shell option -{bad[0]} (rc files, word meaning)")
+            has_c = has_c or "c" in letters
+            i += 1
         elif v == "--":
             i += 1
             break
+        elif v.startswith("-"):
+            raise Opaque(f"eddy does not know the shell option {v}")
         else:
             break
     if not has_c:

@@ -141,6 +141,8 @@ def _args(env: Env, tool: str, place: str) -> tuple[str, dict[str, Any]]:
     if tool == "Bash(write)":
         return "Bash", {"command": f"echo x > {path}"}
     if tool == "Bash(other)":
+        return "Bash", {"command": f"chmod +x {path}"}
+    if tool == "Bash(fileop)":
         return "Bash", {"command": f"touch {path}"}
     if tool == "TodoWrite":
         return tool, {"todos": []}
@@ -167,6 +169,7 @@ EXPECTED = {
     "Edit": EDIT_LIKE,
     "MultiEdit": EDIT_LIKE,
     "Bash(write)": EDIT_LIKE,
+    "Bash(fileop)": EDIT_LIKE,
     "Bash(other)": SHELL,
     "TodoWrite": HARMLESS,
 }
@@ -394,7 +397,6 @@ BYPASS_ATTEMPTS = [
     "exec rm x",
     "xargs rm",
     "ls | xargs rm",
-    "find . | xargs cat",
     'sh -c "rm x"',
     "bash -c 'rm x'",
     "bash -lc 'cd x; rm y'",
@@ -454,11 +456,46 @@ BYPASS_ATTEMPTS = [
 ]
 
 
+# acceptEdits runs ordinary file commands inside the workspace: these disguises of `rm x`
+# (x inside) and `sed -i` are allowed there on purpose
+ACCEPT_EDITS_RUNS = {
+    "bash -c 'rm x'",
+    "eval 'rm x'",
+    "ls\nrm x",
+    "(rm x)",
+    "(ls; rm x)",
+    "{ ls; rm x; }",
+    "ls & rm x",
+    "ls &\nrm x",
+    "if true; then rm x; fi",
+    "while true; do rm x; done",
+    "cat <<EOF\n$(rm x)\nEOF",
+    "cat <<< $(rm x)",
+    "'r'm x",
+    "\\rm x",
+    "sed -i s/a/b/ f",
+    "nohup rm x",
+    "command rm x",
+    "exec rm x",
+    'sh -c "rm x"',
+    "timeout 5 rm x",
+    "nice -n 5 rm x",
+    "env rm x",
+    "cd src && rm -rf x",
+    "git status || rm x",
+    'echo "`rm x`"',
+    "echo $(echo $(rm x))",
+}
+
+
 @pytest.mark.parametrize("command", BYPASS_ATTEMPTS)
 @pytest.mark.parametrize("mode", ["default", "acceptEdits"])
 def test_bypass_attempts_ask_or_deny(env: Env, mode: Mode, command: str) -> None:
     policy = Policy(mode, rules(*SAFE_RULES))
-    assert env.bash(policy, command) in ("ask", "deny"), command
+    expected = (
+        ("allow",) if mode == "acceptEdits" and command in ACCEPT_EDITS_RUNS else ("ask", "deny")
+    )
+    assert env.bash(policy, command) in expected, command
 
 
 @pytest.mark.parametrize(
@@ -546,7 +583,23 @@ def test_deny_of_a_subcommand_cannot_be_dodged_with_a_variable(env: Env) -> None
         ("ls | sort | uniq -c", "allow"),
         ("wc -l < README.md", "allow"),
         ("echo ok || true", "allow"),
-        ("for f in src/*.py; do wc -l $f; done", "ask"),
+        ("for f in src/*.py; do wc -l $f; done", "allow"),
+        ('for f in src/*.py; do wc -l "$f"; done', "allow"),
+        ("for f in ../../outside/*; do cat $f; done", "ask"),
+        ("for f in src/*.py; do f=../../outside/secret.txt; cat $f; done", "ask"),
+        ("cat $f; for f in src/a.py; do :; done", "ask"),
+        ("find src -name '*.py' | xargs wc -l", "allow"),
+        ("find . -name '*.py' | xargs wc -l", "ask"),  # link_out leads out of the workspace
+        ("find . -L | xargs wc -l", "ask"),
+        ("echo /etc/passwd | xargs cat", "ask"),
+        ("awk '{print $1}' README.md", "allow"),
+        ("awk '{print $1 > \"x\"}' README.md", "ask"),
+        ("awk 'BEGIN{system(\"id\")}'", "ask"),
+        ("cd nonexistent; cat ../../outside/secret.txt", "ask"),
+        ("cd src; cat ../README.md", "ask"),
+        ("cd src && cat ../README.md", "allow"),
+        ("cat ~+/../../outside/secret.txt", "ask"),
+        ("echo $ANTHROPIC_API_KEY", "ask"),
     ],
 )
 def test_read_only_commands_run_in_default_mode(env: Env, command: str, expected: str) -> None:

@@ -124,7 +124,8 @@ def test_denied_call_is_a_visible_refusal_and_nothing_runs(
     events = [json.loads(line) for line in out.stdout.splitlines()]
     refused = [e for e in events if e["type"] == "tool_call_finished"]
     assert refused[0]["status"] == "refused" and refused[0]["is_error"] is True
-    assert "--allowed-tools Bash" in refused[0]["content"]
+    assert "--allowed-tools 'Bash(touch pwned:*)'" in refused[0]["content"]
+    assert "`touch pwned` needs permission" in refused[0]["content"]
     assert fake_api.requests[1]["messages"][-1]["content"][0]["is_error"] is True
 
 

@@ -79,6 +79,8 @@ async def test_no_attack_reaches_a_canary_in_any_mode(
     assert "evil" not in (repo / ".git" / "config").read_text()
     assert not (fake_home / ".eddy" / "settings.json").exists()
     ran = {commands[int(cid[1:])] for cid, e in finished.items() if e.status != "refused"}
-    assert {"cat .ssh/id_x", "cd repo && git status", "echo $ANTHROPIC_API_KEY"} <= ran
+    # (echo $ANTHROPIC_API_KEY asks now: a secret expanded; test_sandbox_redteam runs it with a
+    # rule's grant and shows the child never has the key)
+    assert {"cat .ssh/id_x", "cd repo && git status"} <= ran
     if mode == "acceptEdits":
         assert (fake_home / "notes.txt").read_text() == "hi\n"

@@ -1,0 +1,206 @@
+"""Ordinary file commands acceptEdits runs without asking: ``mkdir``, ``touch``, ``cp``, ``mv``,
+``rm``, ``rmdir`` and ``sed -i``.
+
+:func:`file_command` recognises them and names the paths they write (and, for ``cp``, read);
+:mod:`agent.permissions.bash` allows them in acceptEdits when every path lies inside the
+workspace and none is protected (:func:`protected_name`), and the gate runs them in the
+writable sandbox. Options eddy does not know, words only known at run time and options that
+follow symlinks out (``cp -L``) refuse. Stdlib only, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from agent.shell.scripts import sed_edit_script
+from agent.shell.words import Word, word_set
+
+
+@dataclass(frozen=True)
+class FileOp:
+    """A recognised file command.
+
+    Attributes:
+        writes: the paths it creates, changes or removes.
+        reads: the paths it only reads (``cp`` sources, ``touch -r``).
+        removes: it deletes what it names (``rm``, ``rmdir``, ``mv`` sources): never the
+            workspace itself or a directory above it.
+    """
+
+    writes: tuple[Word, ...]
+    reads: tuple[Word, ...] = ()
+    removes: bool = False
+
+
+@dataclass(frozen=True)
+class _Options:
+    flags: frozenset[str]
+    """Options without an argument (long ones with ``=value`` too, for --backup=...)."""
+    short_arg: str = ""
+    long_arg: frozenset[str] = frozenset()
+    """Long options whose argument follows (``--target-directory DIR`` or ``=DIR``)."""
+
+
+_TABLE: dict[str, _Options] = {
+    "mkdir": _Options(word_set("-p -v --parents --verbose"), "m", word_set("--mode")),
+    "touch": _Options(
+        word_set("-a -c -m -h --no-create --no-dereference"), "dtr", word_set("--date --reference")
+    ),
+    "cp": _Options(
+        word_set(
+            "-r -R -a -p -f -i -n -v -u -P -d -x -T -b --recursive --archive --force "
+            "--no-clobber --verbose --update --parents --preserve --no-preserve --backup "
+            "--no-dereference --no-target-directory --interactive --one-file-system --sparse "
+            "--reflink --attributes-only --remove-destination --strip-trailing-slashes"
+        ),
+        "tS",
+        word_set("--target-directory --suffix"),
+    ),
+    "mv": _Options(
+        word_set(
+            "-f -i -n -v -u -T -b --force --interactive --no-clobber --verbose --update --backup "
+            "--no-target-directory --strip-trailing-slashes"
+        ),
+        "tS",
+        word_set("--target-directory --suffix"),
+    ),
+    "rm": _Options(
+        word_set("-f -r -R -i -I -v -d --force --recursive --dir --verbose --one-file-system"),
+    ),
+    "rmdir": _Options(word_set("-v --verbose --ignore-fail-on-non-empty")),
+}
+
+
+def _split(name: str, args: tuple[Word, ...]) -> tuple[list[Word], dict[str, list[Word]]] | None:
+    """Operands and option arguments (by option letter/name), or None for what is unknown."""
+    spec = _TABLE[name]
+    operands: list[Word] = []
+    given: dict[str, list[Word]] = {}
+    i, done = 0, False
+    while i < len(args):
+        w = args[i]
+        i += 1
+        if not w.static:
+            return None
+        v = w.value
+        if done or not v.startswith("-") or v == "-":
+            operands.append(w)
+            continue
+        if v == "--":
+            done = True
+            continue
+        if v.startswith("--"):
+            key, eq, value = v.partition("=")
+            if key in spec.long_arg:
+                if eq:
+                    given.setdefault(key, []).append(Word(value, value))
+                elif i < len(args):
+                    given.setdefault(key, []).append(args[i])
+                    i += 1
+                else:
+                    return None
+            elif key not in spec.flags:
+                return None
+            continue
+        letters = v[1:]
+        for k, ch in enumerate(letters):
+            if ch in spec.short_arg:
+                rest = letters[k + 1 :]
+                if rest:
+                    given.setdefault(ch, []).append(Word(rest, rest))
+                elif i < len(args):
+                    given.setdefault(ch, []).append(args[i])
+                    i += 1
+                else:
+                    return None
+                break
+            if f"-{ch}" not in spec.flags:
+                return None
+    return operands, given
+
+
+def _sed_in_place(args: tuple[Word, ...]) -> FileOp | None:
+    scripts: list[str] = []
+    files: list[Word] = []
+    in_place = False
+    i = 0
+    while i < len(args):
+        w = args[i]
+        i += 1
+        if not w.static:
+            return None
+        v = w.value
+        if v in ("-e", "--expression"):
+            if i >= len(args) or not args[i].static:
+                return None
+            scripts.append(args[i].value)
+            i += 1
+        elif v.startswith("--expression="):
+            scripts.append(v.partition("=")[2])
+        elif v.startswith("--in-place") or re.fullmatch(r"-[Ensuz]*i.*", v):
+            suffix = v.partition("=")[2] if v.startswith("--") else v[v.index("i") + 1 :]
+            if "/" in suffix or "*" in suffix:
+                return None  # a backup suffix with a directory puts the backup elsewhere
+            in_place = True
+        elif re.fullmatch(r"-[Ensuz]+", v) or v in ("--posix", "--regexp-extended"):
+            pass
+        elif v.startswith("-") and v != "-":
+            return None
+        else:
+            files.append(w)
+    if not in_place:
+        return None
+    if not scripts:
+        if not files:
+            return None
+        scripts, files = [files[0].value], files[1:]
+    if not files or not all(sed_edit_script(s) for s in scripts):
+        return None
+    return FileOp(tuple(files))
+
+
+def file_command(argv: tuple[Word, ...]) -> FileOp | None:
+    """The paths an ordinary file command writes and reads, or None if it is not one.
+
+    ``cp a b dir`` writes ``dir`` and reads ``a`` and ``b``; ``mv a b`` writes both; ``rm -r x``
+    writes (removes) ``x``; ``sed -i 's/a/b/' f`` writes ``f`` (only s, d and p scripts).
+    """
+    if not argv or not argv[0].static:
+        return None
+    name, args = argv[0].value, argv[1:]
+    if name == "sed":
+        return _sed_in_place(args)
+    if name not in _TABLE:
+        return None
+    split = _split(name, args)
+    if split is None:
+        return None
+    operands, given = split
+    target = given.get("t", []) + given.get("--target-directory", [])
+    if name in ("cp", "mv"):
+        if not target and len(operands) < 2:
+            return None
+        sources = operands if target else operands[:-1]
+        destination = target or operands[-1:]
+        if name == "cp":
+            return FileOp(tuple(destination), tuple(sources))
+        return FileOp((*destination, *sources), removes=True)
+    if not operands:
+        return None
+    reads = tuple(given.get("r", []) + given.get("--reference", []))
+    return FileOp(tuple(operands), reads, removes=name in ("rm", "rmdir"))
+
+
+_PROTECTED_DIRS = frozenset({".git", ".eddy", ".claude"})
+_PROTECTED_NAMES = word_set(
+    ".gitmodules .mcp.json .bashrc .bash_profile .bash_login .bash_logout .profile .zshrc "
+    ".zshenv .zprofile .zlogin .zlogout .cshrc .tcshrc .kshrc .inputrc .envrc"
+)
+
+
+def protected_name(path: PurePath) -> bool:
+    """Whether a file command must not change ``path`` without asking: git's directory, eddy's
+    and Claude Code's settings, shell start-up files (a program runs what they say)."""
+    return bool(_PROTECTED_DIRS & set(path.parts)) or path.name in _PROTECTED_NAMES

@@ -1,0 +1,124 @@
+"""Which git commands only read (part of :mod:`agent.shell.readonly`).
+
+:func:`git_read_only` accepts ``git status``, ``git diff``, ``git log``, ``git grep`` and the
+listing forms of ``git branch``/``tag``/``remote``/``stash``/``config``, and names the paths
+they read; options that write or run programs (``--output``, ``-O``) are refused here and,
+with their abbreviations and clusters, in :mod:`agent.shell.unmodelled`. Stdlib only, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.shell.words import Word, literal, long_option_hits, path_like, word_set
+
+_GIT_READ = word_set(
+    "status diff log show rev-parse ls-files ls-tree blame annotate describe shortlog cat-file "
+    "merge-base grep show-ref count-objects rev-list name-rev diff-tree diff-files diff-index "
+    "whatchanged check-ignore version for-each-ref cherry"
+)
+_GIT_GLOBAL = word_set("--no-pager -P --no-optional-locks --literal-pathspecs --no-replace-objects")
+
+
+def _git_listing(
+    values: list[str], bad: frozenset[str], bad_letters: str, arg_opts: frozenset[str]
+) -> bool:
+    """``git branch``/``git tag`` that only list: no operands unless --list, no changing flag."""
+    listing = any(v in ("-l", "--list", "--show-current") for v in values)
+    operands, i = 0, 0
+    while i < len(values):
+        v = values[i]
+        name = v.split("=", 1)[0]
+        if v.startswith("--") and long_option_hits(name, bad):
+            return False
+        if re.fullmatch(r"-[A-Za-z]+", v) and any(ch in bad_letters for ch in v[1:]):
+            return False
+        if name in arg_opts and "=" not in v:
+            i += 2
+            continue
+        operands += not v.startswith("-")
+        i += 1
+    return operands == 0 or listing
+
+
+_BAD = ("--output",)
+_BRANCH_BAD = word_set(
+    "--delete --move --copy --force --set-upstream-to --unset-upstream --edit-description "
+    "--track --no-track --create-reflog"
+)
+_TAG_BAD = word_set(
+    "--delete --annotate --sign --force --message --file --local-user --edit --create-reflog "
+    "--verify"
+)
+_REF_ARGS = frozenset(
+    {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
+)
+
+
+def git_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:
+    """The paths ``git ARGS`` reads if it only reads (status, diff, log, listing forms of
+    branch/tag/remote/stash/config, ...), else None."""
+    paths: list[Word] = [literal(".")]
+    i = 0
+    while i < len(args):
+        w = args[i]
+        if not w.static or w.glob:
+            return None
+        if w.value == "-C" and i + 1 < len(args):
+            paths.append(args[i + 1])
+            i += 2
+        elif w.value in _GIT_GLOBAL:
+            i += 1
+        else:
+            break
+    if i >= len(args):
+        return tuple(paths)
+    sub, rest = args[i].value, args[i + 1 :]
+    if any(not w.static or w.glob for w in rest):
+        return None
+    values = [w.value for w in rest]
+    if any(
+        v.startswith("--") and long_option_hits(v.split("=", 1)[0], ("--output",)) for v in values
+    ):
+        return None
+    first = values[0] if values else ""
+    if sub == "grep":
+        ok = not any(v.startswith(("-O", "--open-files-in-pager")) for v in values)
+    elif sub in _GIT_READ:
+        ok = True
+    elif sub == "branch":
+        ok = _git_listing(values, _BRANCH_BAD, "dDmMcCfut", _REF_ARGS)
+    elif sub == "tag":
+        ok = _git_listing(values, _TAG_BAD, "dasfmFuev", _REF_ARGS)
+    elif sub == "remote":
+        ok = all(v in ("-v", "--verbose") for v in values) or first in ("get-url", "show")
+    elif sub == "stash":
+        ok = first in ("list", "show")
+    elif sub == "worktree":
+        ok = first == "list"
+    elif sub == "reflog":
+        ok = first not in ("expire", "delete", "drop")
+    elif sub == "config":
+        reads = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch"}
+        writes = {
+            "--add",
+            "--unset",
+            "--unset-all",
+            "--replace-all",
+            "--rename-section",
+            "--remove-section",
+            "-e",
+            "--edit",
+        }
+        ok = (bool(reads & set(values)) or first in ("get", "list")) and not writes & set(values)
+    else:
+        ok = False
+    if not ok:
+        return None
+    for w in rest:
+        name, eq, value = w.value.partition("=")
+        if not w.value.startswith("-"):
+            paths.append(w)
+        elif eq and path_like(value):
+            paths.append(literal(value))
+    return tuple(paths)
