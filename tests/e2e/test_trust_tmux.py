@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent.settings.trust import is_trusted
-from tests.e2e.tmux import Pane, eddy_command
 from tests.fakes.fake_api import FakeAnthropic
+from tests.helpers.tmux import Pane, eddy_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

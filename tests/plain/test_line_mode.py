@@ -13,7 +13,7 @@ from agent import events as ev
 from agent.pricing import DEFAULT_MODEL
 from plain.app import PlainApp, run_plain
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
-from tests.plain.conftest import plain_args
+from tests.helpers.plain import plain_args
 
 
 def line_app(fake: FakeAnthropic, workspace: Path, lines: str, *extra: str):

@@ -13,7 +13,7 @@ import pytest
 from agent import events as ev
 from agent.messages import TextBlock, assistant, check_invariant
 from agent.model import ScriptedModel, tool_call
-from tests.tui.helpers import SIZE, make_app, settle, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tools import default_tools
 from tui.widgets.completion import token_at
 from tui.widgets.message_line import MessageLine

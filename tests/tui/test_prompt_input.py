@@ -11,7 +11,7 @@ from agent import events as ev
 from agent.model import ScriptedModel
 from agent.paths import project_data_dir
 from frontend.prompt_history import PromptHistory
-from tests.tui.helpers import SIZE, make_app, settle, wait_ready
+from tests.helpers.tui import SIZE, make_app, settle, wait_ready
 
 
 async def test_ctrl_j_and_shift_enter_insert_newlines_and_enter_sends(workspace: Path) -> None:

@@ -14,7 +14,7 @@ from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, as
 from agent.model import ScriptedModel
 from agent.pricing import DEFAULT_MODEL
 from agent.store.transcript import Transcript
-from tests.tui.helpers import SIZE, Events, make_args, rendered, wait_ready
+from tests.helpers.tui import SIZE, Events, make_args, rendered, wait_ready
 from tui.app import EddyApp
 from tui.replay import (
     EARLIER_MESSAGES,
