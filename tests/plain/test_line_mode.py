@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent import events as ev
 from agent.pricing import DEFAULT_MODEL
 from plain.app import PlainApp, run_plain
@@ -78,6 +80,7 @@ def test_no_api_key_says_how_to_set_one(monkeypatch, workspace: Path, capsys):
     assert "export ANTHROPIC_API_KEY" in err and "--demo" in err
 
 
+@pytest.mark.slow
 def test_eddy_plain_through_pipes(fake_api: FakeAnthropic, workspace: Path):
     """The installed command, stdin and stdout pipes: line mode, no escape code at all."""
     fake_api.push(Reply([text("Piped **answer**.")]))

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent import events as ev
 from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, assistant, user
 from agent.model import ScriptedModel
@@ -91,6 +93,7 @@ def test_tail_starts_at_a_prompt_when_there_is_one() -> None:
     assert tail_start(history, 1000) == 0 and tail_start([], 5) == 0
 
 
+@pytest.mark.slow
 async def test_long_resume_shows_the_newest_and_reaches_the_oldest(workspace: Path) -> None:
     history = long_history()
     save(workspace, history)
@@ -153,6 +156,7 @@ async def test_a_short_session_has_no_earlier_line(workspace: Path) -> None:
         assert not app.main.conversation.query(EarlierMessages)
 
 
+@pytest.mark.slow
 async def test_a_click_on_the_earlier_line_renders_more(workspace: Path) -> None:
     history = [m for n in range(120) for m in (user(f"prompt {n}"), assistant(f"answer {n}"))]
     save(workspace, history)
