@@ -6,6 +6,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from agent.messages import Message, TextBlock
+from agent.pricing import DEFAULT_MODEL
 from cli.main import parse_launch
 from tests.helpers.events import Events
 
@@ -34,6 +36,31 @@ def make_args(workspace: Path, *extra: str) -> Any:
     args = parse_launch(list(extra))
     args = args.replace(cwd=workspace)
     return args
+
+
+def save_session(workspace: Path, history: list[Message]) -> None:
+    """A saved session of ``history`` for ``workspace`` (what ``--continue`` resumes)."""
+    from agent.store.transcript import Transcript
+
+    t = Transcript.create(workspace, model=DEFAULT_MODEL)
+    for i, msg in enumerate(history):
+        block = msg.content[0]
+        if msg.role == "user" and isinstance(block, TextBlock):
+            t.record_history(history[: i + 1], prompt=block.text)
+        else:
+            t.record_history(history[: i + 1])
+    t.close()
+
+
+def resumed_app(workspace: Path, model: Any) -> tuple[Any, Events]:
+    """An EddyApp that resumes the workspace's latest session (``eddy --continue``)."""
+    from tui.app import EddyApp
+
+    events = Events()
+    app = EddyApp(
+        make_args(workspace, "--continue"), model=model, frozen_clock=True, event_hook=events
+    )
+    return app, events
 
 
 def make_app(
