@@ -106,7 +106,17 @@ def test_interrupted_turn(snap_compare, workspace: Path) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
-def test_compaction_line(snap_compare, workspace: Path) -> None:
+def test_compaction_line(snap_compare, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After /compact the status line shows the estimated context, which counts the system
+    prompt: it names a fixed folder here, not the temporary one (its length varies)."""
+    from frontend import session_open
+
+    real_prompt = session_open.system_prompt
+
+    def system_prompt(cwd: Path, memory: str = "", today: Any = None) -> str:
+        return real_prompt(Path("/home/dev/project"), memory, today)
+
+    monkeypatch.setattr(session_open, "system_prompt", system_prompt)
     model = ScriptedModel(
         ["Hi! What shall we work on?", "GOAL: greet. DECISIONS: none."], cost_per_call=0.01
     )
