@@ -20,6 +20,7 @@ handled (tests/agent/test_protocol_exhaustive.py).
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -336,3 +337,35 @@ def to_json(event: Event) -> dict[str, Any]:
     """The event as a JSON-ready dict (``type`` first)."""
     data = dataclasses.asdict(event)
     return {"type": data.pop("type"), **data}
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__dataclass_fields__["type"].default: cls for cls in typing.get_args(Event)
+}
+"""Each event class by its ``type`` tag (what ``to_json`` writes first)."""
+
+
+def from_json(data: dict[str, Any]) -> Event:
+    """The event ``to_json`` made ``data`` from (a line of ``eddy -p --output-format
+    stream-json``, parsed). Keys the event does not have are ignored, so a log written by
+    another version still loads; JSON arrays become tuples where the field is a tuple.
+
+    Raises:
+        ValueError: ``data`` has no known ``type``, or lacks a field the event needs.
+    """
+    cls = EVENT_TYPES.get(str(data.get("type")))
+    if cls is None:
+        raise ValueError(f"not an event: type {data.get('type')!r}")
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name == "type" or f.name not in data:
+            continue
+        value = data[f.name]
+        # annotations are strings here (postponed evaluation); tuple fields were JSON arrays
+        if isinstance(value, list) and str(f.type).startswith("tuple"):
+            value = tuple(value)
+        kwargs[f.name] = value
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ValueError(f"a {cls.__name__} event without its fields: {exc}") from exc

@@ -12,9 +12,9 @@ from agent import ops
 from agent.anthropic_model import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from tests.agent.test_session import Events
 from tests.fakes.fake_api import FakeAnthropic, Reply, _canon, _tokens, text, tool_use
 from tests.fakes.tools import FnTool
+from tests.helpers.events import Events
 
 SYSTEM = "You are a careful engineer. " * 200  # well above the 512-token cache minimum
 

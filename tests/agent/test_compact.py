@@ -15,8 +15,8 @@ from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.store.load import load
 from agent.store.transcript import Transcript
-from tests.agent.test_session import Events
 from tests.fakes.tools import FnTool
+from tests.helpers.events import Events
 
 SUMMARY = '## Goal\nFix it.\n## User\'s standing instructions\n"always use tabs"'
 

@@ -25,8 +25,8 @@ from agent.messages import (
 from agent.model import ModelResponse, ScriptedModel, tool_call
 from agent.pricing import Usage
 from agent.toolrun import GateDecision
-from tests.agent.conftest import run_turn
 from tests.fakes.tools import FnTool
+from tests.helpers.engine import run_turn
 from tools.base import ToolError
 
 call_st = st.fixed_dictionaries(

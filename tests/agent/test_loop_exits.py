@@ -13,8 +13,8 @@ from agent import loop
 from agent.loop import INTERRUPT_NOTE, Limits, TurnInterrupted
 from agent.messages import Message, TextBlock, ToolUseBlock, check_invariant
 from agent.model import ScriptedModel, tool_call
-from tests.agent.conftest import run_turn
 from tests.fakes.tools import FnTool
+from tests.helpers.engine import run_turn
 
 
 def echo() -> FnTool:

@@ -15,8 +15,8 @@ from agent.messages import ToolResultBlock, ToolUseBlock, assistant, check_invar
 from agent.model import ModelResponse, ScriptedModel, tool_call
 from agent.pricing import Usage
 from agent.toolrun import GateDecision
-from tests.agent.conftest import run_turn
 from tests.fakes.tools import FnTool
+from tests.helpers.engine import run_turn
 from tools import default_tools
 
 

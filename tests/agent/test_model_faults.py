@@ -17,9 +17,9 @@ from agent.anthropic_model import AnthropicModel
 from agent.messages import ThinkingBlock, check_invariant, message_from_param
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from tests.agent.test_session import Events
 from tests.fakes.fake_api import FakeAnthropic, HttpError, Reply, text, thinking, tool_use
 from tests.fakes.tools import FnTool
+from tests.helpers.events import Events
 
 FAST_RETRY = {"retry-after-ms": "1"}
 

@@ -23,9 +23,9 @@ from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.store.load import load
 from agent.store.transcript import Transcript
-from tests.agent.test_session import Events
 from tests.fakes.fake_api import FakeAnthropic, Reply, text
 from tests.fakes.tools import FnTool
+from tests.helpers.events import Events
 
 MODEL = "claude-sonnet-5-5"
 

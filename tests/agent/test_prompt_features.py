@@ -17,7 +17,7 @@ from agent.session.config import SessionConfig
 from agent.session.core import Session
 from frontend.commands import completions, custom_commands, parse
 from frontend.fileindex import FileIndex, list_files
-from tests.agent.test_session import Events
+from tests.helpers.events import Events
 from tools import default_tools
 
 

@@ -20,7 +20,7 @@ from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.store.load import load
 from agent.store.transcript import Transcript
-from tests.agent.test_session import Events
+from tests.helpers.events import Events
 from tools import default_tools
 
 MODEL = "claude-sonnet-5-5"

@@ -27,9 +27,9 @@ from agent.store.transcript import Transcript
 from cli.main import parse_launch
 from frontend.session_open import build_session
 from headless.run import run_headless
-from tests.agent.test_session import Events
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.fakes.tools import FnTool
+from tests.helpers.events import Events
 
 MODEL = "claude-sonnet-5-5"
 SYSTEM = "You are a careful engineer. " * 200  # long enough to be cached

@@ -11,7 +11,7 @@ from agent.messages import TextBlock, assistant, check_invariant
 from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from tests.agent.test_session import Events
+from tests.helpers.events import Events
 from tools import default_tools
 
 

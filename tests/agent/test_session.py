@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,30 +15,7 @@ from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from tests.fakes.tools import FnTool
-
-
-class Events:
-    """Records events and lets a test wait for one without sleeping."""
-
-    def __init__(self) -> None:
-        self.all: list[ev.Event] = []
-        self._changed = asyncio.Event()
-
-    def __call__(self, event: ev.Event) -> None:
-        self.all.append(event)
-        self._changed.set()
-
-    def of(self, cls: type) -> list[Any]:
-        return [e for e in self.all if isinstance(e, cls)]
-
-    async def wait_for(self, cls: type, n: int = 1) -> Any:
-        async def wait() -> Any:
-            while len(self.of(cls)) < n:
-                self._changed.clear()
-                await self._changed.wait()
-            return self.of(cls)[n - 1]
-
-        return await asyncio.wait_for(wait(), timeout=10)
+from tests.helpers.events import Events
 
 
 def make_session(tmp_path: Path, model, tools, headless: bool = False) -> tuple[Session, Events]:

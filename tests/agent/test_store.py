@@ -36,8 +36,8 @@ from agent.store.listing import find_session, latest_session, list_sessions, ses
 from agent.store.load import TranscriptError, load
 from agent.store.repair import INTERRUPTED_RESULT, LOST_START, repair_history
 from agent.store.transcript import SessionInUse, Transcript, fork
-from tests.agent.test_session import Events
 from tests.fakes.tools import FnTool
+from tests.helpers.events import Events
 
 MODEL = "claude-sonnet-5-5"
 

@@ -197,7 +197,7 @@ async def test_tui_exits_with_the_signal_status(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import frontend.termination
-    from tests.tui.helpers import SIZE, make_args
+    from tests.helpers.tui import SIZE, make_args
     from tui.app import EddyApp
 
     monkeypatch.setenv("EDDY_DATA_DIR", str(tmp_path / "data"))

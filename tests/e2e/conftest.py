@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.tmux import Pane
+from tests.helpers.tmux import Pane
 
 
 @pytest.fixture

@@ -6,32 +6,16 @@ The three-turn scenario of the issue: run the tests, read two files in parallel,
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from agent.messages import check_invariant, message_from_param
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
+from tests.helpers.headless import eddy
 
 CALC = "def add(a, b):\n    return a - b\n"
 TEST = "from calc import add\n\nassert add(2, 3) == 5, 'add is broken'\nprint('all tests passed')\n"
-
-
-def eddy(
-    fake: FakeAnthropic, cwd: Path, *args: str, key: bool = True, timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env["ANTHROPIC_BASE_URL"] = fake.base_url
-    if key:
-        env["ANTHROPIC_API_KEY"] = "test-key"
-    exe = Path(sys.executable).with_name("eddy")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "cli.main"]
-    return subprocess.run(
-        [*cmd, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
-    )
 
 
 @pytest.fixture

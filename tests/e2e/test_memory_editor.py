@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.tmux import Pane, eddy_command
 from tests.fakes.fake_api import FakeAnthropic, Reply, text
+from tests.helpers.tmux import Pane, eddy_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

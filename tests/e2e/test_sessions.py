@@ -15,8 +15,8 @@ from pathlib import Path
 from agent.messages import TextBlock, ToolResultBlock, check_invariant, message_from_param, user
 from agent.store.listing import latest_session, list_sessions
 from agent.store.load import load
-from tests.e2e.test_headless import eddy
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
+from tests.helpers.headless import eddy
 
 
 def result_of(out: subprocess.CompletedProcess[str]) -> dict:

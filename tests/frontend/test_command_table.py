@@ -10,8 +10,8 @@ import pytest
 
 from agent.model import ScriptedModel
 from frontend.commands import COMMANDS
-from tests.plain.conftest import ENTER
-from tests.tui.helpers import SIZE, make_args, wait_ready
+from tests.helpers.plain import ENTER
+from tests.helpers.tui import SIZE, make_args, wait_ready
 from tui.widgets.message_line import MessageLine
 
 SKIPPED_HERE = {
@@ -81,7 +81,7 @@ async def test_the_command_works_in_line_mode(
     if expected is not None:
         await h.printed(expected)
     else:
-        from tests.plain.conftest import until
+        from tests.helpers.plain import until
 
         await until(lambda: len(h.output) > before + 2, what=f"output of {typed}")
     assert "Unknown command" not in h.output[before:]

@@ -10,7 +10,7 @@ from agent import events as ev
 from agent.loop import INTERRUPT_NOTE
 from agent.messages import check_invariant, message_from_param
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
-from tests.plain.conftest import CTRL_C, CTRL_J, ENTER, ESC, UP, until
+from tests.helpers.plain import CTRL_C, CTRL_J, ENTER, ESC, UP, until
 
 # A shell command that runs until the test creates a file: the turn is mid-tool for as long
 # as the test needs, without a sleep that hopes for the best.

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent import events as ev
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
-from tests.plain.conftest import ENTER, until
+from tests.helpers.plain import ENTER, until
 
 
 async def test_budget_and_turns_are_shown_set_and_removed(harness) -> None:

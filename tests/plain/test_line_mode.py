@@ -9,11 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent import events as ev
 from agent.pricing import DEFAULT_MODEL
 from plain.app import PlainApp, run_plain
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
-from tests.plain.conftest import plain_args
+from tests.helpers.plain import plain_args
 
 
 def line_app(fake: FakeAnthropic, workspace: Path, lines: str, *extra: str):
@@ -78,6 +80,7 @@ def test_no_api_key_says_how_to_set_one(monkeypatch, workspace: Path, capsys):
     assert "export ANTHROPIC_API_KEY" in err and "--demo" in err
 
 
+@pytest.mark.slow
 def test_eddy_plain_through_pipes(fake_api: FakeAnthropic, workspace: Path):
     """The installed command, stdin and stdout pipes: line mode, no escape code at all."""
     fake_api.push(Reply([text("Piped **answer**.")]))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent.settings.trust import is_trusted
-from tests.plain.conftest import ENTER, until
+from tests.helpers.plain import ENTER, until
 
 
 @pytest.fixture(autouse=True)

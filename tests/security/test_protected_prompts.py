@@ -9,7 +9,7 @@ from agent.messages import assistant
 from agent.model import ScriptedModel, tool_call
 from plain.render import Renderer
 from plain.style import Painter
-from tests.tui.helpers import SIZE, make_app, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, make_app, type_and_send, wait_ready
 from tools.write import WriteTool
 from tui.widgets.permission_prompt import PermissionPrompt
 

@@ -17,7 +17,7 @@ from agent.sandbox import INSTALL_HINT, Sandbox, SandboxSettings, availability
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.session.gate import PermissionGate
-from tests.security.conftest import needs_bwrap, run_bash, sandboxed_ctx
+from tests.helpers.sandbox import needs_bwrap, run_bash, sandboxed_ctx
 from tools import default_tools
 from tools.base import ToolContext, ToolError
 from tools.bash import BashTool

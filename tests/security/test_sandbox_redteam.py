@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.conftest import (
+from tests.helpers.sandbox import (
     CanaryServer,
     needs_bwrap,
     processes_with,

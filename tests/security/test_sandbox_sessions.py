@@ -16,7 +16,7 @@ from agent.messages import assistant
 from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from tests.security.conftest import CanaryServer, needs_bwrap
+from tests.helpers.sandbox import CanaryServer, needs_bwrap
 from tools import default_tools
 
 pytestmark = needs_bwrap

@@ -10,7 +10,7 @@ import pytest
 
 from agent import events as ev
 from agent.model import ScriptedModel
-from tests.tui.helpers import SIZE, Events, make_app, make_args, settle, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, Events, make_app, make_args, settle, type_and_send, wait_ready
 from tui.app import EddyApp, settings_path
 from tui.widgets.message_line import MessageLine
 

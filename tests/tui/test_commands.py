@@ -13,7 +13,7 @@ import pytest
 from agent import events as ev
 from agent.messages import TextBlock, assistant, check_invariant
 from agent.model import ScriptedModel, tool_call
-from tests.tui.helpers import SIZE, make_app, settle, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tools import default_tools
 from tui.widgets.completion import token_at
 from tui.widgets.message_line import MessageLine
@@ -275,7 +275,8 @@ async def test_shift_tab_cycles_the_permission_mode(workspace: Path) -> None:
 
 
 async def test_rename_goes_through_the_engine_and_says_so(workspace: Path) -> None:
-    from tests.tui.helpers import Events, make_args
+    from tests.helpers.events import Events
+    from tests.helpers.tui import make_args
     from tui.app import EddyApp
 
     events = Events()  # tools=None: the session is saved, as it is for a user

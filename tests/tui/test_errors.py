@@ -8,7 +8,7 @@ from agent import events as ev
 from agent.messages import assistant
 from agent.model import ModelError, ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
-from tests.tui.helpers import SIZE, make_app, settle, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tui.widgets.message_line import MessageLine
 
 

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from agent import events as ev
 from agent.model import ScriptedModel
-from tests.tui.helpers import SIZE, make_app, settle, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tui.widgets.assistant_text import PIECE_CHARS, AssistantText, split_blocks
 from tui.widgets.frozen_markdown import FrozenMarkdown
 from tui.widgets.markdown_content import estimate_height, markdown_to_content

@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent import events as ev
 from agent.messages import ToolResultBlock, assistant
 from agent.model import ScriptedModel, tool_call
 from agent.permissions.policy import Rule
-from tests.tui.helpers import SIZE, make_app, settle, shell_tool, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, make_app, settle, shell_tool, type_and_send, wait_ready
 from tui.screens.permissions import PermissionsScreen
 from tui.widgets.message_line import MessageLine
 
@@ -66,6 +68,7 @@ async def prompt_and_finish(app: Any, pilot: Any, events: Any, text: str, n: int
     await settle(app, pilot)
 
 
+@pytest.mark.slow
 async def test_added_allow_rule_is_saved_to_the_chosen_file_and_the_next_call_runs(
     workspace: Path,
 ) -> None:
@@ -152,6 +155,7 @@ async def test_removed_rule_leaves_its_file_and_the_call_asks_again(workspace: P
     assert len(bash.calls) == 2
 
 
+@pytest.mark.slow
 async def test_invalid_rule_text_says_why_and_writes_nothing(workspace: Path) -> None:
     app, _ = make_app(workspace, ScriptedModel([]), [ran_bash()])
     async with app.run_test(size=SIZE) as pilot:

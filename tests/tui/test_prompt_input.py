@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual import events
 
 from agent import events as ev
 from agent.model import ScriptedModel
 from agent.paths import project_data_dir
 from frontend.prompt_history import PromptHistory
-from tests.tui.helpers import SIZE, make_app, settle, wait_ready
+from tests.helpers.tui import SIZE, make_app, settle, wait_ready
 
 
 async def test_ctrl_j_and_shift_enter_insert_newlines_and_enter_sends(workspace: Path) -> None:
@@ -27,6 +28,7 @@ async def test_ctrl_j_and_shift_enter_insert_newlines_and_enter_sends(workspace:
         assert app.main.prompt.text == ""
 
 
+@pytest.mark.slow
 async def test_history_is_persisted_per_project_and_browsed_with_up_down(
     workspace: Path, tmp_path: Path
 ) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from agent import events as ev
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
-from tests.tui.helpers import SIZE, Events, make_args, settle, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wait_ready
 from tui.widgets.assistant_text import AssistantText
 from tui.widgets.tool_call import ToolCallBlock
 from tui.widgets.user_prompt import UserPrompt

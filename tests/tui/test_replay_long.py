@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent import events as ev
-from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, assistant, user
+from agent.messages import Message, ToolResultBlock, ToolUseBlock, assistant, user
 from agent.model import ScriptedModel
-from agent.pricing import DEFAULT_MODEL
-from agent.store.transcript import Transcript
 from frontend.history_events import REPLAY_MESSAGES, tail_start
-from tests.tui.helpers import SIZE, Events, make_args, rendered, wait_ready
+from tests.helpers.tui import SIZE, rendered, resumed_app, save_session, wait_ready
 from tui.app import EddyApp
 from tui.replay import EARLIER_MESSAGES, EarlierMessages, ReplayedBlock
 from tui.widgets.assistant_text import AssistantText
@@ -36,26 +36,6 @@ def long_history(turns: int = TURNS) -> list[Message]:
             history.append(user(ToolResultBlock(call, f"output {n}.{k}\n" * 50)))
         history.append(assistant(f"answer {n}"))
     return history
-
-
-def save(workspace: Path, history: list[Message]) -> None:
-    """A saved session of ``history`` for ``workspace`` (what ``--continue`` resumes)."""
-    t = Transcript.create(workspace, model=DEFAULT_MODEL)
-    for i, msg in enumerate(history):
-        block = msg.content[0]
-        if msg.role == "user" and isinstance(block, TextBlock):
-            t.record_history(history[: i + 1], prompt=block.text)
-        else:
-            t.record_history(history[: i + 1])
-    t.close()
-
-
-def resumed_app(workspace: Path, model: Any) -> tuple[EddyApp, Events]:
-    events = Events()
-    app = EddyApp(
-        make_args(workspace, "--continue"), model=model, frozen_clock=True, event_hook=events
-    )
-    return app, events
 
 
 def prompts(app: EddyApp) -> list[str]:
@@ -86,9 +66,10 @@ def test_tail_starts_at_a_prompt_when_there_is_one() -> None:
     assert tail_start(history, 1000) == 0 and tail_start([], 5) == 0
 
 
+@pytest.mark.slow
 async def test_long_resume_shows_the_newest_and_reaches_the_oldest(workspace: Path) -> None:
     history = long_history()
-    save(workspace, history)
+    save_session(workspace, history)
     model = ScriptedModel(["Picked up where we left off."])
     app, events = resumed_app(workspace, model)
     async with app.run_test(size=SIZE) as pilot:
@@ -139,7 +120,7 @@ async def test_long_resume_shows_the_newest_and_reaches_the_oldest(workspace: Pa
 
 
 async def test_a_short_session_has_no_earlier_line(workspace: Path) -> None:
-    save(workspace, long_history(2))
+    save_session(workspace, long_history(2))
     app, _ = resumed_app(workspace, ScriptedModel([]))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
@@ -148,9 +129,10 @@ async def test_a_short_session_has_no_earlier_line(workspace: Path) -> None:
         assert not app.main.conversation.query(EarlierMessages)
 
 
+@pytest.mark.slow
 async def test_a_click_on_the_earlier_line_renders_more(workspace: Path) -> None:
     history = [m for n in range(120) for m in (user(f"prompt {n}"), assistant(f"answer {n}"))]
-    save(workspace, history)
+    save_session(workspace, history)
     app, _ = resumed_app(workspace, ScriptedModel([]))
     async with app.run_test(size=(100, 120)) as pilot:  # tall: the line is on screen
         await wait_ready(app, pilot)

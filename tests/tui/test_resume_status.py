@@ -17,7 +17,7 @@ from agent.session.core import Session
 from agent.store.transcript import Transcript
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.fakes.tools import FnTool
-from tests.tui.helpers import SIZE, Events, make_args, settle, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wait_ready
 from tui.app import EddyApp
 from tui.widgets.message_line import MessageLine
 from tui.widgets.status_line import human_tokens

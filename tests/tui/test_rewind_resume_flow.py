@@ -17,7 +17,7 @@ from agent.model import ScriptedModel, tool_call
 from agent.pricing import DEFAULT_MODEL
 from agent.store.listing import list_sessions
 from frontend import session_open as factory
-from tests.tui.helpers import SIZE, Events, make_args, settle, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wait_ready
 from tui.app import EddyApp
 from tui.screens.resume import ResumeScreen
 from tui.screens.rewind import RewindScreen

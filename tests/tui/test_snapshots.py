@@ -16,7 +16,7 @@ from agent import events as ev
 from agent.messages import assistant
 from agent.model import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
-from tests.tui.helpers import (
+from tests.helpers.tui import (
     SIZE,
     make_app,
     rendered,

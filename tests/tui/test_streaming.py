@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent import events as ev
 from agent.model import ScriptedModel
-from tests.tui.helpers import SIZE, make_app, settle, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tui.widgets.assistant_text import AssistantText
 from tui.widgets.user_prompt import UserPrompt
 
@@ -38,7 +38,7 @@ async def test_a_turn_streams_and_renders(workspace: Path) -> None:
 
 
 async def test_status_shows_work_in_progress_while_streaming(workspace: Path) -> None:
-    from tests.tui.helpers import StreamThenStall
+    from tests.helpers.tui import StreamThenStall
 
     model = StreamThenStall("Reading the code now, " * 20, ScriptedModel(["done"]))
     app, events = make_app(workspace, model)

@@ -9,7 +9,7 @@ import pytest
 
 from agent import events as ev
 from agent.model import ScriptedModel
-from tests.tui.helpers import SIZE, make_app, rendered, wait_ready
+from tests.helpers.tui import SIZE, make_app, rendered, wait_ready
 from tui.widgets.assistant_text import AssistantText
 from tui.widgets.message_line import MessageLine
 from tui.widgets.tool_call import ToolCallBlock

@@ -9,7 +9,7 @@ import pytest
 
 from agent.model import ScriptedModel
 from agent.settings.trust import is_trusted, trust_path
-from tests.tui.helpers import SIZE, make_app, wait_ready
+from tests.helpers.tui import SIZE, make_app, wait_ready
 from tui.screens.trust import TrustScreen
 
 

@@ -11,7 +11,7 @@ import pytest
 from agent import events as ev
 from agent.anthropic_model import AnthropicModel
 from tests.fakes.fake_api import FakeAnthropic, Reply, text
-from tests.tui.helpers import SIZE, Events, make_args, settle, type_and_send, wait_ready
+from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wait_ready
 
 
 async def test_the_client_is_ready_before_the_first_prompt_and_used_by_it(
@@ -109,7 +109,7 @@ async def test_the_css_of_a_turns_widgets_is_added_before_the_first_prompt(
     workspace: Path,
 ) -> None:
     from agent.model import ScriptedModel
-    from tests.tui.helpers import make_app
+    from tests.helpers.tui import make_app
     from tui.widgets.assistant_text import AssistantText
 
     app, _ = make_app(workspace, ScriptedModel(["unused"]))

@@ -1,12 +1,10 @@
-"""Helpers for engine tests: a Turn/Session over scripted models and test tools."""
+"""Helpers for engine tests: one Turn of the real loop over scripted models and test tools."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from agent import events as ev
 from agent.loop import Limits, Turn, TurnOutcome
@@ -65,8 +63,3 @@ async def run_turn(
     )
     outcome = await turn.run()
     return outcome, h, rec
-
-
-@pytest.fixture
-def recorder() -> Recorder:
-    return Recorder()

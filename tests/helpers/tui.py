@@ -6,52 +6,61 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from agent import events as ev
+from agent.messages import Message, TextBlock
+from agent.pricing import DEFAULT_MODEL
 from cli.main import parse_launch
+from tests.helpers.events import Events
 
 SIZE = (100, 30)
 
 
-class Events:
-    """Records engine events (the app's event hook) and lets a test wait for one."""
+def isolate_dirs(tmp_path: Path, monkeypatch: Any) -> Path:
+    """Keep data, config and prompt history in ``tmp_path``; no key, no colour flags."""
+    monkeypatch.setenv("EDDY_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("EDDY_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return tmp_path
 
-    def __init__(self) -> None:
-        self.all: list[ev.Event] = []
-        self._changed = asyncio.Event()
 
-    def __call__(self, event: ev.Event) -> None:
-        self.all.append(event)
-        self._changed.set()
-
-    def of(self, cls: type) -> list[Any]:
-        return [e for e in self.all if isinstance(e, cls)]
-
-    async def wait_for(self, cls: type, n: int = 1, timeout: float = 10) -> Any:
-        """The ``n``-th event of type ``cls``, once it has been emitted."""
-
-        async def wait() -> Any:
-            while len(self.of(cls)) < n:
-                self._changed.clear()
-                await self._changed.wait()
-            return self.of(cls)[n - 1]
-
-        return await asyncio.wait_for(wait(), timeout=timeout)
-
-    async def wait_until(self, predicate: Any, timeout: float = 10) -> None:
-        """Wait until ``predicate()`` is true, re-checking after each event."""
-
-        async def wait() -> None:
-            while not predicate():
-                self._changed.clear()
-                await self._changed.wait()
-
-        await asyncio.wait_for(wait(), timeout=timeout)
+def project_dir(tmp_path: Path) -> Path:
+    """A project directory with a fixed name (it shows in the banner of snapshots)."""
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
 
 
 def make_args(workspace: Path, *extra: str) -> Any:
+    """Launch options for the TUI in ``workspace`` with ``extra`` flags."""
     args = parse_launch(list(extra))
     args = args.replace(cwd=workspace)
     return args
+
+
+def save_session(workspace: Path, history: list[Message]) -> None:
+    """A saved session of ``history`` for ``workspace`` (what ``--continue`` resumes)."""
+    from agent.store.transcript import Transcript
+
+    t = Transcript.create(workspace, model=DEFAULT_MODEL)
+    for i, msg in enumerate(history):
+        block = msg.content[0]
+        if msg.role == "user" and isinstance(block, TextBlock):
+            t.record_history(history[: i + 1], prompt=block.text)
+        else:
+            t.record_history(history[: i + 1])
+    t.close()
+
+
+def resumed_app(workspace: Path, model: Any) -> tuple[Any, Events]:
+    """An EddyApp that resumes the workspace's latest session (``eddy --continue``)."""
+    from tui.app import EddyApp
+
+    events = Events()
+    app = EddyApp(
+        make_args(workspace, "--continue"), model=model, frozen_clock=True, event_hook=events
+    )
+    return app, events
 
 
 def make_app(

@@ -1,0 +1,25 @@
+"""``eddy`` as a real process (the installed script) against the fake Messages API server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fakes.fake_api import FakeAnthropic
+
+
+def eddy(
+    fake: FakeAnthropic, cwd: Path, *args: str, key: bool = True, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """Run the installed ``eddy`` with ``args`` in ``cwd`` against ``fake``; its output."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env["ANTHROPIC_BASE_URL"] = fake.base_url
+    if key:
+        env["ANTHROPIC_API_KEY"] = "test-key"
+    exe = Path(sys.executable).with_name("eddy")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "cli.main"]
+    return subprocess.run(
+        [*cmd, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )

@@ -1,0 +1,88 @@
+"""Red-team helpers: bubblewrap checks, sandboxed tool contexts, process probes, a canary server
+(fixtures: tests/security/conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.sandbox import Sandbox, SandboxSettings, availability
+from tools.base import Grant, ToolContext, ToolResult
+from tools.bash import BashTool
+
+needs_bwrap = pytest.mark.skipif(
+    availability().backend != "bwrap", reason="bubblewrap is not available here"
+)
+"""Tests that run commands under bubblewrap (CI installs it: .ci/run)."""
+
+
+def sandboxed_ctx(workspace: Path, **settings: Any) -> ToolContext:
+    """A tool context with the session's sandbox (``settings``: SandboxSettings fields)."""
+    return ToolContext(workspace, sandbox=Sandbox(SandboxSettings(**settings)))
+
+
+async def run_bash(
+    ctx: ToolContext, command: str, grant: Grant | None, *, timeout_ms: int | None = None
+) -> ToolResult:
+    """Run ``command`` through the Bash tool as the gate would with ``grant``."""
+    args: dict[str, Any] = {"command": command}
+    if timeout_ms is not None:
+        args["timeout"] = timeout_ms
+    return await BashTool().run(args, ctx.for_call(lambda _t: None, grant))
+
+
+def processes_with(marker: str) -> list[int]:
+    """Pids whose command line contains ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline and "pytest" not in cmdline:
+            found.append(int(entry))
+    return found
+
+
+async def wait_gone(marker: str, seconds: float = 10.0) -> list[int]:
+    """Wait until no process carries ``marker`` (or ``seconds`` pass); the survivors."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while (left := processes_with(marker)) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    return left
+
+
+class CanaryServer:
+    """A TCP server on 127.0.0.1 that counts connections (a command reaching it = network)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.sendall(b"CANARY-NET\n")
+            conn.close()
+
+    def close(self) -> None:
+        self.sock.close()
