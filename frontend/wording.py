@@ -11,6 +11,7 @@ import unicodedata
 from typing import Any
 
 from agent import events as ev
+from tools.textfile import plural
 
 
 def cell_width(text: str) -> int:
@@ -66,7 +67,7 @@ def turn_end(subtype: str, limits: Any) -> str | None:
         )
     if subtype == "error_max_turns":
         turns = limits.max_turns if limits is not None else None
-        what = f"{turns} tool turns" if turns is not None else "the turn cap"
+        what = plural(turns, "tool turn") if turns is not None else "the turn cap"
         return (
             f"To go on past {what} for this prompt, raise the cap with /turns N (/turns 0 "
             "removes it), then send a message."

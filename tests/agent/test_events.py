@@ -30,9 +30,13 @@ ONE_OF_EACH: list[ev.Event] = [
     ev.Notice(1, "cut off"),
     ev.Error(1, "overloaded", "overloaded"),
     ev.Interrupted(1),
-    ev.Compacted(1, "summary", 10, 4, True),
-    ev.RewindFinished("both", "p", ("a.py",), ("b.py",), (), ("db: not a file",), "Rewound."),
-    ev.TurnFinished(1, "success", 2, 3, 0.1, 0.2, 1500, {"output_tokens": 9}, "done", None),
+    ev.Compacted(1, "summary", 10, 4, True, 1_200),
+    ev.RewindFinished("both", "p", ("a.py",), ("b.py",), (), ("db: not a file",), "Rewound.", 900),
+    ev.PermissionModeChanged("plan"),
+    ev.SessionRenamed("the title"),
+    ev.TurnFinished(
+        1, "success", 2, 3, 0.1, 0.2, 1500, {"output_tokens": 9}, "done", None, "end_turn", 1
+    ),
 ]
 
 

@@ -216,16 +216,10 @@ def test_a_signal_mid_tool_kills_the_commands_process_group(
         Reply([tool_use("toolu_tree", "Bash", {"command": TREE})], "tool_use"),
         Reply([text("never asked for")]),
     )
-    # outside the sandbox, so the command's process group is visible from here (inside, it
-    # has its own PID namespace, which dies with bwrap: tests/security covers that path)
-    run = Run(
-        fake_api,
-        workspace,
-        "the task",
-        "--allowed-tools",
-        "Bash",
-        EDDY_SANDBOX_BWRAP=str(workspace / "no-bwrap"),
-    )
+    # approved by the user (bypass): outside the sandbox, so the command's process group is
+    # visible from here (inside, it has its own PID namespace, which dies with bwrap:
+    # tests/security covers that path); a background tree is unmodelled and would ask
+    run = Run(fake_api, workspace, "the task", "--permission-mode", "bypassPermissions")
     marker = workspace / "group"
     wait_until(marker.exists, "the command's marker file")
     pgid = int(marker.read_text())

@@ -50,5 +50,5 @@ async def test_a_stop_at_the_turn_cap_says_how_to_go_on(
     finished = await h.event(ev.TurnFinished)
     assert finished.subtype == "error_max_turns"
     await until(lambda: "raise the cap with /turns N" in h.output, what="the advice")
-    assert "To go on past 1 tool turns for this prompt" in h.output
+    assert "To go on past 1 tool turn for this prompt" in h.output
     assert h.output.count("Stopped") == 1, h.output  # why the turn ended is said once
