@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from frontend.sanitize import sanitize
 from tui.screens.dialog import Dialog
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class RewindChoice:
 
 def first_line(text: str, width: int) -> str:
     """The first non-blank line of ``text``, cut to ``width`` cells with an ellipsis."""
-    line = next((x.strip() for x in text.splitlines() if x.strip()), "")
+    line = next((x.strip() for x in sanitize(text).splitlines() if x.strip()), "")
     if cell_len(line) > width:
         line = set_cell_size(line, width - 1) + "…"
     return line
@@ -129,8 +130,9 @@ class RewindScreen(Dialog[RewindChoice | None]):
 
     # -- steps ----------------------------------------------------------------------------
     def _show(self, title: str, detail: str, options: list[Option | None], keys: str) -> None:
-        self._title.update(Content(title))  # prompts and paths are not markup
-        self._detail.update(Content(detail))
+        # prompts and paths are not markup, nor escape sequences
+        self._title.update(Content(sanitize(title)))
+        self._detail.update(Content(sanitize(detail)))
         self._detail.display = bool(detail)
         self._detail.set_class(self.step == "conflicts", "warning")
         self._options.set_options(options)

@@ -27,6 +27,7 @@ from textual.containers import Vertical
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
+from frontend.sanitize import sanitize
 from tui.widgets.frozen_markdown import FrozenMarkdown
 from tui.widgets.prompt_input import PromptInput
 
@@ -121,6 +122,7 @@ class AssistantText(Vertical):
 
     def __init__(self, text: str = "") -> None:
         super().__init__()
+        text = sanitize(text)
         self.live = Markdown()
         self._unsent: list[str] = [text] if text else []
         self._parts: list[str] = [text] if text else []
@@ -156,6 +158,9 @@ class AssistantText(Vertical):
 
     def add(self, delta: str) -> None:
         """Append a fragment of markdown (called from the engine's emit, same thread)."""
+        # an escape sequence in the model's text must not reach the terminal (one cut
+        # between two deltas leaves only harmless printable characters)
+        delta = sanitize(delta)
         if self._no_more or not delta:
             return
         self._unsent.append(delta)

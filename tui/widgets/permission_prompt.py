@@ -18,19 +18,21 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
+from frontend.sanitize import sanitize
+
 PREVIEW_MAX_LINES = 30
 
 
 def describe_call(name: str, args: dict[str, Any], summary: str) -> Content:
     """What will run, for tools without a diff preview: the command, or the input."""
     if name == "Bash":
-        command = str(args.get("command", ""))
-        desc = str(args.get("description", "") or "")
+        command = sanitize(str(args.get("command", "")))
+        desc = sanitize(str(args.get("description", "") or ""))
         body = Content.styled(command, "bold")
         return body + Content.styled("\n" + desc, "$text-muted") if desc else body
     if summary:
-        return Content(summary)
-    text = json.dumps(args, indent=2, ensure_ascii=False)
+        return Content(sanitize(summary))
+    text = sanitize(json.dumps(args, indent=2, ensure_ascii=False))
     lines = text.splitlines()
     if len(lines) > PREVIEW_MAX_LINES:
         text = "\n".join(lines[:PREVIEW_MAX_LINES]) + f"\n… {len(lines) - PREVIEW_MAX_LINES} more"
@@ -96,11 +98,12 @@ class PermissionPrompt(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         title = f"{self.tool_name}: {self.summary}" if self.summary else self.tool_name
+        title = sanitize(title)
         yield Static(Content.styled(f"Allow {title}?", "bold"), classes="perm-title")
         if self.diff is not None:
             from tui.widgets.diff_view import render_diff
 
-            label, diff = self.diff
+            label, diff = sanitize(self.diff[0]), sanitize(self.diff[1])
             body = render_diff(diff, label, PREVIEW_MAX_LINES) if diff else Content("(no change)")
         else:
             body = describe_call(self.tool_name, self.args, self.summary)

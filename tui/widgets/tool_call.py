@@ -24,6 +24,8 @@ from agent.tool_summary import (
     state_mark,
     state_word,
 )
+from frontend.sanitize import sanitize
+from tui.widgets.ansi_content import ansi_content
 from tui.widgets.diff_view import render_diff
 from tui.widgets.todo_list import render_todos
 
@@ -53,7 +55,7 @@ _QUIET = ("pending", "done")
 
 def _clip(lines: list[str], limit: int, note: str) -> Content:
     shown, hidden = clip_lines(lines, limit)
-    body = Content("\n".join(shown))
+    body = ansi_content("\n".join(shown))
     if hidden:
         body = body + Content.styled(f"\n… +{hidden} lines {note}", "$text-muted")
     return body
@@ -76,7 +78,7 @@ class ToolCallBlock(Vertical):
         super().__init__(classes="tool-call")
         self.call_id = call_id
         self.tool_name = name
-        self.summary = summary
+        self.summary = sanitize(summary)  # a file name or command may carry escapes
         self._clock = clock
         self._started_at: float | None = None
         self._ended_at: float | None = None
@@ -185,8 +187,11 @@ class ToolCallBlock(Vertical):
         if self._result is None:
             if not self._output:
                 return None
-            tail = self.output.splitlines()[-STREAM_TAIL_LINES:]
-            return Content.styled("\n".join(tail), "$text-muted")
+            # cleaned before it is cut into lines: a progress bar's \r or a cursor movement
+            # must neither start a line nor reach the terminal
+            raw = self.output.split("\n")[-2 * STREAM_TAIL_LINES :]
+            tail = sanitize("\n".join(raw), keep_sgr=True).splitlines()[-STREAM_TAIL_LINES:]
+            return ansi_content("\n".join(tail)).stylize_before("$text-muted")
         if display.get("kind") == "diff" and not self.is_error:
             return self._diff_body(display)
         if display.get("kind") == "todos" and not self.is_error:
@@ -195,15 +200,15 @@ class ToolCallBlock(Vertical):
             n = len(self._result.splitlines())
             read = f"Read {n} line{'' if n == 1 else 's'}" if n else "Read an empty file"
             return Content.styled(f"{read}  (click to show)", "$text-muted")
-        lines = self._result.splitlines() or [""]
+        lines = sanitize(self._result, keep_sgr=True).splitlines() or [""]
         limit = EXPANDED_MAX_LINES if self.expanded else COLLAPSED_LINES
         shown = _clip(lines, limit, "" if self.expanded else "(click to expand)")
         return shown.stylize_before("$text-error") if self.is_error else shown
 
     def _diff_body(self, display: dict[str, Any]) -> Content:
-        path = str(display.get("path") or "")
+        path = sanitize(str(display.get("path") or ""))
         verb = "Created" if display.get("created") else "Updated"
         name = path.rsplit("/", 1)[-1] if path else self.summary
         head = Content.styled(f"{verb} {name} ({diff_counts(display)})\n", "$text-muted")
         limit = EXPANDED_MAX_LINES if self.expanded else DIFF_COLLAPSED_LINES
-        return head + render_diff(str(display.get("diff", "")), path or None, limit)
+        return head + render_diff(sanitize(str(display.get("diff", ""))), path or None, limit)

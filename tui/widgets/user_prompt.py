@@ -6,13 +6,14 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agent.tool_summary import clip_lines, more_lines
+from frontend.sanitize import sanitize
 
 MAX_SHOWN_LINES = 40
 """A huge pasted prompt is shown cut to this many lines (the model got all of it)."""
 
 
 def _shown(text: str) -> str:
-    shown, more = clip_lines(text.splitlines() or [""], MAX_SHOWN_LINES)
+    shown, more = clip_lines(sanitize(text).splitlines() or [""], MAX_SHOWN_LINES)
     return "\n".join(shown) + (f"\n{more_lines(more)}" if more else "")
 
 
