@@ -97,8 +97,20 @@ class SlashCommands:
                 return True
             self.app.main.send(prompt)
             return True
-        self.say(f"Unknown command /{name}. /help lists the commands.", "error")
+        self.say(self._unknown(name), "error")
         return True
+
+    def _unknown(self, name: str) -> str:
+        """What an unknown ``/name`` is answered: the commands it starts, if any."""
+        from agent.commands import completions
+
+        try:
+            near = [found for found, _ in completions(name, self.app.workspace)][:3]
+        except OSError:
+            near = []
+        if near:
+            return f"Unknown command /{name}. Did you mean {' or '.join(near)}?"
+        return f"Unknown command /{name}. /help lists the commands."
 
     def _ready(self, what: str, *, idle: bool = True) -> bool:
         """Whether there is a session (idle, if asked); says why not."""

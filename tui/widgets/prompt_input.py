@@ -5,8 +5,13 @@ app takes it out of the engine's queue and loads it here to edit).
 
 Completion: while the cursor is in ``/command`` (the prompt's first word) or ``@path``, the
 screen's ``completer`` offers candidates in the ``menu`` under the prompt. While it shows, ↑/↓
-move in it, Tab takes the highlighted candidate, and Enter takes it too (for a command: and
-runs it). Text loaded from the history never opens the menu.
+move in it and Tab takes the highlighted candidate. Enter acts on what is typed: a command
+goes as typed (a half-typed one is answered "did you mean") unless the user picked a candidate
+with ↑/↓ after the last edit (then that one runs); in an ``@path`` Enter takes the highlighted
+path of the menu made for exactly that text (it only inserts it), else the text goes as typed.
+Keys typed in one burst reach the editor before the menu has caught up with them, so the menu
+is brought up to date with the text before Tab or Enter reads it. Text loaded from the history
+never opens the menu.
 """
 
 from __future__ import annotations
@@ -67,6 +72,9 @@ class PromptInput(TextArea):
         """Candidates for a token (set by the screen)."""
         self._quiet = False
         """The next change came from the history, not typing: no menu for it."""
+        self._picked: tuple[str, tuple[int, int]] | None = None
+        """(text, cursor) when the user last moved in the menu: Enter takes the highlighted
+        candidate only while the text is still that."""
 
     # -- completion -----------------------------------------------------------------------
     def load_quietly(self, text: str) -> None:
@@ -145,6 +153,7 @@ class PromptInput(TextArea):
         if event.key == "enter":
             event.stop()
             event.prevent_default()
+            self.close_menu()
             self._submit()
             return
         if event.key in NEWLINE_KEYS:
@@ -158,15 +167,32 @@ class PromptInput(TextArea):
         assert self.menu is not None
         if key in ("up", "down"):
             self.menu.move(-1 if key == "up" else 1)
+            self._picked = (self.text, self.cursor_location)
         elif key == "tab":
-            self.accept_completion()
+            if self._menu_is_current():
+                self.accept_completion()
         elif key == "enter":
+            picked = self._picked == (self.text, self.cursor_location)
+            if not picked and not (self._menu_is_current() and self.menu.token.kind == "path"):
+                return False  # nothing picked since the last edit: Enter sends what is typed
             kind = self.menu.token.kind if self.menu.token is not None else None
             if self.accept_completion() is not None and kind == "command":
                 self._submit(self.text.rstrip())  # the completion's space is not part of it
         else:
             return False
         return True
+
+    def _menu_is_current(self) -> bool:
+        """Bring the menu up to date with the text (a burst of keys can be ahead of the
+        change events that update it); True if it still shows candidates."""
+        menu = self.menu
+        if menu is None:
+            return False
+        token = token_at(self.text, self.cursor_location)
+        if token is None or menu.token is None or token != menu.token:
+            self.update_completion()
+        # a large file list is searched in a thread: until it answers, the menu is old
+        return menu.shown and menu.token is not None and menu.token == token
 
     def _complete_on_tab(self) -> bool:
         """Tab with the menu closed, in a /command or @path: open the menu (a single
