@@ -78,6 +78,11 @@ class MainScreen(Screen[None]):
         self.prompt.completer = self.complete
         self._on_command = on_command
         self._pending_prompts: list[str] = []
+        self.connected = True
+        """Whether the model's client exists (the app sets it False while the SDK loads):
+        until then prompts are shown at once and sent when it does."""
+        self.connect: Callable[[], None] | None = None
+        """Asks the app to make the model's client now (a prompt is waiting for it)."""
         self.unavailable: str | None = None
         """Why prompts cannot be sent (no API key); shown again on each attempt."""
         self.workspace: Path | None = None
@@ -113,7 +118,21 @@ class MainScreen(Screen[None]):
         self.router.session_cost = session.total_cost
         self.queued.set_items(tuple(session.queue))
         self.prompt.queued = self.status.queued = len(session.queue)
+        if self.connected:
+            self._send_pending()
+        elif self._pending_prompts and self.connect is not None:
+            self.connect()
+
+    def client_ready(self) -> None:
+        """The model's client exists: send what was typed while it was being made."""
+        self.connected = True
+        if self.session is not None:
+            self._send_pending()
+
+    def _send_pending(self) -> None:
         pending, self._pending_prompts = self._pending_prompts, []
+        if self.status.activity == "connecting…" and not pending:
+            self.status.stop_work()
         for text in pending:
             self.dispatch(text)
 
@@ -146,8 +165,18 @@ class MainScreen(Screen[None]):
         if self.unavailable is not None:
             self.conversation.add_line(self.unavailable, "error")
             return
-        if self.session is None:
+        if self.session is None or not self.connected:
+            # shown now, sent once the session and the SDK client exist (they take seconds
+            # on a loaded machine: the prompt must not vanish meanwhile)
+            if not self._pending_prompts:
+                self.conversation.echo_user(text)
+                self.conversation.anchor()
+                self.status.start_work()
+                self.status.activity = "connecting…"
+                self.status.refresh_line()
             self._pending_prompts.append(text)
+            if self.session is not None and self.connect is not None:
+                self.connect()
             return
         if self.session.busy:
             self.session.submit(ops.QueueCorrection(text))
