@@ -83,7 +83,9 @@ class EddyApp(App[int]):
         Binding("escape", "escape", "stop", priority=True, show=False),
         Binding("shift+tab", "cycle_mode", "permission mode", priority=True, show=False),
         Binding("ctrl+o", "toggle_output", "expand output", show=False),
-        Binding("ctrl+d", "quit", "quit", show=False),
+        # priority: the prompt's TextArea binds both (copy, delete right) and would win
+        Binding("ctrl+c", "ctrl_c", "stop / clear / quit", priority=True, show=False),
+        Binding("ctrl+d", "ctrl_d", "quit", priority=True, show=False),
     ]
 
     def __init__(
@@ -271,6 +273,23 @@ class EddyApp(App[int]):
         if self.screen is not self.main:
             raise SkipAction()  # the command palette or another modal closes itself
         self.main.escape()
+
+    def action_ctrl_c(self) -> None:
+        prompt = self.main.prompt
+        if self.screen is not self.main or (prompt.has_focus and prompt.selected_text):
+            raise SkipAction()  # a dialog's own key, or the prompt copies its selection
+        if self.main.ctrl_c():
+            self.quit_app()
+
+    def action_ctrl_d(self) -> None:
+        prompt = self.main.prompt
+        if self.screen is not self.main or prompt.text or not prompt.has_focus:
+            raise SkipAction()  # not an empty prompt: the focused widget's Ctrl+D
+        self.quit_app()
+
+    def quit_app(self) -> None:
+        """Quit as /exit does (the session is closed and saved on the way out)."""
+        self.exit(0)
 
     def action_toggle_output(self) -> None:
         self._expanded = not self._expanded

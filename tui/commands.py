@@ -26,7 +26,9 @@ KEYS = """Keys:
   Esc stops the model (what you queued is sent at once) · Esc Esc on an empty prompt: rewind
   shift+tab: permission mode (default → acceptEdits → plan)
   Tab completes /commands and @paths (@path attaches the file) · !command runs a shell command
-  ctrl+o expands tool output · ctrl+p command palette · ctrl+d quits"""
+  ctrl+c stops the model, clears the prompt, twice on an empty prompt quits · ctrl+d quits
+  PageUp/PageDown, shift+↑/↓, ctrl+home/end scroll the conversation
+  ctrl+o expands tool output · ctrl+p command palette"""
 
 MEMORY_STARTER = """# AGENTS.md
 
@@ -135,7 +137,7 @@ class SlashCommands:
         self.say("\n".join([*lines, KEYS]))
 
     def cmd_exit(self, arg: str) -> None:
-        self.app.exit(0)
+        self.app.quit_app()
 
     def cmd_clear(self, arg: str) -> None:
         if self.session is not None and self.session.busy:

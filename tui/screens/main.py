@@ -24,6 +24,7 @@ from textual.widgets import Static
 
 from agent import events as ev
 from agent import ops
+from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from tui.screens.main_events import EventRouter
 from tui.widgets.completion import Candidate, CompletionMenu, Token, path_candidate, token_at
 from tui.widgets.conversation import Conversation
@@ -97,6 +98,7 @@ class MainScreen(Screen[None]):
         self._path_query: Token | None = None
         self._searching = False
         self._last_esc = -1.0
+        self._last_ctrl_c: float | None = None
         self.router = EventRouter(self)
         """Shows the engine's events (tui/screens/main_events.py)."""
 
@@ -239,12 +241,7 @@ class MainScreen(Screen[None]):
         once); answer "no" to a permission question; idle, twice on an empty prompt: rewind."""
         if self.prompt.close_menu():
             return
-        session = self.session
-        if session is not None and session.busy:
-            session.submit(ops.Interrupt())
-            self.status.activity = "stopping"
-            self.status.refresh_line()
-            self.prompt.focus()
+        if self._interrupt():
             return
         for prompt in self.query(PermissionPrompt):
             prompt.action_pick(2)  # no engine turn is waiting: a plain "no"
@@ -255,6 +252,36 @@ class MainScreen(Screen[None]):
             self.open_rewind()
         else:
             self._last_esc = now
+
+    def _interrupt(self) -> bool:
+        """Stop the running turn (queued corrections go at once); False when none runs."""
+        session = self.session
+        if session is None or not session.busy:
+            return False
+        session.submit(ops.Interrupt())
+        self.status.activity = "stopping"
+        self.status.refresh_line()
+        self.prompt.focus()
+        return True
+
+    def ctrl_c(self) -> bool:
+        """Ctrl+C, as in Claude Code (frontend/keys.py): stop the running turn, else clear
+        the typed text, else (twice on an empty prompt) quit; True when the app should quit."""
+        self.prompt.close_menu()
+        if self._interrupt():
+            self._last_ctrl_c = None
+            return False
+        if self.prompt.text:
+            self._last_ctrl_c = None
+            self.prompt.load_quietly("")
+            self.prompt.focus()
+            return False
+        now = self.clock()
+        if self._last_ctrl_c is not None and 0 <= now - self._last_ctrl_c <= CTRL_C_WINDOW:
+            return True
+        self._last_ctrl_c = now
+        self.say(CTRL_C_AGAIN)
+        return False
 
     def cycle_mode(self) -> None:
         """Shift+Tab: default → acceptEdits → plan → default (bypassPermissions → default)."""
