@@ -86,6 +86,19 @@ class EddyApp(App[int]):
         # priority: the prompt's TextArea binds both (copy, delete right) and would win
         Binding("ctrl+c", "ctrl_c", "stop / clear / quit", priority=True, show=False),
         Binding("ctrl+d", "ctrl_d", "quit", priority=True, show=False),
+        # the conversation scrolls from the keyboard while the prompt keeps the focus (over
+        # ssh there may be no mouse); priority, since the prompt binds these keys too
+        *(
+            Binding(key, f"scroll_conversation('{how}')", priority=True, show=False)
+            for key, how in (
+                ("pageup", "page_up"),
+                ("pagedown", "page_down"),
+                ("shift+up", "up"),
+                ("shift+down", "down"),
+                ("ctrl+home", "home"),
+                ("ctrl+end", "end"),
+            )
+        ),
     ]
 
     def __init__(
@@ -286,6 +299,11 @@ class EddyApp(App[int]):
         if self.screen is not self.main or prompt.text or not prompt.has_focus:
             raise SkipAction()  # not an empty prompt: the focused widget's Ctrl+D
         self.quit_app()
+
+    def action_scroll_conversation(self, how: str) -> None:
+        if self.screen is not self.main:
+            raise SkipAction()  # a dialog's list scrolls itself
+        self.main.scroll_conversation(how)
 
     def quit_app(self) -> None:
         """Quit as /exit does (the session is closed and saved on the way out)."""

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from agent.session import Session
 
 DOUBLE_ESC_SECONDS = 0.8
+SCROLL_LINES = 3
+"""Lines that Shift+Up / Shift+Down scroll the conversation."""
 INDEX_MAX_AGE = 30.0
 """Seconds before the file list behind @-completion is listed again (in the background)."""
 MAX_PATHS = 12
@@ -282,6 +284,23 @@ class MainScreen(Screen[None]):
         self._last_ctrl_c = now
         self.say(CTRL_C_AGAIN)
         return False
+
+    def scroll_conversation(self, how: str) -> None:
+        """Scroll the conversation: page_up, page_down, up, down (a few lines), home, end.
+        Scrolling up leaves the bottom (the stream stops pulling the view down); scrolling
+        back to the end follows it again."""
+        view = self.conversation
+        if how == "page_up":
+            view.scroll_page_up(animate=False)
+        elif how == "page_down":
+            view.scroll_page_down(animate=False)
+        elif how in ("up", "down"):
+            view.scroll_relative(y=-SCROLL_LINES if how == "up" else SCROLL_LINES, animate=False)
+        elif how == "home":
+            view.scroll_home(animate=False)
+        elif how == "end":
+            view.scroll_end(animate=False)
+            view.anchor()
 
     def cycle_mode(self) -> None:
         """Shift+Tab: default → acceptEdits → plan → default (bypassPermissions → default)."""
