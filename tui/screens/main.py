@@ -14,10 +14,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Static
@@ -58,6 +59,10 @@ class MainScreen(Screen[None]):
         frozen: the clock is frozen (snapshot tests): no spinner, no blinking cursor.
         on_command: handles a slash command; returns False when the text is not one.
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "answer_question", "answer the question", show=False),
+    ]
 
     def __init__(
         self,
@@ -153,6 +158,14 @@ class MainScreen(Screen[None]):
     @on(PromptInput.Submitted)
     def _submitted(self, message: PromptInput.Submitted) -> None:
         self.dispatch(message.text)
+        self.router.focus_question()  # a question waited while the user wrote
+
+    def action_answer_question(self) -> None:
+        """Tab in the prompt while a permission question waits: go and answer it."""
+        from textual.actions import SkipAction
+
+        if not self.router.focus_question(asked=True):
+            raise SkipAction()
 
     def dispatch(self, text: str) -> None:
         """What Enter does with ``text``: a command, a ``!`` shell command or a prompt."""

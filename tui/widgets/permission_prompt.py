@@ -2,6 +2,10 @@
 
 Keyboard only: arrows or 1-3 pick, Enter answers; choosing 3 focuses a text field whose text
 goes to the model with the refusal. Esc is handled by the app: it stops the turn.
+
+Typing is never lost and never approves: a character typed while the question has the focus
+(the user was writing something when it appeared) picks 3 and goes into the reason field,
+so the Enter that follows refuses with that text as the reason.
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -93,8 +97,11 @@ class PermissionPrompt(Vertical, can_focus=True):
         self.diff = diff
         self.scope = "in this project" if saves else "this session"
         self.answered = False
+        self._took_reason = False
         self._options = [Static(classes="option") for _ in range(3)]
-        self.reason_input = Input(placeholder="what should eddy do instead?", id="reason")
+        self.reason_input = Input(
+            placeholder="what should eddy do instead?", id="reason", select_on_focus=False
+        )
 
     def compose(self) -> ComposeResult:
         title = f"{self.tool_name}: {self.summary}" if self.summary else self.tool_name
@@ -136,6 +143,24 @@ class PermissionPrompt(Vertical, can_focus=True):
             style = "bold $text-primary" if i == self.selected else ""
             widget.update(Content.styled(f"{mark}{i + 1}. {label}", style))
 
+    def on_key(self, event: events.Key) -> None:
+        # a printable key that is not one of the question's own: the user is typing
+        if self.reason_input.has_focus or self.answered:
+            return
+        char = event.character
+        if char is None or not char.isprintable() or event.key in ("1", "2", "3"):
+            return
+        event.stop()
+        event.prevent_default()
+        self.selected = 2  # focuses the reason field
+        self.reason_input.insert_text_at_cursor(char)
+
+    @property
+    def unused_text(self) -> str:
+        """Text typed into the reason field that no answer took (the question was closed
+        another way): the screen gives it back to the prompt."""
+        return "" if self._took_reason else self.reason_input.value
+
     def action_move(self, step: int) -> None:
         self.selected = (self.selected + step) % 3
 
@@ -158,4 +183,5 @@ class PermissionPrompt(Vertical, can_focus=True):
         if self.answered:
             return
         self.answered = True
+        self._took_reason = bool(reason)
         self.post_message(self.Answered(self, decision, reason))
