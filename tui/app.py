@@ -119,6 +119,9 @@ class EddyApp(App[int]):
             args.model = os.environ.get("EDDY_MODEL") or DEFAULT_MODEL
         self.args = args
         self.session: Any = None
+        self._no_color: Any = None
+        self.saved_session: str | None = None
+        """The id of the session saved at exit (the resume hint names it)."""
         self.problems: list[str] = []
         self._event_hook = event_hook
         self.session_host = SessionHost(self, self._emit, model, tools)
@@ -160,6 +163,31 @@ class EddyApp(App[int]):
     def persistent(self) -> bool:
         """Whether sessions are saved (tests that inject tools run unsaved sessions)."""
         return self.session_host.tools is None
+
+    def get_line_filters(self) -> Any:
+        """Under NO_COLOR no colour code at all (https://no-color.org): Textual's own filter
+        paints greys; this one keeps only bold, reverse and the like."""
+        filters = list(super().get_line_filters())
+        if not self.no_color:
+            return filters
+        from textual.filter import Monochrome
+
+        return [f for f in filters if not isinstance(f, Monochrome)] + [self._no_color_filter]
+
+    @property
+    def _no_color_filter(self) -> Any:
+        from textual.filter import NoColor
+
+        if self._no_color is None:
+            self._no_color = NoColor()
+        return self._no_color
+
+    def get_system_commands(self, screen: Any) -> Any:
+        """The command palette: eddy's slash commands first, then Textual's entries."""
+        from tui.palette import slash_commands
+
+        yield from slash_commands(self)
+        yield from super().get_system_commands(screen)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # eddy's own variables, for Textual's built-in themes (the command palette offers them)
@@ -330,13 +358,18 @@ class EddyApp(App[int]):
 
     async def on_unmount(self) -> None:
         if self.session is not None:
+            transcript = self.session.transcript
+            if transcript is not None and self.session.history:
+                self.saved_session = transcript.session_id
             await self.session.close()
-            if self.session.transcript is not None:
-                self.session.transcript.close()
+            if transcript is not None:
+                transcript.close()
 
 
 def run_app(args: argparse.Namespace) -> int:
     """Run the app until the user quits; the terminal is restored however it ends."""
     app = EddyApp(args)
     result = app.run()  # Textual restores the terminal on exit and on a crash
+    if app.saved_session is not None:  # as line mode says it, once the screen is back
+        print(f"Session saved: eddy --resume {app.saved_session}")
     return int(result or app.return_code or 0)

@@ -270,21 +270,29 @@ class SlashCommands:
         self.app.push_screen(PermissionsScreen(editor), closed)
 
     def cmd_theme(self, arg: str) -> None:
+        """/theme [NAME]: eddy's themes go by their short names (``dark`` for ``eddy-dark``),
+        listed first; Textual's own are accepted too."""
         from themes import THEMES
 
         app = self.app
-        names = sorted(app.available_themes)
+        short = {t.name.removeprefix("eddy-"): t.name for t in THEMES}
+        others = sorted(n for n in app.available_themes if n not in short.values())
+        current = app.theme.removeprefix("eddy-") if app.theme in short.values() else app.theme
         if not arg:
-            eddy = ", ".join(t.name for t in THEMES)
             self.say(
-                f"Theme: {app.theme}. eddy's themes: {eddy}. Use /theme NAME, or ctrl+p "
-                "for every theme with a preview."
+                f"Theme: {current}. eddy's themes: {', '.join(short)}. Use /theme NAME, or "
+                "ctrl+p for every theme with a preview."
             )
-        elif arg in app.available_themes:
-            app.theme = arg
+            return
+        name = short.get(arg, arg)
+        if name in app.available_themes:
+            app.theme = name
             self.say(f"Theme set to {arg}.")
         else:
-            self.say(f"No theme {arg!r}. Known: {', '.join(names)}", "error")
+            self.say(
+                f"No theme {arg!r}. eddy's: {', '.join(short)}; Textual's: {', '.join(others)}",
+                "error",
+            )
 
     def cmd_init(self, arg: str) -> None:
         if self._ready("/init"):

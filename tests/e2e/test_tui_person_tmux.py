@@ -4,6 +4,7 @@ output that clears the screen and retitles the window leaves the screen alone.""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -66,3 +67,35 @@ def test_command_output_that_clears_the_screen_leaves_it_alone(
     assert "run the printf" in screen and "›" in screen and "claude-sonnet-5-5" in screen
     title = pane.tmux("display-message", "-p", "-t", "eddy", "#{pane_title}")
     assert "PWNED" not in title
+
+
+def test_no_color_paints_no_colour(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake_api.push(Reply([text("A **bold** answer with `code`.")]))
+    pane.start(eddy_command(fake_api, env={"NO_COLOR": "1"}), workspace)
+    pane.wait(lambda s: "claude-sonnet-5-5" in s and "›" in s, "the prompt and status line")
+    pane.type("hello")
+    pane.keys("Enter")
+    pane.wait(lambda s: "A bold answer" in s, "the answer")
+    painted = pane.tmux("capture-pane", "-p", "-e", "-t", "eddy")  # with its SGR codes
+    codes = {
+        part for sgr in re.findall(r"\x1b\[([0-9;:]*)m", painted) for part in re.split(r"[;:]", sgr)
+    }
+    colours = {c for c in codes if c in {"38", "48"} or (len(c) == 2 and c[0] in "3489")}
+    assert not colours - {"39", "49"}, sorted(colours)  # default colours only
+
+
+def test_exit_prints_the_resume_hint(fake_api: FakeAnthropic, tmp_path: Path, pane: Pane) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake_api.push(Reply([text("Noted.")]))
+    start_eddy(pane, fake_api, workspace)
+    pane.type("remember this")
+    pane.keys("Enter")
+    pane.wait(lambda s: "Noted." in s, "the answer")
+    pane.type("/exit")
+    pane.keys("Enter")
+    screen = pane.wait(lambda s: "Session saved: eddy --resume" in s, "the resume hint")
+    session_id = screen.split("Session saved: eddy --resume", 1)[1].split()[0]
+    assert len(session_id) >= 8
