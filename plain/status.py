@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent import events as ev
@@ -28,6 +28,8 @@ class Status:
     queued: int = 0
     label: str = ""
     """A tag before everything else ("scripted demo")."""
+    tool_names: dict[str, str] = field(default_factory=dict)
+    """The running turn's tool calls by call id (what "running …" names)."""
 
     @property
     def context_percent(self) -> int | None:
@@ -79,9 +81,14 @@ class Status:
         elif isinstance(event, ev.ThinkingDelta):
             self.activity = "thinking"
         elif isinstance(event, ev.ToolCallStarted):
+            self.tool_names[event.call_id] = event.name
             self.activity = f"calling {event.name}"
         elif isinstance(event, ev.PermissionRequested):
             self.activity = "waiting for your answer"
+        elif isinstance(event, ev.ToolCallRunning):  # answered, or never asked: it runs now
+            self.activity = f"running {self.tool_names.get(event.call_id, 'a tool')}"
+        elif isinstance(event, ev.PermissionResolved):
+            self.activity = "working"
         elif isinstance(event, ev.UsageUpdated):
             self.context_tokens = event.context_tokens
             self.context_window = event.context_window
@@ -93,6 +100,7 @@ class Status:
         elif isinstance(event, ev.TurnFinished):
             self.cost = event.total_cost_usd
             self.activity = ""
+            self.tool_names.clear()
         elif (
             isinstance(event, ev.RewindFinished)
             and event.mode in ("both", "conversation")

@@ -38,3 +38,15 @@ def test_a_conversation_rewind_shows_the_estimate_of_what_was_kept() -> None:
     assert status.context_tokens == 90_000  # code only: the conversation is unchanged
     status.follow(rewound("conversation"), session)
     assert status.context_tokens == 12_000
+
+
+def test_an_answered_question_says_the_command_runs_not_waiting_for_an_answer() -> None:
+    session = resumed(0)
+    status = Status("", "")
+    status.follow(ev.TurnStarted(1, "build"), session)
+    status.follow(ev.ToolCallStarted(1, "c1", "Bash", {"command": "make"}, "make"), session)
+    status.follow(ev.PermissionRequested(1, "r1", "c1", "Bash", {}, "make", None), session)
+    assert status.activity == "waiting for your answer"
+    status.follow(ev.PermissionResolved(1, "r1", "allow"), session)
+    status.follow(ev.ToolCallRunning(1, "c1"), session)
+    assert status.activity == "running Bash"  # issue 25: it said "waiting for your answer"
