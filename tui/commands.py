@@ -28,6 +28,7 @@ KEYS = """Keys:
   Tab completes /commands and @paths (@path attaches the file) · !command runs a shell command
   ctrl+c stops the model, clears the prompt, twice on an empty prompt quits · ctrl+d quits
   PageUp/PageDown, shift+↑/↓, ctrl+home/end scroll the conversation
+  a long paste shows as a chip: ctrl+t puts its text in the prompt to edit
   ctrl+o expands tool output · ctrl+p command palette"""
 
 MEMORY_STARTER = """# AGENTS.md

@@ -12,6 +12,11 @@ path of the menu made for exactly that text (it only inserts it), else the text 
 Keys typed in one burst reach the editor before the menu has caught up with them, so the menu
 is brought up to date with the text before Tab or Enter reads it. Text loaded from the history
 never opens the menu.
+
+A long paste (more than ``PASTE_CHIP_LINES`` lines or ``PASTE_CHIP_CHARS`` characters) is
+shown as a chip, ``[Pasted text #1 +3000 lines]``, instead of filling the screen: the prompt
+sends the text it stands for, Backspace at its end removes it whole, and Ctrl+T puts the
+pasted text itself in the prompt, to edit.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from tui.widgets.completion import Candidate, CompletionMenu, Token, token_at
 from tui.widgets.prompt_history import PromptHistory
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
+PASTE_CHIP_LINES = 12
+PASTE_CHIP_CHARS = 2000
+"""A paste longer than either becomes a chip (see the module's docstring)."""
 
 Completer = Callable[[Token], "list[Candidate] | None"]
 """Candidates for a token; None when they come later (the screen then calls ``menu.show``)."""
@@ -72,6 +80,8 @@ class PromptInput(TextArea):
         """Candidates for a token (set by the screen)."""
         self._quiet = False
         """The next change came from the history, not typing: no menu for it."""
+        self._pastes: dict[str, str] = {}
+        """Chip label -> the pasted text it stands for."""
         self._picked: tuple[str, tuple[int, int]] | None = None
         """(text, cursor) when the user last moved in the menu: Enter takes the highlighted
         candidate only while the text is still that."""
@@ -156,6 +166,15 @@ class PromptInput(TextArea):
             self.close_menu()
             self._submit()
             return
+        if event.key == "ctrl+t" and self._pastes:
+            event.stop()
+            event.prevent_default()
+            self.expand_pastes()
+            return
+        if event.key == "backspace" and self._remove_chip_before_cursor():
+            event.stop()
+            event.prevent_default()
+            return
         if event.key in NEWLINE_KEYS:
             event.stop()
             event.prevent_default()
@@ -207,12 +226,46 @@ class PromptInput(TextArea):
         # Inserted whole; stopped (and the base handler prevented) so it is inserted once.
         event.stop()
         event.prevent_default()
+        text = event.text
+        lines = len(text.splitlines())
+        if lines > PASTE_CHIP_LINES or len(text) > PASTE_CHIP_CHARS:
+            count = f"+{lines} lines" if lines > 1 else f"{len(text):,} characters"
+            label = f"[Pasted text #{len(self._pastes) + 1} {count}]"
+            self._pastes[label] = text
+            self.insert(label)
+            return
         await super()._on_paste(event)  # the base handler, explicitly, exactly once
 
+    def expanded(self, text: str) -> str:
+        """``text`` with each paste chip replaced by the text it stands for."""
+        for label, pasted in self._pastes.items():
+            text = text.replace(label, pasted)
+        return text
+
+    def expand_pastes(self) -> None:
+        """Ctrl+T: the pasted text itself in the prompt, in place of its chips, to edit."""
+        row, col = self.cursor_location
+        before = self.expanded(self.document.get_text_range((0, 0), (row, col)))
+        self.load_quietly(self.expanded(self.text))
+        self._pastes.clear()
+        lines = before.split("\n")
+        self.move_cursor((len(lines) - 1, len(lines[-1])))
+
+    def _remove_chip_before_cursor(self) -> bool:
+        """Backspace right after a chip removes the whole chip; False when not after one."""
+        row, col = self.cursor_location
+        line = self.document.get_line(row)[:col]
+        for label in self._pastes:
+            if line.endswith(label):
+                self.delete((row, col - len(label)), (row, col))
+                return True
+        return False
+
     def _submit(self, text: str | None = None) -> None:
-        text = self.text if text is None else text
+        text = self.expanded(self.text if text is None else text)
         if not text.strip():
             return
+        self._pastes.clear()
         self.prompt_history.append(text)
         self.load_quietly("")
         self.post_message(self.Submitted(text))
