@@ -53,11 +53,37 @@ _QUIET = ("pending", "done")
 """States whose word the header leaves out: the mark says enough."""
 
 
-def _clip(lines: list[str], limit: int, note: str) -> Content:
+def fit_rows(lines: list[str], rows: int, width: int) -> tuple[list[str], int, int]:
+    """The start of ``lines`` that fills at most ``rows`` screen rows at ``width`` cells (a
+    20,000-character line is one logical line but hundreds of rows), its last line cut if
+    need be; returns it, the lines left out and the characters cut from the last one."""
+    width = max(1, width)
+    shown: list[str] = []
+    for n, line in enumerate(lines):
+        if rows <= 0:
+            return shown, len(lines) - n, 0
+        need = max(1, -(-len(line) // width))
+        if need > rows:
+            shown.append(line[: rows * width])
+            return shown, len(lines) - n - 1, len(line) - rows * width
+        shown.append(line)
+        rows -= need
+    return shown, 0, 0
+
+
+def _clip(lines: list[str], limit: int, note: str, width: int | None = None) -> Content:
     shown, hidden = clip_lines(lines, limit)
+    cut = 0
+    if width:  # collapsed: by screen rows, not by logical lines
+        shown, more, cut = fit_rows(shown, limit, width)
+        hidden += more
     body = ansi_content("\n".join(shown))
+    if cut:
+        body = body + Content.styled(f"… +{cut:,} characters", "$text-muted")
     if hidden:
         body = body + Content.styled(f"\n… +{hidden} lines {note}", "$text-muted")
+    elif cut and note:
+        body = body + Content.styled(f" {note}", "$text-muted")
     return body
 
 
@@ -191,6 +217,8 @@ class ToolCallBlock(Vertical):
             # must neither start a line nor reach the terminal
             raw = self.output.split("\n")[-2 * STREAM_TAIL_LINES :]
             tail = sanitize("\n".join(raw), keep_sgr=True).splitlines()[-STREAM_TAIL_LINES:]
+            width = self._width()
+            tail = [line[-STREAM_TAIL_LINES * width :] for line in tail]  # a huge line's end
             return ansi_content("\n".join(tail)).stylize_before("$text-muted")
         if display.get("kind") == "diff" and not self.is_error:
             return self._diff_body(display)
@@ -201,9 +229,18 @@ class ToolCallBlock(Vertical):
             read = f"Read {n} line{'' if n == 1 else 's'}" if n else "Read an empty file"
             return Content.styled(f"{read}  (click to show)", "$text-muted")
         lines = sanitize(self._result, keep_sgr=True).splitlines() or [""]
-        limit = EXPANDED_MAX_LINES if self.expanded else COLLAPSED_LINES
-        shown = _clip(lines, limit, "" if self.expanded else "(click to expand)")
+        if self.expanded:
+            shown = _clip(lines, EXPANDED_MAX_LINES, "")
+        else:
+            shown = _clip(lines, COLLAPSED_LINES, "(click to expand)", self._width())
         return shown.stylize_before("$text-error") if self.is_error else shown
+
+    def _width(self) -> int:
+        """The cells a body line has (the screen's, less the gutter, before layout)."""
+        width = self._body.content_size.width if self._body.is_mounted else 0
+        if width <= 0:
+            width = (self.app.size.width if self.is_attached else 100) - 6
+        return max(20, width)
 
     def _diff_body(self, display: dict[str, Any]) -> Content:
         path = sanitize(str(display.get("path") or ""))
