@@ -170,7 +170,8 @@ class ToolCallBlock(Vertical):
         self.set_class(is_problem(state), "problem")
         self._render_header()
 
-    def watch_expanded(self) -> None:
+    def watch_expanded(self, expanded: bool) -> None:
+        self.set_class(expanded, "-expanded")  # the header shows the whole command
         self._render_body()
 
     def on_click(self) -> None:
