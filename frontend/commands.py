@@ -96,8 +96,9 @@ class FrontEnd(Protocol):
     def open_permissions(self, editor: Any) -> None:
         """/permissions with no argument: the rules (a dialog, or the listing)."""
 
-    def themes(self) -> tuple[str, list[str]] | None:
-        """(the current theme, the themes to offer); None where themes do not apply."""
+    def themes(self) -> tuple[str, list[str], list[str]] | None:
+        """(the current theme, eddy's themes, the others offered); None where themes do not
+        apply."""
 
     def set_theme(self, name: str) -> bool:
         """Switch to theme ``name``; False if there is none of that name."""
@@ -241,13 +242,16 @@ def _theme(fe: FrontEnd, arg: str) -> None:
             "app's theme (eddy without --plain)."
         )
         return
-    current, names = offered
+    current, ours, others = offered
     if not arg:
-        fe.say(f"Theme: {current}. Themes: {', '.join(names)}. Use /theme NAME.")
+        fe.say(
+            f"Theme: {current}. eddy's themes: {', '.join(ours)}. Use /theme NAME, or ctrl+p "
+            "for every theme with a preview."
+        )
     elif fe.set_theme(arg):
         fe.say(f"Theme set to {arg}.")
     else:
-        fe.say(f"No theme {arg!r}. Known: {', '.join(names)}", "error")
+        fe.say(f"No theme {arg!r}. eddy's: {', '.join(ours)}; others: {', '.join(others)}", "error")
 
 
 def _init(fe: FrontEnd, arg: str) -> None:
@@ -327,43 +331,51 @@ def _not_ready(fe: FrontEnd, what: str, *, during_turn: bool) -> bool:
     return False
 
 
-async def run_command(fe: FrontEnd, text: str) -> bool:
-    """Run ``text`` if it is a slash command; False when it is a prompt for the model.
+def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None]:
+    """Run ``text`` if it is a slash command, as far as it goes without waiting.
 
-    A word that looks like a command but is none is answered here (with the nearest names),
-    never sent to the model.
+    Returns:
+        Whether it was a command (False: a prompt for the model), and what is left to await
+        of it (a handler that waits: /clear, /resume, /memory in some front ends), or None.
+        A word that looks like a command but is none is answered here (with the nearest
+        names), never sent to the model.
     """
     parsed = parse(text.strip())
     if parsed is None:
-        return False
+        return False, None
     name, arg = parsed
     command = COMMANDS.get(name)
     if command is not None:
         if command.needs_session and _not_ready(fe, f"/{name}", during_turn=command.during_turn):
-            return True
+            return True, None
         session = fe.session
         idle_only = not command.needs_session and not command.during_turn
         if idle_only and session is not None and session.busy:
             fe.say(f"eddy is working: press Esc to stop it, then /{name}.")
-            return True
-        result = command.handler(fe, arg)
-        if result is not None:
-            await result
-        return True
+            return True, None
+        return True, command.handler(fe, arg)
     custom = _custom(fe).get(name)
     if custom is not None:
         try:
             prompt = custom.expand(arg)
         except OSError as exc:
             fe.say(f"Could not read {custom.path}: {exc.strerror or exc}", "error")
-            return True
+            return True, None
         fe.send(prompt)
-        return True
+        return True, None
     known = [*COMMANDS, *_custom(fe)]
     near = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
     hint = f" Did you mean {' or '.join('/' + n for n in near)}?" if near else ""
     fe.say(f"Unknown command /{name}.{hint} /help lists the commands.", "error")
-    return True
+    return True, None
+
+
+async def run_command(fe: FrontEnd, text: str) -> bool:
+    """:func:`start_command`, then what is left of it: whether ``text`` was a command."""
+    handled, pending = start_command(fe, text)
+    if pending is not None:
+        await pending
+    return handled
 
 
 def _custom(fe: FrontEnd) -> dict[str, CustomCommand]:

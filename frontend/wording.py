@@ -11,6 +11,7 @@ import unicodedata
 from typing import Any
 
 from agent import events as ev
+from frontend.sanitize import sanitize
 from tools.textfile import plural
 
 
@@ -26,8 +27,9 @@ def _cells(ch: str) -> int:
 
 
 def first_line(text: str, width: int = 160) -> str:
-    """The first non-blank line of ``text``, cut to ``width`` cells with an ellipsis."""
-    line = next((x.strip() for x in text.splitlines() if x.strip()), "")
+    """The first non-blank line of ``text`` (control sequences removed), cut to ``width``
+    cells with an ellipsis."""
+    line = next((x.strip() for x in sanitize(text).splitlines() if x.strip()), "")
     if cell_width(line) <= width:
         return line
     out, used = [], 0

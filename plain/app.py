@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from agent import events as ev
 from agent import ops
+from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from frontend.launch import LaunchOptions
 from frontend.wording import turn_end
 from plain.commands import Commands
@@ -29,9 +30,6 @@ from plain.session_setup import folder_trusted, open_session
 from plain.signals import catch_sigint, catch_termination
 from plain.status import Status
 from plain.style import Painter, color_wanted
-
-CTRL_C_WINDOW = 3.0
-"""Seconds within which a second Ctrl+C at an idle prompt exits."""
 
 HELP_LINE = (
     "Enter sends · Esc-Enter or Ctrl+J: new line · Esc stops the model · type while it works "
@@ -153,7 +151,7 @@ class PlainApp:
         if self._ctrl_c_at is not None and now - self._ctrl_c_at <= CTRL_C_WINDOW:
             return "exit"
         self._ctrl_c_at = now
-        self.say("Press Ctrl+C again to exit (or Ctrl+D).", "dim")
+        self.say(CTRL_C_AGAIN, "dim")
         return "none"
 
     def take_queued(self) -> str | None:

@@ -265,12 +265,12 @@ class Commands:
         def answer(text: str) -> bool:
             mode = rewind_mode(text)
             if mode is None:
-                self.say("Type 1 (both), 2 (code) or 3 (conversation).", "error")
+                self.say("Type 1 (both), 2 (conversation) or 3 (code).", "error")
                 return False
             self._rewind(number, mode, force)
             return True
 
-        message = "Restore 1 both · 2 code only · 3 conversation only [1] › "
+        message = "Restore 1 code and conversation · 2 conversation only · 3 code only [1] › "
         self.app.ask(Question(message, answer, self._cancelled), first=first)
 
     def _cancelled(self) -> None:

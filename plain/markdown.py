@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from plain.style import Painter, clean
+from frontend.sanitize import sanitize
+from plain.style import Painter
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^\s`]*)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -93,7 +94,7 @@ class MarkdownStream:
 
     def feed(self, text: str) -> list[str]:
         """The lines completed by ``text``."""
-        self._partial += clean(text)
+        self._partial += sanitize(text)
         if "\n" not in self._partial:
             return []
         *lines, self._partial = self._partial.split("\n")

@@ -45,14 +45,15 @@ def permission_decision(text: str) -> str | None:
 
 
 REWIND_MODES = {
+    # numbered as the TUI's rewind dialog (and Claude Code) order them
     "": "both",
     "1": "both",
     "b": "both",
     "both": "both",
-    "2": "code",
+    "3": "code",
     "c": "code",
     "code": "code",
-    "3": "conversation",
+    "2": "conversation",
     "conv": "conversation",
     "conversation": "conversation",
     "chat": "conversation",

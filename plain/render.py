@@ -13,6 +13,7 @@ from typing import assert_never
 
 from agent import events as ev
 from frontend import wording
+from frontend.sanitize import sanitize
 from frontend.tool_summary import (
     clip_lines,
     diff_counts,
@@ -23,7 +24,7 @@ from frontend.tool_summary import (
     state_word,
 )
 from plain.markdown import MarkdownStream
-from plain.style import Painter, clean
+from plain.style import Painter
 
 OUTPUT_LINES = 20
 """Lines of a tool's streamed output shown; the rest is counted (the model still gets it)."""
@@ -49,7 +50,7 @@ class _Call:
 
 def call_label(name: str, summary: str) -> str:
     """``Name(summary)``, one line, at most 100 characters."""
-    summary = " ".join(clean(summary).split())
+    summary = " ".join(sanitize(summary).split())
     if len(summary) > 90:
         summary = summary[:89] + "…"
     return f"{name}({summary})" if summary else name
@@ -57,7 +58,7 @@ def call_label(name: str, summary: str) -> str:
 
 def diff_lines(diff: str, paint: Painter, limit: int = DIFF_LINES) -> list[str]:
     """A unified diff, coloured: additions green, removals red, hunk headers cyan."""
-    lines = clean(diff).rstrip("\n").split("\n")
+    lines = sanitize(diff).rstrip("\n").split("\n")
     shown, hidden = clip_lines(lines, limit)
     out = []
     for line in shown:
@@ -76,9 +77,7 @@ def diff_lines(diff: str, paint: Painter, limit: int = DIFF_LINES) -> list[str]:
     return out
 
 
-def first_line(text: str, width: int = 160) -> str:
-    """frontend.wording.first_line of ``text`` with its control sequences removed."""
-    return wording.first_line(clean(text), width)
+first_line = wording.first_line
 
 
 class Renderer:
@@ -136,7 +135,7 @@ class Renderer:
             case ev.PermissionModeChanged():
                 return [self.paint(f"Permission mode: {event.mode}.", "cyan")]
             case ev.SessionRenamed():
-                return [self.paint(f"Session renamed to “{clean(event.title)}”.", "cyan")]
+                return [self.paint(f"Session renamed to “{sanitize(event.title)}”.", "cyan")]
             case ev.Compacted():
                 return self._on_compacted(event)
             case ev.RewindFinished():
@@ -163,7 +162,7 @@ class Renderer:
         expected, self.echo_next = self.echo_next, None
         if event.prompt == expected:
             return []
-        return [self.paint("› ", "bold") + clean(event.prompt).replace("\n", "\n  ")]
+        return [self.paint("› ", "bold") + sanitize(event.prompt).replace("\n", "\n  ")]
 
     def _on_model_call_started(self, event: ev.ModelCallStarted) -> list[str]:
         self._thinking = False
@@ -185,10 +184,10 @@ class Renderer:
         return out
 
     def _on_notice(self, event: ev.Notice) -> list[str]:
-        return [*self.text.finish(), self.paint(f"note: {clean(event.text)}", "cyan")]
+        return [*self.text.finish(), self.paint(f"note: {sanitize(event.text)}", "cyan")]
 
     def _on_error(self, event: ev.Error) -> list[str]:
-        return [*self.text.finish(), self.paint(f"error: {clean(event.message)}", "red", "bold")]
+        return [*self.text.finish(), self.paint(f"error: {sanitize(event.message)}", "red", "bold")]
 
     def _on_interrupted(self, event: ev.Interrupted) -> list[str]:
         return [*self.text.finish(), self.paint("■ interrupted: the model stopped", "yellow")]
@@ -213,7 +212,7 @@ class Renderer:
         if call is None:
             return []
         call.streamed = True
-        call.partial += clean(event.text)
+        call.partial += sanitize(event.text)
         if "\n" not in call.partial:
             return []
         *lines, call.partial = call.partial.split("\n")
@@ -234,7 +233,7 @@ class Renderer:
         text = result_text(event.content)
         display = event.display or {}
         if event.status == "done" and not call.streamed and event.name == "Bash":
-            out.extend(self._output(call, clean(text).rstrip("\n").split("\n")))
+            out.extend(self._output(call, sanitize(text).rstrip("\n").split("\n")))
         if call.hidden:
             note = f"  │ {more_lines(call.hidden)} (the model sees all of them)"
             out.append(self.paint(note, "dim"))
@@ -262,7 +261,7 @@ class Renderer:
         out = [self.paint("Tasks:", "bold")]
         for todo in event.todos:
             status = str(todo.get("status", "pending"))
-            text = clean(str(todo.get("content", "")))
+            text = sanitize(str(todo.get("content", "")))
             line = f"  {TODO_MARKS.get(status, '[ ]')} {text}"
             out.append(self.paint(line, "dim") if status == "completed" else line)
         return out
@@ -274,23 +273,23 @@ class Renderer:
         diff = event.preview
         out = [*self.text.finish(), self.paint(f"? {event.name} needs your permission:", "bold")]
         if event.warning:
-            out.append(self.paint(f"  {clean(event.warning)}", "yellow"))
+            out.append(self.paint(f"  {sanitize(event.warning)}", "yellow"))
         args = event.input
         if event.name == "Bash":
-            out.append("    $ " + clean(str(args.get("command", ""))).replace("\n", "\n      "))
+            out.append("    $ " + sanitize(str(args.get("command", ""))).replace("\n", "\n      "))
             if args.get("description"):
-                out.append(self.paint(f"    {clean(str(args['description']))}", "dim"))
+                out.append(self.paint(f"    {sanitize(str(args['description']))}", "dim"))
         elif diff is not None:
             self._previewed.add(event.call_id)
             out.extend("    " + ln for ln in diff_lines(diff, self.paint))
         elif event.name == "Edit" and "old_string" in args:
-            path = clean(str(args.get("file_path", "")))
+            path = sanitize(str(args.get("file_path", "")))
             old = [f"-{ln}" for ln in str(args["old_string"]).rstrip("\n").split("\n")]
             new = [f"+{ln}" for ln in str(args.get("new_string", "")).rstrip("\n").split("\n")]
             text = "\n".join([f"{path} (replace):", *old, *new])
             out.extend("    " + ln for ln in diff_lines(text, self.paint))
         else:
-            body = clean(json.dumps(args, indent=2, ensure_ascii=False)).split("\n")
+            body = sanitize(json.dumps(args, indent=2, ensure_ascii=False)).split("\n")
             shown, hidden = clip_lines(body, PREVIEW_LINES)
             out.extend("    " + ln for ln in shown)
             if hidden:
@@ -318,7 +317,7 @@ class Renderer:
         ]
 
     def _on_rewind_finished(self, event: ev.RewindFinished) -> list[str]:
-        out = [*self.text.finish(), self.paint(clean(event.message), "cyan")]
+        out = [*self.text.finish(), self.paint(sanitize(event.message), "cyan")]
         groups = (
             ("restored", event.restored, ""),
             ("deleted", event.deleted, ""),
@@ -327,6 +326,6 @@ class Renderer:
         )
         for title, paths, style in groups:
             if paths:
-                line = f"  {title}: " + ", ".join(clean(p) for p in paths)
+                line = f"  {title}: " + ", ".join(sanitize(p) for p in paths)
                 out.append(self.paint(line, style) if style else line)
         return out

@@ -83,7 +83,22 @@ class EddyApp(App[int]):
         Binding("escape", "escape", "stop", priority=True, show=False),
         Binding("shift+tab", "cycle_mode", "permission mode", priority=True, show=False),
         Binding("ctrl+o", "toggle_output", "expand output", show=False),
-        Binding("ctrl+d", "quit", "quit", show=False),
+        # priority: the prompt's TextArea binds both (copy, delete right) and would win
+        Binding("ctrl+c", "ctrl_c", "stop / clear / quit", priority=True, show=False),
+        Binding("ctrl+d", "ctrl_d", "quit", priority=True, show=False),
+        # the conversation scrolls from the keyboard while the prompt keeps the focus (over
+        # ssh there may be no mouse); priority, since the prompt binds these keys too
+        *(
+            Binding(key, f"scroll_conversation('{how}')", priority=True, show=False)
+            for key, how in (
+                ("pageup", "page_up"),
+                ("pagedown", "page_down"),
+                ("shift+up", "up"),
+                ("shift+down", "down"),
+                ("ctrl+home", "home"),
+                ("ctrl+end", "end"),
+            )
+        ),
     ]
 
     def __init__(
@@ -98,6 +113,9 @@ class EddyApp(App[int]):
         super().__init__()
         self.args = args
         self.session: Any = None
+        self._no_color: Any = None
+        self.saved_session: str | None = None
+        """The id of the session saved at exit (the resume hint names it)."""
         self.problems: list[str] = []
         self._event_hook = event_hook
         self.session_host = SessionHost(self, self._emit, model, tools)
@@ -139,6 +157,31 @@ class EddyApp(App[int]):
     def persistent(self) -> bool:
         """Whether sessions are saved (tests that inject tools run unsaved sessions)."""
         return self.session_host.tools is None
+
+    def get_line_filters(self) -> Any:
+        """Under NO_COLOR no colour code at all (https://no-color.org): Textual's own filter
+        paints greys; this one keeps only bold, reverse and the like."""
+        filters = list(super().get_line_filters())
+        if not self.no_color:
+            return filters
+        from textual.filter import Monochrome
+
+        return [f for f in filters if not isinstance(f, Monochrome)] + [self._no_color_filter]
+
+    @property
+    def _no_color_filter(self) -> Any:
+        from textual.filter import NoColor
+
+        if self._no_color is None:
+            self._no_color = NoColor()
+        return self._no_color
+
+    def get_system_commands(self, screen: Any) -> Any:
+        """The command palette: eddy's slash commands first, then Textual's entries."""
+        from tui.palette import slash_commands
+
+        yield from slash_commands(self)
+        yield from super().get_system_commands(screen)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # eddy's own variables, for Textual's built-in themes (the command palette offers them)
@@ -266,6 +309,28 @@ class EddyApp(App[int]):
             raise SkipAction()  # the command palette or another modal closes itself
         self.main.escape()
 
+    def action_ctrl_c(self) -> None:
+        prompt = self.main.prompt
+        if self.screen is not self.main or (prompt.has_focus and prompt.selected_text):
+            raise SkipAction()  # a dialog's own key, or the prompt copies its selection
+        if self.main.ctrl_c():
+            self.quit_app()
+
+    def action_ctrl_d(self) -> None:
+        prompt = self.main.prompt
+        if self.screen is not self.main or prompt.text or not prompt.has_focus:
+            raise SkipAction()  # not an empty prompt: the focused widget's Ctrl+D
+        self.quit_app()
+
+    def action_scroll_conversation(self, how: str) -> None:
+        if self.screen is not self.main:
+            raise SkipAction()  # a dialog's list scrolls itself
+        self.main.scroll_conversation(how)
+
+    def quit_app(self) -> None:
+        """Quit as /exit does (the session is closed and saved on the way out)."""
+        self.exit(0)
+
     def action_toggle_output(self) -> None:
         self._expanded = not self._expanded
         self.main.conversation.set_expanded(self._expanded)
@@ -287,6 +352,9 @@ class EddyApp(App[int]):
 
     async def on_unmount(self) -> None:
         if self.session is not None:
+            now = self.session.status()
+            if now.saved and now.messages:
+                self.saved_session = now.session_id
             await self.session.close()  # the model, the transcript, the checkpoint store
 
 
@@ -294,4 +362,6 @@ def run_app(args: LaunchOptions) -> int:
     """Run the app until the user quits; the terminal is restored however it ends."""
     app = EddyApp(args)
     result = app.run()  # Textual restores the terminal on exit and on a crash
+    if app.saved_session is not None:  # as line mode says it, once the screen is back
+        print(f"Session saved: eddy --resume {app.saved_session}")
     return int(result or app.return_code or 0)

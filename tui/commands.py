@@ -1,9 +1,9 @@
 """The full-screen app as a :class:`frontend.commands.FrontEnd`: slash commands run from the
 one table in frontend/commands.py; this file only says how the app does what they ask.
 
-``SlashCommands.run(text)`` answers at once whether ``text`` is a command
-(frontend.commands.parse: ``/usr/bin/x`` is not one and goes to the model) and runs it in a
-worker; an unknown ``/name`` is answered, never sent.
+``SlashCommands.run(text)`` runs ``text`` at once if it is a command
+(frontend.commands.parse: ``/usr/bin/x`` is not one and goes to the model), what a handler
+must wait for in a worker; an unknown ``/name`` is answered, never sent.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import ops
-from frontend.commands import Kind, parse, run_command
+from frontend.commands import Kind, start_command
 from tools.childenv import child_env
 
 if TYPE_CHECKING:
@@ -27,7 +27,10 @@ KEYS = """Keys:
   Esc stops the model (what you queued is sent at once) · Esc Esc on an empty prompt: rewind
   shift+tab: permission mode (default → acceptEdits → plan)
   Tab completes /commands and @paths (@path attaches the file) · !command runs a shell command
-  ctrl+o expands tool output · ctrl+p command palette · ctrl+d quits"""
+  ctrl+c stops the model, clears the prompt, twice on an empty prompt quits · ctrl+d quits
+  PageUp/PageDown, shift+↑/↓, ctrl+home/end scroll the conversation
+  a long paste shows as a chip: ctrl+t puts its text in the prompt to edit
+  ctrl+o expands tool output · ctrl+p command palette"""
 
 
 class SlashCommands:
@@ -44,10 +47,10 @@ class SlashCommands:
 
     def run(self, text: str) -> bool:
         """Whether ``text`` is a command (then it runs, in a worker); False for a prompt."""
-        if parse(text.strip()) is None:
-            return False
-        self.app.run_worker(run_command(self, text), group="command", exit_on_error=False)
-        return True
+        handled, pending = start_command(self, text)
+        if pending is not None:
+            self.app.run_worker(pending, group="command", exit_on_error=False)
+        return handled
 
     # -- FrontEnd ---------------------------------------------------------------------------
     @property
@@ -119,18 +122,27 @@ class SlashCommands:
 
         self.app.push_screen(PermissionsScreen(editor), closed)
 
-    def themes(self) -> tuple[str, list[str]]:
-        from themes import THEMES
-
-        ours = [t.name for t in THEMES]
-        others = sorted(n for n in self.app.available_themes if n not in ours)
-        return self.app.theme, [*ours, *others]
+    def themes(self) -> tuple[str, list[str], list[str]]:
+        """eddy's themes by their short names (``dark`` for ``eddy-dark``) first, then
+        Textual's own."""
+        short = self._short_names()
+        others = sorted(n for n in self.app.available_themes if n not in short.values())
+        theme = self.app.theme
+        current = theme.removeprefix("eddy-") if theme in short.values() else theme
+        return current, list(short), others
 
     def set_theme(self, name: str) -> bool:
+        name = self._short_names().get(name, name)
         if name not in self.app.available_themes:
             return False
         self.app.theme = name
         return True
+
+    @staticmethod
+    def _short_names() -> dict[str, str]:
+        from themes import THEMES
+
+        return {t.name.removeprefix("eddy-"): t.name for t in THEMES}
 
     def edit_file(self, path: Path) -> str | None:
         from textual.app import SuspendNotSupported
@@ -155,4 +167,4 @@ class SlashCommands:
         return None
 
     def quit(self) -> None:
-        self.app.exit(0)
+        self.app.quit_app()

@@ -64,6 +64,8 @@ class SessionHost:
         self.tools = tools
         self.trusted = False
         """Whether the folder's files may be read (agent/settings/trust.py): asked once per run."""
+        self._warming = False
+        """Whether the session's SDK client is being made (or made) in a thread."""
 
     # -- start-up -------------------------------------------------------------------------
     def start(self) -> None:
@@ -196,21 +198,45 @@ class SessionHost:
             main.conversation.add_line(main.unavailable, "error")
             return
         register_turn_css(app)  # before the first prompt mounts its widgets
+        # an SDK client takes seconds to make the first time (import anthropic): prompts
+        # wait for it in the conversation, not in a frozen event loop
+        needs_client = callable(getattr(session.model, "client", None))
+        main.connected = not needs_client
+        self._warming = False
+        main.connect = self._warm_up
         main.attach(session)
         if app.args.prompt:
             prompt, app.args = app.args.prompt, app.args.replace(prompt=None)
             main.send(prompt)
-        if self.model is None:  # a little later: the import competes with typing for the GIL
+        if needs_client:  # a little later: the import competes with typing for the GIL
             app.set_timer(WARM_UP_DELAY, self._warm_up)
         else:
             gc.freeze()  # start-up is over (with the SDK: once it is imported)
 
     def _warm_up(self) -> None:
-        session = self.app.main.session
+        """Make the SDK client in a thread (once per session); the screen sends what waits
+        for it as soon as it exists."""
+        if self._warming:
+            return
+        self._warming = True
+        app = self.app
+        session = app.main.session
         model = session.model if session is not None else None
-        self.app.run_worker(
-            lambda: _warm_up_sdk(model), thread=True, group="warm-up", exit_on_error=False
+
+        def ready() -> None:
+            try:
+                app.call_from_thread(self._client_ready, session)
+            except RuntimeError:  # the app is closing
+                pass
+
+        app.run_worker(
+            lambda: _warm_up_sdk(model, ready), thread=True, group="warm-up", exit_on_error=False
         )
+
+    def _client_ready(self, session: Any) -> None:
+        main = self.app.main
+        if main.session is session:  # not a session replaced meanwhile
+            main.client_ready()
 
     def _banner(self) -> str:
         where = Path(self.app.args.cwd or Path.cwd()).name or "/"
@@ -292,12 +318,16 @@ class SessionHost:
         self.app.push_screen(ResumeScreen(sessions), chosen)
 
 
-def _warm_up_sdk(model: Any) -> None:
+def _warm_up_sdk(model: Any, ready: Callable[[], None]) -> None:
     """Make the SDK client in a thread after the first frame, so the first prompt does not
-    wait; compile the common lexers too."""
+    wait (``ready`` is called once it exists, or failed to: the first call says why);
+    compile the common lexers too."""
     from agent.anthropic_model import prepare_client
 
-    prepare_client(model)
+    try:
+        prepare_client(model)
+    finally:
+        ready()
     warm_up_highlighting()
     gc.freeze()  # start-up is over: see tui.app.GC_THRESHOLDS
 

@@ -6,10 +6,11 @@ import subprocess
 import sys
 
 from agent import events as ev
+from frontend.sanitize import sanitize
 from plain.markdown import MarkdownStream
 from plain.render import Renderer
 from plain.status import Status
-from plain.style import Painter, clean, color_wanted
+from plain.style import Painter, color_wanted
 
 
 def render(events: list[ev.Event], color: bool = False, **kw) -> list[str]:
@@ -40,7 +41,7 @@ def test_markdown_with_colour_highlights_code():
     assert lines[0].startswith("\x1b[1;4m") and "Head" in lines[0] and "#" not in lines[0]
     assert lines[1] == "• item"
     code = "\n".join(lines[3:5])
-    assert "\x1b[" in code and "def" in clean(code) and "return 1" in clean(code)
+    assert "\x1b[" in code and "def" in sanitize(code) and "return 1" in sanitize(code)
 
 
 def test_tool_lines_and_states():
@@ -111,8 +112,8 @@ def test_toolbar():
 
 
 def test_clean_and_no_color(monkeypatch):
-    assert clean("a\x1b[2Jb\x1b]0;title\x07c\rd\x07") == "d"
-    assert clean("ok\x1b[1mbold\x1b[0m\ttab") == "okbold\ttab"
+    assert sanitize("a\x1b[2Jb\x1b]0;title\x07c\rd\x07") == "d"
+    assert sanitize("ok\x1b[1mbold\x1b[0m\ttab") == "okbold\ttab"
 
     class Tty:
         def isatty(self) -> bool:

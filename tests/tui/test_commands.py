@@ -63,10 +63,16 @@ async def test_slash_completion_shows_matches_and_completes(workspace: Path) -> 
         assert app.focused is app.main.prompt
         app.main.prompt.load_text("")
         await pilot.pause()
-        # Enter takes the highlighted command and runs it
+        # Enter runs what is typed: a half-typed command is answered, not guessed
         await typed(pilot, "/cos")
         assert menu.labels == ["/cost"]
         await pilot.press("enter")
+        await pilot.pause()
+        assert any("Did you mean /cost?" in t for t in texts(app, "error"))
+        assert not any(t.startswith("Total cost:") for t in texts(app))
+        # ... and a candidate picked with the arrows is taken and run
+        await typed(pilot, "/cos")
+        await pilot.press("down", "enter")
         await pilot.pause()
         assert any(t.startswith("Total cost:") for t in texts(app))
         assert app.main.prompt.text == ""

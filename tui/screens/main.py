@@ -14,16 +14,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Static
 
 from agent import events as ev
 from agent import ops
+from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from frontend.prompt_history import PromptHistory
 from tui.screens.main_events import EventRouter
 from tui.widgets.completion import Candidate, CompletionMenu, Token, path_candidate, token_at
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
     from frontend.fileindex import FileIndex
 
 DOUBLE_ESC_SECONDS = 0.8
+SCROLL_LINES = 3
+"""Lines that Shift+Up / Shift+Down scroll the conversation."""
 INDEX_MAX_AGE = 30.0
 """Seconds before the file list behind @-completion is listed again (in the background)."""
 MAX_PATHS = 12
@@ -55,6 +59,10 @@ class MainScreen(Screen[None]):
         frozen: the clock is frozen (snapshot tests): no spinner, no blinking cursor.
         on_command: handles a slash command; returns False when the text is not one.
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "answer_question", "answer the question", show=False),
+    ]
 
     def __init__(
         self,
@@ -78,6 +86,11 @@ class MainScreen(Screen[None]):
         self.prompt.completer = self.complete
         self._on_command = on_command
         self._pending_prompts: list[str] = []
+        self.connected = True
+        """Whether the model's client exists (the app sets it False while the SDK loads):
+        until then prompts are shown at once and sent when it does."""
+        self.connect: Callable[[], None] | None = None
+        """Asks the app to make the model's client now (a prompt is waiting for it)."""
         self.unavailable: str | None = None
         """Why prompts cannot be sent (no API key); shown again on each attempt."""
         self.workspace: Path | None = None
@@ -92,6 +105,7 @@ class MainScreen(Screen[None]):
         self._path_query: Token | None = None
         self._searching = False
         self._last_esc = -1.0
+        self._last_ctrl_c: float | None = None
         self.router = EventRouter(self)
         """Shows the engine's events (tui/screens/main_events.py)."""
 
@@ -113,7 +127,21 @@ class MainScreen(Screen[None]):
         now = session.status()
         self.queued.set_items(now.queue)
         self.prompt.queued = self.status.queued = len(now.queue)
+        if self.connected:
+            self._send_pending()
+        elif self._pending_prompts and self.connect is not None:
+            self.connect()
+
+    def client_ready(self) -> None:
+        """The model's client exists: send what was typed while it was being made."""
+        self.connected = True
+        if self.session is not None:
+            self._send_pending()
+
+    def _send_pending(self) -> None:
         pending, self._pending_prompts = self._pending_prompts, []
+        if self.status.activity == "connecting…" and not pending:
+            self.status.stop_work()
         for text in pending:
             self.dispatch(text)
 
@@ -130,6 +158,14 @@ class MainScreen(Screen[None]):
     @on(PromptInput.Submitted)
     def _submitted(self, message: PromptInput.Submitted) -> None:
         self.dispatch(message.text)
+        self.router.focus_question()  # a question waited while the user wrote
+
+    def action_answer_question(self) -> None:
+        """Tab in the prompt while a permission question waits: go and answer it."""
+        from textual.actions import SkipAction
+
+        if not self.router.focus_question(asked=True):
+            raise SkipAction()
 
     def dispatch(self, text: str) -> None:
         """What Enter does with ``text``: a command, a ``!`` shell command or a prompt."""
@@ -146,8 +182,18 @@ class MainScreen(Screen[None]):
         if self.unavailable is not None:
             self.conversation.add_line(self.unavailable, "error")
             return
-        if self.session is None:
+        if self.session is None or not self.connected:
+            # shown now, sent once the session and the SDK client exist (they take seconds
+            # on a loaded machine: the prompt must not vanish meanwhile)
+            if not self._pending_prompts:
+                self.conversation.echo_user(text)
+                self.conversation.anchor()
+                self.status.start_work()
+                self.status.activity = "connecting…"
+                self.status.refresh_line()
             self._pending_prompts.append(text)
+            if self.session is not None and self.connect is not None:
+                self.connect()
             return
         if self.session.busy:
             self.session.submit(ops.QueueCorrection(text))
@@ -210,12 +256,7 @@ class MainScreen(Screen[None]):
         once); answer "no" to a permission question; idle, twice on an empty prompt: rewind."""
         if self.prompt.close_menu():
             return
-        session = self.session
-        if session is not None and session.busy:
-            session.submit(ops.Interrupt())
-            self.status.activity = "stopping"
-            self.status.refresh_line()
-            self.prompt.focus()
+        if self._interrupt():
             return
         for prompt in self.query(PermissionPrompt):
             prompt.action_pick(2)  # no engine turn is waiting: a plain "no"
@@ -226,6 +267,53 @@ class MainScreen(Screen[None]):
             self.open_rewind()
         else:
             self._last_esc = now
+
+    def _interrupt(self) -> bool:
+        """Stop the running turn (queued corrections go at once); False when none runs."""
+        session = self.session
+        if session is None or not session.busy:
+            return False
+        session.submit(ops.Interrupt())
+        self.status.activity = "stopping"
+        self.status.refresh_line()
+        self.prompt.focus()
+        return True
+
+    def ctrl_c(self) -> bool:
+        """Ctrl+C, as in Claude Code (frontend/keys.py): stop the running turn, else clear
+        the typed text, else (twice on an empty prompt) quit; True when the app should quit."""
+        self.prompt.close_menu()
+        if self._interrupt():
+            self._last_ctrl_c = None
+            return False
+        if self.prompt.text:
+            self._last_ctrl_c = None
+            self.prompt.load_quietly("")
+            self.prompt.focus()
+            return False
+        now = self.clock()
+        if self._last_ctrl_c is not None and 0 <= now - self._last_ctrl_c <= CTRL_C_WINDOW:
+            return True
+        self._last_ctrl_c = now
+        self.say(CTRL_C_AGAIN)
+        return False
+
+    def scroll_conversation(self, how: str) -> None:
+        """Scroll the conversation: page_up, page_down, up, down (a few lines), home, end.
+        Scrolling up leaves the bottom (the stream stops pulling the view down); scrolling
+        back to the end follows it again."""
+        view = self.conversation
+        if how == "page_up":
+            view.scroll_page_up(animate=False)
+        elif how == "page_down":
+            view.scroll_page_down(animate=False)
+        elif how in ("up", "down"):
+            view.scroll_relative(y=-SCROLL_LINES if how == "up" else SCROLL_LINES, animate=False)
+        elif how == "home":
+            view.scroll_home(animate=False)
+        elif how == "end":
+            view.scroll_end(animate=False)
+            view.anchor()
 
     def cycle_mode(self) -> None:
         """Shift+Tab: default → acceptEdits → plan → default (bypassPermissions → default)."""

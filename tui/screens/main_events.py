@@ -167,14 +167,29 @@ class EventRouter:
         )
         screen.conversation.add_block(prompt)
         screen.conversation.anchor()
-        screen.call_after_refresh(self._focus_question, prompt)
+        screen.call_after_refresh(self.focus_question, prompt)
 
-    def _focus_question(self, prompt: PermissionPrompt) -> None:
-        """Focus a permission question without scrolling to its top: the conversation stays
-        anchored at the bottom, so the whole question shows however tall it grows."""
+    def focus_question(
+        self, prompt: PermissionPrompt | None = None, *, asked: bool = False
+    ) -> bool:
+        """Focus a permission question (the oldest unanswered one) without scrolling to its
+        top: the conversation stays anchored at the bottom, so the whole question shows
+        however tall it grows. Not while the user is writing in the prompt: their keys,
+        Enter included, stay theirs (Tab, ``asked``, or sending the text moves to the
+        question). Returns whether a question has the focus."""
+        if prompt is None:
+            prompt = next((p for p in self.screen.query(PermissionPrompt) if not p.answered), None)
+        if prompt is None:
+            return False
+        if not asked and self.screen.prompt.text and self.screen.prompt.has_focus:
+            self.screen.status.activity = "waiting for permission · Tab to answer"
+            self.screen.status.refresh_line()
+            return False
         if prompt.is_attached and not prompt.answered:
             prompt.focus(scroll_visible=False)
             self.screen.conversation.anchor()
+            return True
+        return False
 
     def _close_prompts(self, event: ev.Event) -> None:
         request_id = getattr(event, "request_id", None)
@@ -186,8 +201,13 @@ class EventRouter:
         """Take an answered (or no longer asked) question away; the prompt gets the focus
         back if the question had it."""
         had_focus = prompt.has_focus or prompt.has_focus_within
+        leftover = prompt.unused_text
         prompt.answered = True
         if prompt.is_attached:
             prompt.remove()
+        main = self.screen.prompt
+        if leftover and not main.text:  # typed, then the turn was stopped: keep it
+            main.load_quietly(leftover)
+            main.move_cursor(main.document.end)
         if had_focus or self.screen.focused is None:
-            self.screen.prompt.focus()
+            main.focus()

@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from frontend.sanitize import sanitize
 from frontend.wording import first_line
 from tui.screens.dialog import Dialog
 
@@ -122,8 +123,9 @@ class RewindScreen(Dialog[RewindChoice | None]):
 
     # -- steps ----------------------------------------------------------------------------
     def _show(self, title: str, detail: str, options: list[Option | None], keys: str) -> None:
-        self._title.update(Content(title))  # prompts and paths are not markup
-        self._detail.update(Content(detail))
+        # prompts and paths are not markup, nor escape sequences
+        self._title.update(Content(sanitize(title)))
+        self._detail.update(Content(sanitize(detail)))
         self._detail.display = bool(detail)
         self._detail.set_class(self.step == "conflicts", "warning")
         self._options.set_options(options)

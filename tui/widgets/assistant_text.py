@@ -27,6 +27,7 @@ from textual.containers import Vertical
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
+from frontend.sanitize import sanitize
 from tui.widgets.frozen_markdown import FrozenMarkdown
 from tui.widgets.prompt_input import PromptInput
 
@@ -121,6 +122,7 @@ class AssistantText(Vertical):
 
     def __init__(self, text: str = "") -> None:
         super().__init__()
+        text = sanitize(text)
         self.live = Markdown()
         self._unsent: list[str] = [text] if text else []
         self._parts: list[str] = [text] if text else []
@@ -156,6 +158,9 @@ class AssistantText(Vertical):
 
     def add(self, delta: str) -> None:
         """Append a fragment of markdown (called from the engine's emit, same thread)."""
+        # an escape sequence in the model's text must not reach the terminal (one cut
+        # between two deltas leaves only harmless printable characters)
+        delta = sanitize(delta)
         if self._no_more or not delta:
             return
         self._unsent.append(delta)
@@ -188,9 +193,8 @@ class AssistantText(Vertical):
                         interval = FAST_INTERVAL
                     self._unsent.clear()
                     if self._no_more or len(self.live.source) + len(fragment) > self._seal_at:
-                        if stream is not None:
-                            await stream.stop()
-                            stream = None
+                        await self._stop_stream(stream)
+                        stream = None
                         await self._seal(fragment, everything=self._no_more)
                     else:
                         await self._live_settled()
@@ -198,6 +202,10 @@ class AssistantText(Vertical):
                             stream = Markdown.get_stream(self.live)
                         await stream.write(fragment)
                 if self._no_more and not self._unsent:
+                    # text written to the stream may not be applied yet: the live source
+                    # is whole only once the stream has stopped
+                    await self._stop_stream(stream)
+                    stream = None
                     if self.sealed is not None and self.live.display and self.live.source:
                         await self._seal("", everything=True)  # the tail too: no live update
                     break
@@ -214,6 +222,17 @@ class AssistantText(Vertical):
         await self._live_settled()
         # the final frame first, then the pieces nobody has seen
         self.call_after_refresh(self._start_settling)
+
+    async def _stop_stream(self, stream: MarkdownStream | None) -> None:
+        """Stop ``stream`` once everything written to it is applied to the live markdown
+        (its source and its widgets), so sealing or updating the live text next loses
+        nothing and parses from the right line."""
+        if stream is None:
+            return
+        await stream.stop()
+        # stop() interrupts an append it shields, which goes on: wait for it (the lock)
+        async with self.live.lock:
+            pass
 
     async def _let_keys_echo(
         self, clock: Any = time.monotonic, sleep: Any = asyncio.sleep

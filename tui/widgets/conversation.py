@@ -54,6 +54,9 @@ class Conversation(VerticalScroll):
         self.pruned = 0
         self._answers: list[AssistantText] = []
         self._pruned_line: MessageLine | None = None
+        self._echo: UserPrompt | None = None
+        """A prompt shown before the engine started its turn (the session or the SDK client
+        was still being made): the turn's start takes it over instead of showing it again."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -73,6 +76,12 @@ class Conversation(VerticalScroll):
 
     def add_user(self, text: str, *, correction: bool = False) -> None:
         self.add_block(UserPrompt(text, correction=correction))
+
+    def echo_user(self, text: str) -> None:
+        """Show a prompt at once, before its turn starts (see ``_echo``)."""
+        if self._echo is None:
+            self._echo = UserPrompt(text)
+            self.add_block(self._echo)
 
     def _prune(self, count: int) -> None:
         old = [c for c in self.children if c is not self._pruned_line][:count]
@@ -104,7 +113,11 @@ class Conversation(VerticalScroll):
 
     def _on_turn_started(self, event: ev.TurnStarted) -> None:
         self._end_message()
-        self.add_user(event.prompt)
+        echo, self._echo = self._echo, None
+        if echo is None or echo.text != event.prompt or not echo.is_attached:
+            if echo is not None and echo.is_attached:
+                echo.remove()
+            self.add_user(event.prompt)
         self.anchor()
 
     def _on_model_call_started(self, event: ev.ModelCallStarted) -> None:

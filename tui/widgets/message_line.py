@@ -7,6 +7,8 @@ from typing import Literal
 from textual.content import Content
 from textual.widgets import Static
 
+from frontend.sanitize import sanitize
+
 LineKind = Literal["error", "notice", "hint", "interrupted", "banner"]
 
 _PREFIX: dict[str, str] = {
@@ -28,7 +30,7 @@ class MessageLine(Static):
 
     def __init__(self, text: str, kind: LineKind = "notice") -> None:
         self.kind = kind
-        self.text = text
+        self.text = text = sanitize(text)  # errors and notices quote commands and paths
         body = Content(_PREFIX[kind] + text)
         if kind == "banner":  # its first line is a title
             first, _, rest = text.partition("\n")

@@ -2,6 +2,10 @@
 
 Keyboard only: arrows or 1-3 pick, Enter answers; choosing 3 focuses a text field whose text
 goes to the model with the refusal. Esc is handled by the app: it stops the turn.
+
+Typing is never lost and never approves: a character typed while the question has the focus
+(the user was writing something when it appeared) picks 3 and goes into the reason field,
+so the Enter that follows refuses with that text as the reason.
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -18,19 +22,21 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
+from frontend.sanitize import sanitize
+
 PREVIEW_MAX_LINES = 30
 
 
 def describe_call(name: str, args: dict[str, Any], summary: str) -> Content:
     """What will run, for tools without a diff preview: the command, or the input."""
     if name == "Bash":
-        command = str(args.get("command", ""))
-        desc = str(args.get("description", "") or "")
+        command = sanitize(str(args.get("command", "")))
+        desc = sanitize(str(args.get("description", "") or ""))
         body = Content.styled(command, "bold")
         return body + Content.styled("\n" + desc, "$text-muted") if desc else body
     if summary:
-        return Content(summary)
-    text = json.dumps(args, indent=2, ensure_ascii=False)
+        return Content(sanitize(summary))
+    text = sanitize(json.dumps(args, indent=2, ensure_ascii=False))
     lines = text.splitlines()
     if len(lines) > PREVIEW_MAX_LINES:
         text = "\n".join(lines[:PREVIEW_MAX_LINES]) + f"\n… {len(lines) - PREVIEW_MAX_LINES} more"
@@ -93,18 +99,22 @@ class PermissionPrompt(Vertical, can_focus=True):
         self.diff = diff
         self.scope = "in this project" if saves else "this session"
         self.answered = False
+        self._took_reason = False
         self._options = [Static(classes="option") for _ in range(3)]
-        self.reason_input = Input(placeholder="what should eddy do instead?", id="reason")
+        self.reason_input = Input(
+            placeholder="what should eddy do instead?", id="reason", select_on_focus=False
+        )
 
     def compose(self) -> ComposeResult:
         title = f"{self.tool_name}: {self.summary}" if self.summary else self.tool_name
+        title = sanitize(title)
         yield Static(Content.styled(f"Allow {title}?", "bold"), classes="perm-title")
         if self.warning:
             yield Static(Content.styled(self.warning, "$warning"), classes="perm-warning")
         if self.diff is not None:
             from tui.widgets.diff_view import render_diff
 
-            label, diff = self.diff
+            label, diff = sanitize(self.diff[0]), sanitize(self.diff[1])
             body = render_diff(diff, label, PREVIEW_MAX_LINES) if diff else Content("(no change)")
         else:
             body = describe_call(self.tool_name, self.args, self.summary)
@@ -137,6 +147,24 @@ class PermissionPrompt(Vertical, can_focus=True):
             style = "bold $text-primary" if i == self.selected else ""
             widget.update(Content.styled(f"{mark}{i + 1}. {label}", style))
 
+    def on_key(self, event: events.Key) -> None:
+        # a printable key that is not one of the question's own: the user is typing
+        if self.reason_input.has_focus or self.answered:
+            return
+        char = event.character
+        if char is None or not char.isprintable() or event.key in ("1", "2", "3"):
+            return
+        event.stop()
+        event.prevent_default()
+        self.selected = 2  # focuses the reason field
+        self.reason_input.insert_text_at_cursor(char)
+
+    @property
+    def unused_text(self) -> str:
+        """Text typed into the reason field that no answer took (the question was closed
+        another way): the screen gives it back to the prompt."""
+        return "" if self._took_reason else self.reason_input.value
+
     def action_move(self, step: int) -> None:
         self.selected = (self.selected + step) % 3
 
@@ -159,4 +187,5 @@ class PermissionPrompt(Vertical, can_focus=True):
         if self.answered:
             return
         self.answered = True
+        self._took_reason = bool(reason)
         self.post_message(self.Answered(self, decision, reason))

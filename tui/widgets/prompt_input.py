@@ -5,8 +5,18 @@ app takes it out of the engine's queue and loads it here to edit).
 
 Completion: while the cursor is in ``/command`` (the prompt's first word) or ``@path``, the
 screen's ``completer`` offers candidates in the ``menu`` under the prompt. While it shows, ↑/↓
-move in it, Tab takes the highlighted candidate, and Enter takes it too (for a command: and
-runs it). Text loaded from the history never opens the menu.
+move in it and Tab takes the highlighted candidate. Enter acts on what is typed: a command
+goes as typed (a half-typed one is answered "did you mean") unless the user picked a candidate
+with ↑/↓ after the last edit (then that one runs); in an ``@path`` Enter takes the highlighted
+path of the menu made for exactly that text (it only inserts it), else the text goes as typed.
+Keys typed in one burst reach the editor before the menu has caught up with them, so the menu
+is brought up to date with the text before Tab or Enter reads it. Text loaded from the history
+never opens the menu.
+
+A long paste (more than ``PASTE_CHIP_LINES`` lines or ``PASTE_CHIP_CHARS`` characters) is
+shown as a chip, ``[Pasted text #1 +3000 lines]``, instead of filling the screen: the prompt
+sends the text it stands for, Backspace at its end removes it whole, and Ctrl+T puts the
+pasted text itself in the prompt, to edit.
 """
 
 from __future__ import annotations
@@ -22,6 +32,9 @@ from frontend.prompt_history import PromptHistory
 from tui.widgets.completion import Candidate, CompletionMenu, Token, token_at
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
+PASTE_CHIP_LINES = 12
+PASTE_CHIP_CHARS = 2000
+"""A paste longer than either becomes a chip (see the module's docstring)."""
 
 Completer = Callable[[Token], "list[Candidate] | None"]
 """Candidates for a token; None when they come later (the screen then calls ``menu.show``)."""
@@ -67,6 +80,11 @@ class PromptInput(TextArea):
         """Candidates for a token (set by the screen)."""
         self._quiet = False
         """The next change came from the history, not typing: no menu for it."""
+        self._pastes: dict[str, str] = {}
+        """Chip label -> the pasted text it stands for."""
+        self._picked: tuple[str, tuple[int, int]] | None = None
+        """(text, cursor) when the user last moved in the menu: Enter takes the highlighted
+        candidate only while the text is still that."""
 
     # -- completion -----------------------------------------------------------------------
     def load_quietly(self, text: str) -> None:
@@ -145,7 +163,17 @@ class PromptInput(TextArea):
         if event.key == "enter":
             event.stop()
             event.prevent_default()
+            self.close_menu()
             self._submit()
+            return
+        if event.key == "ctrl+t" and self._pastes:
+            event.stop()
+            event.prevent_default()
+            self.expand_pastes()
+            return
+        if event.key == "backspace" and self._remove_chip_before_cursor():
+            event.stop()
+            event.prevent_default()
             return
         if event.key in NEWLINE_KEYS:
             event.stop()
@@ -158,15 +186,32 @@ class PromptInput(TextArea):
         assert self.menu is not None
         if key in ("up", "down"):
             self.menu.move(-1 if key == "up" else 1)
+            self._picked = (self.text, self.cursor_location)
         elif key == "tab":
-            self.accept_completion()
+            if self._menu_is_current():
+                self.accept_completion()
         elif key == "enter":
+            picked = self._picked == (self.text, self.cursor_location)
             kind = self.menu.token.kind if self.menu.token is not None else None
+            if not picked and not (self._menu_is_current() and kind == "path"):
+                return False  # nothing picked since the last edit: Enter sends what is typed
             if self.accept_completion() is not None and kind == "command":
                 self._submit(self.text.rstrip())  # the completion's space is not part of it
         else:
             return False
         return True
+
+    def _menu_is_current(self) -> bool:
+        """Bring the menu up to date with the text (a burst of keys can be ahead of the
+        change events that update it); True if it still shows candidates."""
+        menu = self.menu
+        if menu is None:
+            return False
+        token = token_at(self.text, self.cursor_location)
+        if token is None or menu.token is None or token != menu.token:
+            self.update_completion()
+        # a large file list is searched in a thread: until it answers, the menu is old
+        return menu.shown and menu.token is not None and menu.token == token
 
     def _complete_on_tab(self) -> bool:
         """Tab with the menu closed, in a /command or @path: open the menu (a single
@@ -181,12 +226,46 @@ class PromptInput(TextArea):
         # Inserted whole; stopped (and the base handler prevented) so it is inserted once.
         event.stop()
         event.prevent_default()
+        text = event.text
+        lines = len(text.splitlines())
+        if lines > PASTE_CHIP_LINES or len(text) > PASTE_CHIP_CHARS:
+            count = f"+{lines} lines" if lines > 1 else f"{len(text):,} characters"
+            label = f"[Pasted text #{len(self._pastes) + 1} {count}]"
+            self._pastes[label] = text
+            self.insert(label)
+            return
         await super()._on_paste(event)  # the base handler, explicitly, exactly once
 
+    def expanded(self, text: str) -> str:
+        """``text`` with each paste chip replaced by the text it stands for."""
+        for label, pasted in self._pastes.items():
+            text = text.replace(label, pasted)
+        return text
+
+    def expand_pastes(self) -> None:
+        """Ctrl+T: the pasted text itself in the prompt, in place of its chips, to edit."""
+        row, col = self.cursor_location
+        before = self.expanded(self.document.get_text_range((0, 0), (row, col)))
+        self.load_quietly(self.expanded(self.text))
+        self._pastes.clear()
+        lines = before.split("\n")
+        self.move_cursor((len(lines) - 1, len(lines[-1])))
+
+    def _remove_chip_before_cursor(self) -> bool:
+        """Backspace right after a chip removes the whole chip; False when not after one."""
+        row, col = self.cursor_location
+        line = self.document.get_line(row)[:col]
+        for label in self._pastes:
+            if line.endswith(label):
+                self.delete((row, col - len(label)), (row, col))
+                return True
+        return False
+
     def _submit(self, text: str | None = None) -> None:
-        text = self.text if text is None else text
+        text = self.expanded(self.text if text is None else text)
         if not text.strip():
             return
+        self._pastes.clear()
         self.prompt_history.append(text)
         self.load_quietly("")
         self.post_message(self.Submitted(text))

@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.widgets import Static
 
+from frontend.sanitize import sanitize
+
 MAX_SHOWN = 5
 
 
 def _one_line(text: str, width: int = 90) -> str:
-    line = " ".join(text.split())
+    line = " ".join(sanitize(text).split())
     return line if len(line) <= width else line[: width - 1] + "…"
 
 

@@ -6,6 +6,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from frontend.sanitize import sanitize
+
 
 class Thinking(Static):
     """Thinking text that grows with deltas; collapsed unless the user expands it."""
@@ -24,7 +26,7 @@ class Thinking(Static):
 
     def add(self, delta: str) -> None:
         """Append thinking text (rendered lazily: collapsed, only the word count shows)."""
-        self._parts.append(delta)
+        self._parts.append(sanitize(delta))
         if not self._refresh_scheduled:
             self._refresh_scheduled = True
             self.call_later(self._render_now)

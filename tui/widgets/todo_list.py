@@ -7,6 +7,8 @@ from typing import Any
 
 from textual.content import Content
 
+from frontend.sanitize import sanitize
+
 _MARK = {"completed": "☒", "in_progress": "◼", "pending": "☐"}
 _STYLE = {"completed": "strike $text-muted", "in_progress": "bold $text-primary", "pending": ""}
 
@@ -19,6 +21,7 @@ def render_todos(todos: Iterable[dict[str, Any]]) -> Content:
         text = str(todo.get("content") or todo.get("activeForm") or "")
         if status == "in_progress" and todo.get("activeForm"):
             text = str(todo["activeForm"])
+        text = sanitize(text)
         mark = _MARK.get(status, "☐")
         lines.append(Content.styled(f"{mark} {text}", _STYLE.get(status, "")))
     return Content("\n").join(lines) if lines else Content.styled("(no tasks)", "$text-muted")

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from frontend.sanitize import sanitize
 from frontend.tool_summary import (
     clip_lines,
     diff_counts,
@@ -24,6 +25,7 @@ from frontend.tool_summary import (
     state_mark,
     state_word,
 )
+from tui.widgets.ansi_content import ansi_content
 from tui.widgets.diff_view import render_diff
 from tui.widgets.todo_list import render_todos
 
@@ -51,11 +53,37 @@ _QUIET = ("pending", "done")
 """States whose word the header leaves out: the mark says enough."""
 
 
-def _clip(lines: list[str], limit: int, note: str) -> Content:
+def fit_rows(lines: list[str], rows: int, width: int) -> tuple[list[str], int, int]:
+    """The start of ``lines`` that fills at most ``rows`` screen rows at ``width`` cells (a
+    20,000-character line is one logical line but hundreds of rows), its last line cut if
+    need be; returns it, the lines left out and the characters cut from the last one."""
+    width = max(1, width)
+    shown: list[str] = []
+    for n, line in enumerate(lines):
+        if rows <= 0:
+            return shown, len(lines) - n, 0
+        need = max(1, -(-len(line) // width))
+        if need > rows:
+            shown.append(line[: rows * width])
+            return shown, len(lines) - n - 1, len(line) - rows * width
+        shown.append(line)
+        rows -= need
+    return shown, 0, 0
+
+
+def _clip(lines: list[str], limit: int, note: str, width: int | None = None) -> Content:
     shown, hidden = clip_lines(lines, limit)
-    body = Content("\n".join(shown))
+    cut = 0
+    if width:  # collapsed: by screen rows, not by logical lines
+        shown, more, cut = fit_rows(shown, limit, width)
+        hidden += more
+    body = ansi_content("\n".join(shown))
+    if cut:
+        body = body + Content.styled(f"… +{cut:,} characters", "$text-muted")
     if hidden:
         body = body + Content.styled(f"\n… +{hidden} lines {note}", "$text-muted")
+    elif cut and note:
+        body = body + Content.styled(f" {note}", "$text-muted")
     return body
 
 
@@ -76,7 +104,7 @@ class ToolCallBlock(Vertical):
         super().__init__(classes="tool-call")
         self.call_id = call_id
         self.tool_name = name
-        self.summary = summary
+        self.summary = sanitize(summary)  # a file name or command may carry escapes
         self._clock = clock
         self._started_at: float | None = None
         self._ended_at: float | None = None
@@ -142,7 +170,8 @@ class ToolCallBlock(Vertical):
         self.set_class(is_problem(state), "problem")
         self._render_header()
 
-    def watch_expanded(self) -> None:
+    def watch_expanded(self, expanded: bool) -> None:
+        self.set_class(expanded, "-expanded")  # the header shows the whole command
         self._render_body()
 
     def on_click(self) -> None:
@@ -185,8 +214,13 @@ class ToolCallBlock(Vertical):
         if self._result is None:
             if not self._output:
                 return None
-            tail = self.output.splitlines()[-STREAM_TAIL_LINES:]
-            return Content.styled("\n".join(tail), "$text-muted")
+            # cleaned before it is cut into lines: a progress bar's \r or a cursor movement
+            # must neither start a line nor reach the terminal
+            raw = self.output.split("\n")[-2 * STREAM_TAIL_LINES :]
+            tail = sanitize("\n".join(raw), keep_sgr=True).splitlines()[-STREAM_TAIL_LINES:]
+            width = self._width()
+            tail = [line[-STREAM_TAIL_LINES * width :] for line in tail]  # a huge line's end
+            return ansi_content("\n".join(tail)).stylize_before("$text-muted")
         if display.get("kind") == "diff" and not self.is_error:
             return self._diff_body(display)
         if display.get("kind") == "todos" and not self.is_error:
@@ -195,15 +229,24 @@ class ToolCallBlock(Vertical):
             n = len(self._result.splitlines())
             read = f"Read {n} line{'' if n == 1 else 's'}" if n else "Read an empty file"
             return Content.styled(f"{read}  (click to show)", "$text-muted")
-        lines = self._result.splitlines() or [""]
-        limit = EXPANDED_MAX_LINES if self.expanded else COLLAPSED_LINES
-        shown = _clip(lines, limit, "" if self.expanded else "(click to expand)")
+        lines = sanitize(self._result, keep_sgr=True).splitlines() or [""]
+        if self.expanded:
+            shown = _clip(lines, EXPANDED_MAX_LINES, "")
+        else:
+            shown = _clip(lines, COLLAPSED_LINES, "(click to expand)", self._width())
         return shown.stylize_before("$text-error") if self.is_error else shown
 
+    def _width(self) -> int:
+        """The cells a body line has (the screen's, less the gutter, before layout)."""
+        width = self._body.content_size.width if self._body.is_mounted else 0
+        if width <= 0:
+            width = (self.app.size.width if self.is_attached else 100) - 6
+        return max(20, width)
+
     def _diff_body(self, display: dict[str, Any]) -> Content:
-        path = str(display.get("path") or "")
+        path = sanitize(str(display.get("path") or ""))
         verb = "Created" if display.get("created") else "Updated"
         name = path.rsplit("/", 1)[-1] if path else self.summary
         head = Content.styled(f"{verb} {name} ({diff_counts(display)})\n", "$text-muted")
         limit = EXPANDED_MAX_LINES if self.expanded else DIFF_COLLAPSED_LINES
-        return head + render_diff(str(display.get("diff", "")), path or None, limit)
+        return head + render_diff(sanitize(str(display.get("diff", ""))), path or None, limit)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from frontend.sanitize import sanitize
 from frontend.tool_summary import clip_lines, more_lines
 
 MAX_SHOWN_LINES = 40
@@ -12,7 +13,7 @@ MAX_SHOWN_LINES = 40
 
 
 def _shown(text: str) -> str:
-    shown, more = clip_lines(text.splitlines() or [""], MAX_SHOWN_LINES)
+    shown, more = clip_lines(sanitize(text).splitlines() or [""], MAX_SHOWN_LINES)
     return "\n".join(shown) + (f"\n{more_lines(more)}" if more else "")
 
 
