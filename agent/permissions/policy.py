@@ -312,6 +312,14 @@ class Policy:
             ):
                 # nothing but read-only parts: the gate runs it in the read-only sandbox
                 decision = replace(decision, read_only=True)
+            if (
+                decision.verdict == "allow"
+                and not decision.read_only
+                and self.mode != "bypassPermissions"
+            ):
+                named = self._protected_argument(str(args.get("command", "")), ctx)
+                if named is not None:
+                    return named
             return decision
         return self._check_tool(tool, args, ctx)
 
@@ -336,6 +344,27 @@ class Policy:
                 if why is not None:
                     text = f"{path.name} is a protected file: {why}."
                     return Decision("ask", f"`{cmd.text()}` writes to {path}: {text}", None, text)
+        return None
+
+    def _protected_argument(self, command: str, ctx: ToolContext) -> Decision | None:
+        """An ask when a command that may change files names a protected place as an argument
+        (``cp x .eddy/settings.json``, ``mkdir -p .git/hooks``), whatever the rules: the
+        writable sandbox keeps existing protected files read-only, but one that does not
+        exist yet could be created. Words inside ``sh -c`` scripts are looked at too (split
+        on blanks): a false alarm only asks."""
+        try:
+            script = shellparse.parse(command)
+        except ShellParseError:
+            return None
+        base = Path(ctx.shell.cwd or ctx.workspace)
+        for cmd in script.commands:
+            for word in (*cmd.argv[1:], *(w for layer in cmd.layers for w in layer[1:])):
+                for token in word.value.split():
+                    why = _protected_token(token, base, ctx, self.hook_scripts)
+                    if why is not None:
+                        text = f"{token} is protected: {why}."
+                        reason = f"`{cmd.text()}` may change {token}: {text}"
+                        return Decision("ask", reason, None, text)
         return None
 
     def _hits(
@@ -402,3 +431,28 @@ class Policy:
         if any(r.specifier is not None and r.matches_args(name, args) for r in self.allow):
             return Decision("allow")
         return Decision("ask", f"{name} needs permission.", name)
+
+
+def _protected_token(
+    token: str, base: Path, ctx: ToolContext, hook_scripts: tuple[Path, ...]
+) -> str | None:
+    """Why the path ``token`` names is protected (existing or not), or None."""
+    from agent.shell.fileops import protected_name
+
+    if token.startswith("-") and "=" in token:
+        token = token.split("=", 1)[1]  # --output=.git/config
+    if not token or token.startswith("-"):
+        return None
+    path = Path(os.path.expanduser(token))
+    path = path if path.is_absolute() else base / path
+    try:
+        relative = Path(os.path.normpath(path)).relative_to(ctx.workspace)
+    except ValueError:
+        relative = None
+    if relative is not None and protected_name(relative):
+        return "git's, eddy's or Claude Code's configuration, or a shell start-up file"
+    try:
+        resolved = ctx.resolve(str(path)).path
+    except ToolError:
+        return None
+    return protected_reason(resolved, hook_scripts)

@@ -145,3 +145,43 @@ def test_shell_output_redirected_to_a_protected_file_asks_even_when_allowed(
         assert decision.verdict == "ask" and "protected file" in decision.warning
     bypass = Policy(mode="bypassPermissions").check(BashTool(), {"command": command}, ctx)
     assert bypass.verdict == "allow"
+
+
+BROAD_RULES = ["Bash", "Bash(cp:*)", "Bash(mkdir:*)", "Bash(sh:*)", "Bash(tee:*)"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mkdir .eddy && cp x .eddy/settings.json",  # .eddy does not exist: the sandbox cannot
+        "cp x .claude/settings.local.json",  # bind what is not there read-only
+        "mkdir -p .git/hooks",
+        "cp evil .git/hooks/pre-commit",
+        "cp x .mcp.json",
+        "sh -c 'cp x .mcp.json'",
+        "cp x ~/.bashrc",
+        "cp --target-directory=.eddy x",
+    ],
+)
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+def test_a_command_naming_a_protected_place_asks_whatever_the_rules(
+    tmp_path: Path, command: str, mode: str
+) -> None:
+    from tools.bash import TOOL as BASH
+
+    ctx = ToolContext(tmp_path)
+    policy = Policy(mode=mode, allow=[Rule.parse(r) for r in BROAD_RULES])  # type: ignore[arg-type]
+    decision = policy.check(BASH, {"command": command}, ctx)
+    assert decision.verdict == "ask", (command, decision)
+    assert "protected" in decision.warning
+
+
+@pytest.mark.parametrize("command", ["cp a b", "mkdir build", "make test", "git commit -m x"])
+def test_commands_that_name_no_protected_place_still_follow_the_rules(
+    tmp_path: Path, command: str
+) -> None:
+    from tools.bash import TOOL as BASH
+
+    ctx = ToolContext(tmp_path)
+    policy = Policy(allow=[Rule.parse("Bash")])
+    assert policy.check(BASH, {"command": command}, ctx).verdict == "allow"
