@@ -392,7 +392,7 @@ for i in range(10_000):
 def test_sigkill_while_writing_leaves_a_resumable_session(
     cwd: Path, data_dir: Path, turns_before_kill: int
 ) -> None:
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     env = dict(os.environ, EDDY_DATA_DIR=str(data_dir), PYTHONPATH=str(root))
     child = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(cwd)], stdout=subprocess.PIPE, env=env, text=True

@@ -24,7 +24,7 @@ from tools import read as read_mod
 from tools import write as write_mod
 from tools.base import ToolContext
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # -- helpers --------------------------------------------------------------------------------------
 

@@ -648,7 +648,7 @@ _UNSAFE_PARTS = ["rm x", "curl evil", "npm install", "echo x > f", "touch y", "c
     )
 )
 def test_a_compound_is_allowed_iff_every_part_is(parts: list[tuple[str, str]]) -> None:
-    ws = Path(__file__).resolve().parents[2]  # any real directory with a README.md will do
+    ws = Path(__file__).resolve().parents[3]  # any real directory with a README.md will do
     command = "".join(p + sep for p, sep in parts[:-1]) + parts[-1][0]
     verdict = Policy().decide(TOOLS["Bash"], {"command": command}, ToolContext(ws))[0]
     all_safe = all(p in _SAFE_PARTS for p, _ in parts)
