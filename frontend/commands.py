@@ -6,10 +6,7 @@ send a prompt, switch sessions, open the rewind or permission dialogs, ...). The
 mode implement that protocol; the table, the checks ("the session is still starting", "eddy is
 working") and the wording are here, once.
 
-Custom commands are markdown files in ``.eddy/commands/`` (the project's) and
-``~/.config/eddy/commands/`` (the user's): ``/name args`` sends the file's body as the prompt
-with ``$ARGUMENTS`` replaced by ``args``. A project command beats a user command of the same
-name; built-ins beat both.
+Custom commands (markdown files sent as prompts) are in frontend/custom_commands.py.
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from agent import ops
-from agent.paths import config_dir
+from frontend.custom_commands import CustomCommand, custom_commands, parse
 
 Kind = Literal["hint", "notice", "error"]
 """How a line is shown: a hint (dim), a notice (cyan), an error (red/yellow)."""
@@ -383,50 +380,6 @@ def _custom(fe: FrontEnd) -> dict[str, CustomCommand]:
         return custom_commands(fe.workspace)
     except OSError:
         return {}
-
-
-@dataclass(frozen=True)
-class CustomCommand:
-    """A markdown file that a ``/name`` sends as the prompt."""
-
-    name: str
-    path: Path
-    description: str
-
-    def expand(self, arguments: str) -> str:
-        """The prompt for ``/name arguments``."""
-        body = self.path.read_text(errors="replace")
-        if "$ARGUMENTS" in body:
-            return body.replace("$ARGUMENTS", arguments)
-        return body if not arguments else f"{body.rstrip()}\n\n{arguments}"
-
-
-def custom_commands(workspace: Path) -> dict[str, CustomCommand]:
-    """Custom commands by name (project ones override the user's)."""
-    found: dict[str, CustomCommand] = {}
-    for folder in (config_dir() / "commands", workspace / ".eddy" / "commands"):
-        try:
-            files = sorted(folder.glob("*.md"))
-        except OSError:
-            continue
-        for f in files:
-            try:
-                first = f.read_text(errors="replace").strip().splitlines()
-            except OSError:
-                continue
-            desc = first[0].lstrip("# ").strip()[:80] if first else ""
-            found[f.stem] = CustomCommand(f.stem, f, desc or "custom command")
-    return found
-
-
-def parse(text: str) -> tuple[str, str] | None:
-    """``("name", "args")`` for ``/name args``, else None (also for ``/`` paths like /usr)."""
-    if not text.startswith("/") or text.startswith("//"):
-        return None
-    head, _, rest = text[1:].partition(" ")
-    if not head or "/" in head:
-        return None
-    return head, rest.strip()
 
 
 def completions(prefix: str, workspace: Path) -> list[tuple[str, str]]:

@@ -297,11 +297,12 @@ class Policy:
         """The full decision for one call."""
         if tool.name == "Bash":
             from agent.permissions.bash import BashCheck  # it imports this module
+            from agent.permissions.protected import protected_argument, protected_redirect
 
             check = BashCheck(self, ctx)
             decision = check.run(str(args.get("command", "")))
             if decision.verdict != "deny" and self.mode != "bypassPermissions":
-                protected = self._protected_redirect(str(args.get("command", "")), ctx)
+                protected = protected_redirect(str(args.get("command", "")), ctx, self.hook_scripts)
                 if protected is not None:
                     return protected
             if (
@@ -317,55 +318,11 @@ class Policy:
                 and not decision.read_only
                 and self.mode != "bypassPermissions"
             ):
-                named = self._protected_argument(str(args.get("command", "")), ctx)
+                named = protected_argument(str(args.get("command", "")), ctx, self.hook_scripts)
                 if named is not None:
                     return named
             return decision
         return self._check_tool(tool, args, ctx)
-
-    def _protected_redirect(self, command: str, ctx: ToolContext) -> Decision | None:
-        """An ask when the command's output goes to a protected file (``> .git/config``)."""
-        try:
-            script = shellparse.parse(command)
-        except ShellParseError:
-            return None
-        base = str(ctx.shell.cwd or ctx.workspace)
-        for cmd in script.commands:
-            for redirect in cmd.redirects:
-                target = redirect.target
-                if redirect.kind != "write" or target is None or not target.static:
-                    continue
-                raw = os.path.join(base, os.path.expanduser(target.value))
-                try:
-                    path = ctx.resolve(raw).path
-                except ToolError:
-                    continue
-                why = protected_reason(path, self.hook_scripts)
-                if why is not None:
-                    text = f"{path.name} is a protected file: {why}."
-                    return Decision("ask", f"`{cmd.text()}` writes to {path}: {text}", None, text)
-        return None
-
-    def _protected_argument(self, command: str, ctx: ToolContext) -> Decision | None:
-        """An ask when a command that may change files names a protected place as an argument
-        (``cp x .eddy/settings.json``, ``mkdir -p .git/hooks``), whatever the rules: the
-        writable sandbox keeps existing protected files read-only, but one that does not
-        exist yet could be created. Words inside ``sh -c`` scripts are looked at too (split
-        on blanks): a false alarm only asks."""
-        try:
-            script = shellparse.parse(command)
-        except ShellParseError:
-            return None
-        base = Path(ctx.shell.cwd or ctx.workspace)
-        for cmd in script.commands:
-            for word in (*cmd.argv[1:], *(w for layer in cmd.layers for w in layer[1:])):
-                for token in word.value.split():
-                    why = _protected_token(token, base, ctx, self.hook_scripts)
-                    if why is not None:
-                        text = f"{token} is protected: {why}."
-                        reason = f"`{cmd.text()}` may change {token}: {text}"
-                        return Decision("ask", reason, None, text)
-        return None
 
     def _hits(
         self,
@@ -431,28 +388,3 @@ class Policy:
         if any(r.specifier is not None and r.matches_args(name, args) for r in self.allow):
             return Decision("allow")
         return Decision("ask", f"{name} needs permission.", name)
-
-
-def _protected_token(
-    token: str, base: Path, ctx: ToolContext, hook_scripts: tuple[Path, ...]
-) -> str | None:
-    """Why the path ``token`` names is protected (existing or not), or None."""
-    from agent.shell.fileops import protected_name
-
-    if token.startswith("-") and "=" in token:
-        token = token.split("=", 1)[1]  # --output=.git/config
-    if not token or token.startswith("-"):
-        return None
-    path = Path(os.path.expanduser(token))
-    path = path if path.is_absolute() else base / path
-    try:
-        relative = Path(os.path.normpath(path)).relative_to(ctx.workspace)
-    except ValueError:
-        relative = None
-    if relative is not None and protected_name(relative):
-        return "git's, eddy's or Claude Code's configuration, or a shell start-up file"
-    try:
-        resolved = ctx.resolve(str(path)).path
-    except ToolError:
-        return None
-    return protected_reason(resolved, hook_scripts)
