@@ -151,7 +151,7 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
     from agent import events as ev
     from cli.main import build_parser
     from tui.app import EddyApp
-    from tui.widgets.assistant_text import AssistantText
+    from tui.widgets.conversation.assistant_text import AssistantText
 
     finished: list[float] = []
     turn_over = asyncio.Event()

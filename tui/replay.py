@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from agent.messages import Message
 from frontend.history_events import REPLAY_MESSAGES, Summary, history_events, tail_start
-from tui.widgets.conversation import Conversation
+from tui.widgets.conversation.conversation import Conversation
 
 EARLIER_MESSAGES = 60
 """"Show earlier" renders at most this many more messages at a time."""

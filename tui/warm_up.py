@@ -29,14 +29,14 @@ def turn_widget_classes() -> list[type]:
     from textual.widgets import Input
     from textual.widgets.markdown import Markdown, MarkdownBlock
 
-    from tui.widgets.assistant_text import AssistantText
-    from tui.widgets.diff_view import DiffView
-    from tui.widgets.frozen_markdown import FrozenMarkdown
-    from tui.widgets.message_line import MessageLine
-    from tui.widgets.permission_prompt import PermissionPrompt
-    from tui.widgets.thinking import Thinking
-    from tui.widgets.tool_call import ToolCallBlock
-    from tui.widgets.user_prompt import UserPrompt
+    from tui.widgets.conversation.assistant_text import AssistantText
+    from tui.widgets.conversation.diff_view import DiffView
+    from tui.widgets.conversation.frozen_markdown import FrozenMarkdown
+    from tui.widgets.conversation.message_line import MessageLine
+    from tui.widgets.conversation.permission_prompt import PermissionPrompt
+    from tui.widgets.conversation.thinking import Thinking
+    from tui.widgets.conversation.tool_call import ToolCallBlock
+    from tui.widgets.conversation.user_prompt import UserPrompt
 
     classes: list[type] = [
         UserPrompt,

@@ -45,9 +45,9 @@ def test_the_sample_replays_into_line_mode() -> None:
 
 
 async def test_the_sample_replays_into_the_tui() -> None:
-    from tui.widgets.assistant_text import AssistantText
-    from tui.widgets.tool_call import ToolCallBlock
-    from tui.widgets.user_prompt import UserPrompt
+    from tui.widgets.conversation.assistant_text import AssistantText
+    from tui.widgets.conversation.tool_call import ToolCallBlock
+    from tui.widgets.conversation.user_prompt import UserPrompt
 
     app = ReplayApp()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -12,7 +12,7 @@ from agent.model import ScriptedModel
 from frontend.commands import COMMANDS
 from tests.helpers.plain import ENTER
 from tests.helpers.tui import SIZE, make_args, wait_ready
-from tui.widgets.message_line import MessageLine
+from tui.widgets.conversation.message_line import MessageLine
 
 SKIPPED_HERE = {
     "exit": "ends the app (tests/e2e and tests/plain exit through it)",

@@ -103,7 +103,7 @@ async def type_and_send(pilot: Any, text: str) -> None:
 
 async def rendered(app: Any, pilot: Any) -> None:
     """Wait until every finished answer has been rendered (its markdown stream stopped)."""
-    from tui.widgets.assistant_text import AssistantText
+    from tui.widgets.conversation.assistant_text import AssistantText
 
     await pilot.pause()
     for _ in range(1000):

@@ -11,7 +11,7 @@ from plain.render import Renderer
 from plain.style import Painter
 from tests.helpers.tui import SIZE, make_app, type_and_send, wait_ready
 from tools.write import WriteTool
-from tui.widgets.permission_prompt import PermissionPrompt
+from tui.widgets.conversation.permission_prompt import PermissionPrompt
 
 WARNING = "config is a protected file: git runs programs this file names."
 

@@ -12,7 +12,7 @@ from agent import events as ev
 from agent.model import ScriptedModel
 from tests.helpers.tui import SIZE, Events, make_app, make_args, settle, type_and_send, wait_ready
 from tui.app import EddyApp, settings_path
-from tui.widgets.message_line import MessageLine
+from tui.widgets.conversation.message_line import MessageLine
 
 
 def lines(app, kind: str) -> list[str]:

@@ -15,9 +15,9 @@ from agent.messages import TextBlock, assistant, check_invariant
 from agent.model import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tools import default_tools
-from tui.widgets.completion import token_at
-from tui.widgets.message_line import MessageLine
-from tui.widgets.tool_call import ToolCallBlock
+from tui.widgets.conversation.message_line import MessageLine
+from tui.widgets.conversation.tool_call import ToolCallBlock
+from tui.widgets.prompt.completion import token_at
 
 
 def texts(app: Any, kind: str | None = None) -> list[str]:

@@ -19,7 +19,7 @@ from agent.messages import assistant
 from agent.model import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, rendered, settle, type_and_send, wait_ready
 from tools.bash import BashTool
-from tui.widgets.conversation import Conversation
+from tui.widgets.conversation.conversation import Conversation
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 WIPE = "\x1b[2J\x1b[H"

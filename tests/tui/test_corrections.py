@@ -17,8 +17,8 @@ from tests.helpers.tui import (
     type_and_send,
     wait_ready,
 )
-from tui.widgets.tool_call import ToolCallBlock
-from tui.widgets.user_prompt import UserPrompt
+from tui.widgets.conversation.tool_call import ToolCallBlock
+from tui.widgets.conversation.user_prompt import UserPrompt
 
 BYPASS = ("--permission-mode", "bypassPermissions")
 

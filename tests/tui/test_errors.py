@@ -9,7 +9,7 @@ from agent.messages import assistant
 from agent.model import ModelError, ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
-from tui.widgets.message_line import MessageLine
+from tui.widgets.conversation.message_line import MessageLine
 
 
 def screen_text(app) -> str:
@@ -49,7 +49,7 @@ async def test_an_api_error_is_a_readable_line(workspace: Path) -> None:
 
 
 async def test_a_rendering_bug_becomes_an_error_line(workspace: Path, monkeypatch) -> None:
-    from tui.widgets.conversation import Conversation
+    from tui.widgets.conversation.conversation import Conversation
 
     def broken(self, event):
         raise ValueError("bad widget")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 
 from agent import events as ev
-from tui.widgets.assistant_text import AssistantText
-from tui.widgets.conversation import Conversation
-from tui.widgets.message_line import MessageLine
-from tui.widgets.thinking import Thinking
-from tui.widgets.tool_call import ToolCallBlock
-from tui.widgets.user_prompt import UserPrompt
+from tui.widgets.conversation.assistant_text import AssistantText
+from tui.widgets.conversation.conversation import Conversation
+from tui.widgets.conversation.message_line import MessageLine
+from tui.widgets.conversation.thinking import Thinking
+from tui.widgets.conversation.tool_call import ToolCallBlock
+from tui.widgets.conversation.user_prompt import UserPrompt
 
 DIFF = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
 TODOS = (

@@ -12,7 +12,7 @@ from typing import Any
 from agent import events as ev
 from agent.model import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
-from tui.widgets.user_prompt import UserPrompt
+from tui.widgets.conversation.user_prompt import UserPrompt
 
 
 class SlowClientModel:

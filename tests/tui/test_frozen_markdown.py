@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.widgets.markdown_content import estimate_height, markdown_to_content
+from tui.widgets.conversation.markdown_content import estimate_height, markdown_to_content
 
 TABLE = (
     "| name | size | kind |\n|:--|--:|:-:|\n| a.py | 12 | **code** |\n| long_name.md | 3 | doc |\n"
@@ -46,7 +46,7 @@ from textual.app import App, ComposeResult  # noqa: E402
 from textual.containers import VerticalScroll  # noqa: E402
 from textual.widget import Widget  # noqa: E402
 
-from tui.widgets.frozen_markdown import FrozenMarkdown  # noqa: E402
+from tui.widgets.conversation.frozen_markdown import FrozenMarkdown  # noqa: E402
 
 PIECES = [
     "## Section\n\nThe function `step` reads the input, checks the **bounds** and returns the "

@@ -17,10 +17,10 @@ from tests.helpers.tui import (
     type_and_send,
     wait_ready,
 )
-from tui.widgets.assistant_text import AssistantText
-from tui.widgets.message_line import MessageLine
-from tui.widgets.permission_prompt import PermissionPrompt
-from tui.widgets.tool_call import ToolCallBlock
+from tui.widgets.conversation.assistant_text import AssistantText
+from tui.widgets.conversation.message_line import MessageLine
+from tui.widgets.conversation.permission_prompt import PermissionPrompt
+from tui.widgets.conversation.tool_call import ToolCallBlock
 
 
 def interrupted_lines(app) -> list[MessageLine]:

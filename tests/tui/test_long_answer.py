@@ -12,9 +12,9 @@ from textual.widgets import Static
 from agent import events as ev
 from agent.model import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
-from tui.widgets.assistant_text import PIECE_CHARS, AssistantText, split_blocks
-from tui.widgets.frozen_markdown import FrozenMarkdown
-from tui.widgets.markdown_content import estimate_height, markdown_to_content
+from tui.widgets.conversation.assistant_text import PIECE_CHARS, AssistantText, split_blocks
+from tui.widgets.conversation.frozen_markdown import FrozenMarkdown
+from tui.widgets.conversation.markdown_content import estimate_height, markdown_to_content
 
 
 def long_answer(sections: int) -> str:
@@ -103,8 +103,8 @@ class FakeClock:
 
 
 async def test_a_write_waits_for_a_key_to_echo_but_not_for_ever(monkeypatch) -> None:
-    from tui.widgets import assistant_text as at
-    from tui.widgets.prompt_input import PromptInput
+    from tui.widgets.conversation import assistant_text as at
+    from tui.widgets.prompt.prompt_input import PromptInput
 
     clock = FakeClock()
     text = AssistantText()
@@ -129,7 +129,7 @@ async def test_a_write_waits_for_a_key_to_echo_but_not_for_ever(monkeypatch) -> 
 
 
 def test_the_end_of_a_seal_is_cut_small_the_rest_in_big_pieces() -> None:
-    from tui.widgets import assistant_text as at
+    from tui.widgets.conversation import assistant_text as at
 
     text = long_answer(200)
     pieces = at.split_for_view(text)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent.model import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, wait_ready
-from tui.widgets.message_line import MessageLine
+from tui.widgets.conversation.message_line import MessageLine
 
 
 def lines(app, kind: str | None = None) -> list[str]:

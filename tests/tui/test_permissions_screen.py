@@ -15,7 +15,7 @@ from agent.model import ScriptedModel, tool_call
 from agent.permissions.policy import Rule
 from tests.helpers.tui import SIZE, make_app, settle, shell_tool, type_and_send, wait_ready
 from tui.screens.permissions import PermissionsScreen
-from tui.widgets.message_line import MessageLine
+from tui.widgets.conversation.message_line import MessageLine
 
 LOCAL = ".eddy/settings.local.json"
 PROJECT = ".eddy/settings.json"

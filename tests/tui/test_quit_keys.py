@@ -10,7 +10,7 @@ from agent import events as ev
 from agent.model import ScriptedModel
 from frontend.keys import CTRL_C_AGAIN
 from tests.helpers.tui import SIZE, StreamThenStall, make_app, wait_ready
-from tui.widgets.message_line import MessageLine
+from tui.widgets.conversation.message_line import MessageLine
 
 
 def hints(app) -> list[str]:

@@ -12,9 +12,9 @@ import pytest
 from agent import events as ev
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wait_ready
-from tui.widgets.assistant_text import AssistantText
-from tui.widgets.tool_call import ToolCallBlock
-from tui.widgets.user_prompt import UserPrompt
+from tui.widgets.conversation.assistant_text import AssistantText
+from tui.widgets.conversation.tool_call import ToolCallBlock
+from tui.widgets.conversation.user_prompt import UserPrompt
 
 
 @pytest.fixture

@@ -18,9 +18,9 @@ from frontend.history_events import REPLAY_MESSAGES, tail_start
 from tests.helpers.tui import SIZE, rendered, resumed_app, save_session, wait_ready
 from tui.app import EddyApp
 from tui.replay import EARLIER_MESSAGES, EarlierMessages, ReplayedBlock
-from tui.widgets.assistant_text import AssistantText
-from tui.widgets.tool_call import ToolCallBlock
-from tui.widgets.user_prompt import UserPrompt
+from tui.widgets.conversation.assistant_text import AssistantText
+from tui.widgets.conversation.tool_call import ToolCallBlock
+from tui.widgets.conversation.user_prompt import UserPrompt
 
 TURNS = 60
 """Each turn: a prompt, two tool calls with results, an answer (6 messages)."""

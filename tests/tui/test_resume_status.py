@@ -19,8 +19,8 @@ from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.fakes.tools import FnTool
 from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wait_ready
 from tui.app import EddyApp
-from tui.widgets.message_line import MessageLine
-from tui.widgets.status_line import human_tokens
+from tui.widgets.conversation.message_line import MessageLine
+from tui.widgets.prompt.status_line import human_tokens
 
 MODEL = "claude-sonnet-5-5"
 

@@ -21,8 +21,8 @@ from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wa
 from tui.app import EddyApp
 from tui.screens.resume import ResumeScreen
 from tui.screens.rewind import RewindScreen
-from tui.widgets.message_line import MessageLine
-from tui.widgets.user_prompt import UserPrompt
+from tui.widgets.conversation.message_line import MessageLine
+from tui.widgets.conversation.user_prompt import UserPrompt
 
 APP_PY = "def total(xs):\n    return sum(xs) - 1\n"
 FIXED = "def total(xs):\n    return sum(xs)\n"

@@ -218,7 +218,7 @@ def test_todo_list(snap_compare, workspace: Path) -> None:
 
 
 def test_expanded_thinking(snap_compare, workspace: Path) -> None:
-    from tui.widgets.thinking import Thinking
+    from tui.widgets.conversation.thinking import Thinking
 
     thought = (
         "The user wants the sum without the off-by-one. total() subtracts 1 at the end, "

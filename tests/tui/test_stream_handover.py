@@ -20,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
-from tui.widgets.assistant_text import AssistantText
+from tui.widgets.conversation.assistant_text import AssistantText
 
 TOKEN = re.compile(r"t\d+")
 
@@ -138,7 +138,7 @@ def test_a_finished_answer_shows_every_token_in_order(shapes, cuts, yields, fina
 def test_text_written_to_the_stream_but_not_applied_is_in_the_sealed_end(monkeypatch):
     """The case of the issue: the last list items reach the stream, the stream has not
     applied them when the answer ends, and the end is sealed."""
-    from tui.widgets import assistant_text
+    from tui.widgets.conversation import assistant_text
 
     monkeypatch.setattr(assistant_text, "WRITE_INTERVAL", 0)  # the pump writes at once
     text = make_answer([("paragraph", 20), ("numbered", 40)] * 4)

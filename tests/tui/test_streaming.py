@@ -7,8 +7,8 @@ from pathlib import Path
 from agent import events as ev
 from agent.model import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
-from tui.widgets.assistant_text import AssistantText
-from tui.widgets.user_prompt import UserPrompt
+from tui.widgets.conversation.assistant_text import AssistantText
+from tui.widgets.conversation.user_prompt import UserPrompt
 
 ANSWER = "# Plan\n\nFirst **read** the code.\n\n```python\nprint('hi')\n```\n\n- one\n- two\n"
 

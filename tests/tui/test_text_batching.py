@@ -10,9 +10,9 @@ import pytest
 from agent import events as ev
 from agent.model import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, rendered, wait_ready
-from tui.widgets.assistant_text import AssistantText
-from tui.widgets.message_line import MessageLine
-from tui.widgets.tool_call import ToolCallBlock
+from tui.widgets.conversation.assistant_text import AssistantText
+from tui.widgets.conversation.message_line import MessageLine
+from tui.widgets.conversation.tool_call import ToolCallBlock
 
 
 async def test_deltas_of_one_read_are_one_write_and_stay_before_the_next_event(

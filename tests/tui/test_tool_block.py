@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.widgets.tool_call import ToolCallBlock
+from tui.widgets.conversation.tool_call import ToolCallBlock
 
 
 @pytest.mark.parametrize(
@@ -25,7 +25,7 @@ def test_a_collapsed_read_counts_its_lines_in_words(result: str, shown: str) -> 
 
 
 def test_fit_rows_counts_screen_rows_not_logical_lines() -> None:
-    from tui.widgets.tool_call import fit_rows
+    from tui.widgets.conversation.tool_call import fit_rows
 
     assert fit_rows(["a" * 20_000], 4, 100) == (["a" * 400], 0, 19_600)
     assert fit_rows(["x", "y" * 250, "z"], 4, 100) == (["x", "y" * 250], 1, 0)

@@ -21,7 +21,7 @@ from agent.messages import TextBlock
 from agent.model import ScriptedModel
 from frontend.commands import COMMANDS
 from tests.helpers.tui import SIZE, make_app, wait_ready
-from tui.widgets.message_line import MessageLine
+from tui.widgets.conversation.message_line import MessageLine
 
 
 async def burst(pilot: Any, *keys: str) -> None:

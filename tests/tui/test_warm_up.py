@@ -110,7 +110,7 @@ async def test_the_css_of_a_turns_widgets_is_added_before_the_first_prompt(
 ) -> None:
     from agent.model import ScriptedModel
     from tests.helpers.tui import make_app
-    from tui.widgets.assistant_text import AssistantText
+    from tui.widgets.conversation.assistant_text import AssistantText
 
     app, _ = make_app(workspace, ScriptedModel(["unused"]))
     async with app.run_test(size=SIZE) as pilot:

@@ -28,12 +28,12 @@ from agent import ops
 from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from frontend.prompt_history import PromptHistory
 from tui.screens.main_events import EventRouter
-from tui.widgets.completion import Candidate, CompletionMenu, Token, path_candidate, token_at
-from tui.widgets.conversation import Conversation
-from tui.widgets.permission_prompt import PermissionPrompt
-from tui.widgets.prompt_input import PromptInput
-from tui.widgets.queued_list import QueuedList
-from tui.widgets.status_line import StatusLine
+from tui.widgets.conversation.conversation import Conversation
+from tui.widgets.conversation.permission_prompt import PermissionPrompt
+from tui.widgets.prompt.completion import Candidate, CompletionMenu, Token, path_candidate, token_at
+from tui.widgets.prompt.prompt_input import PromptInput
+from tui.widgets.prompt.queued_list import QueuedList
+from tui.widgets.prompt.status_line import StatusLine
 
 if TYPE_CHECKING:
     from agent.messages import Message

@@ -13,7 +13,7 @@ import asyncio
 from typing import TYPE_CHECKING, assert_never, cast
 
 from agent import events as ev
-from tui.widgets.permission_prompt import PermissionPrompt
+from tui.widgets.conversation.permission_prompt import PermissionPrompt
 
 if TYPE_CHECKING:
     from tui.app import EddyApp

@@ -112,7 +112,7 @@ class PermissionPrompt(Vertical, can_focus=True):
         if self.warning:
             yield Static(Content.styled(self.warning, "$warning"), classes="perm-warning")
         if self.diff is not None:
-            from tui.widgets.diff_view import render_diff
+            from tui.widgets.conversation.diff_view import render_diff
 
             label, diff = sanitize(self.diff[0]), sanitize(self.diff[1])
             body = render_diff(diff, label, PREVIEW_MAX_LINES) if diff else Content("(no change)")

@@ -29,7 +29,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from frontend.prompt_history import PromptHistory
-from tui.widgets.completion import Candidate, CompletionMenu, Token, token_at
+from tui.widgets.prompt.completion import Candidate, CompletionMenu, Token, token_at
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
 PASTE_CHIP_LINES = 12

@@ -15,13 +15,13 @@ from textual.widget import Widget
 
 from agent import events as ev
 from frontend.wording import compaction_line
-from tui.widgets.message_line import LineKind, MessageLine
-from tui.widgets.thinking import Thinking
-from tui.widgets.user_prompt import UserPrompt
+from tui.widgets.conversation.message_line import LineKind, MessageLine
+from tui.widgets.conversation.thinking import Thinking
+from tui.widgets.conversation.user_prompt import UserPrompt
 
 if TYPE_CHECKING:
-    from tui.widgets.assistant_text import AssistantText
-    from tui.widgets.tool_call import ToolCallBlock
+    from tui.widgets.conversation.assistant_text import AssistantText
+    from tui.widgets.conversation.tool_call import ToolCallBlock
 
 MAX_BLOCKS = 160
 """Blocks kept in the DOM; older ones are pruned (the transcript keeps everything)."""
@@ -141,7 +141,9 @@ class Conversation(VerticalScroll):
             self.thinking_block.finish()
             self.thinking_block = None
         if self.text_block is None:
-            from tui.widgets.assistant_text import AssistantText  # Markdown: after first frame
+            from tui.widgets.conversation.assistant_text import (
+                AssistantText,  # Markdown: after first frame
+            )
 
             self.text_block = AssistantText()
             self.add_block(self.text_block)
@@ -153,7 +155,9 @@ class Conversation(VerticalScroll):
         self._end_message()
 
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
-        from tui.widgets.tool_call import ToolCallBlock  # pygments: not before the first frame
+        from tui.widgets.conversation.tool_call import (
+            ToolCallBlock,  # pygments: not before the first frame
+        )
 
         self._end_message()
         block = ToolCallBlock(event.call_id, event.name, event.summary, self._clock)
@@ -178,7 +182,7 @@ class Conversation(VerticalScroll):
     def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
         block = self.tool_blocks.get(event.call_id)
         if block is None:
-            from tui.widgets.tool_call import ToolCallBlock
+            from tui.widgets.conversation.tool_call import ToolCallBlock
 
             block = ToolCallBlock(event.call_id, event.name, "", self._clock)
             self.tool_blocks[event.call_id] = block

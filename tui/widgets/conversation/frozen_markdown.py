@@ -24,7 +24,7 @@ from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
 
-from tui.widgets.markdown_content import estimate_height, markdown_to_content
+from tui.widgets.conversation.markdown_content import estimate_height, markdown_to_content
 
 
 def _on_line(strip: Strip, y: int) -> Strip:

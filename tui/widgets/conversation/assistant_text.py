@@ -28,8 +28,8 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
 from frontend.sanitize import sanitize
-from tui.widgets.frozen_markdown import FrozenMarkdown
-from tui.widgets.prompt_input import PromptInput
+from tui.widgets.conversation.frozen_markdown import FrozenMarkdown
+from tui.widgets.prompt.prompt_input import PromptInput
 
 WRITE_INTERVAL = 1 / 20
 """Seconds between two writes to the live markdown."""

@@ -25,9 +25,9 @@ from frontend.tool_summary import (
     state_mark,
     state_word,
 )
-from tui.widgets.ansi_content import ansi_content
-from tui.widgets.diff_view import render_diff
-from tui.widgets.todo_list import render_todos
+from tui.widgets.conversation.ansi_content import ansi_content
+from tui.widgets.conversation.diff_view import render_diff
+from tui.widgets.conversation.todo_list import render_todos
 
 COLLAPSED_LINES = 4
 """Result lines shown before the user expands a block."""

@@ -1,0 +1,2 @@
+"""The conversation's widgets: prompts, answers, thinking, tool calls, diffs, permission
+questions."""
