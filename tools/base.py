@@ -29,6 +29,9 @@ class ToolLimits:
     """Lines Read returns when no limit is given."""
     read_max_line_chars: int = 2000
     """Longer lines are cut with a note."""
+    read_max_chars: int = 80_000
+    """Characters of numbered lines one Read returns at most: it stops at a whole line and says
+    which offset reads on, well below the runner's last-resort cut (which cuts blindly)."""
     output_max_chars: int = 30_000
     """Bash output kept (head and tail) and the cap on Glob/Grep output."""
     bash_default_timeout_ms: int = 120_000
