@@ -251,7 +251,8 @@ def _finish(
     The lines stop at the first one that would pass ``lim.read_max_chars`` (at least one line
     is shown, itself cut to fit), so the result always ends with its continuation note, whole.
     """
-    out, cut, used = [], 0, 0
+    out: list[str] = []
+    cut = used = 0
     line_cap = max(min(lim.read_max_line_chars, lim.read_max_chars - 100), 1)
     for n, (line, length) in enumerate(shown, start):
         if line.endswith("\r"):
