@@ -117,7 +117,13 @@ def _error(exc: Exception) -> ModelError:
         if status == 200:  # an SSE error event after the stream began
             msg = f"The response stream failed mid-way ({api_type or 'error'}: {detail})."
             return ModelError("stream_error", msg + " Send a message to retry.", status)
-        msg = f"API error {status} ({api_type or kind}): {detail}. {_ADVICE.get(kind, '')}"
+        advice = _ADVICE.get(kind, "")
+        if status == 400 and "prompt is too long" in detail.lower():
+            advice = (
+                "The conversation no longer fits the model's context window: run /compact to "
+                "summarise it (or /clear to start over), then send your message again."
+            )
+        msg = f"API error {status} ({api_type or kind}): {detail}. {advice}"
         return ModelError(kind, msg.strip(), status)
     if isinstance(exc, anthropic.APITimeoutError) or "Timeout" in type(exc).__name__:
         return ModelError(

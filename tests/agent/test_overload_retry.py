@@ -177,3 +177,14 @@ async def test_a_refused_connection_is_retried_only_twice(tmp_path) -> None:
     assert len(waits.seconds) == 2
     assert events.of(ev.Error)[-1].kind == "connection"
     assert notices(events)[0].startswith("Could not reach the API, retrying (1/2)")
+
+
+async def test_a_prompt_too_long_error_suggests_compact(fake_api, tmp_path) -> None:
+    fake_api.push(HttpError(400, message="prompt is too long: 1000123 tokens > 1000000 maximum"))
+    waits = Waits()
+    session, events = session_for(fake_api, tmp_path, waits)
+    await run(session, "hi")
+    await session.close()
+    error = events.of(ev.Error)[-1]
+    assert "/compact" in error.message and "prompt is too long" in error.message
+    assert waits.seconds == []
