@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import threading
 from typing import Any
 
 from agent.model import ModelError, ModelRequest, ModelResponse, StreamSink
 from agent.response_stream import ResponseAccumulator, sse_events
+from agent.retry import DEFAULT_SLEEP, RetryPolicy, Sleep, describe, retry_notice, should_retry
 
 CACHE = {"type": "ephemeral"}
 
@@ -115,7 +117,13 @@ def _error(exc: Exception) -> ModelError:
         if status == 200:  # an SSE error event after the stream began
             msg = f"The response stream failed mid-way ({api_type or 'error'}: {detail})."
             return ModelError("stream_error", msg + " Send a message to retry.", status)
-        msg = f"API error {status} ({api_type or kind}): {detail}. {_ADVICE.get(kind, '')}"
+        advice = _ADVICE.get(kind, "")
+        if status == 400 and "prompt is too long" in detail.lower():
+            advice = (
+                "The conversation no longer fits the model's context window: run /compact to "
+                "summarise it (or /clear to start over), then send your message again."
+            )
+        msg = f"API error {status} ({api_type or kind}): {detail}. {advice}"
         return ModelError(kind, msg.strip(), status)
     if isinstance(exc, anthropic.APITimeoutError) or "Timeout" in type(exc).__name__:
         return ModelError(
@@ -159,8 +167,12 @@ class AnthropicModel:
         name: the model id.
         api_key: defaults to ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN).
         base_url: defaults to ANTHROPIC_BASE_URL, else the real API.
-        max_retries: the SDK's retries before the body starts (429, 5xx, connection).
+        max_retries: retries of a call that failed before its body began (overload, 5xx,
+            429; connection failures get ``retry.connection_attempts`` at most); 0 for none.
+            Default: ``retry.attempts``.
         timeout: seconds; also the longest silence tolerated inside a stream.
+        retry: the backoff schedule (see :mod:`agent.retry`).
+        sleep: how a retry waits (tests inject one that does not sleep).
     """
 
     def __init__(
@@ -169,13 +181,22 @@ class AnthropicModel:
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        max_retries: int = 2,
+        max_retries: int | None = None,
         timeout: float | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep | None = None,
     ) -> None:
         self.name = name
         self._api_key = api_key
         self._base_url = base_url
-        self._max_retries = max_retries
+        self.retry = retry or RetryPolicy()
+        if max_retries is not None:
+            self.retry = dataclasses.replace(
+                self.retry,
+                attempts=max_retries,
+                connection_attempts=min(max_retries, self.retry.connection_attempts),
+            )
+        self._sleep = sleep or DEFAULT_SLEEP
         if timeout is None:
             timeout = float(os.environ.get("API_TIMEOUT_MS", "600000")) / 1000
         self._timeout = timeout
@@ -196,7 +217,8 @@ class AnthropicModel:
     def _make_client(self) -> Any:
         import anthropic
 
-        kwargs: dict[str, Any] = {"max_retries": self._max_retries, "timeout": self._timeout}
+        # no SDK retries: its waits are silent and honour any retry-after uncapped (see respond)
+        kwargs: dict[str, Any] = {"max_retries": 0, "timeout": self._timeout}
         token = os.environ.get("ANTHROPIC_AUTH_TOKEN")
         if self._api_key is not None:
             kwargs["api_key"] = self._api_key
@@ -242,13 +264,38 @@ class AnthropicModel:
         return await made
 
     async def respond(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
+        """Stream one response; retry visibly while it fails before its body begins.
+
+        Each wait is announced through ``sink.retrying`` and is an ordinary ``await``: Esc
+        (cancelling this task) stops it at once, with nothing sent and nothing to undo.
+        """
         client = await self.ready_client()
         params = request_params(request, self._last_breakpoint)
         self._last_breakpoint = last_block_position(request)
-        accumulator = ResponseAccumulator(sink)
+        retry = 0
+        while True:
+            accumulator = ResponseAccumulator(sink)
+            try:
+                return await self._stream(client, params, accumulator)
+            except _BeforeBody as failed:
+                error, headers = failed.error, failed.headers
+                connection = error.kind == "connection"
+                limit = self.retry.connection_attempts if connection else self.retry.attempts
+                if retry >= limit or not (connection or should_retry(error.status, headers)):
+                    if retry:
+                        error.user_message += f" (eddy retried {retry} times.)"
+                    raise error from failed.__cause__
+                retry += 1
+                delay = self.retry.delay(retry, headers)
+                sink.retrying(retry_notice(describe(error.kind, error.status), retry, limit, delay))
+                await self._sleep(delay)
+
+    async def _stream(
+        self, client: Any, params: dict[str, Any], accumulator: ResponseAccumulator
+    ) -> ModelResponse:
+        """One HTTP attempt. A failure before any event is a ``_BeforeBody`` (retryable)."""
         try:
             # The raw event stream, not the SDK's accumulator: see agent/response_stream.py.
-            # Retries and HTTP errors before the body are still the SDK's.
             create = client.messages.with_streaming_response.create
             async with create(**params, stream=True) as http:
                 kind = http.headers.get("content-type", "")
@@ -265,7 +312,11 @@ class AnthropicModel:
         except ModelError:
             raise
         except Exception as exc:  # CancelledError (Esc) is not an Exception: it passes
-            raise _error(exc) from exc
+            error = _error(exc)
+            if not accumulator.started and _before_body(exc):
+                headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+                raise _BeforeBody(error, headers) from exc
+            raise error from exc
         if not accumulator.started:
             raise ModelError(
                 "bad_response",
@@ -273,6 +324,27 @@ class AnthropicModel:
                 "event stream. Check ANTHROPIC_BASE_URL; send a message to retry.",
             )
         return accumulator.response()
+
+
+class _BeforeBody(Exception):
+    """A call failed before its response body began: an HTTP error status, or no connection."""
+
+    def __init__(self, error: ModelError, headers: Any) -> None:
+        super().__init__(error.user_message)
+        self.error = error
+        self.headers = headers
+
+
+def _before_body(exc: Exception) -> bool:
+    """Whether ``exc`` is an HTTP error answer or a failure to connect (not a timeout: a stall
+    waits the whole timeout each time, and is said at once instead)."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        return exc.status_code != 200  # 200: an SSE error event, after the body began
+    return isinstance(exc, anthropic.APIConnectionError) and not isinstance(
+        exc, anthropic.APITimeoutError
+    )
 
 
 def prepare_client(model: Any) -> None:

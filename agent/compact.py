@@ -92,6 +92,8 @@ async def summarize(
 
         def block_done(self, block: object) -> None: ...
 
+        def retrying(self, notice: str) -> None: ...
+
     req = ModelRequest(request.model, ask, request.system, request.tools, request.max_tokens)
     response: ModelResponse = await model.respond(req, _Quiet())
     summary = response.message.text.strip()

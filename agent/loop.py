@@ -133,6 +133,9 @@ class _Sink:
         self.streaming_text = ""
         self.done.append(block)
 
+    def retrying(self, notice: str) -> None:
+        self._emit(ev.Notice(self._turn_id, notice))
+
     def partial(self) -> Message:
         """What the user saw of an unfinished response (its tool calls never run)."""
         tail = (TextBlock(self.streaming_text),) if self.streaming_text.strip() else ()

@@ -76,6 +76,11 @@ class StreamSink(Protocol):
         """A content block is complete (kept if the user interrupts before the end)."""
         ...
 
+    def retrying(self, notice: str) -> None:
+        """The call failed before its response began and is retried after a wait; ``notice``
+        says so for the user ("API overloaded, retrying (3/10) in 4 s")."""
+        ...
+
 
 class Model(Protocol):
     """Anything that turns a request into a streamed response."""

@@ -1,64 +1,37 @@
-"""The diff a file-changing call would make, shown with its permission question (TUI, plain)."""
+"""The diff a file-changing call would make, shown with its permission question (TUI, plain).
+
+The tool works it out with the same code that will make the change
+(:class:`tools.base.Prechecked`), so the question shows exactly what a "yes" does.
+"""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-PREVIEW_MAX_BYTES = 2 * 1024 * 1024
-"""Files larger than this are not read for a preview."""
+from tools.base import Prechecked, Tool, ToolContext
 
 
-def _read(path: Path) -> str | None:
-    try:
-        if not path.exists():
-            return ""
-        if not path.is_file() or path.stat().st_size > PREVIEW_MAX_BYTES:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-
-
-def _apply(text: str, edit: dict[str, Any]) -> str | None:
-    old, new = str(edit.get("old_string", "")), str(edit.get("new_string", ""))
-    if not old:
-        return new if not text else None
-    if old not in text:
-        return None
-    return text.replace(old, new) if edit.get("replace_all") else text.replace(old, new, 1)
-
-
-def preview_diff(name: str, args: dict[str, Any], resolve: Callable[[str], Path]) -> str | None:
-    """The unified diff of an Edit, MultiEdit or Write call, or None (other tools, no match).
+def preview_diff(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> str | None:
+    """The unified diff the call would make now, or None (no preview, or it cannot succeed).
 
     Args:
-        name: the tool's name.
+        tool: the tool called.
         args: the call's input.
-        resolve: turns the model's path into a real one (the session's path resolver).
+        ctx: the session's tool context.
     """
-    raw = args.get("file_path")
-    if name not in ("Edit", "MultiEdit", "Write") or not isinstance(raw, str) or not raw:
+    if not isinstance(tool, Prechecked):
         return None
     try:
-        old = _read(resolve(raw))
-    except Exception:
+        return tool.preview(args, ctx)
+    except Exception:  # a preview is a courtesy: never let it break the question
         return None
-    if old is None:
+
+
+def precheck(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> str | None:
+    """Why the call cannot succeed now (the tool's own validation), or None to ask about it."""
+    if not isinstance(tool, Prechecked):
         return None
-    new: str | None = old
-    if name == "Write":
-        new = str(args.get("content", ""))
-    elif name == "Edit":
-        new = _apply(old, args)
-    else:
-        for edit in args.get("edits") or []:
-            new = _apply(new, edit) if new is not None and isinstance(edit, dict) else None
-    if new is None:
+    try:
+        return tool.precheck(args, ctx)
+    except Exception:  # the tool's run decides; a check must not fail a call that could work
         return None
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{raw}", f"b/{raw}"
-    )
-    return "".join(ln if ln.endswith("\n") else ln + "\n" for ln in lines)

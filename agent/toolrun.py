@@ -28,11 +28,15 @@ class GateDecision:
 
     ``grant`` says why an allowed call may run; the tool sees it as ``ctx.grant`` (Bash picks
     its sandbox profile from it). None is treated like an allow rule.
+
+    ``failed`` marks a call not run because it cannot succeed (the tool's precheck): its
+    result is an ordinary failure with ``reason`` as its text, not a refusal.
     """
 
     allow: bool
     reason: str = ""
     grant: Grant | None = None
+    failed: bool = False
 
 
 Gate = Callable[[ToolUseBlock, "Tool | None"], Awaitable[GateDecision]]
@@ -169,7 +173,8 @@ class ToolRunner:
         decision: GateDecision = await race(self.gate(use, tool))
         if not decision.allow:
             msg = decision.reason or f"Permission to use {use.name} was denied."
-            self._finish(use, ToolResult(msg, is_error=True), "refused")
+            status: ev.ToolStatus = "failed" if decision.failed else "refused"
+            self._finish(use, ToolResult(msg, is_error=True), status)
             return None
         return decision
 

@@ -29,6 +29,9 @@ class ToolLimits:
     """Lines Read returns when no limit is given."""
     read_max_line_chars: int = 2000
     """Longer lines are cut with a note."""
+    read_max_chars: int = 80_000
+    """Characters of numbered lines one Read returns at most: it stops at a whole line and says
+    which offset reads on, well below the runner's last-resort cut (which cuts blindly)."""
     output_max_chars: int = 30_000
     """Bash output kept (head and tail) and the cap on Glob/Grep output."""
     bash_default_timeout_ms: int = 120_000
@@ -246,4 +249,23 @@ class Tool(Protocol):
 
     def summary(self, args: dict[str, Any]) -> str:
         """A one-line description of the call for the UI (path, command, pattern)."""
+        ...
+
+
+@runtime_checkable
+class Prechecked(Protocol):
+    """A tool that can tell, before the permission question, whether a call can succeed.
+
+    Optional (tools without it are simply asked about): the gate calls ``precheck`` before it
+    asks the user, so a call that cannot succeed (an Edit whose old_string matches twice, a
+    stale read) is an error result at once instead of a question followed by a failure; and
+    ``preview`` gives the diff the call would make, computed by the same code that will make it.
+    """
+
+    def precheck(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """Why the call cannot succeed (the error ``run`` would raise), or None."""
+        ...
+
+    def preview(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The unified diff the call would make now, or None (it cannot succeed)."""
         ...

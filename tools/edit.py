@@ -3,10 +3,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolResult
-from tools.textdoc import apply_edit, encode_for, load_for_change, save_text
+from tools.textdoc import (
+    Plan,
+    apply_edit,
+    encode_for,
+    load_for_change,
+    precheck_plan,
+    preview_plan,
+    save_text,
+)
 from tools.textfile import display_path, missing_message, plural, summary_path
 
 
@@ -62,10 +71,25 @@ class EditTool:
         """The path."""
         return summary_path(args.get("file_path"))
 
+    def precheck(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """Why the edit would fail now (no match, several, stale read), or None."""
+        return precheck_plan(self.name, self._plan, args, ctx)
+
+    def preview(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The diff the edit would make now."""
+        return preview_plan(self.name, self._plan, args, ctx)
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Make the replacement; see the description."""
+        path = ctx.resolve_for(self.name, args["file_path"])
+        plan = self._plan(ctx, path, args)
+        display = await save_text(ctx, plan.doc, plan.text, plan.data)
+        verb = "Created" if display["created"] else "Updated"
+        return ToolResult(f"{verb} {plan.message}", display=display)
+
+    def _plan(self, ctx: ToolContext, path: Path, args: dict[str, Any]) -> Plan:
+        """The whole change, worked out without writing (run, precheck and preview share it)."""
         raw, old, new = args["file_path"], args["old_string"], args["new_string"]
-        path = ctx.resolve_for(self.name, raw)
         label = display_path(ctx, path)
         if old == new:
             raise ToolError("old_string and new_string are identical; there is nothing to change.")
@@ -73,15 +97,12 @@ class EditTool:
         if doc.stat is None:
             if old:
                 raise ToolError(missing_message(raw, path) + " To create a file, use Write.")
-            text, count = new, 1
-        elif not old and not doc.text.strip():
+            return Plan(doc, new, encode_for(doc, new), label)
+        if not old and not doc.text.strip():
             text, count = new, 1  # filling an empty file
         else:
             text, count = apply_edit(doc.text, old, new, bool(args.get("replace_all")), doc.newline)
-        display = await save_text(ctx, doc, text, encode_for(doc, text))
-        if display["created"]:
-            return ToolResult(f"Created {label}", display=display)
-        return ToolResult(f"Updated {label} ({plural(count, 'replacement')})", display=display)
+        return Plan(doc, text, encode_for(doc, text), f"{label} ({plural(count, 'replacement')})")
 
 
 TOOL = EditTool()

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolResult
-from tools.textdoc import apply_edit, encode_for, load_for_change, save_text
+from tools.textdoc import (
+    Plan,
+    apply_edit,
+    encode_for,
+    load_for_change,
+    precheck_plan,
+    preview_plan,
+    save_text,
+)
 from tools.textfile import display_path, missing_message, plural, summary_path
 
 
@@ -71,10 +80,25 @@ class MultiEditTool:
         n = len(edits) if isinstance(edits, list) else 0
         return f"{summary_path(args.get('file_path'))} ({plural(n, 'edit')})"
 
+    def precheck(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """Why the edits would fail now (which one, and why), or None."""
+        return precheck_plan(self.name, self._plan, args, ctx)
+
+    def preview(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The diff all the edits would make now."""
+        return preview_plan(self.name, self._plan, args, ctx)
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Apply the edits; see the description."""
+        path = ctx.resolve_for(self.name, args["file_path"])
+        plan = self._plan(ctx, path, args)
+        display = await save_text(ctx, plan.doc, plan.text, plan.data)
+        verb = "Created" if display["created"] else "Updated"
+        return ToolResult(f"{verb} {plan.message}", display=display)
+
+    def _plan(self, ctx: ToolContext, path: Path, args: dict[str, Any]) -> Plan:
+        """The whole change, worked out without writing (run, precheck and preview share it)."""
         raw, edits = args["file_path"], args["edits"]
-        path = ctx.resolve_for(self.name, raw)
         label = display_path(ctx, path)
         doc = load_for_change(ctx, path, label)
         if doc.stat is None and edits[0]["old_string"]:
@@ -98,11 +122,10 @@ class MultiEditTool:
                     "is unchanged."
                 ) from exc
             replaced += count
-        display = await save_text(ctx, doc, text, encode_for(doc, text))
-        if display["created"]:
-            return ToolResult(f"Created {label}", display=display)
+        if doc.stat is None:
+            return Plan(doc, text, encode_for(doc, text), label)
         done = f"{plural(len(edits), 'edit')}, {plural(replaced, 'replacement')}"
-        return ToolResult(f"Updated {label} ({done})", display=display)
+        return Plan(doc, text, encode_for(doc, text), f"{label} ({done})")
 
 
 TOOL = MultiEditTool()

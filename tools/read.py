@@ -143,7 +143,8 @@ class ReadTool:
         "the line exactly as in the file. The number and tab are not part of the file: never "
         "include them in an Edit's old_string.\n"
         f"- Lines longer than {_LIMITS.read_max_line_chars} characters are truncated, with a "
-        "note; a note also says when more lines follow and which offset continues.\n"
+        f"note; at most {_LIMITS.read_max_chars} characters are returned. A note says when "
+        "more lines follow and which offset continues.\n"
         "- Images (PNG, JPEG, GIF, WebP) are shown to you as images. Other binary files are "
         "described, not dumped.\n"
         "- Reads files only, not directories: use Glob, Grep or Bash ls for those.\n"
@@ -245,26 +246,45 @@ class ReadTool:
 def _finish(
     shown: list[tuple[str, int]], start: int, total: str, more: bool, enc: Encoding, lim: ToolLimits
 ) -> ToolResult:
-    """``cat -n`` lines (6-wide number, tab, text) with notes on what was cut and what is left."""
-    out, cut = [], 0
+    """``cat -n`` lines (6-wide number, tab, text) with notes on what was cut and what is left.
+
+    The lines stop at the first one that would pass ``lim.read_max_chars`` (at least one line
+    is shown, itself cut to fit), so the result always ends with its continuation note, whole.
+    """
+    out: list[str] = []
+    cut = used = 0
+    line_cap = max(min(lim.read_max_line_chars, lim.read_max_chars - 100), 1)
     for n, (line, length) in enumerate(shown, start):
         if line.endswith("\r"):
             line, length = line[:-1], length - 1
-        if length > lim.read_max_line_chars:
-            cut += 1
-            line = f"{line[: lim.read_max_line_chars]}… [truncated: {length} characters]"
-        out.append(f"{n:>6}\t{line}")
+        long = length > line_cap
+        if long:
+            line = f"{line[:line_cap]}… [truncated: {length} characters]"
+        numbered = f"{n:>6}\t{line}"
+        if out and used + len(numbered) + 1 > lim.read_max_chars:
+            more = True  # the character cap ends this read here: say where to read on
+            break
+        cut += long
+        out.append(numbered)
+        used += len(numbered) + 1
     notes = []
     if enc.lossy:
         notes.append("[the file is not valid UTF-8; undecodable bytes are shown as \ufffd]")
     elif enc.codec != "utf-8":
         notes.append(f"[decoded as {enc.label}; edits keep this encoding]")
     if more:
-        end = start + len(shown) - 1
-        notes.append(f"[showing lines {start}-{end} of {total}; use offset={end + 1} to continue]")
+        end = start + len(out) - 1
+        why = (
+            ""
+            if len(out) == len(shown)
+            else f" (Read returns at most {lim.read_max_chars} characters)"
+        )
+        notes.append(
+            f"[showing lines {start}-{end} of {total}{why}; use offset={end + 1} to continue]"
+        )
     if cut:
         notes.append(
-            f"[{cut} line(s) longer than {lim.read_max_line_chars} characters were truncated; "
+            f"[{cut} line(s) longer than {line_cap} characters were truncated; "
             "use Grep or Bash (e.g. cut -c) to see them in full]"
         )
     return ToolResult("\n".join(out) + "".join("\n\n" + n for n in notes))

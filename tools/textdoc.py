@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,66 @@ def load_for_change(ctx: ToolContext, path: Path, label: str, *, whole: bool = F
         msg = f"{label} is not valid {enc.label} ({exc.reason}); not changing it."
         raise ToolError(msg) from exc
     return TextDoc(path, label, text, enc, detect_newline(text), st)
+
+
+@dataclass
+class Plan:
+    """A file change worked out in full but not yet written: what ``save_text`` will write.
+
+    Attributes:
+        doc: the file as loaded.
+        text: its new text.
+        data: ``text`` encoded for the file.
+        message: the tool's result text once saved, after its verb (Created / Updated).
+    """
+
+    doc: TextDoc
+    text: str
+    data: bytes
+    message: str
+
+
+Planner = Callable[[ToolContext, Path, dict[str, Any]], Plan]
+"""Works out a call's change of the (real) path from its input; raises ToolError."""
+
+
+def _plan_for_check(
+    tool: str, planner: Planner, args: dict[str, Any], ctx: ToolContext, *, outside: bool
+) -> Plan | str | None:
+    """The plan of a call, its error text, or None when it must not be looked at yet.
+
+    Unless ``outside``, a path outside the workspace that the user has not allowed is not
+    looked at: the precheck's error goes to the model, and would tell it whether such a file
+    exists before the user said it may look. The preview only goes to the user.
+    """
+    raw = args.get("file_path")
+    if not isinstance(raw, str):
+        return None
+    try:
+        rp = ctx.resolve(raw)
+        if not (outside or rp.inside or ctx.allow_outside(tool, rp.path)):
+            return None
+        return planner(ctx, rp.path, args)
+    except ToolError as exc:
+        return str(exc) or f"{tool} cannot be made"
+    except Exception:  # a check must never fail a call that could succeed: run decides
+        return None
+
+
+def precheck_plan(
+    tool: str, planner: Planner, args: dict[str, Any], ctx: ToolContext
+) -> str | None:
+    """Why ``planner`` fails for this call now (the error ``run`` would give), or None."""
+    got = _plan_for_check(tool, planner, args, ctx, outside=False)
+    return got if isinstance(got, str) else None
+
+
+def preview_plan(tool: str, planner: Planner, args: dict[str, Any], ctx: ToolContext) -> str | None:
+    """The unified diff ``planner`` would write for this call now, or None."""
+    got = _plan_for_check(tool, planner, args, ctx, outside=True)
+    if not isinstance(got, Plan):
+        return None
+    return make_diff(got.doc.label, got.doc.text, got.text)[0]
 
 
 def encode_for(doc: TextDoc, text: str) -> bytes:

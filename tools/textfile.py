@@ -282,9 +282,14 @@ def atomic_write(path: Path, data: bytes, old: os.stat_result | None) -> None:
 
 
 def make_diff(label: str, old: str, new: str) -> tuple[str, int, int]:
-    """A unified diff of two texts (line endings normalised) and its added/removed line counts."""
+    """A unified diff of two texts (line endings normalised) and its added/removed line counts.
+
+    The headers are git's ``a/path`` and ``b/path`` for a path relative to the workspace; an
+    absolute path (outside it) is given as it is, never as ``a//tmp/x``.
+    """
     a, b = _diff_lines(old), _diff_lines(new)
-    lines = list(difflib.unified_diff(a, b, f"a/{label}", f"b/{label}"))
+    before, after = (label, label) if os.path.isabs(label) else (f"a/{label}", f"b/{label}")
+    lines = list(difflib.unified_diff(a, b, before, after))
     added = sum(1 for ln in lines[2:] if ln.startswith("+"))
     removed = sum(1 for ln in lines[2:] if ln.startswith("-"))
     return "".join(lines), added, removed

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tools.base import ResolvedPath, ToolContext, ToolResult
-from tools.textdoc import encode_for, load_for_change, save_text
+from tools.textdoc import Plan, encode_for, load_for_change, precheck_plan, preview_plan, save_text
 from tools.textfile import UTF8, display_path, plural, summary_path
 
 
@@ -46,9 +47,24 @@ class WriteTool:
         """The path."""
         return summary_path(args.get("file_path"))
 
+    def precheck(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """Why the write would fail now (an existing file not read, or changed since), or None."""
+        return precheck_plan(self.name, self._plan, args, ctx)
+
+    def preview(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The diff the write would make now."""
+        return preview_plan(self.name, self._plan, args, ctx)
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Write the file; see the description."""
         path = ctx.resolve_for(self.name, args["file_path"])
+        plan = self._plan(ctx, path, args)
+        display = await save_text(ctx, plan.doc, plan.text, plan.data)
+        verb = "Created" if display["created"] else "Updated"
+        return ToolResult(f"{verb} {plan.message}", display=display)
+
+    def _plan(self, ctx: ToolContext, path: Path, args: dict[str, Any]) -> Plan:
+        """The whole write, worked out without writing (run, precheck and preview share it)."""
         label = display_path(ctx, path)
         doc = load_for_change(ctx, path, label, whole=True)
         content: str = args["content"]
@@ -62,10 +78,8 @@ class WriteTool:
                 note = f" as UTF-8 (the content does not fit its former {doc.encoding.label})"
                 doc.encoding = UTF8
         data = encode_for(doc, content)
-        display = await save_text(ctx, doc, content, data)
         lines = plural(content.count("\n") + (not content.endswith("\n") and bool(content)), "line")
-        verb = "Created" if display["created"] else "Updated"
-        return ToolResult(f"{verb} {label} ({lines}){note}", display=display)
+        return Plan(doc, content, data, f"{label} ({lines}){note}")
 
 
 TOOL = WriteTool()

@@ -25,7 +25,7 @@ from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock
 from agent.permissions.policy import Decision, Policy
-from agent.preview import preview_diff
+from agent.preview import precheck, preview_diff
 from agent.toolrun import GateDecision
 from tools.base import Grant, Tool, ToolContext
 
@@ -111,6 +111,12 @@ class PermissionGate:
                 return GateDecision(True, grant=self._grant(decision))
             # no sandbox: "don't ask again" allows this one command line
             warning, offer = unsandboxed, f"Bash({str(use.input.get('command', '')).strip()})"
+        # Never ask about a call that cannot succeed (an Edit matching twice, a stale read):
+        # its error is the result at once. Only asked-about calls are checked, after the
+        # policy, so a deny rule still wins and an allowed call is checked once, by its run.
+        problem = precheck(tool, use.input, self.ctx)
+        if problem is not None:
+            return GateDecision(False, problem, failed=True)
         if self.headless:
             if warning:
                 return GateDecision(
@@ -188,7 +194,7 @@ class PermissionGate:
             summary = tool.summary(use.input)
         except Exception:
             summary = ""
-        preview = preview_diff(use.name, use.input, lambda raw: self.ctx.resolve(raw).path)
+        preview = preview_diff(tool, use.input, self.ctx)
         self._emit(
             ev.PermissionRequested(
                 self._turn_id(),

@@ -94,8 +94,10 @@ async def test_429_then_success_is_retried(fake_api, tmp_path) -> None:
     assert len(fake_api.requests) == 2
 
 
-async def test_529_three_times_is_a_clear_error_and_next_prompt_works(fake_api, tmp_path) -> None:
-    fake_api.push(*[HttpError(529, headers=FAST_RETRY)] * 3, Reply([text("back")]))
+async def test_529_past_every_retry_is_a_clear_error_and_next_prompt_works(
+    fake_api, tmp_path
+) -> None:
+    fake_api.push(*[HttpError(529, headers=FAST_RETRY)] * 11, Reply([text("back")]))
     session, events = session_for(fake_api, tmp_path)
     await run(session, "hi")
     finished = events.of(ev.TurnFinished)[-1]

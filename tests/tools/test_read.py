@@ -367,3 +367,48 @@ async def test_symlink_inside_the_workspace_is_followed(tmp_path: Path) -> None:
 )
 def test_summary(args: dict[str, Any], expected: str) -> None:
     assert TOOL.summary(args) == expected
+
+
+async def test_a_long_read_stops_at_a_whole_line_and_keeps_its_continuation_note(
+    tmp_path: Path,
+) -> None:
+    from agent.toolrun import MAX_RESULT_CHARS
+
+    ctx = make_ctx(tmp_path)
+    lines = [f"line {i} " + "x" * 990 for i in range(1, 2001)]  # 2,000 lines of ~1,000 chars
+    (ctx.workspace / "long.txt").write_text("\n".join(lines) + "\n")
+    out = text_of(await read(ctx, file_path="long.txt"))
+    assert len(out) < MAX_RESULT_CHARS  # the runner's blind cut never touches it
+    body, note = out.rsplit("\n\n", 1)
+    numbered = body.splitlines()
+    shown = len(numbered)
+    assert 10 < shown < 2000
+    assert numbered[-1] == f"{shown:>6}\t{lines[shown - 1]}"  # the last line is whole
+    assert note == (
+        f"[showing lines 1-{shown} of 2000 (Read returns at most "
+        f"{ctx.limits.read_max_chars} characters); use offset={shown + 1} to continue]"
+    )
+    on = text_of(await read(ctx, file_path="long.txt", offset=shown + 1))
+    assert on.startswith(f"{shown + 1:>6}\t{lines[shown]}\n")
+
+
+async def test_the_character_cap_counts_the_line_numbers_and_keeps_the_line_count_note(
+    tmp_path: Path,
+) -> None:
+    ctx = make_ctx(tmp_path, limits=ToolLimits(read_max_chars=200, read_max_lines=50))
+    (ctx.workspace / "n.txt").write_text("".join(f"{i}\n" for i in range(1, 101)))
+    out = text_of(await read(ctx, file_path="n.txt"))
+    body, note = out.rsplit("\n\n", 1)
+    assert len(body) <= 200
+    shown = len(body.splitlines())
+    assert note.startswith(f"[showing lines 1-{shown} of 100 (Read returns at most 200 ")
+    assert f"use offset={shown + 1} to continue]" in note
+
+
+async def test_a_single_huge_line_is_cut_to_the_cap_with_a_note(tmp_path: Path) -> None:
+    ctx = make_ctx(tmp_path, limits=ToolLimits(read_max_line_chars=10**6, read_max_chars=5000))
+    (ctx.workspace / "one.txt").write_text("y" * 300_000 + "\n" + "z" * 200 + "\n")
+    out = text_of(await read(ctx, file_path="one.txt"))
+    assert len(out) < 6000
+    assert "[truncated: 300000 characters]" in out
+    assert "use offset=2 to continue]" in out and "were truncated" in out

@@ -79,8 +79,9 @@ def test_renaming_an_unsaved_session_is_an_error(tmp_path: Path) -> None:
 
 
 async def test_the_permission_request_carries_the_diff_preview(tmp_path: Path) -> None:
+    read = tool_call("r1", "Read", file_path="a.py")  # an edit of an unread file never asks
     edit = tool_call("e1", "Edit", file_path="a.py", old_string="bug", new_string="fixed")
-    session, events = saved_session(tmp_path, [assistant(edit), "done"])
+    session, events = saved_session(tmp_path, [assistant(read), assistant(edit), "done"])
     (tmp_path / "ws" / "a.py").write_text("x = bug\n")
     session.submit(ops.SubmitPrompt("fix a.py"))
     asked = await events.wait_for(ev.PermissionRequested)
