@@ -39,7 +39,19 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="headless: run the prompt to completion, print the result, exit",
     )
-    p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text")
+    p.add_argument(
+        "--output-format",
+        choices=["text", "json", "stream-json", "eddy-events"],
+        default="text",
+        help="with -p: the answer (text), one result object (json), Claude Code's messages "
+        "one per line (stream-json), or every eddy event one per line (eddy-events)",
+    )
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="accepted for scripts written for claude -p: stream-json always prints every "
+        "message",
+    )
     p.add_argument("--max-turns", type=int, default=None, help="stop after N tool turns")
     p.add_argument("--max-budget-usd", type=float, default=None, help="stop at this spend")
     p.add_argument("--model", default=None, help=f"the model (default {DEFAULT_MODEL})")
