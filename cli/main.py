@@ -49,8 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--verbose",
         action="store_true",
-        help="accepted for scripts written for claude -p: stream-json always prints every "
-        "message",
+        help="accepted for scripts written for claude -p: stream-json always prints every message",
     )
     p.add_argument("--max-turns", type=int, default=None, help="stop after N tool turns")
     p.add_argument("--max-budget-usd", type=float, default=None, help="stop at this spend")
