@@ -121,7 +121,7 @@ class PermissionRequested:
 
     Attributes:
         preview: the unified diff the call would make (Edit, MultiEdit, Write), computed by
-            the engine so every front end (stream-json too) shows the same; None otherwise.
+            the engine so every front end (eddy-events too) shows the same; None otherwise.
     """
 
     turn_id: int
@@ -347,7 +347,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
 
 def from_json(data: dict[str, Any]) -> Event:
     """The event ``to_json`` made ``data`` from (a line of ``eddy -p --output-format
-    stream-json``, parsed). Keys the event does not have are ignored, so a log written by
+    eddy-events``, parsed). Keys the event does not have are ignored, so a log written by
     another version still loads; JSON arrays become tuples where the field is a tuple.
 
     Raises:

@@ -18,8 +18,19 @@ from agent.pricing import DEFAULT_MODEL
 from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
 
 
+def eddy_version() -> str:
+    """The installed package's version (from its metadata), or "unknown" in a bare checkout."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("eddy")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="eddy", description="A terminal coding agent.")
+    p.add_argument("-v", "--version", action="version", version=f"%(prog)s {eddy_version()}")
     p.add_argument("prompt", nargs="?", help="the first prompt (with -p: the whole task)")
     p.add_argument(
         "-p",
@@ -28,7 +39,18 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="headless: run the prompt to completion, print the result, exit",
     )
-    p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text")
+    p.add_argument(
+        "--output-format",
+        choices=["text", "json", "stream-json", "eddy-events"],
+        default="text",
+        help="with -p: the answer (text), one result object (json), Claude Code's messages "
+        "one per line (stream-json), or every eddy event one per line (eddy-events)",
+    )
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="accepted for scripts written for claude -p: stream-json always prints every message",
+    )
     p.add_argument("--max-turns", type=int, default=None, help="stop after N tool turns")
     p.add_argument("--max-budget-usd", type=float, default=None, help="stop at this spend")
     p.add_argument("--model", default=None, help=f"the model (default {DEFAULT_MODEL})")
@@ -194,6 +216,43 @@ def quiet_start_up(install: bool = True) -> None:
             return  # not the main thread (main() called from a test's thread)
 
 
+def with_piped_prompt(prompt: str | None, piped: str) -> str | None:
+    """The first prompt when text was piped in: the piped text after the prompt argument
+    (``cat log | eddy "explain this"``), as Claude Code joins them."""
+    if not piped.strip():
+        return prompt
+    if prompt and prompt.strip() and prompt != "-":
+        return f"{prompt}\n\n{piped}"
+    return piped
+
+
+def reattach_keyboard() -> bool:
+    """Make the terminal stdin again after a pipe was read (``echo x | eddy``), so the app
+    reads keys; False when there is no controlling terminal to open."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        os.dup2(fd, 0)  # Textual reads keys from fd 0 (sys.__stdin__)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def _interactive_from_pipe(options: LaunchOptions) -> LaunchOptions:
+    """``echo "explain this" | eddy``: the piped text is the first prompt. With the screen a
+    terminal the app starts with it (keys read from the terminal); otherwise there is no one
+    to type, so it runs as ``eddy -p``."""
+    piped = sys.stdin.read()
+    prompt = with_piped_prompt(options.prompt, piped)
+    if sys.stdout.isatty() and reattach_keyboard():
+        return options.replace(prompt=prompt)
+    return options.replace(prompt=prompt, print_mode=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``eddy`` command."""
     quiet_start_up()  # first: everything after this may take a second (imports)
@@ -207,6 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         quiet_start_up(install=False)  # a rewind is not cut short by os._exit
         return run_checkpoints(options)
+    # Line mode reads a pipe line by line itself (scripted sessions); the app cannot.
+    if not (options.print_mode or options.plain) and not sys.stdin.isatty():
+        options = _interactive_from_pipe(options)
     if options.print_mode:
         prompt = options.prompt
         if (prompt is None or prompt == "-") and not sys.stdin.isatty():

@@ -10,6 +10,8 @@ Headless-safe: nothing here imports a UI library.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -67,12 +69,30 @@ TODOS_START = [
 ]
 
 
-def prepare_workspace(parent: Path | None = None) -> Path:
-    """Copy the sample project into a new scratch directory and return its path."""
-    root = Path(tempfile.mkdtemp(prefix="eddy-demo-", dir=parent))
+SCRATCH_PREFIX = "eddy-demo-"
+
+
+def prepare_workspace(parent: Path | None = None, *, remove_at_exit: bool = True) -> Path:
+    """Copy the sample project into a new scratch directory and return its path.
+
+    Args:
+        parent: where to make it (default: the system's temporary directory).
+        remove_at_exit: remove the directory when the process exits, so demos leave no
+            ``eddy-demo-*`` folders behind (a hard exit after a second signal still may).
+    """
+    root = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=parent))
+    if remove_at_exit:
+        atexit.register(remove_workspace, root)
     for name, text in SAMPLE_PROJECT.items():
         (root / name).write_text(text, encoding="utf-8")
     return root
+
+
+def remove_workspace(root: Path) -> None:
+    """Remove a scratch directory made by :func:`prepare_workspace` (nothing else: the name
+    is checked, so a wrong path can never remove a user's folder)."""
+    if root.name.startswith(SCRATCH_PREFIX):
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _todos(done: int) -> list[dict[str, str]]:

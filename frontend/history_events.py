@@ -22,6 +22,14 @@ Summary = Callable[[str, dict[str, Any]], str]
 
 _HIDDEN_PREFIXES = ("<system-reminder>", "Contents of @", "Contents of directory @", "[@")
 _BASH_INPUT = "<bash-input>"
+_INTERRUPTED = "The user interrupted"
+"""How the results of interrupted calls begin (agent/toolrun.py ``interrupted_results``)."""
+
+
+def _result_text(block: ToolResultBlock) -> str:
+    if isinstance(block.content, str):
+        return block.content
+    return "".join(str(b.get("text", "")) for b in block.content if isinstance(b, dict))
 
 
 def _shown_text(text: str) -> str | None:
@@ -71,6 +79,8 @@ def history_events(
             if isinstance(block, ToolResultBlock):
                 after_results = True
                 status: ev.ToolStatus = "failed" if block.is_error else "done"
+                if block.is_error and _result_text(block).startswith(_INTERRUPTED):
+                    status = "interrupted"  # as it showed live, not as a failure
                 content = block.content if isinstance(block.content, str) else list(block.content)
                 name = names.get(block.tool_use_id, "tool")
                 yield ev.ToolCallFinished(

@@ -8,6 +8,7 @@ TUI and the line mode cut a line at the same place.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
 from agent import events as ev
@@ -75,3 +76,23 @@ def turn_end(subtype: str, limits: Any) -> str | None:
             "removes it), then send a message."
         )
     return None
+
+
+def rewind_undoes(entries: Sequence[Any], number: int, *, limit: int = 8) -> list[str]:
+    """What rewinding to before prompt ``number`` undoes: a heading, then that prompt and every
+    later one (the code and the conversation go back to before it, so their changes go too),
+    one line each with its code summary; at most ``limit`` of them, then "… and N more".
+
+    Args:
+        entries: ``Session.checkpoints()`` (CheckpointEntry: number, prompt, summary, redo);
+            redo entries are not prompts and are left out.
+        number: the chosen prompt.
+    """
+    undone = [e for e in entries if not e.redo and e.number >= number]
+    lines = [
+        f"  {e.number}. {first_line(e.prompt, 60) or '(empty prompt)'} · {e.summary}"
+        for e in undone
+    ]
+    if len(lines) > limit:
+        lines = [*lines[: limit - 1], f"  … and {len(lines) - limit + 1} more"]
+    return [f"This undoes {plural(len(undone), 'prompt')} and their changes:", *lines]

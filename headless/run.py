@@ -1,7 +1,9 @@
 """``eddy -p``: run one prompt to completion without the TUI and print the result.
 
-Formats: ``text`` (the final answer), ``json`` (one result object), ``stream-json`` (one JSON
-object per event line; the last line is the result). Exit code 0 on success, 1 otherwise;
+Formats: ``text`` (the final answer), ``json`` (one result object), ``stream-json`` (Claude
+Code's messages, one per line: ``headless/claude_stream.py``), ``eddy-events`` (every engine
+event, one JSON object per line, as ``agent.events.to_json`` writes it); in both streams the
+last line is the result. Exit code 0 on success, 1 otherwise;
 130 / 143 / 129 for a run that Ctrl+C, SIGTERM or SIGHUP interrupted.
 """
 
@@ -21,6 +23,7 @@ from agent.session.core import Session
 from frontend.launch import LaunchOptions
 from frontend.session_open import SessionSetupError, build_session
 from frontend.termination import INTERRUPT_CODES, handle_termination
+from headless.claude_stream import ClaudeStream
 
 
 def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) -> dict[str, Any]:
@@ -43,9 +46,9 @@ def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) 
 
 
 def stderr_line(event: ev.Event, fmt: str) -> str | None:
-    """What ``text`` and ``json`` output print on stderr for ``event`` (stdout holds only the
-    result; ``stream-json`` prints every event as it is). Every kind is named: mypy fails
-    here when a new event is not handled."""
+    """What ``text``, ``json`` and ``stream-json`` output print on stderr for ``event`` (stdout
+    holds only the result, or Claude Code's messages; ``eddy-events`` prints every event).
+    Every kind is named: mypy fails here when a new event is not handled."""
     match event:
         case ev.Error():
             return f"eddy: {event.message}"
@@ -126,16 +129,19 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     out = sys.stdout
     finished: list[ev.TurnFinished] = []
     errors_shown = False
+    claude = ClaudeStream(out) if fmt == "stream-json" else None
 
     def emit(event: ev.Event) -> None:
         nonlocal errors_shown
         if isinstance(event, ev.TurnFinished):
             finished.append(event)
         errors_shown = errors_shown or isinstance(event, ev.Error)
-        if fmt == "stream-json":
+        if fmt == "eddy-events":
             out.write(json.dumps(ev.to_json(event), default=str) + "\n")
             out.flush()
             return
+        if claude is not None:
+            claude.event(event)
         line = stderr_line(event, fmt)
         if line is not None:
             print(line, file=sys.stderr)
@@ -148,6 +154,15 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         return 2
     for problem in problems:
         print(f"eddy: {problem}", file=sys.stderr)
+    if claude is not None:
+        opened = session.status()
+        claude.start(
+            session_id=opened.session_id,
+            model=opened.model,
+            cwd=str(opened.workspace),
+            tools=[str(tool["name"]) for tool in session.spec.tools],
+            permission_mode=opened.mode,
+        )
     # The prompt is submitted even if a signal came while the session was built: it is then
     # recorded and interrupted at once, so the transcript keeps it (resumable with --continue).
     session.submit(ops.SubmitPrompt(prompt))
@@ -164,7 +179,9 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     # this run's spend, as --max-budget-usd counts it (a resumed session's earlier spend is
     # in its transcript), like Claude Code's print mode
     result["total_cost_usd"] = round(status.run_cost, 6)
-    if fmt == "stream-json":
+    if claude is not None:
+        claude.result(result)
+    elif fmt == "eddy-events":
         out.write(json.dumps(result) + "\n")
     elif fmt == "json":
         out.write(json.dumps(result, indent=2) + "\n")

@@ -326,7 +326,8 @@ class PlainApp:
             await self.close_session()
             for task in list(self._tasks):
                 task.cancel()
-            if last is not None and last.saved and last.messages:
+            # the demo's scratch folder is removed at exit: its session cannot be resumed
+            if last is not None and last.saved and last.messages and not self.args.demo:
                 self.say(f"Session saved: eddy --resume {last.session_id}", "dim")
             self.printer.flush()
         return self.exit_code

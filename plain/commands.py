@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import ops
 from frontend.commands import BUILTINS, Kind, custom_commands, run_command
+from frontend.wording import rewind_undoes
 from plain.questions import Question, rewind_mode
 from plain.render import first_line
 from tools.childenv import child_env
@@ -262,6 +263,9 @@ class Commands:
         return "\n".join(lines)
 
     def _ask_mode(self, number: int, force: bool, *, first: bool) -> None:
+        # everything from this prompt on goes back, not only this prompt's own changes
+        self.say("\n".join(rewind_undoes(self.app.session.checkpoints(), number)))
+
         def answer(text: str) -> bool:
             mode = rewind_mode(text)
             if mode is None:

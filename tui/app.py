@@ -353,7 +353,8 @@ class EddyApp(App[int]):
     async def on_unmount(self) -> None:
         if self.session is not None:
             now = self.session.status()
-            if now.saved and now.messages:
+            # the demo's scratch folder is removed at exit: its session cannot be resumed
+            if now.saved and now.messages and not self.args.demo:
                 self.saved_session = now.session_id
             await self.session.close()  # the model, the transcript, the checkpoint store
 

@@ -185,7 +185,7 @@ class SessionHost:
         status.refresh_line()
         main.workspace = now.workspace
         if now.messages:
-            shown = main.show_history(session.history)
+            shown = main.show_history(session.history, session=session)
             hidden = now.messages - shown
             earlier = f"; the {hidden} earlier ones show when you scroll up" if hidden else ""
             main.say(f"Resumed a session of {now.messages} messages{earlier}.")

@@ -115,7 +115,8 @@ class SavedRule:
         rule: the rule as saved, e.g. ``Bash(git commit:*)``.
         path: the settings file it went to.
         created: the file did not exist before.
-        gitignored: ``.eddy/settings.local.json`` was added to the project's .gitignore.
+        gitignored: ``.eddy/.gitignore`` was written to keep the local file out of git (the
+            project's own .gitignore is never edited).
         kind: allow, ask or deny.
         where: the file as the message names it (default: its directory and name).
         removed: the rule was taken out of the file rather than added.
@@ -135,7 +136,7 @@ class SavedRule:
         where = self.where or f"{self.path.parent.name}/{self.path.name}"
         if self.removed:
             return f"Removed {self.kind} rule {self.rule} from {where}."
-        extra = " (and added it to .gitignore)" if self.gitignored else ""
+        extra = f" (git-ignored by {LOCAL_IGNORE})" if self.gitignored else ""
         return f"Saved {self.kind} rule {self.rule} to {where}{extra}."
 
 
@@ -149,8 +150,8 @@ def add_rule(
 ) -> SavedRule:
     """Add a rule to the ``kind`` list of one settings file (``SCOPES``).
 
-    Creates the file (the local one is also added to .gitignore) if needed; keeps everything
-    else in it; does nothing more if the rule is already there.
+    Creates the file if needed (the local one is also git-ignored: ``_ensure_gitignored``);
+    keeps everything else in it; does nothing more if the rule is already there.
 
     Raises:
         ValueError: the rule does not parse, or ``kind`` or ``scope`` is unknown.
@@ -240,20 +241,37 @@ def write_json_file(path: Path, data: dict[str, Any]) -> None:
     atomic_write(path, text.encode("utf-8"), old)
 
 
+LOCAL_IGNORE = ".eddy/.gitignore"
+"""Where eddy git-ignores its local settings: in its own folder, so the project's .gitignore is
+never edited behind the user's back (issue 25)."""
+
+LOCAL_IGNORE_TEXT = """# Written by eddy: your personal settings stay out of git.
+# (This file ignores itself too, so git status shows nothing new.)
+settings.local.json
+.gitignore
+"""
+
+
 def _ensure_gitignored(workspace: Path) -> bool:
-    """Add the local settings file to the project's .gitignore; True if it was added."""
+    """Keep the local settings file out of git without touching the project's files: a
+    ``.gitignore`` in ``.eddy/`` (which ignores itself), unless the project's own .gitignore
+    ignores it already. True if eddy's ignore file was written; outside git, nothing is."""
     gitignore = workspace / ".gitignore"
     in_git = gitignore.exists() or any(
         (d / ".git").exists() for d in (workspace.resolve(), *workspace.resolve().parents)
     )
     if not in_git:
         return False
-    existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
     import pathspec
 
+    existing = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
     if pathspec.GitIgnoreSpec.from_lines(existing.splitlines()).match_file(LOCAL_SETTINGS):
         return False
-    if existing and not existing.endswith("\n"):
-        existing += "\n"
-    gitignore.write_text(existing + LOCAL_SETTINGS + "\n", encoding="utf-8")
+    local_ignore = workspace / LOCAL_IGNORE
+    ours = local_ignore.read_text(encoding="utf-8") if local_ignore.exists() else ""
+    if pathspec.GitIgnoreSpec.from_lines(ours.splitlines()).match_file("settings.local.json"):
+        return False
+    if ours and not ours.endswith("\n"):
+        ours += "\n"
+    local_ignore.write_text(ours + LOCAL_IGNORE_TEXT, encoding="utf-8")
     return True

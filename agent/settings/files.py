@@ -10,8 +10,8 @@ project-local         ``<project>/.eddy/settings.local.json``          yours: gi
 
 "Yes, don't ask again" saves its rule in the project-local file (``agent/settings/edit.py`` writes
 the files: that, and /permissions); when eddy creates that file it
-adds ``.eddy/settings.local.json`` to the project's ``.gitignore`` (if the project is a git
-repository or has a ``.gitignore``).
+git-ignores it with ``.eddy/.gitignore`` (if the project is a git repository or has a
+``.gitignore``, and that does not ignore it already); the project's ``.gitignore`` is never edited.
 
 Example::
 

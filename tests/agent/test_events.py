@@ -1,4 +1,4 @@
-"""Events survive the stream-json round trip: ``from_json(json(to_json(e))) == e``."""
+"""Events survive the eddy-events round trip: ``from_json(json(to_json(e))) == e``."""
 
 from __future__ import annotations
 

@@ -66,7 +66,7 @@ def test_fixes_a_failing_test_in_three_tool_turns(fake_api: FakeAnthropic, repo:
         "-p",
         "fix the failing test",
         "--output-format",
-        "stream-json",
+        "eddy-events",
         "--allowed-tools",
         "Bash,Edit",
     )
@@ -102,7 +102,7 @@ def test_denied_call_is_a_visible_refusal_and_nothing_runs(
         ),
         Reply([text("I was not allowed to run it.")]),
     )
-    out = eddy(fake_api, repo, "-p", "touch a file", "--output-format", "stream-json")
+    out = eddy(fake_api, repo, "-p", "touch a file", "--output-format", "eddy-events")
     assert out.returncode == 0, out.stderr
     assert not (repo / "pwned").exists()
     events = [json.loads(line) for line in out.stdout.splitlines()]

@@ -53,7 +53,7 @@ class Run:
         exe = Path(sys.executable).with_name("eddy")
         cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "cli.main"]
         self.proc = subprocess.Popen(
-            [*cmd, "-p", *args, "--output-format", "stream-json"],
+            [*cmd, "-p", *args, "--output-format", "eddy-events"],
             cwd=cwd,
             env=environ,
             stdout=subprocess.PIPE,
@@ -82,7 +82,7 @@ class Run:
                 return line
 
     def wait_event(self, kind: str) -> dict:
-        """The next stream-json event of type ``kind``."""
+        """The next eddy-events event of type ``kind``."""
         return json.loads(self.wait_line(lambda line: f'"type": "{kind}"' in line))
 
     def finish(self) -> int:

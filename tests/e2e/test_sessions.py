@@ -25,7 +25,7 @@ def result_of(out: subprocess.CompletedProcess[str]) -> dict:
 
 def test_continue_resume_and_fork(fake_api: FakeAnthropic, tmp_path: Path) -> None:
     fake_api.push(Reply([text("first answer")]), Reply([text("second answer")]))
-    first = eddy(fake_api, tmp_path, "-p", "one", "--output-format", "stream-json")
+    first = eddy(fake_api, tmp_path, "-p", "one", "--output-format", "eddy-events")
     assert first.returncode == 0, first.stderr
     sid = result_of(first)["session_id"]
     second = eddy(fake_api, tmp_path, "-p", "two", "--continue", "--output-format", "json")

@@ -38,14 +38,14 @@ def script() -> list[Reply]:
 
 
 def record(fake: FakeAnthropic, workspace: Path) -> str:
-    """Run the scenario in ``workspace`` (``calc.py`` is written there); the stream-json log.
+    """Run the scenario in ``workspace`` (``calc.py`` is written there); the eddy-events log.
 
     Raises:
         AssertionError: eddy failed (its stderr is in the message).
     """
     (workspace / "calc.py").write_text(CALC)
     fake.push(*script())
-    args = ("--output-format", "stream-json", "--permission-mode", "acceptEdits")
+    args = ("--output-format", "eddy-events", "--permission-mode", "acceptEdits")
     done = eddy(fake, workspace, "-p", PROMPT, *args)
     assert done.returncode == 0, done.stderr
     return done.stdout

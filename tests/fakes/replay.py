@@ -1,6 +1,6 @@
 """Replay a recorded event log into the front ends, with no engine and no model.
 
-A recording is what ``eddy -p --output-format stream-json`` prints: one engine event per line
+A recording is what ``eddy -p --output-format eddy-events`` prints: one engine event per line
 (``agent.events.to_json``), then one ``result`` line (headless/run.py). ``load`` turns it back
 into events (``agent.events.from_json``); ``plain_lines`` feeds them to the line renderer
 (plain/render.py) and returns what ``eddy --plain`` would print; ``ReplayApp`` is the TUI's
@@ -41,7 +41,7 @@ class Recording:
 
 
 def parse(text: str) -> Recording:
-    """Decode a stream-json log (blank lines are skipped).
+    """Decode a eddy-events log (blank lines are skipped).
 
     Raises:
         ValueError: a line is not JSON or not an event (the line number says which).

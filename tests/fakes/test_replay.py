@@ -1,4 +1,4 @@
-"""A recorded stream-json log replayed into the line renderer and the TUI, with no engine."""
+"""A recorded eddy-events log replayed into the line renderer and the TUI, with no engine."""
 
 from __future__ import annotations
 

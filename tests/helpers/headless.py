@@ -11,9 +11,15 @@ from tests.fakes.fake_api import FakeAnthropic
 
 
 def eddy(
-    fake: FakeAnthropic, cwd: Path, *args: str, key: bool = True, timeout: float = 60
+    fake: FakeAnthropic,
+    cwd: Path,
+    *args: str,
+    key: bool = True,
+    timeout: float = 60,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the installed ``eddy`` with ``args`` in ``cwd`` against ``fake``; its output."""
+    """Run the installed ``eddy`` with ``args`` in ``cwd`` against ``fake``; its output
+    (``stdin``: text piped in; None leaves this process's stdin)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env["ANTHROPIC_BASE_URL"] = fake.base_url
     if key:
@@ -21,5 +27,11 @@ def eddy(
     exe = Path(sys.executable).with_name("eddy")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "cli.main"]
     return subprocess.run(
-        [*cmd, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+        [*cmd, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=stdin,
     )

@@ -128,6 +128,18 @@ async def test_redo_entry_skips_the_mode_but_not_the_conflicts() -> None:
     assert await run(app, "down", "enter", "y") == RewindChoice(4, "both", True)
 
 
+async def test_the_mode_step_lists_every_prompt_the_rewind_undoes() -> None:
+    app = host()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("up", "enter")  # prompt 2 of 3
+        await pilot.pause()
+        detail = str(app.modal.query_one("#rewind-detail").render())
+    assert "This undoes 2 prompts and their changes:" in detail
+    assert "2. fix the off-by-one in total() · 2 files +12 -4" in detail
+    assert "3. run the migrations" in detail and "1 file +3 -0, 1 not restorable" in detail
+    assert "read the README" not in detail and "undo the rewind" not in detail
+
+
 async def test_untracked_code_offers_the_conversation_only() -> None:
     entries = [CheckpointEntry(1, "hello", "code not tracked")]
     app = host(entries)

@@ -427,12 +427,17 @@ class MainScreen(Screen[None]):
         self.conversation = new
         await self.mount(new, before=self.queued)
 
-    def show_history(self, history: Sequence[Message], limit: int | None = None) -> int:
+    def show_history(
+        self, history: Sequence[Message], limit: int | None = None, *, session: Any = None
+    ) -> int:
         """Render the newest messages of ``history`` (older ones on demand, see tui.replay);
-        returns how many were shown."""
+        returns how many were shown. ``session``: the session whose tools word the calls'
+        summaries (default: the attached one; on resume it is not attached yet, and without
+        its tools every replayed call would lose its command or path)."""
         from tui.replay import REPLAY_MESSAGES, show_history
 
-        tools = self.session.runner.tools if self.session is not None else {}
+        session = session if session is not None else self.session
+        tools = session.runner.tools if session is not None else {}
 
         def summary(name: str, args: dict[str, Any]) -> str:
             tool = tools.get(name)

@@ -1,7 +1,8 @@
 """The rewind dialog (Esc Esc on an empty prompt, or /rewind).
 
 Step 1 lists the session's prompts (newest at the bottom, highlighted) with their change
-summaries, then the redo entries. Step 2 asks what to restore. Step 3, only when code is
+summaries, then the redo entries. Step 2 lists everything the rewind undoes (the chosen prompt
+and every later one) and asks what to restore. Step 3, only when code is
 restored and the user changed some of those files since eddy last wrote them, asks whether to
 overwrite them. The screen only chooses: the app turns the ``RewindChoice`` into
 ``ops.Rewind``.
@@ -22,7 +23,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from frontend.sanitize import sanitize
-from frontend.wording import first_line
+from frontend.wording import first_line, rewind_undoes
 from tui.screens.dialog import Dialog
 
 if TYPE_CHECKING:
@@ -152,7 +153,9 @@ class RewindScreen(Dialog[RewindChoice | None]):
             for n, (label, mode) in enumerate(MODES, 1)
         ]
         title = f"Rewind to before “{first_line(entry.prompt, 70)}”"
-        detail = f"Code: {entry.summary}." + (" Only the conversation can be restored." * no_code)
+        # everything from this prompt on goes back, not only this prompt's own changes
+        undone = rewind_undoes(self.entries, entry.number)
+        detail = "\n".join(undone) + ("\nOnly the conversation can be restored." * no_code)
         self._show(title, detail, options, "1-4 or ↑/↓ + Enter · Esc cancel")
         self._options.highlighted = 1 if no_code else 0
 

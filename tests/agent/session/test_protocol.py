@@ -87,7 +87,7 @@ async def test_the_permission_request_carries_the_diff_preview(tmp_path: Path) -
     asked = await events.wait_for(ev.PermissionRequested)
     assert asked.preview is not None
     assert "-x = bug\n" in asked.preview and "+x = fixed\n" in asked.preview
-    assert ev.to_json(asked)["preview"] == asked.preview  # stream-json shows it too
+    assert ev.to_json(asked)["preview"] == asked.preview  # eddy-events shows it too
     session.submit(ops.AnswerPermission(asked.request_id, "deny"))
     await session.wait_idle()
     assert (tmp_path / "ws" / "a.py").read_text() == "x = bug\n"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +54,24 @@ def test_add_to_the_local_file_gitignores_it_only_when_it_creates_it(ws: Path) -
     (ws / ".git").mkdir()
     saved = add_rule("Bash(make:*)", ws, "allow", "local")
     assert saved.created and saved.gitignored
-    assert (ws / ".gitignore").read_text() == ".eddy/settings.local.json\n"
+    assert saved.message.endswith("(git-ignored by .eddy/.gitignore).")
+    assert not (ws / ".gitignore").exists()  # the project's .gitignore is never edited
     assert not add_rule("Bash(make test:*)", ws, "deny", "local").gitignored
     assert not add_rule("Edit", ws, "allow", "project").gitignored
-    assert (ws / ".gitignore").read_text().count("settings.local.json") == 1
+    assert (ws / ".eddy" / ".gitignore").read_text().count("settings.local.json") == 1
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_local_file_is_ignored_by_git_and_git_status_shows_nothing_new(ws: Path) -> None:
+    (ws / ".gitignore").write_text("build/\n")
+    run = functools.partial(subprocess.run, cwd=ws, capture_output=True, text=True, check=True)
+    run(["git", "init", "-q"])
+    run(["git", "add", ".gitignore"])
+    before = run(["git", "status", "--porcelain"]).stdout
+    add_rule("Bash(make:*)", ws, "allow", "local")
+    assert (ws / ".gitignore").read_text() == "build/\n"
+    run(["git", "check-ignore", "-q", LOCAL_SETTINGS])  # exit status 0: ignored
+    assert run(["git", "status", "--porcelain", "--untracked-files=all"]).stdout == before
 
 
 def test_add_and_remove_keep_every_other_key(ws: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent.permissions.policy import Policy, Rule
-from agent.settings.edit import save_rule
+from agent.settings.edit import LOCAL_IGNORE, save_rule
 from agent.settings.files import LOCAL_SETTINGS, SettingsError, build_policy, load_settings
 from tools.base import ResolvedPath, ToolContext, ToolResult
 
@@ -191,13 +191,14 @@ def test_save_rule_creates_local_settings_and_gitignores_it(ws: Path) -> None:
     assert "Bash(git commit:*)" in saved.message and "settings.local.json" in saved.message
     data = json.loads((ws / LOCAL_SETTINGS).read_text())
     assert data == {"permissions": {"allow": ["Bash(git commit:*)"]}}
-    assert (ws / ".gitignore").read_text() == "node_modules/\n.eddy/settings.local.json\n"
+    assert (ws / ".gitignore").read_text() == "node_modules/"  # the project's: untouched
+    assert "settings.local.json" in (ws / LOCAL_IGNORE).read_text()
     again = save_rule(Rule.parse("Edit(src/**)"), ws)
     assert not again.created and not again.gitignored
     save_rule("Bash(git commit:*)", ws)
     data = json.loads((ws / LOCAL_SETTINGS).read_text())
     assert data["permissions"]["allow"] == ["Bash(git commit:*)", "Edit(src/**)"]
-    assert (ws / ".gitignore").read_text().count("settings.local.json") == 1
+    assert (ws / LOCAL_IGNORE).read_text().count("settings.local.json") == 1
 
 
 def test_save_rule_keeps_other_settings_and_existing_ignores(ws: Path) -> None:
@@ -211,18 +212,20 @@ def test_save_rule_keeps_other_settings_and_existing_ignores(ws: Path) -> None:
         "permissions": {"deny": ["Bash(rm:*)"], "allow": ["Bash(make:*)"]},
     }
     assert (ws / ".gitignore").read_text() == ".eddy/\n"
+    assert not (ws / LOCAL_IGNORE).exists()  # ignored already: nothing more written
 
 
 def test_save_rule_outside_git_does_not_create_a_gitignore(ws: Path) -> None:
     saved = save_rule("Edit", ws)
     assert saved.created and not saved.gitignored
-    assert not (ws / ".gitignore").exists()
+    assert not (ws / ".gitignore").exists() and not (ws / LOCAL_IGNORE).exists()
 
 
 def test_save_rule_in_a_subdirectory_of_a_repository(ws: Path) -> None:
     (ws.parent / ".git").mkdir()
     assert save_rule("Edit", ws).gitignored
-    assert (ws / ".gitignore").read_text() == ".eddy/settings.local.json\n"
+    assert not (ws / ".gitignore").exists()
+    assert "settings.local.json" in (ws / LOCAL_IGNORE).read_text()
 
 
 def test_save_rule_never_clobbers_a_broken_file(ws: Path) -> None:

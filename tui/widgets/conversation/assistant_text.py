@@ -27,6 +27,7 @@ from textual.containers import Vertical
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
+from frontend.partial_markdown import close_partial
 from frontend.sanitize import sanitize
 from tui.widgets.conversation.frozen_markdown import FrozenMarkdown
 from tui.widgets.prompt.prompt_input import PromptInput
@@ -132,6 +133,7 @@ class AssistantText(Vertical):
         self.sealed: FrozenMarkdown | None = None
         """The answer's finished blocks, once part of it is sealed (then its end is too)."""
         self._no_more = False
+        self._replace_with: str | None = None
         self._seal_at = SEAL_CHARS
         self.finished = False
         """True once every delta has been rendered and the stream stopped."""
@@ -168,11 +170,23 @@ class AssistantText(Vertical):
         self.received += len(delta)
         self._wake.set()
 
+    @property
+    def shown_text(self) -> str:
+        """The markdown shown: what was received, with what an interruption left open (a code
+        fence, ``**bold``) closed."""
+        return close_partial(self.text) if self.interrupted else self.text
+
     def finish(self, *, interrupted: bool = False) -> None:
         """No more deltas: render what is pending and stop the stream."""
-        if interrupted:
+        if interrupted and not self._no_more:
             self.interrupted = True
             self.add_class("interrupted")
+            text, shown = self.text, self.shown_text
+            if shown.startswith(text):  # closers to add: the stream renders them as text
+                if len(shown) > len(text):
+                    self._unsent.append(shown[len(text) :])
+            else:  # a marker dangling at the end is dropped: the last render replaces it
+                self._replace_with = shown
         self._no_more = True
         self._ended.set()
         self._wake.set()
@@ -208,6 +222,9 @@ class AssistantText(Vertical):
                     stream = None
                     if self.sealed is not None and self.live.display and self.live.source:
                         await self._seal("", everything=True)  # the tail too: no live update
+                    elif self.sealed is None and self._replace_with is not None:
+                        await self._live_settled()
+                        await self.live.update(self._replace_with)
                     break
                 # at most ~30 renders a second: a fast stream is merged into bigger pieces
                 # (sealed at once) instead of taking turns with the engine delta by delta;
@@ -298,6 +315,6 @@ class AssistantText(Vertical):
             return
         self.add_class("frozen")
         await self.remove_children()
-        self.sealed = FrozenMarkdown(*split_blocks(self.text), lazy=True)
+        self.sealed = FrozenMarkdown(*split_blocks(self.shown_text), lazy=True)
         await self.mount(self.sealed)
         self._start_settling()

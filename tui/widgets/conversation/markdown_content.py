@@ -20,8 +20,14 @@ _INLINE_STYLE = {
 _HEADING_STYLE = {"h1": "bold underline $text-primary", "h2": "bold $text-primary"}
 
 
-def _inline(token: Any) -> Content:
+def _inline(token: Any, hang: int = 0) -> Content:
+    """A paragraph's inline markup as Content. ``hang``: inside a list item, the item's text
+    column; its source line breaks are kept and the lines after the first start at that
+    column, as Textual's Markdown indents a list item's lines (joined into one long line,
+    they wrapped to the left margin and the list lost its indent)."""
     parts: list[Content] = []
+    soft = Content("\n" + " " * hang) if hang else Content(" ")
+    hard = Content("\n" + " " * hang)
     stack: list[str] = []
     for child in token.children or []:
         kind = child.type
@@ -33,9 +39,9 @@ def _inline(token: Any) -> Content:
         elif kind == "code_inline":
             parts.append(Content.styled(child.content, "$text-warning on $warning 10%"))
         elif kind in ("softbreak",):
-            parts.append(Content(" "))
+            parts.append(soft)
         elif kind == "hardbreak":
-            parts.append(Content("\n"))
+            parts.append(hard)
         elif kind == "image":
             parts.append(Content.styled(f"[image: {child.content}]", "$text-muted"))
         elif child.content:
@@ -137,7 +143,8 @@ def markdown_to_content(text: str) -> Content:
             blocks.append((body, False))
             i += 2
         elif kind == "paragraph_open":
-            body = _inline(tokens[i + 1])
+            hang = len(prefix.plain) if prefix.plain else len(indent) + 2 if lists else 0
+            body = _inline(tokens[i + 1], hang)
             if quote:
                 body = body.stylize_before("italic")
             if prefix.plain:

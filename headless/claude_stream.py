@@ -1,0 +1,172 @@
+"""``eddy -p --output-format stream-json``: Claude Code's message stream, so scripts written for
+``claude -p --output-format stream-json --verbose`` read eddy's output unchanged.
+
+One JSON object per line, in the order Claude Code prints them:
+
+- ``{"type": "system", "subtype": "init", ...}``: the session id, model, tools, workspace;
+- ``{"type": "assistant", "message": {...}}``: each assistant message as it entered the history
+  (text, thinking and tool_use blocks, the API's shapes);
+- ``{"type": "user", "message": {...}}``: each tool result (one line per result, as Claude Code
+  does), and corrections queued while the turn ran;
+- ``{"type": "result", ...}``: last, the outcome (``headless/run.py`` writes it).
+
+Every line but the result carries ``session_id``, ``uuid`` and ``parent_tool_use_id`` (always
+null: eddy's lines are the main agent's). eddy's own richer events (deltas, permission
+questions, usage) are ``--output-format eddy-events``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from typing import IO, Any, assert_never
+
+from agent import events as ev
+
+
+def _api_key_source() -> str:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        if os.environ.get(name):
+            return name
+    return "none"
+
+
+def _uuid() -> str:
+    return str(uuid.uuid4())
+
+
+class ClaudeStream:
+    """Turns engine events into Claude Code's stream-json lines on ``out``.
+
+    Events that come before :meth:`start` (while the session is being opened) are held and
+    written right after the init line, so the init line is always first.
+    """
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.session_id = ""
+        self.model = ""
+        self.permission_denials: list[dict[str, Any]] = []
+        """The refused tool calls, as Claude Code's result lists them."""
+        self._held: list[ev.Event] | None = []
+        self._usage: dict[str, int] = {}
+        self._inputs: dict[str, dict[str, Any]] = {}
+
+    def start(
+        self, *, session_id: str, model: str, cwd: str, tools: list[str], permission_mode: str
+    ) -> None:
+        """Write the ``system`` ``init`` line, then whatever came before it."""
+        self.session_id, self.model = session_id, model
+        self._write(
+            {
+                "type": "system",
+                "subtype": "init",
+                "cwd": cwd,
+                "session_id": session_id,
+                "tools": tools,
+                "mcp_servers": [],
+                "model": model,
+                "permissionMode": permission_mode,
+                "apiKeySource": _api_key_source(),
+                "output_style": "default",
+                "uuid": _uuid(),
+            }
+        )
+        held, self._held = self._held or [], None
+        for event in held:
+            self.event(event)
+
+    def event(self, event: ev.Event) -> None:
+        """Write the line(s) ``event`` stands for (most events have none in this format).
+        Every kind is named: mypy fails here when a new event is not handled."""
+        if self._held is not None:
+            self._held.append(event)
+            return
+        match event:
+            case ev.UsageUpdated():
+                self._usage = dict(event.usage)  # it comes just before its message
+            case ev.ToolCallStarted():
+                self._inputs[event.call_id] = event.input
+            case ev.AssistantMessage():
+                self._assistant(event)
+            case ev.ToolCallFinished():
+                self._tool_result(event)
+            case ev.CorrectionsDelivered():
+                texts = [{"type": "text", "text": t} for t in event.texts if t.strip()]
+                if texts:
+                    self._message("user", {"role": "user", "content": texts})
+            case (
+                ev.TurnStarted()
+                | ev.ModelCallStarted()
+                | ev.TextDelta()
+                | ev.ThinkingDelta()
+                | ev.ToolCallRunning()
+                | ev.ToolOutputDelta()
+                | ev.PermissionRequested()
+                | ev.PermissionResolved()
+                | ev.QueueChanged()
+                | ev.TodosUpdated()
+                | ev.Notice()
+                | ev.Error()
+                | ev.Interrupted()
+                | ev.PermissionModeChanged()
+                | ev.SessionRenamed()
+                | ev.Compacted()
+                | ev.RewindFinished()
+                | ev.TurnFinished()
+            ):
+                pass  # errors go to stderr (headless/run.py); the outcome is the result line
+            case _:
+                assert_never(event)
+
+    def result(self, result: dict[str, Any]) -> None:
+        """Write the closing result line (``headless.run.result_object``), with Claude Code's
+        ``permission_denials`` and ``uuid``."""
+        self._write({**result, "permission_denials": self.permission_denials, "uuid": _uuid()})
+
+    def _assistant(self, event: ev.AssistantMessage) -> None:
+        message = {
+            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": event.message.get("content", []),
+            "stop_reason": event.stop_reason,
+            "stop_sequence": None,
+            "usage": self._usage,
+        }
+        self._usage = {}
+        self._message("assistant", message)
+
+    def _tool_result(self, event: ev.ToolCallFinished) -> None:
+        block = {
+            "type": "tool_result",
+            "tool_use_id": event.call_id,
+            "content": event.content,
+            "is_error": event.is_error,
+        }
+        if event.status == "refused":
+            self.permission_denials.append(
+                {
+                    "tool_name": event.name,
+                    "tool_use_id": event.call_id,
+                    "tool_input": self._inputs.get(event.call_id, {}),
+                }
+            )
+        self._message("user", {"role": "user", "content": [block]})
+
+    def _message(self, kind: str, message: dict[str, Any]) -> None:
+        self._write(
+            {
+                "type": kind,
+                "message": message,
+                "parent_tool_use_id": None,
+                "session_id": self.session_id,
+                "uuid": _uuid(),
+            }
+        )
+
+    def _write(self, line: dict[str, Any]) -> None:
+        self.out.write(json.dumps(line, default=str) + "\n")
+        self.out.flush()
