@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from textual.containers import VerticalScroll
-from tui.widgets.assistant_text import SEAL_CHARS, AssistantText
 
 from tests.tui.test_stream_handover import AnswerApp, shown_text
+from tui.widgets.conversation.assistant_text import SEAL_CHARS, AssistantText
 
 
 async def interrupted(text: str, *, finish_early: bool = False) -> AssistantText:

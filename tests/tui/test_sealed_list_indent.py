@@ -4,10 +4,10 @@ line was joined to its first and wrapped to the left margin)."""
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
-from tui.widgets.assistant_text import SEAL_CHARS, AssistantText
-from tui.widgets.markdown_content import markdown_to_content
 
 from tests.tui.test_stream_handover import AnswerApp
+from tui.widgets.conversation.assistant_text import SEAL_CHARS, AssistantText
+from tui.widgets.conversation.markdown_content import markdown_to_content
 
 ITEMS = "".join(
     f"{i}. Step {i} checks the bounds of the buffer and logs what it found there.\n"
