@@ -81,6 +81,11 @@ def describe(kind: str, status: int | None) -> str:
     return f"API error {status}" if status else "API error"
 
 
+def is_retry_notice(text: str) -> bool:
+    """Whether a Notice's ``text`` is one of :func:`retry_notice`'s (status lines show it)."""
+    return ", retrying (" in text and text.endswith(" s (Esc stops)")
+
+
 def retry_notice(what: str, retry: int, attempts: int, delay: float) -> str:
     """``API overloaded, retrying (3/10) in 4 s`` (Esc stops the wait)."""
     seconds = f"{delay:.0f}" if delay >= 1 else f"{delay:.1f}"

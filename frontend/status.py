@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, assert_never
 
 from agent import events as ev
+from agent.retry import is_retry_notice
 
 if TYPE_CHECKING:
     from agent.session.status import SessionStatus
@@ -115,13 +116,15 @@ class StatusModel:
                     self.context_tokens = event.context_tokens
             case ev.PermissionModeChanged():
                 self.mode = event.mode
+            case ev.Notice():
+                if is_retry_notice(event.text):  # "API overloaded, retrying (3/10) in 4 s"
+                    self.activity = event.text.removesuffix(" (Esc stops)")
             case (
                 ev.AssistantMessage()
                 | ev.ToolOutputDelta()
                 | ev.ToolCallFinished()
                 | ev.CorrectionsDelivered()
                 | ev.TodosUpdated()
-                | ev.Notice()
                 | ev.Error()
                 | ev.Interrupted()
                 | ev.SessionRenamed()

@@ -83,3 +83,17 @@ def test_the_activity_follows_the_turn_and_a_command_that_runs_after_a_question(
     assert status.activity == "running Bash"  # not "waiting for your answer" while it runs
     status.follow(ev.TurnFinished(1, "success", 2, 3, 0.25, 1.05, 0))
     assert not status.busy and status.cost == 1.05 and status.turns == 5
+
+
+def test_a_retry_after_overload_shows_in_the_status_until_the_model_answers() -> None:
+    from agent.retry import retry_notice
+
+    status = Status("", "")
+    status.take_session(resumed(0))
+    status.follow(ev.TurnStarted(1, "go"))
+    status.follow(ev.Notice(1, retry_notice("API overloaded", 3, 10, 4.0)))
+    assert status.activity == "API overloaded, retrying (3/10) in 4 s"
+    status.follow(ev.Notice(1, "something else"))
+    assert status.activity == "API overloaded, retrying (3/10) in 4 s"
+    status.follow(ev.TextDelta(1, "hi"))
+    assert status.activity == "responding"
