@@ -9,9 +9,11 @@ what it touches):
 - ``Transcript``, ``list_sessions``: saved sessions (agent/store/).
 - ``CheckpointStore``: rewind (agent/checkpoints/).
 
-Also here: loop.py (one turn), toolrun.py (a response's calls: validate, gate, run, results in
-order), messages.py (blocks and the pairing invariant), model.py and anthropic_model.py (the
-model client), pricing.py, prompt.py, compact.py, context.py, preview.py, mentions.py,
+Also here: loop.py (one turn; its stream sink in turn_sink.py), toolrun.py (a response's
+calls: validate, gate, run, results in order), messages.py (blocks and the pairing invariant),
+normalise.py (the one way an assistant message enters the history), model.py and
+anthropic_model.py (the model client; retry.py its overload retries), response_stream.py (the
+SSE reader), pricing.py, prompt.py, compact.py, context.py, preview.py, mentions.py,
 user_shell.py, paths.py; and the packages permissions/ (pure policy), shell/ (the bash model),
 settings/ and sandbox/.
 """

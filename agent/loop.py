@@ -24,19 +24,18 @@ from typing import Any
 
 from agent import events as ev
 from agent.messages import (
-    Block,
     InvariantViolation,
     Message,
-    OtherBlock,
     TextBlock,
     check_invariant,
-    normalise_assistant,
     tool_use_index,
     unanswered_server_calls,
 )
 from agent.model import Model, ModelError, ModelRequest, ModelResponse
+from agent.normalise import normalise_assistant, without_server_calls
 from agent.pricing import Usage, context_window, cost_usd
 from agent.toolrun import ToolRunner
+from agent.turn_sink import TurnSink
 
 INTERRUPT_NOTE = "[Request interrupted by user]"
 MAX_PAUSE_CONTINUATIONS = 8
@@ -112,44 +111,6 @@ class TurnStopped(Exception):
         self.kind = kind
 
 
-class _Sink:
-    """Streams deltas out as events; keeps the blocks that completed and the text streaming."""
-
-    def __init__(self, emit: Emit, turn_id: int) -> None:
-        self._emit = emit
-        self._turn_id = turn_id
-        self.done: list[Block] = []
-        self.streaming_text = ""
-        """Text of the block being streamed: the user saw it, so Esc keeps it."""
-
-    def text(self, delta: str) -> None:
-        self.streaming_text += delta
-        self._emit(ev.TextDelta(self._turn_id, delta))
-
-    def thinking(self, delta: str) -> None:
-        self._emit(ev.ThinkingDelta(self._turn_id, delta))
-
-    def block_done(self, block: Block) -> None:
-        self.streaming_text = ""
-        self.done.append(block)
-
-    def retrying(self, notice: str) -> None:
-        self._emit(ev.Notice(self._turn_id, notice))
-
-    def partial(self) -> Message:
-        """What the user saw of an unfinished response (its tool calls never run)."""
-        tail = (TextBlock(self.streaming_text),) if self.streaming_text.strip() else ()
-        return Message("assistant", (*self.done, *tail))
-
-
-def _without_server_calls(message: Message, ids: set[str]) -> Message:
-    """``message`` without the server tool calls ``ids`` (that will never get a result)."""
-    kept = tuple(
-        b for b in message.content if not (isinstance(b, OtherBlock) and b.param.get("id") in ids)
-    )
-    return Message("assistant", kept)
-
-
 def _retrieve(task: asyncio.Future[Any]) -> None:
     """Mark a cancelled task's outcome as seen."""
     if not task.cancelled():
@@ -206,7 +167,7 @@ class Turn:
         self.checked_upto = checked_upto
         self.before_call = before_call
         self._window = context_window(spec.model)
-        self._sink: _Sink | None = None
+        self._sink: TurnSink | None = None
         self._ids: dict[str, int] = {}
         self._ids_upto = 0
 
@@ -336,7 +297,7 @@ class Turn:
             msg = f"internal error, request not sent: {exc}"
             raise TurnStopped("error_during_execution", msg, "invariant") from exc
         self.checked_upto = len(self.history)
-        self._sink = _Sink(self.emit, self.turn_id)
+        self._sink = TurnSink(self.emit, self.turn_id)
         self.calls += 1
         self.emit(ev.ModelCallStarted(self.turn_id, self.calls, self.context_tokens))
         request = dataclasses.replace(self.spec, messages=self.history)
@@ -362,7 +323,7 @@ class Turn:
             return Message("assistant", ())
         unanswered = unanswered_server_calls(kept)
         if unanswered:  # a pause we stopped continuing: no server call may stay unanswered
-            kept = _without_server_calls(kept, unanswered)
+            kept = without_server_calls(kept, unanswered)
             if not kept.content:
                 return kept
         self.history.append(kept)

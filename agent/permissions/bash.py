@@ -1,8 +1,9 @@
 """The permission check of one Bash command line, part by part (``BashCheck``), and the
-rule "yes, don't ask again" saves for a call (``suggested_rule``). The command is parsed by
-:mod:`agent.shell.parser`; a compound command is allowed only if every part is. Rules and the
-policy are :mod:`agent.permissions.policy`; the rule saved for one command is
-:mod:`agent.permissions.program_rule`, for a path :mod:`agent.permissions.paths`.
+rule "yes, don't ask again" saves for a call (``Finding.rule``, read by ``Policy.suggest``).
+The command is parsed by :mod:`agent.shell.parser`; a compound command is allowed only if
+every part is. Rules and the policy are :mod:`agent.permissions.policy`; the rule saved for
+one command is :mod:`agent.permissions.program_rule`, for a path
+:mod:`agent.permissions.paths`.
 
 It fails closed: what the model of bash does not capture (:mod:`agent.shell.unmodelled`:
 ``let``, ``set -k``, ``find -exec``, ``git grep -O``, ...; unsafe variables; secrets expanded)
@@ -23,9 +24,6 @@ from typing import Any
 
 from agent.permissions.paths import path_rule
 from agent.permissions.policy import (
-    _DIRECTORY_TOOLS,
-    EDIT_TOOLS,
-    READ_TOOLS,
     Decision,
     Policy,
     Rule,
@@ -47,7 +45,7 @@ from agent.shell.paths import (
     word_paths,
 )
 from agent.shell.words import Redirect, ShellParseError, Word
-from tools.base import ResolvedPath, ToolContext, ToolError
+from tools.base import ResolvedPath, ToolContext
 
 _SAFE_SINKS = frozenset(
     {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"}
@@ -446,27 +444,3 @@ def _protected(path: Path, workspace: Path) -> bool:
         return protected_name(path.relative_to(workspace))
     except ValueError:
         return False
-
-
-def suggested_rule(name: str, args: dict[str, Any], ctx: ToolContext | None = None) -> str:
-    """The rule "yes, don't ask again" saves, from the call alone (no policy).
-
-    Prefer ``Policy.suggest``, which knows which part of a compound command asked. Bash:
-    the first part that is not read-only, as ``program_rule``; a command eddy cannot parse:
-    the exact command line. Edits and reads: their directory (``Edit(src/**)``). Otherwise
-    the tool's name.
-    """
-    ctx = ctx or ToolContext(Path.cwd())
-    if name == "Bash":
-        command = str(args.get("command", ""))
-        decision = BashCheck(Policy(), ctx).run(command)
-        return decision.rule or f"Bash({command.strip()})"
-    raw = args.get("file_path", args.get("path"))
-    family = "Edit" if name in EDIT_TOOLS else "Read" if name in READ_TOOLS else None
-    if family is not None and isinstance(raw, str) and raw.strip():
-        try:
-            rp = ctx.resolve(raw)
-        except ToolError:
-            return name
-        return path_rule(family, rp.path, ctx.workspace, directory=name in _DIRECTORY_TOOLS)
-    return name

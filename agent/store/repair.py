@@ -20,8 +20,8 @@ from agent.messages import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    normalise_assistant,
 )
+from agent.normalise import normalise_assistant
 from tools.textfile import plural
 
 INTERRUPTED_RESULT = (

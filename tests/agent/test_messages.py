@@ -15,9 +15,9 @@ from agent.messages import (
     assistant,
     check_invariant,
     message_from_param,
-    normalise_assistant,
     user,
 )
+from agent.normalise import normalise_assistant
 
 USE = ToolUseBlock("u1", "Read", {"file_path": "a"})
 USE2 = ToolUseBlock("u2", "Read", {"file_path": "b"})

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.permissions.bash import suggested_rule
 from agent.permissions.policy import (
     MODES,
     Mode,
@@ -680,7 +679,6 @@ def test_a_compound_is_allowed_iff_every_part_is(parts: list[tuple[str, str]]) -
 )
 def test_suggested_rules_for_commands(env: Env, command: str, rule: str) -> None:
     assert Policy().suggest(TOOLS["Bash"], {"command": command}, env.ctx) == rule
-    assert suggested_rule("Bash", {"command": command}, env.ctx) == rule
 
 
 def test_suggested_rules_for_files(env: Env) -> None:
@@ -694,8 +692,6 @@ def test_suggested_rules_for_files(env: Env) -> None:
     assert suggest("Write", "~/notes/n.md") == "Edit(~/notes/**)"
     assert suggest("Read", str(env.outside / "secret.txt")).endswith("/outside/**)")  # type: ignore[union-attr]
     assert suggest("Read", "src/a.py") is None  # it does not ask
-    assert suggested_rule("Edit", {"file_path": "src/a.py"}, env.ctx) == "Edit(src/**)"
-    assert suggested_rule("Change", {}) == "Change"
 
 
 def test_no_rule_is_suggested_when_an_ask_rule_asked(env: Env) -> None:
