@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agent import events as ev
 from agent import ops
@@ -91,19 +92,26 @@ async def test_failed_compaction_leaves_session_usable(tmp_path: Path) -> None:
     assert events.of(ev.TurnFinished)[-1].subtype == "success"
 
 
-async def test_automatic_compaction_when_context_nearly_full(tmp_path: Path) -> None:
+def fills_the_context_then_answers() -> Any:
+    """A model whose first response nearly fills the window and calls a tool (so the next call
+    is compacted first), that summarises when asked, and then answers "done"."""
     big = Usage(input_tokens=900_000, output_tokens=10)
+    calls: list[int] = []
 
-    def script(history):
+    def script(history: Any) -> Any:
         last = history[-1].content[-1]
         if isinstance(last, TextBlock) and "write a summary" in last.text:
             return SUMMARY
-        if len(script.calls) == 0:
-            script.calls.append(1)
+        if not calls:
+            calls.append(1)
             return ModelResponse(assistant(tool_call("t1", "Echo")), "tool_use", big)
         return "done"
 
-    script.calls = []  # type: ignore[attr-defined]
+    return script
+
+
+async def test_automatic_compaction_when_context_nearly_full(tmp_path: Path) -> None:
+    script = fills_the_context_then_answers()
     session, events, model = make(tmp_path, script)
     session.history.extend(long_history(3))
     session.submit(ops.SubmitPrompt("go"))
@@ -176,19 +184,8 @@ async def test_turn_cap_can_be_set_and_removed(tmp_path: Path) -> None:
 
 
 async def test_a_first_turn_compaction_keeps_the_prompt_verbatim(tmp_path: Path) -> None:
-    big = Usage(input_tokens=900_000, output_tokens=10)
     prompt = "Rename every `foo` to `bar` in src/, but never touch src/vendor/."
-
-    def script(history):
-        last = history[-1].content[-1]
-        if isinstance(last, TextBlock) and "write a summary" in last.text:
-            return SUMMARY
-        if len(script.calls) == 0:
-            script.calls.append(1)
-            return ModelResponse(assistant(tool_call("t1", "Echo")), "tool_use", big)
-        return "done"
-
-    script.calls = []  # type: ignore[attr-defined]
+    script = fills_the_context_then_answers()
     session, events, model = make(tmp_path, script)
     session.submit(ops.SubmitPrompt(prompt))
     await session.wait_idle()
