@@ -29,11 +29,11 @@ async def render_cpu(text: str, split: int) -> float:
     """The UI's CPU seconds to show ``text`` arriving in two bursts (``text[:split]``, a pause
     of a few frames, the rest and the end), until the final frame is painted."""
     from agent.model import ScriptedModel
-    from cli.main import build_parser
+    from cli.main import parse_launch
     from tui.app import EddyApp
 
-    args = build_parser().parse_args(["--model", MODEL])
-    args.cwd = Path(tempfile.mkdtemp(prefix="eddy-bench-ws-"))
+    args = parse_launch(["--model", MODEL])
+    args = args.replace(cwd=Path(tempfile.mkdtemp(prefix="eddy-bench-ws-")))
     app = EddyApp(args, model=ScriptedModel(["unused"]), tools=[])
     async with app.run_test(size=SIZE) as pilot:
         while app.main.session is None:

@@ -149,7 +149,7 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
     frame is painted (every delta rendered, the end on screen), and until every piece of it
     is rendered (pieces that scrolled past unseen are rendered after the final frame)."""
     from agent import events as ev
-    from cli.main import build_parser
+    from cli.main import parse_launch
     from tui.app import EddyApp
     from tui.widgets.conversation.assistant_text import AssistantText
 
@@ -161,8 +161,8 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
             finished.append(time.perf_counter())
             turn_over.set()
 
-    args = build_parser().parse_args(["--model", MODEL])
-    args.cwd = workspace
+    args = parse_launch(["--model", MODEL])
+    args = args.replace(cwd=workspace)
     model.client()  # as the app's warm-up does for the model it builds itself
     app = EddyApp(args, model=model, tools=[], event_hook=hook)
     async with app.run_test(size=SIZE) as pilot:
@@ -208,11 +208,11 @@ class PacedModel:
 
 def stream_app_main(tokens_per_s: float) -> None:
     """``bench_tui.py _stream-app RATE``: eddy over a model streaming ECHO_TOKENS, for tmux."""
-    from cli.main import build_parser
+    from cli.main import parse_launch
     from tui.app import EddyApp
 
-    args = build_parser().parse_args([])
-    args.cwd = Path.cwd()
+    args = parse_launch([])
+    args = args.replace(cwd=Path.cwd())
     model = PacedModel(answer_text(ECHO_TOKENS), tokens_per_s)
     EddyApp(args, model=model, tools=[]).run()
 
@@ -309,7 +309,7 @@ async def long_session(turns: int = 500) -> None:
     from agent import events as ev
     from agent.messages import assistant
     from agent.model import ScriptedModel, tool_call
-    from cli.main import build_parser
+    from cli.main import parse_launch
     from tests.fakes.tools import FnTool
     from tui.app import EddyApp
 
@@ -331,8 +331,8 @@ async def long_session(turns: int = 500) -> None:
             count += 1
             done.set()
 
-    args = build_parser().parse_args(["--permission-mode", "bypassPermissions"])
-    args.cwd = Path(tempfile.mkdtemp(prefix="eddy-bench-ws-"))
+    args = parse_launch(["--permission-mode", "bypassPermissions"])
+    args = args.replace(cwd=Path(tempfile.mkdtemp(prefix="eddy-bench-ws-")))
     app = EddyApp(args, model=ScriptedModel(script), tools=[tool], event_hook=hook)
     print(f"long session: RSS at start {rss_mb():.0f} MB")
     async with app.run_test(size=SIZE) as pilot:
