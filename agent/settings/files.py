@@ -95,10 +95,35 @@ class Settings:
     auto_compact: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
+    raw: list[tuple[SettingsSource, dict[str, Any]]] = field(default_factory=list)
+    """Each file that was read, lowest precedence first, with its whole JSON object: for the
+    features that merge a key across files themselves and name the file (hooks, MCP servers)."""
 
     def get(self, key: str, default: Any = None) -> Any:
         """A top-level key that has no attribute of its own."""
         return self.extra.get(key, default)
+
+
+@dataclass(frozen=True)
+class SettingsSource:
+    """One settings file eddy reads: its scope (user, project, local), path and display label."""
+
+    scope: str
+    path: Path
+    label: str
+
+
+def settings_sources(workspace: Path) -> list[SettingsSource]:
+    """The settings files of ``workspace``, lowest precedence first (whether they exist or not)."""
+    workspace = Path(workspace)
+    return [
+        SettingsSource(scope, path, _label(path, workspace))
+        for scope, path in (
+            ("user", user_settings_path()),
+            ("project", project_settings_path(workspace)),
+            ("local", local_settings_path(workspace)),
+        )
+    ]
 
 
 def user_settings_path() -> Path:
@@ -130,15 +155,12 @@ def load_settings(workspace: Path) -> tuple[Settings, list[str]]:
     workspace = Path(workspace)
     settings = Settings()
     problems: list[str] = []
-    for path in (
-        user_settings_path(),
-        project_settings_path(workspace),
-        local_settings_path(workspace),
-    ):
-        data = read_settings_file(path, _label(path, workspace), problems)
+    for source in settings_sources(workspace):
+        data = read_settings_file(source.path, source.label, problems)
         if data is not None:
-            settings.files.append(path)
-            _merge(settings, data, _label(path, workspace), workspace, problems)
+            settings.files.append(source.path)
+            settings.raw.append((source, data))
+            _merge(settings, data, source.label, workspace, problems)
     for name in RULE_LISTS:
         rules: list[Rule] = getattr(settings, name)
         setattr(settings, name, list(dict.fromkeys(rules)))
