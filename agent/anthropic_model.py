@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import os
+import sys
 import threading
 from typing import Any
 
@@ -154,10 +155,14 @@ def _error(exc: Exception) -> ModelError:
 
 
 def _is_transport(exc: Exception) -> bool:
-    """A network failure (the connection dropped, reset or refused), not a bad response."""
-    import httpx2
+    """A network failure (the connection dropped, reset or refused), not a bad response.
 
-    return isinstance(exc, (httpx2.TransportError, OSError))
+    Named by class, not imported: the SDK talks through ``httpx2`` from 2.0 and ``httpx`` before,
+    and eddy accepts both (see README, "The SDK's version")."""
+    return isinstance(exc, OSError) or any(
+        cls.__name__ == "TransportError" and cls.__module__.split(".")[0] in ("httpx", "httpx2")
+        for cls in type(exc).__mro__
+    )
 
 
 class AnthropicModel:
@@ -215,6 +220,12 @@ class AnthropicModel:
         return self._client
 
     def _make_client(self) -> Any:
+        if "httpx" not in sys.modules:
+            # httpx (the SDK's HTTP library before 2.0) imports its command-line tool, and with
+            # it rich and pygments when they are installed (eddy's TUI has them): 50-60 ms of
+            # the SDK's import for a ``main`` eddy never calls. A None entry makes that one
+            # import fail, which httpx catches (it then defines a stub).
+            sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
         import anthropic
 
         # no SDK retries: its waits are silent and honour any retry-after uncapped (see respond)

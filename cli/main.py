@@ -253,8 +253,11 @@ def _interactive_from_pipe(options: LaunchOptions) -> LaunchOptions:
     return options.replace(prompt=prompt, print_mode=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``eddy`` command."""
+def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None) -> int:
+    """Entry point of the ``eddy`` command. ``exit_process`` (default: when ``argv`` is None,
+    i.e. run as the command) ends the process as soon as an interactive app has returned."""
+    if exit_process is None:
+        exit_process = argv is None
     quiet_start_up()  # first: everything after this may take a second (imports)
     try:
         options = parse_launch(argv)
@@ -289,11 +292,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         from plain.app import run_plain
 
         quiet_start_up(install=False)
-        return run_plain(options)
+        return _ended(run_plain(options), exit_process)
     from tui.app import run_app
 
     quiet_start_up(install=False)
-    return int(run_app(options) or 0)
+    return _ended(int(run_app(options) or 0), exit_process)
+
+
+def _ended(code: int, exit_process: bool) -> int:
+    """The interactive app returned (its session closed and saved): end the process now
+    (``frontend.termination.end_process``) when run as the ``eddy`` command."""
+    if exit_process:
+        from frontend.termination import end_process
+
+        end_process(code)
+    return code
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from textual.actions import SkipAction
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
 
 from agent import events as ev
 from agent.paths import config_dir, project_data_dir
@@ -195,6 +196,16 @@ class EddyApp(App[int]):
     # -- start-up -------------------------------------------------------------------------
     def get_default_screen(self) -> MainScreen:
         return self.main
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform; on Linux/macOS one that quits without waiting
+        for its input thread (tui/driver.py). A driver chosen by TEXTUAL_DRIVER is kept."""
+        chosen = super().get_driver_class()
+        if chosen.__module__ == "textual.drivers.linux_driver" and chosen.__name__ == "LinuxDriver":
+            from tui.driver import QuickExitDriver  # termios: not imported on Windows
+
+            return QuickExitDriver
+        return chosen
 
     def on_mount(self) -> None:
         gc.set_threshold(*GC_THRESHOLDS)

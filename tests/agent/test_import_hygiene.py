@@ -58,6 +58,21 @@ def test_headless_entry_point_loads_no_ui_and_no_sdk_before_use() -> None:
     assert out.stdout.strip() == ""
 
 
+def test_making_the_sdk_client_loads_no_ui_library() -> None:
+    # httpx (the SDK's HTTP library before 2.0) imports rich and pygments for its CLI when they
+    # are installed; eddy blocks that one import (agent/anthropic_model.py, _make_client).
+    code = (
+        "import sys\n"
+        "from agent.anthropic_model import AnthropicModel\n"
+        "AnthropicModel('claude-x', api_key='k', base_url='http://127.0.0.1:9').client()\n"
+        f"bad = [m for m in sys.modules if m.split('.')[0] in {UI_LIBS!r}]\n"
+        "print('anthropic' in sys.modules, ','.join(sorted(bad)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True"], out.stdout
+
+
 def test_the_packages_export_their_public_names_lazily() -> None:
     code = (
         "import sys\n"

@@ -27,6 +27,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -714,6 +715,12 @@ class FakeAnthropic:
         self.usage_log: list[dict[str, int]] = []
         self.count_requests: list[dict[str, Any]] = []
         self.server_errors: list[str] = []  # exceptions inside the fake itself (its own bugs)
+        # (what, time.time()) for each /v1/messages call: "request" when its body has been read,
+        # "replied" when its last byte was written: benchmarks time a client's phases with it.
+        self.timeline: list[tuple[str, float]] = []
+        # False only where another client is timed (bench: Claude Code sends shapes this fake
+        # does not model, e.g. role "system" messages); eddy's tests always validate.
+        self.validate = True
         self.cache = _PromptCache()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -874,6 +881,7 @@ class FakeAnthropic:
         hdrs = {k.lower(): v for k, v in h.headers.items()}
         if path == "/v1/messages":
             with self._lock:
+                self.timeline.append(("request", time.time()))
                 self.requests.append(
                     body if body is not None else {"_raw": raw.decode("utf-8", "replace")}
                 )
@@ -908,7 +916,7 @@ class FakeAnthropic:
                 h.close_connection = True
             return
 
-        problems = validate_request(body)
+        problems = validate_request(body) if self.validate else []
         if problems:
             with self._lock:
                 self.violations.extend(problems)
@@ -929,6 +937,8 @@ class FakeAnthropic:
             self._reply_raw(h, item)
             return
         self._reply(h, body, item)
+        with self._lock:
+            self.timeline.append(("replied", time.time()))
 
     def _reply_raw(self, h: _Handler, reply: RawReply) -> None:
         try:
