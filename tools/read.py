@@ -8,7 +8,6 @@ then streamed in chunks, so a part of a multi-gigabyte file costs no more than t
 from __future__ import annotations
 
 import asyncio
-import base64
 import codecs
 import os
 from collections.abc import Iterator
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolLimits, ToolResult
+from tools.image_block import IMAGE_FILE_MAX_BYTES, encode_image
+from tools.image_block import IMAGE_MAX_BYTES as IMAGE_MAX_BYTES  # re-exported
 from tools.textfile import (
     SNIFF_BYTES,
     Encoding,
@@ -28,9 +29,6 @@ from tools.textfile import (
     stat_regular,
     summary_path,
 )
-
-IMAGE_MAX_BYTES = 5 * 1024 * 1024 * 3 // 4
-"""The largest image returned: its base64 form is 5 MB, the API's limit per image."""
 
 _CHUNK = 1 << 20
 _LIMITS = ToolLimits()
@@ -231,16 +229,25 @@ class ReadTool:
 
     @staticmethod
     def _image(f: IO[bytes], head: bytes, media: str, size: int, label: str) -> ToolResult:
-        if size > IMAGE_MAX_BYTES:
+        if size > IMAGE_FILE_MAX_BYTES:
             raise ToolError(
                 f"{label} is a {media} image of {human_size(size)}, larger than the "
-                f"{human_size(IMAGE_MAX_BYTES)} that can be shown; make a smaller copy with "
+                f"{human_size(IMAGE_FILE_MAX_BYTES)} eddy decodes; make a smaller copy with "
                 "Bash (e.g. ImageMagick) and Read that."
             )
-        data = base64.b64encode(head + f.read()).decode("ascii")
-        block = {"type": "image", "source": {"type": "base64", "media_type": media, "data": data}}
-        display = {"kind": "image", "path": str(f.name), "media_type": media, "size": size}
-        return ToolResult([block], display=display)
+        image = encode_image(head + f.read(), label)
+        content: list[dict[str, Any]] = [image.block]
+        if image.resized:
+            content.append({"type": "text", "text": image.note()})
+        display = {
+            "kind": "image",
+            "path": str(f.name),
+            "media_type": image.media_type,
+            "size": size,
+            "width": image.width,
+            "height": image.height,
+        }
+        return ToolResult(content, display=display)
 
 
 def _finish(
