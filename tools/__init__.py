@@ -18,6 +18,7 @@ TOOL_MODULES: dict[str, str] = {
     "Grep": "tools.grep",
     "TodoWrite": "tools.todo",
     "WebFetch": "tools.webfetch",
+    "NotebookEdit": "tools.notebook_edit",
 }
 """Tool name -> module; each module exposes a ``TOOL`` instance."""
 

@@ -17,6 +17,7 @@ from typing import IO, Any
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolLimits, ToolResult
 from tools.image_block import IMAGE_FILE_MAX_BYTES, encode_image
 from tools.image_block import IMAGE_MAX_BYTES as IMAGE_MAX_BYTES  # re-exported
+from tools.notebook import read_notebook
 from tools.textfile import (
     SNIFF_BYTES,
     Encoding,
@@ -145,6 +146,8 @@ class ReadTool:
         "more lines follow and which offset continues.\n"
         "- Images (PNG, JPEG, GIF, WebP) are shown to you as images. Other binary files are "
         "described, not dumped.\n"
+        "- Jupyter notebooks (.ipynb) are shown as their cells (with ids) and outputs; use "
+        "NotebookEdit to change a cell.\n"
         "- Reads files only, not directories: use Glob, Grep or Bash ls for those.\n"
         "- Call Read several times in one response to read several files in parallel. You must "
         "Read a file before changing it with Edit, MultiEdit or Write."
@@ -214,6 +217,9 @@ class ReadTool:
                     f"{label} is a binary file ({human_size(size)}, "
                     f"{describe_binary(head, path)}); its content is not shown."
                 )
+            whole = args.get("offset") is None and args.get("limit") is None
+            if size <= limits.read_max_bytes and whole and path.suffix.lower() == ".ipynb":
+                return read_notebook(head + f.read(), label)
             if size <= limits.read_max_bytes:
                 return _whole(head + f.read(), args, limits, label)
             if args.get("offset") is None and args.get("limit") is None:
