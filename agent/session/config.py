@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent.loop import Limits
 from agent.messages import Block, TextBlock
@@ -44,6 +45,9 @@ class SessionConfig:
     """Rebuilds the system prompt after compaction (memory files are re-read, not summarised)."""
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """The ``sandbox`` settings: the OS sandbox under Bash (see agent/sandbox)."""
+    server_tools: list[dict[str, Any]] = field(default_factory=list)
+    """Tools the API runs itself (the web search, agent/web_search.py), sent after the
+    client tools in every request."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:

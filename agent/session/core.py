@@ -102,7 +102,7 @@ class Session:
         self.spec = ModelRequest(
             config.model,
             system=system,
-            tools=[tool_param(t) for t in tools],
+            tools=[*(tool_param(t) for t in tools), *config.server_tools],
             max_tokens=config.max_tokens,
         )
         """The stable request parts; each call sends it with the history as its messages."""
