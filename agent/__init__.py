@@ -14,8 +14,8 @@ calls: validate, gate, run, results in order), messages.py (blocks and the pairi
 normalise.py (the one way an assistant message enters the history), model.py and
 anthropic_model.py (the model client; retry.py its overload retries), response_stream.py (the
 SSE reader), pricing.py, prompt.py, compact.py, context.py, preview.py, mentions.py,
-user_shell.py, paths.py; and the packages permissions/ (pure policy), shell/ (the bash model),
-settings/ and sandbox/.
+user_shell.py, paths.py, side_model.py (one-shot questions to the small fast model); and the
+packages permissions/ (pure policy), shell/ (the bash model), settings/ and sandbox/.
 """
 
 from typing import TYPE_CHECKING

@@ -281,8 +281,12 @@ class AnthropicModel:
         (cancelling this task) stops it at once, with nothing sent and nothing to undo.
         """
         client = await self.ready_client()
-        params = request_params(request, self._last_breakpoint)
-        self._last_breakpoint = last_block_position(request)
+        # the moving breakpoint follows the session's conversation, not side questions
+        # (WebFetch's small-model calls go through this client with another model id)
+        own = request.model == self.name
+        params = request_params(request, self._last_breakpoint if own else None)
+        if own:
+            self._last_breakpoint = last_block_position(request)
         retry = 0
         while True:
             accumulator = ResponseAccumulator(sink)

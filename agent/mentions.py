@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agent.prompt_images import IMAGE_SUFFIXES
 from tools.base import ToolContext, ToolError
 
 MENTION = re.compile(r"(?:(?<=\s)|^)@((?:[^\s\"']|\\ )+)")
@@ -38,6 +39,8 @@ def attachments(text: str, workspace: Path) -> list[str]:
         path = resolved.path
         if not path.exists():
             continue  # "@someone" in prose is not a file
+        if path.suffix.lower() in IMAGE_SUFFIXES and path.is_file():
+            continue  # attached as an image (agent/prompt_images.py)
         if not resolved.inside:
             blocks.append(f"[@{raw} is outside the workspace and was not attached]")
             continue

@@ -14,10 +14,12 @@ from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import build_policy, load_settings
 from agent.store.transcript import Transcript
+from agent.web_search import server_search_problem, server_tools
 from frontend.launch import LaunchOptions
 from tools import default_tools
 from tools.base import ToolContext
 from tools.childenv import allow_secrets
+from tools.websearch import WebSearchUnavailableTool
 
 
 class SessionSetupError(Exception):
@@ -112,7 +114,12 @@ def build_session(
 
         model = AnthropicModel(config.model)
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
-    session = Session(config, model, default_tools(), emit, ctx)
+    tools = default_tools()
+    config.server_tools = server_tools(policy)
+    no_search = server_search_problem()
+    if no_search is not None:  # Bedrock: a WebSearch that says why it cannot search
+        tools.append(WebSearchUnavailableTool(no_search))
+    session = Session(config, model, tools, emit, ctx)
     if transcript is not None:
         from agent.checkpoints.engine import CheckpointStore, session_checkpoint_dir
 

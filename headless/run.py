@@ -21,6 +21,7 @@ from agent import events as ev
 from agent import ops
 from agent.session.core import Session
 from frontend.launch import LaunchOptions
+from frontend.server_blocks import server_tool_lines
 from frontend.session_open import SessionSetupError, build_session
 from frontend.termination import INTERRUPT_CODES, handle_termination
 from headless.claude_stream import ClaudeStream
@@ -56,12 +57,14 @@ def stderr_line(event: ev.Event, fmt: str) -> str | None:
             if event.status == "refused" and fmt == "text":
                 return f"eddy: refused {event.name}: {event.content}"
             return None
+        case ev.AssistantMessage():
+            searches = server_tool_lines(event.message.get("content") or [])
+            return "\n".join(f"eddy: {head}" for head, _ in searches) or None
         case (
             ev.TurnStarted()
             | ev.ModelCallStarted()
             | ev.TextDelta()
             | ev.ThinkingDelta()
-            | ev.AssistantMessage()
             | ev.ToolCallStarted()
             | ev.ToolCallRunning()
             | ev.ToolOutputDelta()

@@ -14,6 +14,7 @@ from typing import assert_never
 from agent import events as ev
 from frontend import wording
 from frontend.sanitize import sanitize
+from frontend.server_blocks import server_tool_lines
 from frontend.tool_summary import (
     clip_lines,
     diff_counts,
@@ -179,6 +180,9 @@ class Renderer:
 
     def _on_assistant_message(self, event: ev.AssistantMessage) -> list[str]:
         out = self.text.finish()
+        for head, lines in server_tool_lines(event.message.get("content") or []):
+            out.append(f"{self.paint('⌕', 'cyan')} {head}")
+            out.extend(self.paint(f"  {line}", "dim") for line in lines)
         if event.stop_reason == "max_tokens":
             out.append(self.paint("(the response was cut off: output token limit)", "yellow"))
         return out

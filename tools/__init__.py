@@ -17,6 +17,8 @@ TOOL_MODULES: dict[str, str] = {
     "Glob": "tools.glob",
     "Grep": "tools.grep",
     "TodoWrite": "tools.todo",
+    "WebFetch": "tools.webfetch",
+    "NotebookEdit": "tools.notebook_edit",
 }
 """Tool name -> module; each module exposes a ``TOOL`` instance."""
 

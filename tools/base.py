@@ -122,6 +122,11 @@ OutputSink = Callable[[str], None]
 ChangeHook = Callable[[list[Path]], Awaitable[None]]
 """Called with the paths a tool is about to change, before it changes them (checkpoints)."""
 
+AskModel = Callable[[str], Awaitable[str]]
+"""Asks the small fast model one question (a prompt) and returns its text answer (WebFetch).
+
+Raises ToolError when the call fails."""
+
 
 def _noop_output(_text: str) -> None:
     return None
@@ -148,6 +153,8 @@ class ToolContext:
         grant: why the gate let the current call run (set per call by ``for_call``).
         read_denied: ``(tool, real path) -> bool``, whether a deny rule forbids reading the
             path: Glob and Grep leave such files out (names and contents). None: no rule.
+        ask_model: a one-shot question to the small fast model (WebFetch answers its prompt
+            over a page with it); None: no model (tests of the tools alone).
     """
 
     workspace: Path
@@ -163,6 +170,7 @@ class ToolContext:
     sandbox: ShellSandbox | None = None
     grant: Grant | None = None
     read_denied: Callable[[str, Path], bool] | None = None
+    ask_model: AskModel | None = None
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))

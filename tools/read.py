@@ -8,7 +8,6 @@ then streamed in chunks, so a part of a multi-gigabyte file costs no more than t
 from __future__ import annotations
 
 import asyncio
-import base64
 import codecs
 import os
 from collections.abc import Iterator
@@ -16,6 +15,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolLimits, ToolResult
+from tools.image_block import IMAGE_FILE_MAX_BYTES, encode_image
+from tools.image_block import IMAGE_MAX_BYTES as IMAGE_MAX_BYTES  # re-exported
+from tools.notebook import read_notebook
 from tools.textfile import (
     SNIFF_BYTES,
     Encoding,
@@ -28,9 +30,6 @@ from tools.textfile import (
     stat_regular,
     summary_path,
 )
-
-IMAGE_MAX_BYTES = 5 * 1024 * 1024 * 3 // 4
-"""The largest image returned: its base64 form is 5 MB, the API's limit per image."""
 
 _CHUNK = 1 << 20
 _LIMITS = ToolLimits()
@@ -147,6 +146,8 @@ class ReadTool:
         "more lines follow and which offset continues.\n"
         "- Images (PNG, JPEG, GIF, WebP) are shown to you as images. Other binary files are "
         "described, not dumped.\n"
+        "- Jupyter notebooks (.ipynb) are shown as their cells (with ids) and outputs; use "
+        "NotebookEdit to change a cell.\n"
         "- Reads files only, not directories: use Glob, Grep or Bash ls for those.\n"
         "- Call Read several times in one response to read several files in parallel. You must "
         "Read a file before changing it with Edit, MultiEdit or Write."
@@ -216,6 +217,9 @@ class ReadTool:
                     f"{label} is a binary file ({human_size(size)}, "
                     f"{describe_binary(head, path)}); its content is not shown."
                 )
+            whole = args.get("offset") is None and args.get("limit") is None
+            if size <= limits.read_max_bytes and whole and path.suffix.lower() == ".ipynb":
+                return read_notebook(head + f.read(), label)
             if size <= limits.read_max_bytes:
                 return _whole(head + f.read(), args, limits, label)
             if args.get("offset") is None and args.get("limit") is None:
@@ -231,16 +235,25 @@ class ReadTool:
 
     @staticmethod
     def _image(f: IO[bytes], head: bytes, media: str, size: int, label: str) -> ToolResult:
-        if size > IMAGE_MAX_BYTES:
+        if size > IMAGE_FILE_MAX_BYTES:
             raise ToolError(
                 f"{label} is a {media} image of {human_size(size)}, larger than the "
-                f"{human_size(IMAGE_MAX_BYTES)} that can be shown; make a smaller copy with "
+                f"{human_size(IMAGE_FILE_MAX_BYTES)} eddy decodes; make a smaller copy with "
                 "Bash (e.g. ImageMagick) and Read that."
             )
-        data = base64.b64encode(head + f.read()).decode("ascii")
-        block = {"type": "image", "source": {"type": "base64", "media_type": media, "data": data}}
-        display = {"kind": "image", "path": str(f.name), "media_type": media, "size": size}
-        return ToolResult([block], display=display)
+        image = encode_image(head + f.read(), label)
+        content: list[dict[str, Any]] = [image.block]
+        if image.resized:
+            content.append({"type": "text", "text": image.note()})
+        display = {
+            "kind": "image",
+            "path": str(f.name),
+            "media_type": image.media_type,
+            "size": size,
+            "width": image.width,
+            "height": image.height,
+        }
+        return ToolResult(content, display=display)
 
 
 def _finish(

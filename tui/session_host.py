@@ -86,7 +86,7 @@ class SessionHost:
         status.max_budget, status.max_turns = app.args.max_budget_usd, app.args.max_turns
         status.refresh_line()
         main.conversation.add_line(self._banner(), "banner")
-        main.workspace = app.workspace
+        main.workspace = main.prompt.workspace = app.workspace
         self.build()
 
     def build(self) -> None:
@@ -183,7 +183,7 @@ class SessionHost:
         if self.model is not None:
             status.model = shown_model  # a scripted model keeps its own name
         status.refresh_line()
-        main.workspace = now.workspace
+        main.workspace = main.prompt.workspace = now.workspace
         if now.messages:
             shown = main.show_history(session.history, session=session)
             hidden = now.messages - shown

@@ -340,6 +340,18 @@ class Policy:
             return True
         return any(rule.matches_path(p.path, ctx.workspace) for p in paths)
 
+    def _web_fetch(self, args: dict[str, Any]) -> Decision:
+        """WebFetch reads the network, not files: it runs when an allow rule names the URL's
+        domain (or the bare tool), else it asks, offering that domain's rule."""
+        if any(r.applies_to("WebFetch") and r.specifier is None for r in self.allow) or any(
+            r.specifier is not None and r.matches_args("WebFetch", args) for r in self.allow
+        ):
+            return Decision("allow")
+        host = (urlparse(str(args.get("url", ""))).hostname or "").lower()
+        if not host:
+            return Decision("allow")  # not a URL: the tool says so, fetching nothing
+        return Decision("ask", f"WebFetch of {host} needs permission.", f"WebFetch(domain:{host})")
+
     def _check_tool(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
         name = tool.name
         try:
@@ -364,6 +376,8 @@ class Policy:
                 return Decision("ask", f"The permission rule {rule} asks before {name}.")
         if name in HARMLESS_TOOLS:
             return Decision("allow")
+        if name == "WebFetch":
+            return self._web_fetch(args)
         base_ok = (
             tool.read_only
             or (self.mode == "acceptEdits" and name in EDIT_TOOLS)

@@ -7,9 +7,10 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent.loop import Limits
-from agent.messages import TextBlock
+from agent.messages import Block, TextBlock
 from agent.permissions.policy import Policy
 from agent.sandbox import SandboxSettings
 
@@ -44,15 +45,22 @@ class SessionConfig:
     """Rebuilds the system prompt after compaction (memory files are re-read, not summarised)."""
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """The ``sandbox`` settings: the OS sandbox under Bash (see agent/sandbox)."""
+    server_tools: list[dict[str, Any]] = field(default_factory=list)
+    """Tools the API runs itself (the web search, agent/web_search.py), sent after the
+    client tools in every request."""
 
 
-def prompt_blocks(text: str, config: SessionConfig) -> tuple[TextBlock, ...]:
-    """The blocks a prompt adds: its text, the files it @-mentions, the plan-mode reminder."""
-    blocks: tuple[TextBlock, ...] = (TextBlock(text),)
+def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:
+    """The blocks a prompt adds: its text, the files it @-mentions, the images whose paths
+    it names, the plan-mode reminder."""
+    blocks: tuple[Block, ...] = (TextBlock(text),)
     if "@" in text:
         from agent.mentions import attachments
 
         blocks += tuple(TextBlock(a) for a in attachments(text, config.workspace))
+    from agent.prompt_images import image_attachments
+
+    blocks += tuple(image_attachments(text, config.workspace))
     if config.policy.mode == "plan":
         from agent.permissions.policy import plan_mode_note
 

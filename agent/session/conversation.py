@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent.context import estimate_context
-from agent.messages import Message, TextBlock
+from agent.messages import Block, Message
 
 if TYPE_CHECKING:
     from agent.model import ModelRequest
@@ -51,7 +51,7 @@ class Conversation:
         self.checked_upto = 0
         self.context_tokens = context_tokens if context_tokens is not None else self.estimate()
 
-    def add_user(self, blocks: Sequence[TextBlock]) -> None:
+    def add_user(self, blocks: Sequence[Block]) -> None:
         """Add user text; after an interrupt or a ``!command`` it joins the trailing user
         message (P1: the history alternates and ends with the user before a call)."""
         if self.history and self.history[-1].role == "user":

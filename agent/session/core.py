@@ -35,6 +35,7 @@ from agent.session.conversation import Conversation, CorrectionQueue
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.session.status import SessionStatus
+from agent.side_model import side_query
 from agent.toolrun import ToolRunner, tool_param
 from tools.base import Tool, ToolContext
 
@@ -82,6 +83,8 @@ class Session:
         self._interrupt = asyncio.Event()
         self._closed = False
         self.ctx = ctx or ToolContext(config.workspace)
+        if self.ctx.ask_model is None:  # WebFetch's questions to the small fast model
+            self.ctx.ask_model = side_query(model)
         sandbox = Sandbox(config.sandbox)
         self.ctx.sandbox = sandbox
         self.gate = PermissionGate(
@@ -99,7 +102,7 @@ class Session:
         self.spec = ModelRequest(
             config.model,
             system=system,
-            tools=[tool_param(t) for t in tools],
+            tools=[*(tool_param(t) for t in tools), *config.server_tools],
             max_tokens=config.max_tokens,
         )
         """The stable request parts; each call sends it with the history as its messages."""

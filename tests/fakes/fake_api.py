@@ -591,6 +591,8 @@ def _reply_events(
             )
             for chunk in _text_chunks(block.get("text", "")):
                 delta({"type": "text_delta", "text": chunk})
+            for citation in block.get("citations") or []:  # as the API streams them
+                delta({"type": "citations_delta", "citation": citation})
         elif kind == "tool_use":
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             ev.append(

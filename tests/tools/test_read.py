@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import os
 import socket
 import time
@@ -160,23 +161,33 @@ async def test_large_binary_size_is_human_readable(tmp_path: Path) -> None:
     assert "binary file (2.1 MB, ELF executable)" in out
 
 
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(range(40))
+def image_bytes(fmt: str, size: tuple[int, int] = (64, 48), mode: str = "RGB") -> bytes:
+    """A real image made with Pillow (the tool decodes what it sends)."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new(mode, size, (200, 30, 30) if mode == "RGB" else None).save(out, fmt)
+    return out.getvalue()
+
+
+PNG = image_bytes("PNG")
 
 
 @pytest.mark.parametrize(
-    ("name", "data", "media_type"),
+    ("name", "fmt", "media_type"),
     [
-        ("pic.png", PNG, "image/png"),
-        ("photo.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(30), "image/jpeg"),
-        ("anim.gif", b"GIF89a" + bytes(30), "image/gif"),
-        ("img.webp", b"RIFF\x24\x00\x00\x00WEBPVP8 " + bytes(30), "image/webp"),
-        ("misnamed.txt", PNG, "image/png"),  # judged by magic bytes, not the name
+        ("pic.png", "PNG", "image/png"),
+        ("photo.jpg", "JPEG", "image/jpeg"),
+        ("anim.gif", "GIF", "image/gif"),
+        ("img.webp", "WEBP", "image/webp"),
+        ("misnamed.txt", "PNG", "image/png"),  # judged by magic bytes, not the name
     ],
 )
 async def test_images_come_back_as_image_blocks(
-    tmp_path: Path, name: str, data: bytes, media_type: str
+    tmp_path: Path, name: str, fmt: str, media_type: str
 ) -> None:
     ctx = make_ctx(tmp_path)
+    data = image_bytes(fmt)
     (ctx.workspace / name).write_bytes(data)
     result = await read(ctx, file_path=name)
     assert isinstance(result.content, list) and len(result.content) == 1
@@ -185,15 +196,46 @@ async def test_images_come_back_as_image_blocks(
     assert block["source"]["type"] == "base64"
     assert block["source"]["media_type"] == media_type
     assert base64.b64decode(block["source"]["data"]) == data
+    assert result.display is not None
+    assert (result.display["width"], result.display["height"]) == (64, 48)
 
 
-async def test_too_large_image_is_refused_with_its_size(tmp_path: Path) -> None:
+async def test_a_corrupt_image_is_an_error_not_a_block_the_api_would_refuse(
+    tmp_path: Path,
+) -> None:
     ctx = make_ctx(tmp_path)
-    p = ctx.workspace / "huge.png"
-    p.write_bytes(PNG)
-    os.truncate(p, IMAGE_MAX_BYTES + 1)
-    with pytest.raises(ToolError, match="image/png image of 3.8 MB"):
-        await read(ctx, file_path="huge.png")
+    (ctx.workspace / "broken.png").write_bytes(PNG[:40])
+    with pytest.raises(ToolError, match="not a valid image"):
+        await read(ctx, file_path="broken.png")
+
+
+async def test_a_too_wide_image_is_scaled_down_and_says_so(tmp_path: Path) -> None:
+    from PIL import Image
+
+    ctx = make_ctx(tmp_path)
+    (ctx.workspace / "wide.png").write_bytes(image_bytes("PNG", (4000, 1000)))
+    result = await read(ctx, file_path="wide.png")
+    assert isinstance(result.content, list)
+    block, note = result.content
+    sent = Image.open(io.BytesIO(base64.b64decode(block["source"]["data"])))
+    assert sent.size == (2000, 500)
+    assert "scaled down from 4000x1000 to 2000x500" in note["text"]
+
+
+async def test_an_image_over_the_byte_cap_is_reencoded_below_it(tmp_path: Path) -> None:
+    from PIL import Image
+
+    ctx = make_ctx(tmp_path)
+    noise = Image.frombytes("RGB", (1400, 1400), os.urandom(1400 * 1400 * 3))
+    out = io.BytesIO()
+    noise.save(out, "PNG")
+    assert len(out.getvalue()) > IMAGE_MAX_BYTES
+    (ctx.workspace / "noise.png").write_bytes(out.getvalue())
+    result = await read(ctx, file_path="noise.png")
+    assert isinstance(result.content, list)
+    block = result.content[0]
+    assert len(base64.b64decode(block["source"]["data"])) <= IMAGE_MAX_BYTES
+    assert block["source"]["media_type"] == "image/jpeg"
 
 
 async def test_empty_file_says_so(tmp_path: Path) -> None:

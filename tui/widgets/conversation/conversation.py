@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from agent import events as ev
+from frontend.server_blocks import server_tool_lines
 from frontend.wording import compaction_line
 from tui.widgets.conversation.message_line import LineKind, MessageLine
 from tui.widgets.conversation.thinking import Thinking
@@ -153,6 +154,8 @@ class Conversation(VerticalScroll):
 
     def _on_assistant_message(self, event: ev.AssistantMessage) -> None:
         self._end_message()
+        for head, lines in server_tool_lines(event.message.get("content") or []):
+            self.add_line("\n".join([f"⌕ {head}", *(f"  {line}" for line in lines)]), "notice")
 
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> None:
         from tui.widgets.conversation.tool_call import (

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from frontend.images import image_result_line
 from frontend.sanitize import sanitize
 from frontend.tool_summary import (
     clip_lines,
@@ -225,6 +226,8 @@ class ToolCallBlock(Vertical):
             return self._diff_body(display)
         if display.get("kind") == "todos" and not self.is_error:
             return render_todos(display.get("todos") or [])
+        if display.get("kind") == "image" and not self.is_error:
+            return Content.styled(image_result_line(display), "$text-muted")
         if self.tool_name == "Read" and not self.is_error and not self.expanded:
             n = len(self._result.splitlines())
             read = f"Read {n} line{'' if n == 1 else 's'}" if n else "Read an empty file"

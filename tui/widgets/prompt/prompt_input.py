@@ -16,18 +16,22 @@ never opens the menu.
 A long paste (more than ``PASTE_CHIP_LINES`` lines or ``PASTE_CHIP_CHARS`` characters) is
 shown as a chip, ``[Pasted text #1 +3000 lines]``, instead of filling the screen: the prompt
 sends the text it stands for, Backspace at its end removes it whole, and Ctrl+T puts the
-pasted text itself in the prompt, to edit.
+pasted text itself in the prompt, to edit. A paste (or drop) of image file paths becomes one
+chip per image, ``[image 1: shot.png 640x480]``, standing for the path (the engine attaches
+the image it names).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from frontend.images import pasted_images
 from frontend.prompt_history import PromptHistory
 from tui.widgets.prompt.completion import Candidate, CompletionMenu, Token, token_at
 
@@ -82,6 +86,8 @@ class PromptInput(TextArea):
         """The next change came from the history, not typing: no menu for it."""
         self._pastes: dict[str, str] = {}
         """Chip label -> the pasted text it stands for."""
+        self.workspace = Path.cwd()
+        """Where a pasted relative image path is found (the screen may set it)."""
         self._picked: tuple[str, tuple[int, int]] | None = None
         """(text, cursor) when the user last moved in the menu: Enter takes the highlighted
         candidate only while the text is still that."""
@@ -227,6 +233,8 @@ class PromptInput(TextArea):
         event.stop()
         event.prevent_default()
         text = event.text
+        if self._paste_images(text):
+            return
         lines = len(text.splitlines())
         if lines > PASTE_CHIP_LINES or len(text) > PASTE_CHIP_CHARS:
             count = f"+{lines} lines" if lines > 1 else f"{len(text):,} characters"
@@ -235,6 +243,21 @@ class PromptInput(TextArea):
             self.insert(label)
             return
         await super()._on_paste(event)  # the base handler, explicitly, exactly once
+
+    def _paste_images(self, text: str) -> bool:
+        """A paste (a drop) of image file paths becomes one chip per image,
+        ``[image 1: shot.png 640x480]``, standing for the path: the engine attaches it."""
+        images = pasted_images(text, self.workspace)
+        if not images:
+            return False
+        shown = sum(label.startswith("[image ") for label in self._pastes)
+        labels = []
+        for n, image in enumerate(images, shown + 1):
+            label = image.chip(n)
+            self._pastes[label] = image.as_prompt_text()
+            labels.append(label)
+        self.insert(" ".join(labels) + " ")
+        return True
 
     def expanded(self, text: str) -> str:
         """``text`` with each paste chip replaced by the text it stands for."""

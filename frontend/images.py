@@ -1,0 +1,82 @@
+"""Images for the front ends: a paste that is an image file's path, and the chip shown for it.
+
+The prompt shows ``[image 1: shot.png 640x480]`` where the path was pasted and sends the
+path itself (quoted when it has spaces); the engine attaches the image it names
+(``agent.prompt_images``), so every front end attaches images the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from agent.prompt_images import IMAGE_SUFFIXES
+
+
+@dataclass(frozen=True)
+class PastedImage:
+    """An image file a paste names: its absolute path and size in pixels."""
+
+    path: Path
+    width: int
+    height: int
+
+    def chip(self, number: int) -> str:
+        """The placeholder the prompt shows: ``[image 1: shot.png 640x480]``."""
+        return f"[image {number}: {self.path.name} {self.width}x{self.height}]"
+
+    def as_prompt_text(self) -> str:
+        """What the prompt sends in the chip's place: the path, quoted if it must be."""
+        text = str(self.path)
+        return f'"{text}"' if any(c.isspace() for c in text) else text
+
+
+def _words(text: str) -> list[str]:
+    try:
+        return shlex.split(text)  # quotes and "\ " as terminals write a dropped path
+    except ValueError:
+        return []
+
+
+def _image_size(path: Path) -> tuple[int, int] | None:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:  # reads the header only
+            return image.size
+    except (OSError, UnidentifiedImageError, ValueError):
+        return None
+
+
+def pasted_images(text: str, base: Path) -> list[PastedImage] | None:
+    """The images a paste names when every word of it is an image file's path (a drop of one
+    or several files), else None (an ordinary paste)."""
+    words = _words(text.strip())
+    if not words or len(words) > 20:
+        return None
+    found = []
+    for word in words:
+        raw = unquote(urlsplit(word).path) if word.startswith("file://") else word
+        if os.path.splitext(raw)[1].lower() not in IMAGE_SUFFIXES:
+            return None
+        path = Path(os.path.expanduser(raw))
+        path = path if path.is_absolute() else base / path
+        size = _image_size(path) if path.is_file() else None
+        if size is None:
+            return None
+        found.append(PastedImage(path.resolve(), *size))
+    return found
+
+
+def image_result_line(display: dict[str, Any]) -> str:
+    """A Read of an image, in one line: ``Read image 640x480 (image/png, 12.0 KB)``."""
+    size = display.get("size")
+    kb = f", {size / 1024:.1f} KB" if isinstance(size, int) else ""
+    return (
+        f"Read image {display.get('width', '?')}x{display.get('height', '?')} "
+        f"({display.get('media_type', 'image')}{kb})"
+    )

@@ -1,0 +1,84 @@
+"""WebFetch's page side: bytes of a response to text for the model (HTML to markdown).
+
+markdownify was chosen over trafilatura and readabilipy: it is small (BeautifulSoup and
+nothing native), maintained, and converts the whole page faithfully (headings, links, code
+blocks, tables), which matters for documentation pages; trafilatura's main-text extraction
+drops code samples and navigation a coding agent often wants, and pulls in lxml and a dozen
+more packages. Scripts, styles and other invisible elements are removed before converting.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools.base import ToolError
+from tools.textfile import human_size
+
+_INVISIBLE = ("script", "style", "noscript", "template", "svg", "iframe", "head", "canvas")
+_TEXT_TYPES = (
+    "application/json",
+    "application/xml",
+    "application/javascript",
+    "application/x-javascript",
+    "application/ld+json",
+    "application/x-yaml",
+    "application/yaml",
+    "application/toml",
+)
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def is_html(content_type: str, body: bytes) -> bool:
+    """Whether the response is HTML (by its type, or by its start when it has none)."""
+    if content_type in ("text/html", "application/xhtml+xml"):
+        return True
+    if content_type:
+        return False
+    head = body[:512].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html"))
+
+
+def is_text(content_type: str, body: bytes) -> bool:
+    """Whether the response is text that can be shown as it is."""
+    if content_type.startswith("text/") or content_type in _TEXT_TYPES:
+        return True
+    if content_type.endswith(("+json", "+xml")):
+        return True
+    return not content_type and b"\x00" not in body[:8192]
+
+
+def decode(body: bytes, charset: str | None) -> str:
+    """The body as text, in its charset when it is a known one, else UTF-8 (lossy)."""
+    try:
+        return body.decode(charset or "utf-8", "replace")
+    except LookupError:
+        return body.decode("utf-8", "replace")
+
+
+def html_to_markdown(html: str) -> str:
+    """Markdown of an HTML page with its invisible parts removed."""
+    from bs4 import BeautifulSoup
+    from markdownify import MarkdownConverter
+
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup(list(_INVISIBLE)):
+        tag.decompose()
+    text = MarkdownConverter(heading_style="ATX", bullets="-").convert_soup(soup)
+    return _BLANK_RUNS.sub("\n\n", text).strip()
+
+
+def page_text(content_type: str, charset: str | None, body: bytes) -> str:
+    """What the model may read of a response body.
+
+    Raises:
+        ToolError: the body is binary (an image, an archive, a PDF ...): it is not shown.
+    """
+    if is_html(content_type, body):
+        return html_to_markdown(decode(body, charset))
+    if is_text(content_type, body):
+        return decode(body, charset).strip()
+    raise ToolError(
+        f"the response is binary ({content_type or 'no content type'}, "
+        f"{human_size(len(body))}); WebFetch only reads text and HTML pages. Download it with "
+        "Bash (curl -o) if you need the file."
+    )
