@@ -51,6 +51,8 @@ class RecordingClient:
         self.updates: list[tuple[str, Any]] = []
         self.asked: list[schema.RequestPermissionRequest] = []
         self.answer: str | None = "allow_once"
+        self.answers: list[str] = []
+        """Answers for the next requests, in order (then ``answer``)."""
         self._changed = asyncio.Condition()
         self._pending: list[asyncio.Future[schema.RequestPermissionResponse]] = []
 
@@ -102,7 +104,8 @@ class RecordingClient:
             )
         )
         self.updates.append((session_id, _Asked(tool_call)))
-        if self.answer is None:
+        answer = self.answers.pop(0) if self.answers else self.answer
+        if answer is None:
             fut: asyncio.Future[schema.RequestPermissionResponse] = (
                 asyncio.get_running_loop().create_future()
             )
@@ -111,7 +114,7 @@ class RecordingClient:
             return await fut
         await self._notify()
         return schema.RequestPermissionResponse(
-            outcome=schema.AllowedOutcome(outcome="selected", option_id=self.answer)
+            outcome=schema.AllowedOutcome(outcome="selected", option_id=answer)
         )
 
     async def session_update(self, session_id: str, update: Any, **kw: Any) -> None:
@@ -135,6 +138,7 @@ class _Asked:
 
     def __init__(self, tool_call: Any) -> None:
         self.tool_call = tool_call
+        self.tool_call_id = tool_call.tool_call_id
 
 
 @contextlib.asynccontextmanager

@@ -125,13 +125,18 @@ async def test_a_prompt_streams_thoughts_text_tool_calls_plan_and_usage_in_order
     assert fake_api.violations == []
 
 
+FDS = "readlink /proc/$PPID/fd/1 /proc/$PPID/fd/2"
+"""What eddy's own fd 1 and fd 2 are (the command's parent is eddy)."""
+
+
 async def test_stdout_carries_only_protocol_lines_and_logs_go_to_stderr(
     fake_api: FakeAnthropic, workspace: Path
 ) -> None:
     """The raw stdout of ``eddy --acp``: every line a JSON-RPC 2.0 message; the log line about
-    the client's MCP servers (not supported yet) is on stderr."""
+    the client's MCP servers (not supported yet) is on stderr; eddy's fd 1 itself is its stderr
+    (so a stray print cannot corrupt the stream: the protocol has its own copy of stdout)."""
     fake_api.push(
-        Reply([tool_use("toolu_1", "Bash", {"command": "echo out"})], "tool_use"),
+        Reply([tool_use("toolu_1", "Bash", {"command": FDS})], "tool_use"),
         Reply([text("ok")]),
     )
     command = eddy_command()
@@ -175,6 +180,9 @@ async def test_stdout_carries_only_protocol_lines_and_logs_go_to_stderr(
     assert any(m.get("method") == "session/update" for m in lines)
     assert b"ignoring MCP servers" in err and b"files" in err
     assert proc.returncode == 0
+    result = fake_api.requests[1]["messages"][-1]["content"][0]["content"]
+    fd1, fd2 = str(result).split()[:2]
+    assert fd1 == fd2 and fd1.startswith("pipe:")
     assert fake_api.violations == []
 
 
