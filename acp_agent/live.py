@@ -18,7 +18,7 @@ from typing import Any
 from acp import schema
 from acp.helpers import update_agent_message_text
 
-from acp_agent.updates import AskPermission, Item, UpdateMapper
+from acp_agent.updates import AskPermission, Item, QueueNotice, UpdateMapper
 from agent import events as ev
 from agent import ops
 from agent.session.core import Session
@@ -95,7 +95,7 @@ class LiveSession:
         mapper = UpdateMapper(self.workspace, replay=True)
         for event in events:
             for item in mapper.updates(event):
-                if not isinstance(item, AskPermission):
+                if not isinstance(item, AskPermission | QueueNotice):
                     self._queue.put_nowait(item)
 
     def _usage(self, event: ev.UsageUpdated) -> schema.UsageUpdate:
@@ -125,6 +125,9 @@ class LiveSession:
                     task = asyncio.get_running_loop().create_task(self._ask(item))
                     self._asks.add(task)
                     task.add_done_callback(self._asks.discard)
+                elif isinstance(item, QueueNotice):
+                    params = {"sessionId": self.session_id, "queue": list(item.queue)}
+                    await self.conn.ext_notification("eddy/queue", params)
                 else:
                     await self.conn.session_update(session_id=self.session_id, update=item)
             except Exception:  # a client gone: nothing more to tell it

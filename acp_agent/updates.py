@@ -103,7 +103,15 @@ class AskPermission:
     tool_call: schema.ToolCallUpdate
 
 
-Item = Update | AskPermission
+@dataclass(frozen=True)
+class QueueNotice:
+    """The queued corrections changed: eddy's ``_eddy/queue`` notification (an editor that
+    knows eddy can show them; ACP has no update for a queue)."""
+
+    queue: tuple[str, ...]
+
+
+Item = Update | AskPermission | QueueNotice
 
 
 def tool_title(name: str, summary: str) -> str:
@@ -184,6 +192,8 @@ class UpdateMapper:
                 return [self._finished(event)]
             case ev.PermissionRequested():
                 return [AskPermission(event, self._permission_call(event))]
+            case ev.QueueChanged():
+                return [] if self.replay else [QueueNotice(event.queue)]
             case ev.TodosUpdated():
                 return [update_plan(plan_entries(event.todos))]
             case ev.UsageUpdated():
@@ -218,7 +228,6 @@ class UpdateMapper:
                 ev.ModelCallStarted()
                 | ev.AssistantMessage()
                 | ev.PermissionResolved()
-                | ev.QueueChanged()
                 | ev.Interrupted()
                 | ev.TurnFinished()
             ):

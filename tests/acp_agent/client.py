@@ -51,6 +51,8 @@ class RecordingClient:
         self.updates: list[tuple[str, Any]] = []
         self.asked: list[schema.RequestPermissionRequest] = []
         self.answer: str | None = "allow_once"
+        self.queues: list[list[str]] = []
+        """The ``_eddy/queue`` notifications: the queued corrections after each change."""
         self.answers: list[str] = []
         """Answers for the next requests, in order (then ``answer``)."""
         self._changed = asyncio.Condition()
@@ -125,7 +127,9 @@ class RecordingClient:
         raise acp.RequestError.method_not_found(method)
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        return None
+        if method == "eddy/queue":
+            self.queues.append(list(params["queue"]))
+            await self._notify()
 
     def on_connect(self, conn: Any) -> None:
         return None
