@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, schema
-from acp.helpers import update_available_commands
+from acp.helpers import update_available_commands, update_plan
 
 from acp_agent.commands import available_commands, run_slash
 from acp_agent.live import LiveSession
 from acp_agent.prompts import attachments_dir, prompt_text
-from acp_agent.updates import MODE_NAMES
+from acp_agent.updates import MODE_NAMES, plan_entries
 from agent import events as ev
 from agent import ops
 from agent.model import Model
@@ -177,6 +177,8 @@ class EddyAgent:
             return tool.summary(call_input) if tool is not None else ""
 
         live.replay(history_events(live.session.history, summary))
+        if live.session.todos:
+            live.send(update_plan(plan_entries(tuple(live.session.todos))))
         await live.flushed()
         return schema.LoadSessionResponse(modes=session_modes(live.session.status().mode))
 
