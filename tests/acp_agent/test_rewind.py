@@ -19,6 +19,9 @@ def write(call_id: str, content: str) -> Reply:
     )
 
 
+EDIT = {"file_path": "b.py", "old_string": "one", "new_string": "two"}
+
+
 async def test_checkpoints_are_listed_and_rewind_restores_code_then_both(
     fake_api: FakeAnthropic, tmp_path: Path
 ) -> None:
