@@ -23,7 +23,7 @@ from acp_agent.updates import MODE_NAMES, plan_entries
 from agent import events as ev
 from agent import ops
 from agent.model import Model
-from frontend.launch import LaunchOptions
+from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
 from frontend.session_open import SessionSetupError, build_session
 
 log = logging.getLogger("eddy.acp")
@@ -106,6 +106,9 @@ class EddyAgent:
 
     # -- sessions -------------------------------------------------------------------------
     def _open(self, cwd: str, mcp_servers: Any, *, resume: str | None = None) -> LiveSession:
+        if self.model_factory is None and not has_api_key():
+            # said before any model call, as the editor's sign-in error
+            raise RequestError.auth_required({"message": NO_KEY_MESSAGE})
         workspace = Path(cwd).expanduser().resolve()
         if not workspace.is_dir():
             raise RequestError.invalid_params({"cwd": f"{cwd} is not a directory"})

@@ -29,11 +29,12 @@ def eddy_command() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "cli.main"]
 
 
-def agent_env(fake: FakeAnthropic) -> dict[str, str]:
+def agent_env(fake: FakeAnthropic, *, key: bool = True) -> dict[str, str]:
     """This process's environment (the test's data dirs) pointed at the fake API."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env["ANTHROPIC_BASE_URL"] = fake.base_url
-    env["ANTHROPIC_API_KEY"] = "test-key"
+    if key:
+        env["ANTHROPIC_API_KEY"] = "test-key"
     return env
 
 
@@ -152,6 +153,7 @@ async def eddy_acp(
     cwd: Path,
     client: RecordingClient | None = None,
     stderr: Path | None = None,
+    key: bool = True,
 ) -> AsyncIterator[tuple[Any, RecordingClient, Any]]:
     """``eddy --acp`` running, initialized; yields (connection, client, process). Its stderr
     goes to ``stderr`` (default: ``cwd``'s parent / "eddy-stderr.txt")."""
@@ -165,7 +167,7 @@ async def eddy_acp(
             *command[1:],
             "--acp",
             *args,
-            env=agent_env(fake),
+            env=agent_env(fake, key=key),
             cwd=str(cwd),
             transport_kwargs={"stderr": err, "shutdown_timeout": 20.0},
         ) as (conn, process):
