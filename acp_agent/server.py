@@ -16,6 +16,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.helpers import update_available_commands, update_plan
 
+from acp_agent.client_fs import EditorFiles, offers_files
 from acp_agent.commands import available_commands, run_slash
 from acp_agent.live import LiveSession
 from acp_agent.prompts import attachments_dir, prompt_text
@@ -131,6 +132,9 @@ class EddyAgent:
         except SessionSetupError as exc:
             raise RequestError.invalid_params({"sessionId": str(exc)}) from exc
         live.start(session)
+        if offers_files(self.client_capabilities):
+            # reads see the editor's unsaved buffers; changes go through it (checkpointed)
+            session.ctx.client_files = EditorFiles(self.conn, live.session_id)
         for problem in problems:
             live.say(f"*eddy: {problem}*")
         self.sessions[live.session_id] = live

@@ -12,7 +12,10 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from tools.client_files import ClientFiles
 
 
 class ToolError(Exception):
@@ -148,6 +151,9 @@ class ToolContext:
         grant: why the gate let the current call run (set per call by ``for_call``).
         read_denied: ``(tool, real path) -> bool``, whether a deny rule forbids reading the
             path: Glob and Grep leave such files out (names and contents). None: no rule.
+        client_files: an editor holding the files (ACP ``fs``): Read sees its buffers, text
+            changes are written through it (tools/client_files.py). None: the disk only.
+        client_texts: the editor's text of each file as Read last got it.
     """
 
     workspace: Path
@@ -163,6 +169,8 @@ class ToolContext:
     sandbox: ShellSandbox | None = None
     grant: Grant | None = None
     read_denied: Callable[[str, Path], bool] | None = None
+    client_files: ClientFiles | None = None
+    client_texts: dict[Path, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))

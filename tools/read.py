@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolLimits, ToolResult
+from tools.client_files import read_through_client
 from tools.textfile import (
     SNIFF_BYTES,
     Encoding,
@@ -193,12 +194,15 @@ class ReadTool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Read the file; see the description."""
         path = ctx.resolve_for(self.name, args["file_path"])
-        result = await asyncio.to_thread(self._read, ctx, path, args)
+        buffered = await read_through_client(ctx, path)  # an editor's unsaved buffer
+        result = await asyncio.to_thread(self._read, ctx, path, args, buffered)
         with os_errors("read", display_path(ctx, path)):
             ctx.files.remember(path)
         return result
 
-    def _read(self, ctx: ToolContext, path: Path, args: dict[str, Any]) -> ToolResult:
+    def _read(
+        self, ctx: ToolContext, path: Path, args: dict[str, Any], buffered: str | None = None
+    ) -> ToolResult:
         raw, label, limits = args["file_path"], display_path(ctx, path), ctx.limits
         st = stat_regular(path, label)
         if st is None:
@@ -216,6 +220,8 @@ class ReadTool:
                     f"{label} is a binary file ({human_size(size)}, "
                     f"{describe_binary(head, path)}); its content is not shown."
                 )
+            if buffered is not None and len(buffered) <= limits.read_max_bytes:
+                return _whole(buffered.encode("utf-8"), args, limits, label)
             if size <= limits.read_max_bytes:
                 return _whole(head + f.read(), args, limits, label)
             if args.get("offset") is None and args.get("limit") is None:

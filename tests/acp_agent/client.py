@@ -54,6 +54,12 @@ class RecordingClient:
         self.answer: str | None = "allow_once"
         self.queues: list[list[str]] = []
         """The ``_eddy/queue`` notifications: the queued corrections after each change."""
+        self.buffers: dict[str, str] = {}
+        """Unsaved editor buffers by path (``fs/read_text_file`` answers with them)."""
+        self.reads: list[str] = []
+        self.before_read: Callable[[str], None] | None = None
+        """Called with the path before each read is answered (the user typing meanwhile)."""
+        self.writes: list[tuple[str, str]] = []
         self.answers: list[str] = []
         """Answers for the next requests, in order (then ``answer``)."""
         self._changed = asyncio.Condition()
@@ -124,6 +130,35 @@ class RecordingClient:
         self.updates.append((session_id, update))
         await self._notify()
 
+    async def read_text_file(
+        self,
+        path: str,
+        session_id: str,
+        line: int | None = None,
+        limit: int | None = None,
+        **kw: Any,
+    ) -> schema.ReadTextFileResponse:
+        """An editor's read: the unsaved buffer if there is one, else the file."""
+        self.reads.append(path)
+        if self.before_read is not None:
+            self.before_read(path)
+        if path in self.buffers:
+            return schema.ReadTextFileResponse(content=self.buffers[path])
+        try:
+            return schema.ReadTextFileResponse(content=Path(path).read_text())
+        except OSError as exc:
+            raise acp.RequestError.resource_not_found(path) from exc
+
+    async def write_text_file(
+        self, content: str, path: str, session_id: str, **kw: Any
+    ) -> schema.WriteTextFileResponse:
+        """An editor's write: the buffer takes the text and is saved."""
+        self.writes.append((path, content))
+        self.buffers.pop(path, None)
+        Path(path).write_text(content)
+        await self._notify()
+        return schema.WriteTextFileResponse()
+
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise acp.RequestError.method_not_found(method)
 
@@ -154,6 +189,7 @@ async def eddy_acp(
     client: RecordingClient | None = None,
     stderr: Path | None = None,
     key: bool = True,
+    capabilities: schema.ClientCapabilities | None = None,
 ) -> AsyncIterator[tuple[Any, RecordingClient, Any]]:
     """``eddy --acp`` running, initialized; yields (connection, client, process). Its stderr
     goes to ``stderr`` (default: ``cwd``'s parent / "eddy-stderr.txt")."""
@@ -174,7 +210,7 @@ async def eddy_acp(
             await asyncio.wait_for(
                 conn.initialize(
                     protocol_version=acp.PROTOCOL_VERSION,
-                    client_capabilities=schema.ClientCapabilities(),
+                    client_capabilities=capabilities or schema.ClientCapabilities(),
                     client_info=schema.Implementation(name="test-client", version="1"),
                 ),
                 TIMEOUT,
