@@ -17,6 +17,7 @@ from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.helpers import update_available_commands, update_plan
 
 from acp_agent.client_fs import EditorFiles, offers_files
+from acp_agent.client_terminal import EditorTerminal, offers_terminal
 from acp_agent.commands import available_commands, run_slash
 from acp_agent.live import LiveSession
 from acp_agent.prompts import attachments_dir, prompt_text
@@ -135,6 +136,9 @@ class EddyAgent:
         if offers_files(self.client_capabilities):
             # reads see the editor's unsaved buffers; changes go through it (checkpointed)
             session.ctx.client_files = EditorFiles(self.conn, live.session_id)
+        if offers_terminal(self.client_capabilities):
+            # Bash's command line as eddy builds it (sandbox, cwd, checkpoints), run by the editor
+            session.ctx.client_terminal = EditorTerminal(self.conn, live.session_id)
         for problem in problems:
             live.say(f"*eddy: {problem}*")
         self.sessions[live.session_id] = live

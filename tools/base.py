@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from tools.client_files import ClientFiles
+    from tools.client_terminal import ClientTerminal
 
 
 class ToolError(Exception):
@@ -154,6 +155,8 @@ class ToolContext:
         client_files: an editor holding the files (ACP ``fs``): Read sees its buffers, text
             changes are written through it (tools/client_files.py). None: the disk only.
         client_texts: the editor's text of each file as Read last got it.
+        client_terminal: an editor that runs Bash's commands in its terminals (ACP
+            ``terminal``; tools/client_terminal.py). None: eddy runs them.
     """
 
     workspace: Path
@@ -171,6 +174,7 @@ class ToolContext:
     read_denied: Callable[[str, Path], bool] | None = None
     client_files: ClientFiles | None = None
     client_texts: dict[Path, str] = field(default_factory=dict)
+    client_terminal: ClientTerminal | None = None
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -60,6 +61,11 @@ class RecordingClient:
         self.before_read: Callable[[str], None] | None = None
         """Called with the path before each read is answered (the user typing meanwhile)."""
         self.writes: list[tuple[str, str]] = []
+        self.terminals: dict[str, tuple[Any, list[str], Any]] = {}
+        self.commands: list[list[str]] = []
+        """The command lines the agent ran in terminals."""
+        self.killed: list[str] = []
+        self.released: list[str] = []
         self.answers: list[str] = []
         """Answers for the next requests, in order (then ``answer``)."""
         self._changed = asyncio.Condition()
@@ -158,6 +164,78 @@ class RecordingClient:
         Path(path).write_text(content)
         await self._notify()
         return schema.WriteTextFileResponse()
+
+    # -- terminals: a local process each, as an editor's terminal would run it --------------
+    async def create_terminal(
+        self,
+        command: str,
+        session_id: str,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        env: list[Any] | None = None,
+        output_byte_limit: int | None = None,
+        **kw: Any,
+    ) -> schema.CreateTerminalResponse:
+        extra = {e.name: e.value for e in env or []}
+        proc = await asyncio.create_subprocess_exec(
+            command,
+            *(args or []),
+            cwd=cwd,
+            env={**os.environ, **extra},
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        terminal_id = f"term-{len(self.terminals) + 1}"
+        output: list[str] = []
+
+        async def pump() -> None:
+            assert proc.stdout is not None
+            while chunk := await proc.stdout.read(4096):
+                output.append(chunk.decode(errors="replace"))
+
+        self.terminals[terminal_id] = (proc, output, asyncio.create_task(pump()))
+        self.commands.append([command, *(args or [])])
+        await self._notify()
+        return schema.CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def terminal_output(
+        self, session_id: str, terminal_id: str, **kw: Any
+    ) -> schema.TerminalOutputResponse:
+        proc, output, _ = self.terminals[terminal_id]
+        status = None
+        if proc.returncode is not None:
+            status = schema.TerminalExitStatus(exit_code=proc.returncode)
+        return schema.TerminalOutputResponse(
+            output="".join(output), truncated=False, exit_status=status
+        )
+
+    async def wait_for_terminal_exit(
+        self, session_id: str, terminal_id: str, **kw: Any
+    ) -> schema.WaitForTerminalExitResponse:
+        proc, _, pump = self.terminals[terminal_id]
+        code = await proc.wait()
+        await pump
+        if code < 0:
+            return schema.WaitForTerminalExitResponse(signal=signal.Signals(-code).name)
+        return schema.WaitForTerminalExitResponse(exit_code=code)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kw: Any) -> None:
+        proc, _, _ = self.terminals[terminal_id]
+        self.killed.append(terminal_id)
+        if proc.returncode is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()
+        await self._notify()
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kw: Any) -> None:
+        proc, _, pump = self.terminals[terminal_id]
+        if proc.returncode is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()
+        await pump
+        self.released.append(terminal_id)
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise acp.RequestError.method_not_found(method)
