@@ -114,6 +114,8 @@ class LiveSession:
         """The session is built: start sending its updates."""
         self.session = session
         self.session_id = session.status().session_id
+        # the diff's old side: the buffer the model read, when files go through the editor
+        self.mapper.buffered = session.ctx.client_texts.get
         self._pump = asyncio.get_running_loop().create_task(self._send_all())
 
     async def _send_all(self) -> None:

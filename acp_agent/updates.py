@@ -8,6 +8,7 @@ an update: it comes out as :class:`AskPermission`, which the session's pump turn
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, assert_never
@@ -164,11 +165,21 @@ class UpdateMapper:
         workspace: the session's directory (relative paths in tool inputs are under it).
         replay: the events replay a saved history (``session/load``): prompts and corrections
             become ``user_message_chunk``.
+        buffered: the editor's text of a file, when the file tools read it through the
+            editor: the diff's old side is what the user saw in the buffer.
     """
 
-    def __init__(self, workspace: Path, *, replay: bool = False) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        replay: bool = False,
+        buffered: Callable[[Path], str | None] | None = None,
+    ) -> None:
         self.workspace = workspace
         self.replay = replay
+        self.buffered = buffered
+        """The editor's text of a file as the model last read it (ACP fs), else None."""
         self._names: dict[str, str] = {}
         self._paths: dict[str, str] = {}
         self._before: dict[str, tuple[Path, str | None]] = {}
@@ -256,7 +267,10 @@ class UpdateMapper:
         if started is None:
             return
         path = Path(started)
-        self._before[call_id] = (path, _read_text(path) if path.exists() else None)
+        old = self.buffered(path) if self.buffered is not None else None
+        if old is None and path.exists():
+            old = _read_text(path)
+        self._before[call_id] = (path, old)
 
     def _output_update(self, event: ev.ToolOutputDelta) -> schema.ToolCallProgress:
         output = (self._output.get(event.call_id, "") + event.text)[-OUTPUT_LIMIT:]

@@ -53,7 +53,7 @@ async def test_reads_see_the_buffer_and_writes_go_through_the_editor_checkpointe
             for u in client.of("tool_call_update")
             if u.tool_call_id == "toolu_2" and u.status == "completed"
         ][0]
-        assert (diff.old_text, diff.new_text) == ("x = 'disk'\n", "x = 'fixed'\n")
+        assert (diff.old_text, diff.new_text) == ("x = 'buffer'\n", "x = 'fixed'\n")
 
         rewound = await conn.ext_method(
             "eddy/rewind", {"sessionId": sid, "number": 1, "mode": "code"}
