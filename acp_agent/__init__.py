@@ -13,4 +13,6 @@ through the engine.
 - ``updates.py``: engine events -> ACP session updates (pure apart from reading edited files).
 - ``prompts.py``: ACP prompt content blocks -> the prompt text eddy sends.
 - ``commands.py``: the slash commands over ACP (the one table of frontend/commands.py).
+- ``client_fs.py``, ``client_terminal.py``: the editor's files and terminals for eddy's tools,
+  when the client offers them (tools/client_files.py, tools/client_terminal.py).
 """

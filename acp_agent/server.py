@@ -235,14 +235,17 @@ class EddyAgent:
         live = self._live(session_id)
         text = prompt_text(prompt, live.workspace)
         assert live.session is not None
-        if text.startswith("/") and not live.session.busy:
+        if text.startswith("/"):
+            # as in the TUI: commands usable during a turn run now, the others say to wait
+            was_busy = live.session.busy
             handled, sent = await run_slash(live, text)
             if handled:
                 for queued in sent:
                     reason = await live.run_prompt(queued)
                     if reason == "cancelled":
                         return schema.PromptResponse(stop_reason=reason)
-                await live.session.wait_idle()  # /compact runs as a task
+                if not was_busy:
+                    await live.session.wait_idle()  # /compact runs as a task
                 await live.flushed()
                 return schema.PromptResponse(stop_reason="end_turn")
         return schema.PromptResponse(stop_reason=await live.run_prompt(text))
