@@ -135,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --resume: list the session's checkpoints and exit",
     )
+    p.add_argument(
+        "--acp",
+        action="store_true",
+        help="serve the Agent Client Protocol on stdin/stdout (for Zed, Toad and other editors)",
+    )
     return p
 
 
@@ -175,6 +180,8 @@ def parse_launch(argv: Sequence[str] | None = None) -> LaunchOptions:
         raise UsageError("eddy: --fork-session needs --continue or --resume")
     if (ns.rewind is not None or ns.checkpoints) and not ns.resume:
         raise UsageError("eddy: --rewind and --checkpoints need --resume ID")
+    if ns.acp and (ns.print_mode or ns.plain or ns.demo or ns.prompt is not None):
+        raise UsageError("eddy: --acp takes no prompt and no -p, --plain or --demo")
     fields = {f.name for f in dataclasses.fields(LaunchOptions)}
     values = {k: v for k, v in vars(ns).items() if k in fields}
     values.update(
@@ -269,6 +276,10 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
 
         quiet_start_up(install=False)  # a rewind is not cut short by os._exit
         return run_checkpoints(options)
+    if options.acp:
+        from acp_agent.main import run_acp
+
+        return run_acp(options)
     # Line mode reads a pipe line by line itself (scripted sessions); the app cannot.
     if not (options.print_mode or options.plain) and not sys.stdin.isatty():
         options = _interactive_from_pipe(options)

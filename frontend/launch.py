@@ -60,6 +60,8 @@ class LaunchOptions:
     conversation_only: bool = False
     overwrite: bool = False
     checkpoints: bool = False
+    acp: bool = False
+    """Serve the Agent Client Protocol on stdio (--acp) instead of a screen."""
 
     @property
     def workspace(self) -> Path:

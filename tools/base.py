@@ -12,7 +12,11 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from tools.client_files import ClientFiles
+    from tools.client_terminal import ClientTerminal
 
 
 class ToolError(Exception):
@@ -155,6 +159,11 @@ class ToolContext:
             path: Glob and Grep leave such files out (names and contents). None: no rule.
         ask_model: a one-shot question to the small fast model (WebFetch answers its prompt
             over a page with it); None: no model (tests of the tools alone).
+        client_files: an editor holding the files (ACP ``fs``): Read sees its buffers, text
+            changes are written through it (tools/client_files.py). None: the disk only.
+        client_texts: the editor's text of each file as Read last got it.
+        client_terminal: an editor that runs Bash's commands in its terminals (ACP
+            ``terminal``; tools/client_terminal.py). None: eddy runs them.
     """
 
     workspace: Path
@@ -171,6 +180,9 @@ class ToolContext:
     grant: Grant | None = None
     read_denied: Callable[[str, Path], bool] | None = None
     ask_model: AskModel | None = None
+    client_files: ClientFiles | None = None
+    client_texts: dict[Path, str] = field(default_factory=dict)
+    client_terminal: ClientTerminal | None = None
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))

@@ -234,7 +234,10 @@ class BashTool:
             await ctx.before_shell()
         try:
             buf = HeadTail(limits.output_max_chars)
-            status = await self._execute(argv, cwd, timeout_ms / 1000, buf, ctx)
+            if ctx.client_terminal is not None:  # the editor runs it (ACP terminal)
+                status = await self._in_client(argv, cwd, timeout_ms / 1000, buf, ctx)
+            else:
+                status = await self._execute(argv, cwd, timeout_ms / 1000, buf, ctx)
             self._end_dir(ctx, cwd_file, notes)
         finally:
             with contextlib.suppress(OSError):
@@ -293,6 +296,25 @@ class BashTool:
             if proc.returncode is not None:
                 procgroup.finished(proc)
         return (None if timed_out else proc.returncode), timed_out, survivors
+
+    async def _in_client(
+        self, argv: list[str], cwd: Path, timeout_s: float, buf: HeadTail, ctx: ToolContext
+    ) -> tuple[int | None, bool, str | None]:
+        """Run ``argv`` in the editor's terminal; the same result as ``_execute``."""
+        terminal = ctx.client_terminal
+        assert terminal is not None
+        sink = ctx.output
+
+        def on_text(text: str) -> None:
+            buf.feed(text)
+            with contextlib.suppress(Exception):  # a broken sink must not lose the output
+                sink(text)
+
+        try:
+            code, timed_out = await terminal.run(argv, cwd, dict(ENV_EXTRA), timeout_s, on_text)
+        except OSError as exc:
+            raise ToolError(f"The editor could not run the command: {exc}") from None
+        return code, timed_out, None
 
     def _result(
         self,

@@ -18,6 +18,7 @@ from tools.base import ResolvedPath, ToolContext, ToolError, ToolLimits, ToolRes
 from tools.image_block import IMAGE_FILE_MAX_BYTES, encode_image
 from tools.image_block import IMAGE_MAX_BYTES as IMAGE_MAX_BYTES  # re-exported
 from tools.notebook import read_notebook
+from tools.client_files import read_through_client
 from tools.textfile import (
     SNIFF_BYTES,
     Encoding,
@@ -194,12 +195,15 @@ class ReadTool:
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Read the file; see the description."""
         path = ctx.resolve_for(self.name, args["file_path"])
-        result = await asyncio.to_thread(self._read, ctx, path, args)
+        buffered = await read_through_client(ctx, path)  # an editor's unsaved buffer
+        result = await asyncio.to_thread(self._read, ctx, path, args, buffered)
         with os_errors("read", display_path(ctx, path)):
             ctx.files.remember(path)
         return result
 
-    def _read(self, ctx: ToolContext, path: Path, args: dict[str, Any]) -> ToolResult:
+    def _read(
+        self, ctx: ToolContext, path: Path, args: dict[str, Any], buffered: str | None = None
+    ) -> ToolResult:
         raw, label, limits = args["file_path"], display_path(ctx, path), ctx.limits
         st = stat_regular(path, label)
         if st is None:
@@ -220,6 +224,8 @@ class ReadTool:
             whole = args.get("offset") is None and args.get("limit") is None
             if size <= limits.read_max_bytes and whole and path.suffix.lower() == ".ipynb":
                 return read_notebook(head + f.read(), label)
+            if buffered is not None and len(buffered) <= limits.read_max_bytes:
+                return _whole(buffered.encode("utf-8"), args, limits, label)
             if size <= limits.read_max_bytes:
                 return _whole(head + f.read(), args, limits, label)
             if args.get("offset") is None and args.get("limit") is None:

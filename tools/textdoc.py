@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import ToolContext, ToolError
+from tools.client_files import goes_through_client, planned_text, write_through_client
 from tools.safewrite import safe_write
 from tools.textfile import (
     SNIFF_BYTES,
@@ -90,7 +91,7 @@ def load_for_change(ctx: ToolContext, path: Path, label: str, *, whole: bool = F
     except UnicodeDecodeError as exc:
         msg = f"{label} is not valid {enc.label} ({exc.reason}); not changing it."
         raise ToolError(msg) from exc
-    return TextDoc(path, label, text, enc, detect_newline(text), st)
+    return planned_text(ctx, TextDoc(path, label, text, enc, detect_newline(text), st))
 
 
 @dataclass
@@ -184,7 +185,10 @@ async def save_text(ctx: ToolContext, doc: TextDoc, new_text: str, data: bytes) 
             raise ToolError(f"{label} changed on disk while being changed; Read it again.")
         if ctx.before_change is not None:
             await ctx.before_change([path])
-        ctx.files.record(path, safe_write(path, data, old, ctx.roots(), label))
+        if goes_through_client(ctx, doc):  # an editor holds the file (ACP fs)
+            await write_through_client(ctx, doc, data.decode("utf-8"))
+        else:
+            ctx.files.record(path, safe_write(path, data, old, ctx.roots(), label))
     diff, added, removed = make_diff(label, doc.text, new_text)
     return {
         "kind": "diff",

@@ -18,6 +18,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from acp_agent.updates import UpdateMapper
 from agent import events as ev
 from headless.run import stderr_line
 from plain.render import Renderer
@@ -25,12 +26,13 @@ from plain.status import Status
 from plain.style import Painter
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("agent", "tools", "frontend", "headless", "plain", "tui", "themes")
+PACKAGES = ("agent", "tools", "frontend", "headless", "plain", "tui", "themes", "acp_agent")
 EVENT_CONSUMERS = (
     "plain/render.py",
     "frontend/status.py",
     "headless/run.py",
     "tui/screens/main_events.py",
+    "acp_agent/updates.py",
 )
 OP_CONSUMERS = ("agent/session/core.py",)
 NOT_NEVER = 'Argument 1 to "assert_never" has incompatible type'
@@ -77,7 +79,9 @@ def test_every_dispatcher_accepts_every_member_of_the_union() -> None:
     events = every_event()
     assert len(events) == len(typing.get_args(ev.Event)) >= 23
     renderer, status = Renderer(Painter(False)), Status("", "")
+    acp_updates = UpdateMapper(Path.cwd())
     for event in events:
+        assert isinstance(acp_updates.updates(event), list)
         assert isinstance(renderer.render(event), list)
         status.follow(event)
         assert stderr_line(event, "text") is None or isinstance(event, ev.Error)

@@ -1,0 +1,135 @@
+"""``eddy --acp``: serve the Agent Client Protocol on stdin/stdout until the client hangs up.
+
+stdout carries protocol lines only. The protocol gets a private copy of the stdout file
+descriptor, and fd 1 itself is pointed at stderr before anything else runs, so a stray print
+(eddy's, a library's, a child process that inherits fd 1) lands on stderr instead of corrupting
+the JSON-RPC stream. Logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from typing import Any
+
+from frontend.launch import LaunchOptions
+
+
+class _Drain(asyncio.Protocol):
+    """Flow control for the protocol's write pipe (``StreamWriter.drain`` waits on it)."""
+
+    def __init__(self) -> None:
+        self._paused = False
+        self._resumed: asyncio.Future[None] | None = None
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        if self._resumed is not None and not self._resumed.done():
+            self._resumed.set_result(None)
+
+    async def _drain_helper(self) -> None:
+        if self._paused:
+            self._resumed = asyncio.get_running_loop().create_future()
+            await self._resumed
+
+
+class _FileTransport(asyncio.WriteTransport):
+    """Writes straight to a file descriptor that is not a pipe (stdout redirected to a file),
+    where the event loop's pipe transport refuses to work."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._closing = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        view = memoryview(bytes(data))
+        while view and not self._closing:
+            view = view[os.write(self._fd, view) :]
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        self._closing = True
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+def _feed_from_thread(reader: asyncio.StreamReader) -> None:
+    """Read stdin in a thread (a regular file, which the loop cannot watch)."""
+    import threading
+
+    loop = asyncio.get_running_loop()
+
+    def read() -> None:
+        try:
+            while data := sys.stdin.buffer.readline():
+                loop.call_soon_threadsafe(reader.feed_data, data)
+        finally:
+            loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=read, daemon=True, name="acp-stdin").start()
+
+
+def protect_stdout() -> int:
+    """Keep stdout for the protocol: a new fd for it, and fd 1 pointed at stderr."""
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)
+    return protocol_fd
+
+
+async def streams(protocol_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """The client's messages (stdin) and the way back to it (the saved stdout)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)  # images arrive inline
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except ValueError:  # not a pipe
+        _feed_from_thread(reader)
+    drain = _Drain()
+    transport: asyncio.WriteTransport
+    try:
+        pipe = os.fdopen(protocol_fd, "wb", buffering=0, closefd=False)
+        transport, _ = await loop.connect_write_pipe(lambda: drain, pipe)
+    except ValueError:  # not a pipe
+        transport = _FileTransport(protocol_fd)
+    return reader, asyncio.StreamWriter(transport, drain, None, loop)
+
+
+async def serve(options: LaunchOptions, protocol_fd: int, model_factory: Any = None) -> None:
+    """Run the agent until stdin ends; then close every session (transcripts saved)."""
+    import acp
+
+    from acp_agent.server import EddyAgent
+
+    agent = EddyAgent(options, model_factory)
+    reader, writer = await streams(protocol_fd)
+    try:
+        await acp.run_agent(agent, writer, reader)  # type: ignore[arg-type]
+    finally:
+        await agent.close()
+
+
+def run_acp(options: LaunchOptions) -> int:
+    """``eddy --acp``; returns the exit status (0 when the client closed the connection)."""
+    protocol_fd = protect_stdout()
+    logging.basicConfig(stream=sys.stderr, format="eddy-acp %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("eddy.acp").setLevel(os.environ.get("EDDY_ACP_LOG", "INFO").upper())
+    try:
+        asyncio.run(serve(options, protocol_fd))
+    except KeyboardInterrupt:
+        return 130
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    # everything is saved: skip the SDK's slow interpreter teardown (see headless/run.py)
+    os._exit(0)

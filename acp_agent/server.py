@@ -1,0 +1,308 @@
+"""The ACP agent: what an editor may ask of eddy over JSON-RPC.
+
+Each method opens or drives a :class:`acp_agent.live.LiveSession`; sessions are built with the
+one opener every front end uses (:func:`frontend.session_open.build_session`), so settings,
+permission rules, checkpoints and transcripts behave as in the TUI. eddy's own extensions are
+``_eddy/checkpoints`` and ``_eddy/rewind`` (the protocol reserves ``_``-prefixed methods).
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, schema
+from acp.helpers import update_available_commands, update_plan
+
+from acp_agent.client_fs import EditorFiles, offers_files
+from acp_agent.client_terminal import EditorTerminal, offers_terminal
+from acp_agent.commands import available_commands, run_slash
+from acp_agent.live import LiveSession
+from acp_agent.prompts import attachments_dir, prompt_text
+from acp_agent.updates import MODE_NAMES, plan_entries
+from agent import events as ev
+from agent import ops
+from agent.model import Model
+from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
+from frontend.session_open import SessionSetupError, build_session
+
+log = logging.getLogger("eddy.acp")
+
+
+def eddy_version() -> str:
+    """The installed package's version, or "unknown" in a bare checkout."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("eddy")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+REWIND_MODES: tuple[ops.RewindMode, ...] = ("both", "code", "conversation")
+
+
+def session_modes(current: str) -> schema.SessionModeState:
+    """eddy's permission modes as ACP session modes."""
+    return schema.SessionModeState(
+        current_mode_id=current,
+        available_modes=[
+            schema.SessionMode(id=mode, name=name, description=text)
+            for mode, (name, text) in MODE_NAMES.items()
+        ],
+    )
+
+
+class EddyAgent:
+    """eddy's ``acp.Agent``.
+
+    Args:
+        options: the command line (model, limits, rules, permission mode) for every session.
+        model_factory: builds the model of a session (tests, the bench); None: the Anthropic
+            client.
+    """
+
+    def __init__(self, options: LaunchOptions, model_factory: Any = None) -> None:
+        self.options = options
+        self.model_factory = model_factory
+        self.conn: Any = None
+        self.sessions: dict[str, LiveSession] = {}
+        self.client_capabilities: schema.ClientCapabilities | None = None
+
+    def on_connect(self, conn: Any) -> None:
+        """The connection to the client (updates, permission questions)."""
+        self.conn = conn
+
+    # -- the handshake --------------------------------------------------------------------
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: schema.ClientCapabilities | None = None,
+        client_info: schema.Implementation | None = None,
+        **kwargs: Any,
+    ) -> schema.InitializeResponse:
+        """Protocol version 1; sessions load and list; prompts may carry images and context."""
+        self.client_capabilities = client_capabilities
+        if client_info is not None:
+            log.info("client: %s %s", client_info.name, client_info.version)
+        return schema.InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=schema.AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=schema.PromptCapabilities(
+                    image=True, audio=False, embedded_context=True
+                ),
+                session_capabilities=schema.SessionCapabilities(
+                    list=schema.SessionListCapabilities()
+                ),
+            ),
+            agent_info=schema.Implementation(name="eddy", title="eddy", version=eddy_version()),
+            auth_methods=[],
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        """eddy reads its key from the environment: nothing to authenticate."""
+        return None
+
+    # -- sessions -------------------------------------------------------------------------
+    def _open(self, cwd: str, mcp_servers: Any, *, resume: str | None = None) -> LiveSession:
+        if self.model_factory is None and not has_api_key():
+            # said before any model call, as the editor's sign-in error
+            raise RequestError.auth_required({"message": NO_KEY_MESSAGE})
+        workspace = Path(cwd).expanduser().resolve()
+        if not workspace.is_dir():
+            raise RequestError.invalid_params({"cwd": f"{cwd} is not a directory"})
+        if mcp_servers:
+            # MCP is not in eddy yet: say so in the log, run without them
+            names = [getattr(s, "name", "?") for s in mcp_servers]
+            log.info("ignoring MCP servers from the client (no MCP support yet): %s", names)
+        live = LiveSession(self.conn, workspace)
+        args = self.options.replace(
+            cwd=workspace,
+            resume=resume,
+            continue_=False,
+            fork_session=False,
+            session_id=None,
+            add_dirs=(*self.options.add_dirs, attachments_dir(workspace)),
+        )
+        model: Model | None = self.model_factory() if self.model_factory else None
+        try:
+            session, problems = build_session(args, live.emit, headless=False, model=model)
+        except SessionSetupError as exc:
+            raise RequestError.invalid_params({"sessionId": str(exc)}) from exc
+        live.start(session)
+        if offers_files(self.client_capabilities):
+            # reads see the editor's unsaved buffers; changes go through it (checkpointed)
+            session.ctx.client_files = EditorFiles(self.conn, live.session_id)
+        if offers_terminal(self.client_capabilities):
+            # Bash's command line as eddy builds it (sandbox, cwd, checkpoints), run by the editor
+            session.ctx.client_terminal = EditorTerminal(self.conn, live.session_id)
+        for problem in problems:
+            live.say(f"*eddy: {problem}*")
+        self.sessions[live.session_id] = live
+        live.send(update_available_commands(available_commands(workspace)))
+        return live
+
+    def _live(self, session_id: str) -> LiveSession:
+        live = self.sessions.get(session_id)
+        if live is None:
+            raise RequestError.invalid_params({"sessionId": f"no open session {session_id!r}"})
+        return live
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> schema.NewSessionResponse:
+        """A new session in ``cwd``."""
+        live = self._open(cwd, mcp_servers)
+        assert live.session is not None
+        mode = live.session.status().mode
+        return schema.NewSessionResponse(session_id=live.session_id, modes=session_modes(mode))
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> schema.LoadSessionResponse:
+        """Resume a saved session; its history is replayed as updates before the answer."""
+        from frontend.history_events import history_events
+        from tools import default_tools
+
+        old = self.sessions.pop(session_id, None)
+        if old is not None:
+            await old.close()
+        live = self._open(cwd, mcp_servers, resume=session_id)
+        assert live.session is not None
+        tools = {tool.name: tool for tool in default_tools()}
+
+        def summary(name: str, call_input: dict[str, Any]) -> str:
+            tool = tools.get(name)
+            return tool.summary(call_input) if tool is not None else ""
+
+        live.replay(history_events(live.session.history, summary))
+        if live.session.todos:
+            live.send(update_plan(plan_entries(tuple(live.session.todos))))
+        await live.flushed()
+        return schema.LoadSessionResponse(modes=session_modes(live.session.status().mode))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> schema.ListSessionsResponse:
+        """The saved sessions of ``cwd`` (default: eddy's directory), newest first."""
+        from agent.store.listing import list_sessions
+
+        workspace = Path(cwd or self.options.workspace).expanduser().resolve()
+        out = []
+        for info in list_sessions(workspace):
+            updated = None
+            if info.last_activity is not None:
+                stamp = datetime.datetime.fromtimestamp(info.last_activity, datetime.UTC)
+                updated = stamp.isoformat().replace("+00:00", "Z")
+            first_line = next(iter((info.first_prompt or "").strip().splitlines()), "")
+            out.append(
+                schema.SessionInfo(
+                    session_id=info.session_id,
+                    cwd=str(workspace),
+                    title=(info.title or first_line)[:80] or None,
+                    updated_at=updated,
+                )
+            )
+        return schema.ListSessionsResponse(sessions=out)
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
+        """Switch the permission mode (answered by a ``current_mode_update`` as well)."""
+        live = self._live(session_id)
+        events = live.capture(ops.SetPermissionMode(mode_id))
+        errors = [e.message for e in events if isinstance(e, ev.Error)]
+        if errors:
+            raise RequestError.invalid_params({"modeId": errors[0]})
+        return None
+
+    # -- turns ------------------------------------------------------------------------------
+    async def prompt(
+        self, session_id: str, prompt: list[Any], **kwargs: Any
+    ) -> schema.PromptResponse:
+        """Run a prompt to the end of its turn. While a turn runs it is a queued correction:
+        the model reads it after the running tools, and it is answered when the turn ends."""
+        live = self._live(session_id)
+        text = prompt_text(prompt, live.workspace)
+        assert live.session is not None
+        if text.startswith("/"):
+            # as in the TUI: commands usable during a turn run now, the others say to wait
+            was_busy = live.session.busy
+            handled, sent = await run_slash(live, text)
+            if handled:
+                for queued in sent:
+                    reason = await live.run_prompt(queued)
+                    if reason == "cancelled":
+                        return schema.PromptResponse(stop_reason=reason)
+                if not was_busy:
+                    await live.session.wait_idle()  # /compact runs as a task
+                await live.flushed()
+                return schema.PromptResponse(stop_reason="end_turn")
+        return schema.PromptResponse(stop_reason=await live.run_prompt(text))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        """``session/cancel``: Esc. The running turn stops; its prompt answers "cancelled"."""
+        live = self.sessions.get(session_id)
+        if live is not None:
+            live.cancel()
+
+    # -- eddy's extensions --------------------------------------------------------------
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """``_eddy/checkpoints`` {sessionId} and ``_eddy/rewind`` {sessionId, number, mode,
+        overwrite}."""
+        if method == "eddy/checkpoints":
+            live = self._live(str(params.get("sessionId", "")))
+            assert live.session is not None
+            entries = [
+                {"number": e.number, "prompt": e.prompt, "summary": e.summary, "redo": e.redo}
+                for e in live.session.checkpoints()
+            ]
+            return {"checkpoints": entries}
+        if method == "eddy/rewind":
+            return await self._rewind(params)
+        raise RequestError.method_not_found(f"_{method}")
+
+    async def _rewind(self, params: dict[str, Any]) -> dict[str, Any]:
+        live = self._live(str(params.get("sessionId", "")))
+        number, mode = params.get("number"), params.get("mode", "both")
+        if not isinstance(number, int) or isinstance(number, bool) or mode not in REWIND_MODES:
+            raise RequestError.invalid_params(
+                {"expected": "number: an int from _eddy/checkpoints; mode: both|code|conversation"}
+            )
+        overwrite = bool(params.get("overwrite", False))
+        events = live.capture(ops.Rewind(number, mode, overwrite))
+        await live.flushed()
+        for event in events:
+            if isinstance(event, ev.Error):
+                raise RequestError.invalid_params({"rewind": event.message})
+            if isinstance(event, ev.RewindFinished):
+                return {
+                    "mode": event.mode,
+                    "prompt": event.prompt,
+                    "restored": list(event.restored),
+                    "deleted": list(event.deleted),
+                    "conflicts": list(event.conflicts),
+                    "notRestorable": list(event.not_restorable),
+                    "message": event.message,
+                }
+        raise RequestError.internal_error({"rewind": "the rewind said nothing"})
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        """No extension notifications: ignored."""
+        return None
+
+    async def close(self) -> None:
+        """Close every open session (transcripts, checkpoints)."""
+        for live in list(self.sessions.values()):
+            await live.close()
+        self.sessions.clear()
