@@ -59,14 +59,8 @@ def system_prompt(cwd: Path, memory: str = "", today: datetime.date | None = Non
 
 
 def load_memory(cwd: Path, user_dir: Path | None = None) -> str:
-    """Read AGENTS.md / CLAUDE.md from the user's config dir and the project root."""
-    parts = []
-    for base in [p for p in (user_dir, cwd) if p is not None]:
-        for name in ("AGENTS.md", "CLAUDE.md"):
-            f = base / name
-            try:
-                if f.is_file():
-                    parts.append(f"## {f}\n{f.read_text(errors='replace')}")
-            except OSError:
-                continue
-    return "\n\n".join(parts)
+    """The memory files' text for ``cwd`` (agent/memory: CLAUDE.md, AGENTS.md, imports, rules),
+    with eddy's own user memory from ``user_dir``."""
+    from agent.memory import read_memory
+
+    return read_memory(cwd, user_dir).text()

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.loop import Limits
+from agent.memory.session import SessionMemory
 from agent.model import Model
 from agent.paths import config_dir
-from agent.prompt import load_memory, system_prompt
+from agent.prompt import system_prompt
 from agent.sandbox import parse_sandbox_settings
 from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
@@ -86,14 +87,16 @@ def build_session(
     extra_dirs = tuple(
         Path(d).expanduser().resolve() for d in [*settings.additional_directories, *args.add_dirs]
     )
+    memory = SessionMemory(workspace, config_dir(), lambda text: system_prompt(workspace, text))
+    problems += memory.problems
     config = SessionConfig(
         workspace=workspace,
         model=model_id,
-        system=system_prompt(workspace, load_memory(workspace, config_dir())),
+        system=memory.system(),
         limits=Limits(args.max_turns, args.max_budget_usd),
         policy=policy,
         headless=headless,
-        refresh_system=lambda: system_prompt(workspace, load_memory(workspace, config_dir())),
+        refresh_system=memory.refresh,
     )
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
     passed = settings.get("passSecretEnv", [])
@@ -113,6 +116,7 @@ def build_session(
         model = AnthropicModel(config.model)
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
     session = Session(config, model, default_tools(), emit, ctx)
+    session.runner.result_note = memory.note_for
     if transcript is not None:
         from agent.checkpoints.engine import CheckpointStore, session_checkpoint_dir
 

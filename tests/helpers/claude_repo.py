@@ -1,0 +1,100 @@
+"""A repository laid out as a Claude Code user's, and a session opened on it as the front ends
+open one (frontend.session_open.build_session) over the real SDK and the fake Messages API."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from agent.anthropic_model import AnthropicModel
+from agent.session.core import Session
+from cli.main import parse_launch
+from frontend.session_open import build_session
+from tests.fakes.fake_api import FakeAnthropic
+from tests.helpers.events import Events
+
+MODEL = "claude-sonnet-5-5"
+
+
+def write(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path``, creating its folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def claude_home() -> Path:
+    """The test's ``~/.claude`` (tests/conftest.py points CLAUDE_CONFIG_DIR at it)."""
+    return Path(os.environ["CLAUDE_CONFIG_DIR"])
+
+
+def claude_repo(root: Path) -> Path:
+    """Lay out ``root/project/app`` as a Claude Code user has it; returns the workspace.
+
+    Memory, in the order it must reach the prompt: the user's CLAUDE.md (USER-MEM), root's
+    CLAUDE.md (ROOT-MEM) and its import (STYLE-MEM, which imports DEEP-MEM), project's
+    AGENTS.md (PROJECT-AGENTS: that folder has no CLAUDE.md), then the app's CLAUDE.md
+    (APP-MEM), .claude/CLAUDE.md (APP-DOT-MEM), CLAUDE.local.md (APP-LOCAL-MEM), then the
+    always-on rule (ALWAYS-RULE). ROOT-AGENTS must not appear (root has a CLAUDE.md), nor
+    the comment (HIDDEN-COMMENT) nor the import inside a code span or a fence.
+    """
+    write(claude_home() / "CLAUDE.md", "USER-MEM: answer in English.\n")
+    write(
+        root / "CLAUDE.md",
+        "ROOT-MEM: the monorepo.\nSee @docs/style.md for the style.\n"
+        "<!-- HIDDEN-COMMENT\nspanning lines -->\n"
+        "Not an import: `@docs/never.md`, nor mail me@example.com.\n"
+        "```\n@docs/never.md\n<!-- FENCED-COMMENT -->\n```\n",
+    )
+    write(root / "AGENTS.md", "ROOT-AGENTS\n")
+    write(root / "docs" / "style.md", "STYLE-MEM: tabs.\n@../deep/deep.md\n")
+    write(root / "deep" / "deep.md", "DEEP-MEM: no globals.\n")
+    write(root / "docs" / "never.md", "NEVER-MEM\n")
+    project = root / "project"
+    write(project / "AGENTS.md", "PROJECT-AGENTS: run make test.\n")
+    app = project / "app"
+    write(app / "CLAUDE.md", "APP-MEM: the app.\n")
+    write(app / ".claude" / "CLAUDE.md", "APP-DOT-MEM\n")
+    write(app / "CLAUDE.local.md", "APP-LOCAL-MEM\n")
+    write(app / ".claude" / "rules" / "always.md", "ALWAYS-RULE: be brief.\n")
+    write(
+        app / ".claude" / "rules" / "python.md",
+        '---\npaths:\n  - "src/**/*.py"\n---\nPY-RULE: type hints everywhere.\n',
+    )
+    write(app / "src" / "main.py", "print('hi')\n")
+    write(app / "README.txt", "readme\n")
+    return app
+
+
+MEMORY_ORDER = [
+    "USER-MEM",
+    "ROOT-MEM",
+    "STYLE-MEM",
+    "DEEP-MEM",
+    "PROJECT-AGENTS",
+    "APP-MEM",
+    "APP-DOT-MEM",
+    "APP-LOCAL-MEM",
+    "ALWAYS-RULE",
+]
+"""The markers of :func:`claude_repo`'s memory, in prompt order."""
+
+
+def open_session(
+    fake: FakeAnthropic, workspace: Path, *argv: str, headless: bool = True
+) -> tuple[Session, Events, list[str]]:
+    """A session on ``workspace`` as ``eddy`` builds it, talking to ``fake``."""
+    args = parse_launch(list(argv)).replace(cwd=workspace)
+    events = Events()
+    model = AnthropicModel(args.model, api_key="t", base_url=fake.base_url)
+    session, problems = build_session(args, events, headless=headless, model=model, persist=False)
+    return session, events, problems
+
+
+def system_text(request: dict[str, Any]) -> str:
+    """The system prompt of one request the fake API received."""
+    system = request.get("system", "")
+    if isinstance(system, str):
+        return system
+    return "".join(b.get("text", "") for b in system)
