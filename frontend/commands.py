@@ -124,7 +124,11 @@ class Command:
 
 # -- the handlers -------------------------------------------------------------------------
 def _help(fe: FrontEnd, arg: str) -> None:
-    custom = {n: c.description for n, c in _custom(fe).items() if n not in COMMANDS}
+    custom = {
+        n if not c.argument_hint else f"{n} {c.argument_hint}": c.description
+        for n, c in _custom(fe).items()
+        if n not in COMMANDS
+    }
     lines = ["Commands:"]
     lines += [f"  /{c.name:<14} {c.description}" for c in COMMANDS.values() if c.name != "quit"]
     if custom:
@@ -354,11 +358,18 @@ def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None
     custom = _custom(fe).get(name)
     if custom is not None:
         try:
-            prompt = custom.expand(arg)
+            prompt = custom.prompt_op(arg)
         except OSError as exc:
             fe.say(f"Could not read {custom.path}: {exc.strerror or exc}", "error")
             return True, None
-        fe.send(prompt)
+        for problem in custom.problems:
+            fe.say(problem, "error")
+        if prompt.allowed_tools or prompt.model or prompt.expand_shell:
+            # grants, a model or !`cmd` hold for one whole turn: not as a correction
+            if not _not_ready(fe, f"/{name}", during_turn=False):
+                fe.submit(prompt)
+            return True, None
+        fe.send(prompt.text)
         return True, None
     known = [*COMMANDS, *_custom(fe)]
     near = difflib.get_close_matches(name, known, n=2, cutoff=0.6)

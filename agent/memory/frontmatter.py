@@ -34,6 +34,9 @@ class FrontMatter:
     """
 
     fields: dict[str, Value] = field(default_factory=dict)
+    raw: dict[str, str] = field(default_factory=dict)
+    """Each ``key: value`` line's value as written (quotes removed), for free text such as
+    ``argument-hint: [file] [focus]``."""
     body: str = ""
     problems: list[str] = field(default_factory=list)
     body_line: int = 1
@@ -83,7 +86,7 @@ def _split_commas(text: str) -> list[str]:
 
 def _scalar(raw: str) -> Value:
     raw = raw.strip()
-    if raw.startswith("[") and raw.endswith("]"):
+    if raw.startswith("[") and raw.endswith("]") and raw.count("[") == 1:
         return [p for p in _split_commas(raw[1:-1]) if p]
     if raw.lower() in ("true", "false"):
         return raw.lower() == "true"
@@ -123,4 +126,5 @@ def parse_front_matter(text: str, source: Path | str) -> FrontMatter:
             continue
         key, raw = match.group(1), match.group(2)
         out.fields[key] = _scalar(raw) if raw.strip() else []
+        out.raw[key] = _unquote(raw)
     return out

@@ -29,6 +29,7 @@ from agent.model import Model, ModelRequest
 from agent.pricing import Usage, context_window
 from agent.sandbox import Sandbox
 from agent.session.budget import Spend
+from agent.session.command_prompt import has_extras, run_command_prompt
 from agent.session.compaction import Compactor
 from agent.session.config import SessionConfig, prompt_blocks
 from agent.session.conversation import Conversation, CorrectionQueue
@@ -170,6 +171,8 @@ class Session:
                 # while a turn runs, anything typed is a correction for its next call
                 if self.busy:
                     self.corrections.add(op.text)
+                elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
+                    self._spawn(run_command_prompt(self, op))  # a custom command's prompt
                 elif op.text.strip():
                     self._spawn(self._run(op.text))
             case ops.TakeQueued():

@@ -98,3 +98,48 @@ def system_text(request: dict[str, Any]) -> str:
     if isinstance(system, str):
         return system
     return "".join(b.get("text", "") for b in system)
+
+
+def claude_commands(workspace: Path) -> None:
+    """Custom commands as a Claude Code user has them (and eddy's, and the user's)."""
+    commands = workspace / ".claude" / "commands"
+    write(
+        commands / "review.md",
+        "---\ndescription: Review a file\nargument-hint: [file] [focus]\n"
+        "allowed-tools: Bash(echo:*), Bash(touch:*)\nmodel: claude-haiku-4-5\n---\n"
+        "Review $1 focusing on $2. All: $ARGUMENTS\nBranch: !`echo on-main`\n"
+        "Code: @src/main.py\n",
+    )
+    write(commands / "frontend" / "lint.md", "Lint the frontend.\n")
+    write(commands / "clash.md", "CLAUDE-PROJECT-CLASH\n")
+    write(workspace / ".eddy" / "commands" / "clash.md", "EDDY-PROJECT-CLASH\n")
+    write(claude_home() / "commands" / "clash.md", "CLAUDE-USER-CLASH\n")
+    write(claude_home() / "commands" / "mine.md", "---\ndescription: mine\n---\nUSER-ONLY\n")
+    write(commands / "make.md", "Made: !`touch made.txt && echo made`\n")
+    write(
+        commands / "fail.md",
+        "---\nallowed-tools: Bash(ls:*)\n---\nListing: !`ls /no/such/dir/anywhere`\n",
+    )
+    write(commands / "broken.md", "---\ndescription: never closed\nBody\n")
+
+
+class CommandFront:
+    """The little of a front end that frontend.commands.start_command uses, recording."""
+
+    def __init__(self, session: Session, workspace: Path) -> None:
+        self.session = session
+        self.workspace = workspace
+        self.said: list[tuple[str, str]] = []
+        self.sent: list[str] = []
+
+    def say(self, text: str, kind: str = "hint") -> None:
+        self.said.append((text, kind))
+
+    def send(self, prompt: str) -> None:
+        from agent import ops
+
+        self.sent.append(prompt)
+        self.session.submit(ops.SubmitPrompt(prompt))
+
+    def submit(self, op: Any) -> None:
+        self.session.submit(op)
