@@ -4,7 +4,8 @@ eddy's own.
 Where they are, later ones winning a name clash (project beats user, eddy's beats Claude's):
 ``~/.claude/commands/``, eddy's ``~/.config/eddy/commands/``, the project's
 ``.claude/commands/``, the project's ``.eddy/commands/``. Files are found at any depth:
-``frontend/review.md`` is ``/frontend:review``. Built-ins (frontend/commands.py) beat all.
+``frontend/review.md`` is ``/frontend:review``. Built-ins (frontend/commands.py) beat all;
+skills (agent/skills.py) are commands too, beaten by a command file of the same name.
 
 Front matter (Claude Code's): ``description`` (else the body's first line), ``argument-hint``,
 ``allowed-tools`` (granted for that prompt's turn only), ``model`` (that turn only). In the
@@ -25,6 +26,7 @@ from agent import ops
 from agent.memory.files import claude_user_dir
 from agent.memory.frontmatter import parse_front_matter
 from agent.paths import config_dir
+from agent.skills import load_skills
 
 _POSITIONAL = re.compile(r"\$([1-9])(?![0-9])")
 _SNIPPET = re.compile(r"!`[^`\n]+`")
@@ -133,6 +135,10 @@ def _read_command(folder: Path, f: Path) -> CustomCommand | None:
 def custom_commands(workspace: Path) -> dict[str, CustomCommand]:
     """Custom commands by name (see the module's docstring for who wins a clash)."""
     found: dict[str, CustomCommand] = {}
+    for skill in load_skills(workspace).found.values():  # /skill-name runs a skill
+        found[skill.name] = CustomCommand(
+            skill.name, skill.path, skill.description, "", skill.allowed_tools
+        )
     for folder in command_folders(workspace):
         try:
             files = sorted(folder.rglob("*.md")) if folder.is_dir() else []

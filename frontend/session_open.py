@@ -9,11 +9,13 @@ from agent.loop import Limits
 from agent.memory.session import SessionMemory
 from agent.model import Model
 from agent.paths import config_dir
+from agent.permissions.policy import Rule
 from agent.prompt import system_prompt
 from agent.sandbox import parse_sandbox_settings
 from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import build_policy, load_settings
+from agent.skills import load_skills, read_rules
 from agent.store.transcript import Transcript
 from frontend.launch import LaunchOptions
 from tools import default_tools
@@ -115,7 +117,11 @@ def build_session(
 
         model = AnthropicModel(config.model)
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
-    session = Session(config, model, default_tools(), emit, ctx)
+    skills = load_skills(workspace)
+    problems += skills.problems
+    policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
+    tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
+    session = Session(config, model, tools, emit, ctx)
     session.runner.result_note = memory.note_for
     if transcript is not None:
         from agent.checkpoints.engine import CheckpointStore, session_checkpoint_dir

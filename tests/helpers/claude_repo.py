@@ -143,3 +143,30 @@ class CommandFront:
 
     def submit(self, op: Any) -> None:
         self.session.submit(op)
+
+
+def claude_skills(workspace: Path) -> None:
+    """Skills: a project one with files, a user one, an eddy one, and two broken ones."""
+    skill = workspace / ".claude" / "skills" / "release-notes"
+    write(
+        skill / "SKILL.md",
+        "---\nname: release-notes\ndescription: Write release notes from the git log. Use "
+        "when asked for a changelog.\nallowed-tools: Bash(git log:*)\n---\n"
+        "RELEASE-BODY: group the changes by kind. Template in reference.md.\n",
+    )
+    write(skill / "reference.md", "TEMPLATE\n")
+    write(skill / "scripts" / "collect.sh", "git log --oneline\n")
+    write(
+        claude_home() / "skills" / "pdf" / "SKILL.md",
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\nPDF-BODY\n",
+    )
+    write(claude_home() / "skills" / "pdf" / "forms.md", "USER-SKILL-FILE\n")
+    write(
+        workspace / ".eddy" / "skills" / "notes" / "SKILL.md",
+        "---\nname: notes\ndescription: Take notes.\n---\nNOTES-BODY\n",
+    )
+    write(workspace / ".claude" / "skills" / "bad" / "SKILL.md", "---\nname: bad\n---\nx\n")
+    write(
+        workspace / ".claude" / "skills" / "shouty" / "SKILL.md",
+        "---\nname: Shouty_Name\ndescription: no.\n---\nx\n",
+    )

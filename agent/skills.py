@@ -1,0 +1,131 @@
+"""Skills: ``<name>/SKILL.md`` folders, as Claude Code has them.
+
+Where, later ones winning a name clash (project beats user, eddy's beats Claude's):
+``~/.claude/skills/``, eddy's ``~/.config/eddy/skills/``, the project's ``.claude/skills/``,
+the project's ``.eddy/skills/``. Front matter: ``name`` (lowercase letters, digits and
+hyphens, at most 64), ``description`` (what it does and when to use it, at most 1024; both
+required), ``allowed-tools``. A skill with bad front matter is reported and left out.
+
+The model sees the skills in the Skill tool's description (tools/skill.py); ``/name`` runs one
+as a command (frontend/custom_commands.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent.memory.files import claude_user_dir
+from agent.memory.frontmatter import parse_front_matter
+from agent.paths import config_dir
+from tools.skill import SkillEntry, SkillTool
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+MAX_DESCRIPTION = 1024
+
+
+@dataclass(frozen=True)
+class Skill:
+    """One skill.
+
+    Attributes:
+        name: its name.
+        description: when to use it.
+        path: its SKILL.md.
+        allowed_tools: its ``allowed-tools`` (granted when run as ``/name``).
+    """
+
+    name: str
+    description: str
+    path: Path
+    allowed_tools: tuple[str, ...] = ()
+
+
+@dataclass
+class Skills:
+    """The skills found, and what was wrong with the others."""
+
+    found: dict[str, Skill] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def tool(self) -> SkillTool:
+        """The Skill tool offering these skills."""
+        entries = [SkillEntry(s.name, s.description, s.path) for s in self.found.values()]
+        return SkillTool(entries, skill_body)
+
+
+def skill_folders(workspace: Path) -> list[Path]:
+    """The folders skills are read from, lowest precedence first."""
+    return [
+        claude_user_dir() / "skills",
+        config_dir() / "skills",
+        workspace / ".claude" / "skills",
+        workspace / ".eddy" / "skills",
+    ]
+
+
+def skill_body(path: Path) -> str:
+    """SKILL.md's instructions (its text after the front matter).
+
+    Raises:
+        OSError: it cannot be read.
+    """
+    return parse_front_matter(path.read_text(encoding="utf-8", errors="replace"), path).body
+
+
+def _read_skill(path: Path, problems: list[str]) -> Skill | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        problems.append(f"{path} cannot be read ({exc.strerror or exc}); skill skipped.")
+        return None
+    fm = parse_front_matter(text, path)
+    problems.extend(fm.problems)
+    name = (fm.text("name") or "").strip()
+    description = " ".join((fm.text("description") or "").split())
+    if not name or not description:
+        missing = " and ".join(
+            k for k, v in (("name", name), ("description", description)) if not v
+        )
+        problems.append(f"{path}: the front matter has no {missing}; skill skipped.")
+        return None
+    if not _NAME.match(name):
+        problems.append(
+            f"{path}: name {name!r} must be lowercase letters, digits and hyphens (at most 64); "
+            "skill skipped."
+        )
+        return None
+    if len(description) > MAX_DESCRIPTION:
+        problems.append(f"{path}: the description is cut to {MAX_DESCRIPTION} characters.")
+        description = description[:MAX_DESCRIPTION]
+    return Skill(name, description, path, tuple(fm.items("allowed-tools")))
+
+
+def load_skills(workspace: Path) -> Skills:
+    """Every skill for ``workspace``; never raises."""
+    skills = Skills()
+    for folder in skill_folders(workspace):
+        try:
+            files = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
+        except OSError:
+            continue
+        for f in files:
+            skill = _read_skill(f, skills.problems)
+            if skill is not None:
+                skills.found[skill.name] = skill
+    return skills
+
+
+def read_rules(skills: Skills, workspace: Path) -> list[str]:
+    """Allow rules that let Read open the files of skills outside the workspace (a user's
+    ``~/.claude/skills``): the Skill tool lists them for the model to read."""
+    from agent.permissions.paths import path_rule
+
+    root = workspace.resolve()
+    rules = []
+    for skill in skills.found.values():
+        folder = skill.path.parent.resolve()
+        if folder != root and root not in folder.parents:
+            rules.append(path_rule("Read", folder, workspace, directory=True))
+    return rules
