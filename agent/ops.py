@@ -126,6 +126,14 @@ class Rewind:
 
 
 @dataclass(frozen=True)
+class SetOutputStyle:
+    """Switch the output style (``/output-style NAME``, agent/output_styles.py); answered by a
+    ``Notice``, or an ``Error`` for an unknown style."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class Shutdown:
     """Stop any running turn and release resources."""
 
@@ -143,5 +151,6 @@ Op = (
     | SetModel
     | SetPermissionMode
     | Rename
+    | SetOutputStyle
     | Shutdown
 )

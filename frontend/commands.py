@@ -281,6 +281,21 @@ async def _memory(fe: FrontEnd, arg: str) -> None:
     )
 
 
+def _output_style(fe: FrontEnd, arg: str) -> None:
+    from agent.output_styles import DEFAULT, load_styles
+
+    if arg:
+        fe.submit(ops.SetOutputStyle(arg))  # the engine answers: a Notice, or an Error
+        return
+    problems: list[str] = []
+    styles = load_styles(fe.workspace, problems)
+    current = fe.session.config.output_style
+    name = current.name if current is not None else DEFAULT
+    lines = [f"Output style: {name}. /output-style NAME switches (this session only)."]
+    lines += [f"  {s.name:<14} {s.description}" for s in styles.values()]
+    fe.say("\n".join([*lines, *problems]))
+
+
 def _exit(fe: FrontEnd, arg: str) -> None:
     fe.quit()
 
@@ -310,6 +325,9 @@ COMMANDS: dict[str, Command] = {
         Command("theme", "switch the colour theme: /theme [name]", _theme, True, False),
         Command("init", "survey the repository and write a starter AGENTS.md", _init),
         Command("memory", "edit AGENTS.md in $EDITOR", _memory, False, False),
+        Command(
+            "output-style", "show or switch the output style: /output-style [name]", _output_style
+        ),
         Command("exit", "quit eddy", _exit, True, False),
         Command("quit", "quit eddy", _exit, True, False),
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 from agent.loop import Limits
 from agent.memory.session import SessionMemory
 from agent.model import Model
+from agent.output_styles import pick_style
 from agent.paths import config_dir
 from agent.permissions.policy import Rule
 from agent.prompt import system_prompt
@@ -89,17 +90,21 @@ def build_session(
     extra_dirs = tuple(
         Path(d).expanduser().resolve() for d in [*settings.additional_directories, *args.add_dirs]
     )
-    memory = SessionMemory(workspace, config_dir(), lambda text: system_prompt(workspace, text))
+    memory = SessionMemory(
+        workspace, config_dir(), lambda text, style: system_prompt(workspace, text, style=style)
+    )
     problems += memory.problems
+    style = pick_style(workspace, settings.get("outputStyle"), problems)
     config = SessionConfig(
         workspace=workspace,
         model=model_id,
-        system=memory.system(),
+        system=memory.system(style),
         limits=Limits(args.max_turns, args.max_budget_usd),
         policy=policy,
         headless=headless,
-        refresh_system=memory.refresh,
+        output_style=style,
     )
+    config.refresh_system = lambda: memory.refresh(config.output_style)
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
     passed = settings.get("passSecretEnv", [])
     if isinstance(passed, list) and all(isinstance(x, str) for x in passed):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from agent.loop import Limits
 from agent.messages import TextBlock
+from agent.output_styles import OutputStyle
 from agent.permissions.policy import Policy
 from agent.sandbox import SandboxSettings
 
@@ -44,6 +45,8 @@ class SessionConfig:
     """Rebuilds the system prompt after compaction (memory files are re-read, not summarised)."""
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """The ``sandbox`` settings: the OS sandbox under Bash (see agent/sandbox)."""
+    output_style: OutputStyle | None = None
+    """The output style (agent/output_styles.py) ``refresh_system`` builds with; None: Default."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[TextBlock, ...]:

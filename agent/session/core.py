@@ -211,6 +211,10 @@ class Session:
                     self.corrections.add(f"/compact {op.focus}".strip())
                 else:
                     self._spawn(self.compactor.compact(op.focus))
+            case ops.SetOutputStyle():
+                from agent.output_styles import set_output_style
+
+                self._emit(set_output_style(self, op.name))
             case ops.Shutdown():
                 if self._task is not None and self.busy:
                     self._task.cancel()

@@ -170,3 +170,20 @@ def claude_skills(workspace: Path) -> None:
         workspace / ".claude" / "skills" / "shouty" / "SKILL.md",
         "---\nname: Shouty_Name\ndescription: no.\n---\nx\n",
     )
+
+
+def claude_styles(workspace: Path) -> None:
+    """Output styles: a project one without the coding part, a user one with it, a bad one."""
+    write(
+        workspace / ".claude" / "output-styles" / "teacher.md",
+        "---\nname: Teacher\ndescription: teaches\n---\nTEACHER-STYLE: explain like a teacher.\n",
+    )
+    write(
+        claude_home() / "output-styles" / "diagram.md",
+        "---\ndescription: diagrams\nkeep-coding-instructions: true\n---\n"
+        "DIAGRAM-STYLE: answer with a diagram.\n",
+    )
+    write(
+        workspace / ".claude" / "output-styles" / "odd.md",
+        "---\nkeep-coding-instructions: maybe\nnot a key\n---\nODD-STYLE\n",
+    )
