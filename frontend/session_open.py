@@ -18,7 +18,9 @@ from agent.session.core import Emit, Session
 from agent.settings.files import build_policy, load_settings
 from agent.skills import load_skills, read_rules
 from agent.store.transcript import Transcript
+from frontend.claude_pickup import claude_problems
 from frontend.launch import LaunchOptions
+from frontend.statusline import parse_status_line
 from tools import default_tools
 from tools.base import ToolContext
 from tools.childenv import allow_secrets
@@ -124,6 +126,8 @@ def build_session(
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
     skills = load_skills(workspace)
     problems += skills.problems
+    problems += claude_problems(workspace)
+    parse_status_line(settings.get("statusLine"), problems)  # shown by the front ends
     policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
     session = Session(config, model, tools, emit, ctx)

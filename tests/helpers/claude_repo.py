@@ -187,3 +187,27 @@ def claude_styles(workspace: Path) -> None:
         workspace / ".claude" / "output-styles" / "odd.md",
         "---\nkeep-coding-instructions: maybe\nnot a key\n---\nODD-STYLE\n",
     )
+
+
+STATUS_SCRIPT = r"""import json, sys
+data = json.load(sys.stdin)
+print("\x1b[32m%s\x1b[0m in %s \x1b]0;retitled\x07\x1b[2J" % (
+    data["model"]["display_name"], data["workspace"]["current_dir"]))
+print("id=%s cost=%s window=%s style=%s" % (
+    data["session_id"], data["cost"]["total_cost_usd"],
+    data["context_window"]["context_window_size"], data["output_style"]["name"]))
+for i in range(3, 8):
+    print("line %d" % i)
+"""
+
+
+def claude_status_line(workspace: Path, padding: int = 0) -> Path:
+    """A status line script (python, reading Claude Code's JSON) and its setting."""
+    import json
+    import sys
+
+    script = write(workspace / ".claude" / "statusline.py", STATUS_SCRIPT)
+    command = f"{sys.executable} {script}"
+    setting = {"statusLine": {"type": "command", "command": command, "padding": padding}}
+    write(workspace / ".eddy" / "settings.json", json.dumps(setting))
+    return script
