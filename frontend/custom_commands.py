@@ -101,6 +101,18 @@ def expand_arguments(body: str, arguments: str) -> str:
     )
 
 
+def resolve_model(name: str) -> str | None:
+    """A command's ``model``: a known model id, or an alias (``opus``, ``sonnet``, ``haiku``:
+    the newest of that family); None for anything else (the API would refuse it)."""
+    from agent.pricing import known_models
+
+    known = known_models()  # newest first within each family
+    name = name.strip()
+    if name in known:
+        return name
+    return next((m for m in known if m.startswith(f"claude-{name.lower()}-")), None)
+
+
 def command_folders(workspace: Path) -> list[Path]:
     """The folders commands are read from, lowest precedence first."""
     return [
@@ -121,6 +133,12 @@ def _read_command(folder: Path, f: Path) -> CustomCommand | None:
     first = [ln for ln in fm.body.splitlines() if ln.strip() and ln.strip() != "---"]
     description = fm.text("description") or (first[0].lstrip("# ").strip()[:80] if first else "")
     model = fm.text("model") or None
+    problems = list(fm.problems)
+    if model is not None:
+        resolved = resolve_model(model)
+        if resolved is None:
+            problems.append(f"{f}: model {model!r} is not a known model; the session's is used.")
+        model = resolved
     return CustomCommand(
         name,
         f,
@@ -128,7 +146,7 @@ def _read_command(folder: Path, f: Path) -> CustomCommand | None:
         fm.raw.get("argument-hint", ""),
         tuple(fm.items("allowed-tools")),
         model,
-        tuple(fm.problems),
+        tuple(problems),
     )
 
 

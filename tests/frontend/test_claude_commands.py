@@ -57,6 +57,18 @@ def test_a_project_claude_command_beats_the_users_eddy_command(tmp_path: Path) -
     assert custom_commands(workspace)["lintx"].body().strip() == "CLAUDE-PROJECT"
 
 
+def test_a_model_alias_is_resolved_and_an_unknown_model_reported(tmp_path: Path) -> None:
+    from tests.helpers.claude_repo import write
+
+    folder = tmp_path / ".claude" / "commands"
+    write(folder / "quick.md", "---\nmodel: haiku\n---\nq\n")
+    write(folder / "odd.md", "---\nmodel: gpt-9\n---\nq\n")
+    cmds = custom_commands(tmp_path)
+    assert cmds["quick"].model == "claude-haiku-5-5"
+    assert cmds["odd"].model is None
+    assert any("'gpt-9' is not a known model" in p for p in cmds["odd"].problems)
+
+
 def test_arguments_and_positions() -> None:
     assert expand_arguments("$1 and $2, $3. All: $ARGUMENTS", 'a "b c"') == (
         'a and b c, . All: a "b c"'
