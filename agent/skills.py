@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent.memory.files import claude_user_dir
 from agent.memory.frontmatter import parse_front_matter
@@ -99,7 +100,15 @@ def _read_skill(path: Path, problems: list[str]) -> Skill | None:
     if len(description) > MAX_DESCRIPTION:
         problems.append(f"{path}: the description is cut to {MAX_DESCRIPTION} characters.")
         description = description[:MAX_DESCRIPTION]
-    return Skill(name, description, path, tuple(fm.items("allowed-tools")))
+    allowed = tuple(fm.items("allowed-tools"))
+    from agent.permissions.policy import Rule
+
+    for text in allowed:
+        try:
+            Rule.parse(text)
+        except ValueError as exc:
+            problems.append(f"{path}: allowed-tools {text!r} is not a rule ({exc}); ignored.")
+    return Skill(name, description, path, allowed)
 
 
 def load_skills(workspace: Path) -> Skills:
@@ -129,3 +138,45 @@ def read_rules(skills: Skills, workspace: Path) -> list[str]:
         if folder != root and root not in folder.parents:
             rules.append(path_rule("Read", folder, workspace, directory=True))
     return rules
+
+
+class SkillGrants:
+    """A skill's ``allowed-tools`` while it is active: from the Skill call that loads it to
+    the end of that turn (Claude Code's "without asking while the skill is active").
+
+    Args:
+        skills: the session's skills.
+        allow: the policy's allow rules (granted rules are added to it and removed again).
+    """
+
+    def __init__(self, skills: Skills, allow: list[Any]) -> None:
+        self.skills = skills
+        self.allow = allow
+        self.active: list[Any] = []
+
+    def note_for(self, tool: str, args: dict[str, Any]) -> str:
+        """After a successful Skill call: grant its rules (nothing to add to the result)."""
+        if tool != "Skill":
+            return ""
+        skill = self.skills.found.get(str(args.get("skill", "")).strip().lstrip("/"))
+        if skill is None:
+            return ""
+        from agent.permissions.policy import Rule
+
+        for text in skill.allowed_tools:
+            try:
+                rule = Rule.parse(text)
+            except ValueError:  # reported when the skill was read
+                continue
+            self.allow.append(rule)
+            self.active.append(rule)
+        return ""
+
+    def end_turn(self) -> None:
+        """The turn ended: the granted rules go (exactly those objects)."""
+        for rule in self.active:
+            for i, r in enumerate(self.allow):
+                if r is rule:
+                    del self.allow[i]
+                    break
+        self.active = []

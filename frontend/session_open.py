@@ -4,7 +4,9 @@ resume, fork)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from agent.events import TurnFinished
 from agent.loop import Limits
 from agent.memory.session import SessionMemory
 from agent.model import Model
@@ -16,7 +18,7 @@ from agent.sandbox import parse_sandbox_settings
 from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import build_policy, load_settings
-from agent.skills import load_skills, read_rules
+from agent.skills import SkillGrants, load_skills, read_rules
 from agent.store.transcript import Transcript
 from frontend.claude_pickup import claude_problems
 from frontend.launch import LaunchOptions
@@ -130,8 +132,17 @@ def build_session(
     parse_status_line(settings.get("statusLine"), problems)  # shown by the front ends
     policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
-    session = Session(config, model, tools, emit, ctx)
-    session.runner.result_note = memory.note_for
+    grants = SkillGrants(skills, policy.allow)
+
+    def emit_ending_grants(event: Any) -> None:
+        if isinstance(event, TurnFinished):  # a skill's allowed-tools end with its turn
+            grants.end_turn()
+        emit(event)
+
+    session = Session(config, model, tools, emit_ending_grants if skills.found else emit, ctx)
+    session.runner.result_note = lambda tool, args: (
+        memory.note_for(tool, args) + grants.note_for(tool, args)
+    )
     if transcript is not None:
         from agent.checkpoints.engine import CheckpointStore, session_checkpoint_dir
 

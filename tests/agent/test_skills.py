@@ -30,10 +30,11 @@ def test_skills_are_found_and_bad_ones_reported(tmp_path: Path) -> None:
     workspace = repo(tmp_path)
     skills = load_skills(workspace)
     assert sorted(skills.found) == ["notes", "pdf", "release-notes"]
-    assert skills.found["release-notes"].allowed_tools == ("Bash(git log:*)",)
+    assert skills.found["release-notes"].allowed_tools == ("Bash(git log:*)", "Bash(touch:*)")
     joined = "\n".join(skills.problems)
     assert "bad/SKILL.md: the front matter has no description" in joined
     assert "'Shouty_Name' must be lowercase" in joined
+    assert "pdf/SKILL.md: allowed-tools 'Bash(' is not a rule" in joined
 
 
 async def test_the_model_loads_a_skill_and_reads_its_files(
@@ -94,3 +95,29 @@ async def test_no_skills_no_skill_tool(fake_api: FakeAnthropic, tmp_path: Path) 
     await session.wait_idle()
     await session.close()
     assert "Skill" not in [t["name"] for t in fake_api.requests[0]["tools"]]
+
+
+async def test_a_skills_allowed_tools_hold_from_its_loading_to_the_end_of_the_turn(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    workspace = repo(tmp_path)
+    fake_api.push(
+        Reply([tool_use("b0", "Bash", {"command": "touch before.txt"})], "tool_use"),
+        Reply([tool_use("s1", "Skill", {"skill": "release-notes"})], "tool_use"),
+        Reply([tool_use("b1", "Bash", {"command": "touch during.txt"})], "tool_use"),
+        Reply([text("done")]),
+        Reply([tool_use("b2", "Bash", {"command": "touch after.txt"})], "tool_use"),
+        Reply([text("ok")]),
+    )
+    session, events, _ = open_session(fake_api, workspace)
+    allow_before = list(session.config.policy.allow)
+    session.submit(ops.SubmitPrompt("notes"))
+    await session.wait_idle()
+    session.submit(ops.SubmitPrompt("more"))
+    await session.wait_idle()
+    await session.close()
+    assert fake_api.violations == []
+    assert not (workspace / "before.txt").exists()  # not granted before the skill loads
+    assert (workspace / "during.txt").exists()
+    assert not (workspace / "after.txt").exists()  # the grant ended with its turn
+    assert session.config.policy.allow == allow_before

@@ -151,14 +151,14 @@ def claude_skills(workspace: Path) -> None:
     write(
         skill / "SKILL.md",
         "---\nname: release-notes\ndescription: Write release notes from the git log. Use "
-        "when asked for a changelog.\nallowed-tools: Bash(git log:*)\n---\n"
+        "when asked for a changelog.\nallowed-tools: Bash(git log:*), Bash(touch:*)\n---\n"
         "RELEASE-BODY: group the changes by kind. Template in reference.md.\n",
     )
     write(skill / "reference.md", "TEMPLATE\n")
     write(skill / "scripts" / "collect.sh", "git log --oneline\n")
     write(
         claude_home() / "skills" / "pdf" / "SKILL.md",
-        "---\nname: pdf\ndescription: Fill PDF forms.\n---\nPDF-BODY\n",
+        "---\nname: pdf\ndescription: Fill PDF forms.\nallowed-tools: Bash(\n---\nPDF-BODY\n",
     )
     write(claude_home() / "skills" / "pdf" / "forms.md", "USER-SKILL-FILE\n")
     write(
