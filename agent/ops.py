@@ -14,9 +14,20 @@ Decision = Literal["allow", "allow_always", "deny"]
 
 @dataclass(frozen=True)
 class SubmitPrompt:
-    """A new prompt. While a turn runs, front ends send ``QueueCorrection`` instead."""
+    """A new prompt. While a turn runs, front ends send ``QueueCorrection`` instead.
+
+    The other fields come from a custom command's front matter (frontend/custom_commands.py)
+    and hold for this prompt's turn only (agent/session/command_prompt.py).
+    """
 
     text: str
+    allowed_tools: tuple[str, ...] = ()
+    """Allow rules granted while this prompt's turn runs (``allowed-tools``)."""
+    model: str | None = None
+    """The model of this prompt's turn (``model``); None: the session's."""
+    expand_shell: bool = False
+    """Run each ``!`cmd` `` in ``text`` through the Bash permission rules first and put its
+    output in its place; a refused or failing one aborts (nothing is sent)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +126,14 @@ class Rewind:
 
 
 @dataclass(frozen=True)
+class SetOutputStyle:
+    """Switch the output style (``/output-style NAME``, agent/output_styles.py); answered by a
+    ``Notice``, or an ``Error`` for an unknown style."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class Shutdown:
     """Stop any running turn and release resources."""
 
@@ -132,5 +151,6 @@ Op = (
     | SetModel
     | SetPermissionMode
     | Rename
+    | SetOutputStyle
     | Shutdown
 )

@@ -9,11 +9,17 @@ from __future__ import annotations
 import datetime
 import platform
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-BASE = """You are eddy, an interactive coding agent working in the user's terminal, in their \
+if TYPE_CHECKING:
+    from agent.output_styles import OutputStyle
+
+INTRO = """You are eddy, an interactive coding agent working in the user's terminal, in their \
 repository. You help with software engineering tasks: fixing bugs, adding features, \
 refactoring, explaining code, running tests.
+"""
 
+CODING = """
 # How to work
 - Be concise and direct; the user reads your answers in a terminal. Use GitHub-flavoured \
 markdown. No preamble, no summary of what you are about to do unless asked.
@@ -30,19 +36,29 @@ the same call; ask what to do instead if unclear. Text the user adds after tool 
 correction written while you worked: follow it.
 - Never commit, push or do anything destructive unless the user asked for it.
 """
+"""The coding part: an output style with ``keep-coding-instructions: false`` drops it."""
+
+BASE = INTRO + CODING
 
 
 def _is_git_repo(cwd: Path) -> bool:
     return any((p / ".git").exists() for p in (cwd, *cwd.parents))
 
 
-def system_prompt(cwd: Path, memory: str = "", today: datetime.date | None = None) -> str:
+def system_prompt(
+    cwd: Path,
+    memory: str = "",
+    today: datetime.date | None = None,
+    style: OutputStyle | None = None,
+) -> str:
     """Build the system prompt for a session started in ``cwd``.
 
     Args:
         cwd: the workspace root.
         memory: project memory (AGENTS.md / CLAUDE.md contents), appended verbatim.
         today: the date to state (defaults to today; fixed for the session).
+        style: the output style (agent/output_styles.py): its body comes last; it may drop
+            the coding part. None: Default.
     """
     today = today or datetime.date.today()
     env = (
@@ -52,21 +68,18 @@ def system_prompt(cwd: Path, memory: str = "", today: datetime.date | None = Non
         f"- Platform: {platform.system().lower()}\n"
         f"- Today's date: {today.isoformat()}\n"
     )
-    text = BASE + "\n" + env
+    keep_coding = style is None or style.keep_coding
+    text = (BASE if keep_coding else INTRO) + "\n" + env
     if memory.strip():
         text += "\n# Project instructions (from memory files)\n" + memory.strip() + "\n"
+    if style is not None and style.body.strip():
+        text += f"\n# Output style: {style.name}\n{style.body.strip()}\n"
     return text
 
 
 def load_memory(cwd: Path, user_dir: Path | None = None) -> str:
-    """Read AGENTS.md / CLAUDE.md from the user's config dir and the project root."""
-    parts = []
-    for base in [p for p in (user_dir, cwd) if p is not None]:
-        for name in ("AGENTS.md", "CLAUDE.md"):
-            f = base / name
-            try:
-                if f.is_file():
-                    parts.append(f"## {f}\n{f.read_text(errors='replace')}")
-            except OSError:
-                continue
-    return "\n\n".join(parts)
+    """The memory files' text for ``cwd`` (agent/memory: CLAUDE.md, AGENTS.md, imports, rules),
+    with eddy's own user memory from ``user_dir``."""
+    from agent.memory import read_memory
+
+    return read_memory(cwd, user_dir).text()

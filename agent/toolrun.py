@@ -9,6 +9,7 @@ the loop. Results are kept per call id so that an interrupt can fill in only the
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +62,16 @@ def _text_of(content: str | list[dict[str, Any]]) -> str:
     return "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
 
 
+def with_note(result: ToolResult, note: str) -> ToolResult:
+    """``result`` with ``note`` after its content (nothing changes for an empty note)."""
+    if not note:
+        return result
+    if isinstance(result.content, str):
+        return dataclasses.replace(result, content=f"{result.content}\n\n{note}")
+    extra = [*result.content, {"type": "text", "text": note}]
+    return dataclasses.replace(result, content=extra)
+
+
 class ToolRunner:
     """Executes calls for the loop. One per session; ``turn_id`` is set by each turn."""
 
@@ -80,6 +91,9 @@ class ToolRunner:
         self._started: set[str] = set()
         self.after_call: Callable[[], None] | None = None
         """Called after every executed call, however it ended (checkpoints settle here)."""
+        self.result_note: Callable[[str, dict[str, Any]], str] | None = None
+        """``(tool name, input) -> text`` appended to a successful call's result (the
+        path-scoped memory rules of agent/memory/rules.py), or ""."""
 
     def _finish(
         self, use: ToolUseBlock, result: ToolResult, status: ev.ToolStatus
@@ -201,6 +215,11 @@ class ToolRunner:
                     self.after_call()
                 except Exception:  # a checkpoint problem must not fail the call
                     pass
+        if self.result_note is not None and not result.is_error:
+            try:
+                result = with_note(result, self.result_note(use.name, use.input))
+            except Exception:  # a memory rule that cannot be read must not fail the call
+                pass
         self._finish(use, result, "failed" if result.is_error else "done")
 
     def interrupted_results(self, uses: list[ToolUseBlock]) -> list[ToolResultBlock]:

@@ -124,7 +124,11 @@ class Command:
 
 # -- the handlers -------------------------------------------------------------------------
 def _help(fe: FrontEnd, arg: str) -> None:
-    custom = {n: c.description for n, c in _custom(fe).items() if n not in COMMANDS}
+    custom = {
+        n if not c.argument_hint else f"{n} {c.argument_hint}": c.description
+        for n, c in _custom(fe).items()
+        if n not in COMMANDS
+    }
     lines = ["Commands:"]
     lines += [f"  /{c.name:<14} {c.description}" for c in COMMANDS.values() if c.name != "quit"]
     if custom:
@@ -277,6 +281,21 @@ async def _memory(fe: FrontEnd, arg: str) -> None:
     )
 
 
+def _output_style(fe: FrontEnd, arg: str) -> None:
+    from agent.output_styles import DEFAULT, load_styles
+
+    if arg:
+        fe.submit(ops.SetOutputStyle(arg))  # the engine answers: a Notice, or an Error
+        return
+    problems: list[str] = []
+    styles = load_styles(fe.workspace, problems)
+    current = fe.session.config.output_style
+    name = current.name if current is not None else DEFAULT
+    lines = [f"Output style: {name}. /output-style NAME switches (this session only)."]
+    lines += [f"  {s.name:<14} {s.description}" for s in styles.values()]
+    fe.say("\n".join([*lines, *problems]))
+
+
 def _exit(fe: FrontEnd, arg: str) -> None:
     fe.quit()
 
@@ -306,6 +325,9 @@ COMMANDS: dict[str, Command] = {
         Command("theme", "switch the colour theme: /theme [name]", _theme, True, False),
         Command("init", "survey the repository and write a starter AGENTS.md", _init),
         Command("memory", "edit AGENTS.md in $EDITOR", _memory, False, False),
+        Command(
+            "output-style", "show or switch the output style: /output-style [name]", _output_style
+        ),
         Command("exit", "quit eddy", _exit, True, False),
         Command("quit", "quit eddy", _exit, True, False),
     )
@@ -354,11 +376,18 @@ def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None
     custom = _custom(fe).get(name)
     if custom is not None:
         try:
-            prompt = custom.expand(arg)
+            prompt = custom.prompt_op(arg)
         except OSError as exc:
             fe.say(f"Could not read {custom.path}: {exc.strerror or exc}", "error")
             return True, None
-        fe.send(prompt)
+        for problem in custom.problems:
+            fe.say(problem, "error")
+        if prompt.allowed_tools or prompt.model or prompt.expand_shell:
+            # grants, a model or !`cmd` hold for one whole turn: not as a correction
+            if not _not_ready(fe, f"/{name}", during_turn=False):
+                fe.submit(prompt)
+            return True, None
+        fe.send(prompt.text)
         return True, None
     known = [*COMMANDS, *_custom(fe)]
     near = difflib.get_close_matches(name, known, n=2, cutoff=0.6)

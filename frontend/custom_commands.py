@@ -1,49 +1,177 @@
-"""Custom slash commands: markdown files in ``.eddy/commands/`` (the project's) and
-``~/.config/eddy/commands/`` (the user's). ``/name args`` sends the file's body as the prompt
-with ``$ARGUMENTS`` replaced by ``args``; a project command beats a user command of the same
-name, built-ins (frontend/commands.py) beat both. Also what is a command at all (``parse``).
+"""Custom slash commands: markdown files sent as the prompt, from Claude Code's folders and
+eddy's own.
+
+Where they are, later ones winning a name clash (project beats user, eddy's beats Claude's):
+``~/.claude/commands/``, eddy's ``~/.config/eddy/commands/``, the project's
+``.claude/commands/``, the project's ``.eddy/commands/``. Files are found at any depth:
+``frontend/review.md`` is ``/frontend:review``. Built-ins (frontend/commands.py) beat all;
+skills (agent/skills.py) are commands too, beaten by a command file of the same name.
+
+Front matter (Claude Code's): ``description`` (else the body's first line), ``argument-hint``,
+``allowed-tools`` (granted for that prompt's turn only), ``model`` (that turn only). In the
+body ``$ARGUMENTS`` is the whole argument text and ``$1``..``$9`` its words; ``!`cmd` ``
+is replaced by the command's output before sending (run by the engine through the Bash
+permission rules: agent/session/command_prompt.py); ``@file`` attaches the file as a typed
+mention does. Also what is a command at all (``parse``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent import ops
+from agent.memory.files import claude_user_dir
+from agent.memory.frontmatter import parse_front_matter
 from agent.paths import config_dir
+from agent.skills import load_skills
+
+_POSITIONAL = re.compile(r"\$([1-9])(?![0-9])")
+_SNIPPET = re.compile(r"!`[^`\n]+`")
 
 
 @dataclass(frozen=True)
 class CustomCommand:
-    """A markdown file that a ``/name`` sends as the prompt."""
+    """A markdown file that a ``/name`` sends as the prompt.
+
+    Attributes:
+        name: the name after the slash (``folder:name`` for a file in a subfolder).
+        path: the file.
+        description: for /help and completion.
+        argument_hint: what the arguments are (``argument-hint``), "" if not said.
+        allowed_tools: allow rules for the prompt's turn (``allowed-tools``).
+        model: the model for the prompt's turn, or None.
+        problems: what its front matter got wrong.
+    """
 
     name: str
     path: Path
     description: str
+    argument_hint: str = ""
+    allowed_tools: tuple[str, ...] = ()
+    model: str | None = None
+    problems: tuple[str, ...] = field(default=(), compare=False)
+
+    def body(self) -> str:
+        """The file's text after its front matter.
+
+        Raises:
+            OSError: the file cannot be read.
+        """
+        return parse_front_matter(self.path.read_text(errors="replace"), self.path).body
 
     def expand(self, arguments: str) -> str:
-        """The prompt for ``/name arguments``."""
-        body = self.path.read_text(errors="replace")
-        if "$ARGUMENTS" in body:
-            return body.replace("$ARGUMENTS", arguments)
+        """The prompt for ``/name arguments`` (``!`cmd` `` still in it).
+
+        Raises:
+            OSError: the file cannot be read.
+        """
+        return expand_arguments(self.body(), arguments)
+
+    def prompt_op(self, arguments: str) -> ops.SubmitPrompt:
+        """The operation that sends ``/name arguments``.
+
+        Raises:
+            OSError: the file cannot be read.
+        """
+        text = self.expand(arguments)
+        return ops.SubmitPrompt(
+            text,
+            allowed_tools=self.allowed_tools,
+            model=self.model,
+            expand_shell=_SNIPPET.search(text) is not None,
+        )
+
+
+def expand_arguments(body: str, arguments: str) -> str:
+    """``body`` with ``$ARGUMENTS`` and ``$1``..``$9`` filled in from ``arguments``; with
+    neither placeholder, the arguments follow the body."""
+    has_positional = _POSITIONAL.search(body) is not None
+    if "$ARGUMENTS" not in body and not has_positional:
         return body if not arguments else f"{body.rstrip()}\n\n{arguments}"
+    try:
+        words = shlex.split(arguments)
+    except ValueError:  # an unbalanced quote: plain words
+        words = arguments.split()
+    text = body.replace("$ARGUMENTS", arguments)
+    return _POSITIONAL.sub(
+        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text
+    )
+
+
+def resolve_model(name: str) -> str | None:
+    """A command's ``model``: a known model id, or an alias (``opus``, ``sonnet``, ``haiku``:
+    the newest of that family); None for anything else (the API would refuse it)."""
+    from agent.pricing import known_models
+
+    known = known_models()  # newest first within each family
+    name = name.strip()
+    if name in known:
+        return name
+    return next((m for m in known if m.startswith(f"claude-{name.lower()}-")), None)
+
+
+def command_folders(workspace: Path) -> list[Path]:
+    """The folders commands are read from, lowest precedence first."""
+    return [
+        claude_user_dir() / "commands",
+        config_dir() / "commands",
+        workspace / ".claude" / "commands",
+        workspace / ".eddy" / "commands",
+    ]
+
+
+def _read_command(folder: Path, f: Path) -> CustomCommand | None:
+    try:
+        text = f.read_text(errors="replace")
+    except OSError:
+        return None
+    fm = parse_front_matter(text, f)
+    name = ":".join(f.relative_to(folder).with_suffix("").parts)
+    first = [ln for ln in fm.body.splitlines() if ln.strip() and ln.strip() != "---"]
+    description = fm.text("description") or (first[0].lstrip("# ").strip()[:80] if first else "")
+    model = fm.text("model") or None
+    problems = list(fm.problems)
+    if model is not None:
+        resolved = resolve_model(model)
+        if resolved is None:
+            problems.append(f"{f}: model {model!r} is not a known model; the session's is used.")
+        model = resolved
+    return CustomCommand(
+        name,
+        f,
+        description or "custom command",
+        fm.raw.get("argument-hint", ""),
+        tuple(fm.items("allowed-tools")),
+        model,
+        tuple(problems),
+    )
 
 
 def custom_commands(workspace: Path) -> dict[str, CustomCommand]:
-    """Custom commands by name (project ones override the user's)."""
+    """Custom commands by name (see the module's docstring for who wins a clash)."""
     found: dict[str, CustomCommand] = {}
-    for folder in (config_dir() / "commands", workspace / ".eddy" / "commands"):
+    for skill in load_skills(workspace).found.values():  # /skill-name runs a skill
+        found[skill.name] = CustomCommand(
+            skill.name, skill.path, skill.description, "", skill.allowed_tools
+        )
+    for folder in command_folders(workspace):
         try:
-            files = sorted(folder.glob("*.md"))
+            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
         except OSError:
             continue
         for f in files:
-            try:
-                first = f.read_text(errors="replace").strip().splitlines()
-            except OSError:
-                continue
-            desc = first[0].lstrip("# ").strip()[:80] if first else ""
-            found[f.stem] = CustomCommand(f.stem, f, desc or "custom command")
+            command = _read_command(folder, f)
+            if command is not None:
+                found[command.name] = command
     return found
+
+
+def command_problems(workspace: Path) -> list[str]:
+    """What the command files' front matter got wrong, for the start-up messages."""
+    return [p for c in custom_commands(workspace).values() for p in c.problems]
 
 
 def parse(text: str) -> tuple[str, str] | None:

@@ -4,18 +4,26 @@ resume, fork)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from agent.events import TurnFinished
 from agent.loop import Limits
+from agent.memory.session import SessionMemory
 from agent.model import Model
+from agent.output_styles import pick_style
 from agent.paths import config_dir
-from agent.prompt import load_memory, system_prompt
+from agent.permissions.policy import Rule
+from agent.prompt import system_prompt
 from agent.sandbox import parse_sandbox_settings
 from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import build_policy, load_settings
+from agent.skills import SkillGrants, load_skills, read_rules
 from agent.store.transcript import Transcript
 from agent.web_search import server_search_problem, server_tools
+from frontend.claude_pickup import claude_problems
 from frontend.launch import LaunchOptions
+from frontend.statusline import parse_status_line
 from tools import default_tools
 from tools.base import ToolContext
 from tools.childenv import allow_secrets
@@ -88,15 +96,21 @@ def build_session(
     extra_dirs = tuple(
         Path(d).expanduser().resolve() for d in [*settings.additional_directories, *args.add_dirs]
     )
+    memory = SessionMemory(
+        workspace, config_dir(), lambda text, style: system_prompt(workspace, text, style=style)
+    )
+    problems += memory.problems
+    style = pick_style(workspace, settings.get("outputStyle"), problems)
     config = SessionConfig(
         workspace=workspace,
         model=model_id,
-        system=system_prompt(workspace, load_memory(workspace, config_dir())),
+        system=memory.system(style),
         limits=Limits(args.max_turns, args.max_budget_usd),
         policy=policy,
         headless=headless,
-        refresh_system=lambda: system_prompt(workspace, load_memory(workspace, config_dir())),
+        output_style=style,
     )
+    config.refresh_system = lambda: memory.refresh(config.output_style)
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
     passed = settings.get("passSecretEnv", [])
     if isinstance(passed, list) and all(isinstance(x, str) for x in passed):
@@ -114,12 +128,27 @@ def build_session(
 
         model = AnthropicModel(config.model)
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
-    tools = default_tools()
+    skills = load_skills(workspace)
+    problems += skills.problems
+    problems += claude_problems(workspace)
+    parse_status_line(settings.get("statusLine"), problems)  # shown by the front ends
+    policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
+    tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
+    grants = SkillGrants(skills, policy.allow)
     config.server_tools = server_tools(policy)
     no_search = server_search_problem()
     if no_search is not None:  # Bedrock: a WebSearch that says why it cannot search
         tools.append(WebSearchUnavailableTool(no_search))
-    session = Session(config, model, tools, emit, ctx)
+
+    def emit_ending_grants(event: Any) -> None:
+        if isinstance(event, TurnFinished):  # a skill's allowed-tools end with its turn
+            grants.end_turn()
+        emit(event)
+
+    session = Session(config, model, tools, emit_ending_grants if skills.found else emit, ctx)
+    session.runner.result_note = lambda tool, args: (
+        memory.note_for(tool, args) + grants.note_for(tool, args)
+    )
     if transcript is not None:
         from agent.checkpoints.engine import CheckpointStore, session_checkpoint_dir
 

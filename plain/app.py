@@ -20,6 +20,7 @@ from agent import events as ev
 from agent import ops
 from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from frontend.launch import LaunchOptions
+from frontend.statusline import StatusScript
 from frontend.wording import turn_end
 from plain.commands import Commands
 from plain.permission import ask_permission
@@ -79,6 +80,8 @@ class PlainApp:
         self.printer = Printer(self.stream)
         self.renderer = Renderer(self.paint)
         self.status = Status(args.model, args.permission_mode)
+        self.status_script = StatusScript(self._show_status_script)
+        """The ``statusLine`` setting's script (frontend/statusline.py): lines in the toolbar."""
         self.commands = Commands(self)
         self.event_hook = event_hook
         self.session: Any = None
@@ -167,6 +170,10 @@ class PlainApp:
     def toolbar(self) -> str:
         return self.status.line(self.busy)
 
+    def _show_status_script(self, lines: list[str]) -> None:
+        self.status.script_lines = lines
+        self.input.invalidate()
+
     def recording(self) -> bool:
         """Whether a submitted text enters the prompt history (answers do not)."""
         return not self.questions
@@ -216,6 +223,7 @@ class PlainApp:
     def _track(self, event: ev.Event) -> None:
         """What ``event`` changes besides the toolbar: questions, the prompt, Ctrl+C."""
         self.status.follow(event)
+        self.status_script.poke()  # the statusLine script runs again, debounced
         if isinstance(event, ev.TurnStarted):
             self._ctrl_c_at = None
         elif isinstance(event, ev.PermissionResolved):
@@ -324,6 +332,7 @@ class PlainApp:
         finally:
             last = self.session.status() if self.session is not None else None
             await self.close_session()
+            await self.status_script.close()
             for task in list(self._tasks):
                 task.cancel()
             # the demo's scratch folder is removed at exit: its session cannot be resumed

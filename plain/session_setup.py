@@ -32,6 +32,7 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
         app.say(f"Could not start the session: {type(exc).__name__}: {exc}", "red")
         return False
     app.session = session
+    app.status_script.attach(session, app.status)
     status = session.status()
     app.renderer.queue = status.queue
     app.status.take_session(status)

@@ -11,7 +11,10 @@ def money(usd: float) -> str:
 
 
 class Status(StatusModel):
-    """The toolbar: the shared status model (frontend/status.py), drawn as one line."""
+    """The toolbar: the shared status model (frontend/status.py), drawn as one line, and
+    below it the ``statusLine`` script's lines (with their SGR colours)."""
+
+    script_lines: list[str] = []
 
     def line(self, busy: bool) -> str:
         """The toolbar text."""
@@ -25,4 +28,4 @@ class Status(StatusModel):
             parts.append(f"{self.queued} queued (↑ takes back)")
         if busy:
             parts.append(f"{self.activity or 'working'} · Esc stops · Enter queues")
-        return " · ".join(parts)
+        return "\n".join([" · ".join(parts), *self.script_lines])

@@ -90,7 +90,12 @@ class PromptInput:
         return [("class:question" if self.ctl.asking else "class:prompt", text)]
 
     def _toolbar(self) -> Any:
-        return [("class:bottom-toolbar.text", self.ctl.toolbar())]
+        text = self.ctl.toolbar()
+        if "\x1b" in text:  # a statusLine script's colours (sanitised: SGR only)
+            from prompt_toolkit.formatted_text import ANSI
+
+            return ANSI(text)
+        return [("class:bottom-toolbar.text", text)]
 
     def _bindings(self) -> Any:
         from prompt_toolkit.filters import Condition, is_searching

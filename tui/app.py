@@ -362,6 +362,7 @@ class EddyApp(App[int]):
         save_settings(self._settings)
 
     async def on_unmount(self) -> None:
+        await self.main.status_script.close()  # a running statusLine script is killed
         if self.session is not None:
             now = self.session.status()
             # the demo's scratch folder is removed at exit: its session cannot be resumed

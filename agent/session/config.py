@@ -11,6 +11,7 @@ from typing import Any
 
 from agent.loop import Limits
 from agent.messages import Block, TextBlock
+from agent.output_styles import OutputStyle
 from agent.permissions.policy import Policy
 from agent.sandbox import SandboxSettings
 
@@ -48,6 +49,8 @@ class SessionConfig:
     server_tools: list[dict[str, Any]] = field(default_factory=list)
     """Tools the API runs itself (the web search, agent/web_search.py), sent after the
     client tools in every request."""
+    output_style: OutputStyle | None = None
+    """The output style (agent/output_styles.py) ``refresh_system`` builds with; None: Default."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:

@@ -29,6 +29,7 @@ from agent.model import Model, ModelRequest
 from agent.pricing import Usage, context_window
 from agent.sandbox import Sandbox
 from agent.session.budget import Spend
+from agent.session.command_prompt import has_extras, run_command_prompt
 from agent.session.compaction import Compactor
 from agent.session.config import SessionConfig, prompt_blocks
 from agent.session.conversation import Conversation, CorrectionQueue
@@ -173,6 +174,8 @@ class Session:
                 # while a turn runs, anything typed is a correction for its next call
                 if self.busy:
                     self.corrections.add(op.text)
+                elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
+                    self._spawn(run_command_prompt(self, op))  # a custom command's prompt
                 elif op.text.strip():
                     self._spawn(self._run(op.text))
             case ops.TakeQueued():
@@ -211,6 +214,10 @@ class Session:
                     self.corrections.add(f"/compact {op.focus}".strip())
                 else:
                     self._spawn(self.compactor.compact(op.focus))
+            case ops.SetOutputStyle():
+                from agent.output_styles import set_output_style
+
+                self._emit(set_output_style(self, op.name))
             case ops.Shutdown():
                 if self._task is not None and self.busy:
                     self._task.cancel()

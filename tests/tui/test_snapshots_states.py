@@ -113,8 +113,8 @@ def test_compaction_line(snap_compare, workspace: Path, monkeypatch: pytest.Monk
 
     real_prompt = session_open.system_prompt
 
-    def system_prompt(cwd: Path, memory: str = "", today: Any = None) -> str:
-        return real_prompt(Path("/home/dev/project"), memory, today)
+    def system_prompt(cwd: Path, memory: str = "", today: Any = None, style: Any = None) -> str:
+        return real_prompt(Path("/home/dev/project"), memory, today, style)
 
     monkeypatch.setattr(session_open, "system_prompt", system_prompt)
     model = ScriptedModel(

@@ -27,6 +27,7 @@ from agent import events as ev
 from agent import ops
 from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from frontend.prompt_history import PromptHistory
+from frontend.statusline import StatusScript
 from tui.screens.main_events import EventRouter
 from tui.widgets.conversation.conversation import Conversation
 from tui.widgets.conversation.permission_prompt import PermissionPrompt
@@ -108,6 +109,8 @@ class MainScreen(Screen[None]):
         self._last_ctrl_c: float | None = None
         self.router = EventRouter(self)
         """Shows the engine's events (tui/screens/main_events.py)."""
+        self.status_script = StatusScript(self.status.show_script)
+        """The ``statusLine`` setting's script (frontend/statusline.py)."""
 
     def compose(self) -> ComposeResult:
         yield self.conversation
@@ -124,6 +127,7 @@ class MainScreen(Screen[None]):
     def attach(self, session: Session) -> None:
         """Start talking to ``session``; prompts typed before it existed are sent now."""
         self.session = session
+        self.status_script.attach(session, self.status)
         now = session.status()
         self.queued.set_items(now.queue)
         self.prompt.queued = self.status.queued = len(now.queue)

@@ -46,6 +46,7 @@ class EventRouter:
         screen.conversation.apply(event)
         status = screen.status
         status.follow(event)  # the figures and the activity (frontend/status.py)
+        screen.status_script.poke()  # the statusLine script runs again, debounced
         # every kind is named: mypy fails here when a new event is not handled
         match event:
             case ev.TurnStarted():

@@ -54,6 +54,15 @@ class StatusLine(Static, StatusModel):
         self._frame = 0
         self._timer: Timer | None = None
         self._height = 0
+        self.script_lines: list[Content] = []
+        """The ``statusLine`` script's lines (frontend/statusline.py), shown below."""
+
+    def show_script(self, lines: list[str]) -> None:
+        """Show the status line script's output (its colours as styles)."""
+        from tui.widgets.conversation.ansi_content import ansi_content
+
+        self.script_lines = [ansi_content(line) for line in lines]
+        self.refresh_line()
 
     def on_mount(self) -> None:
         self.refresh_line()
@@ -104,6 +113,8 @@ class StatusLine(Static, StatusModel):
         line = Content(" · ").join(parts)
         if self.working_since is not None:
             line = self._work_part() + Content("\n") + line
+        if self.script_lines:
+            line = Content("\n").join([line, *self.script_lines])
         # one or two lines, never wrapped: a layout of the whole screen (every block of the
         # conversation) only when that changes, not on every tick of the spinner
         height = 1 + line.plain.count("\n")

@@ -1,0 +1,182 @@
+"""Skills: ``<name>/SKILL.md`` folders, as Claude Code has them.
+
+Where, later ones winning a name clash (project beats user, eddy's beats Claude's):
+``~/.claude/skills/``, eddy's ``~/.config/eddy/skills/``, the project's ``.claude/skills/``,
+the project's ``.eddy/skills/``. Front matter: ``name`` (lowercase letters, digits and
+hyphens, at most 64), ``description`` (what it does and when to use it, at most 1024; both
+required), ``allowed-tools``. A skill with bad front matter is reported and left out.
+
+The model sees the skills in the Skill tool's description (tools/skill.py); ``/name`` runs one
+as a command (frontend/custom_commands.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.memory.files import claude_user_dir
+from agent.memory.frontmatter import parse_front_matter
+from agent.paths import config_dir
+from tools.skill import SkillEntry, SkillTool
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+MAX_DESCRIPTION = 1024
+
+
+@dataclass(frozen=True)
+class Skill:
+    """One skill.
+
+    Attributes:
+        name: its name.
+        description: when to use it.
+        path: its SKILL.md.
+        allowed_tools: its ``allowed-tools`` (granted when run as ``/name``).
+    """
+
+    name: str
+    description: str
+    path: Path
+    allowed_tools: tuple[str, ...] = ()
+
+
+@dataclass
+class Skills:
+    """The skills found, and what was wrong with the others."""
+
+    found: dict[str, Skill] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def tool(self) -> SkillTool:
+        """The Skill tool offering these skills."""
+        entries = [SkillEntry(s.name, s.description, s.path) for s in self.found.values()]
+        return SkillTool(entries, skill_body)
+
+
+def skill_folders(workspace: Path) -> list[Path]:
+    """The folders skills are read from, lowest precedence first."""
+    return [
+        claude_user_dir() / "skills",
+        config_dir() / "skills",
+        workspace / ".claude" / "skills",
+        workspace / ".eddy" / "skills",
+    ]
+
+
+def skill_body(path: Path) -> str:
+    """SKILL.md's instructions (its text after the front matter).
+
+    Raises:
+        OSError: it cannot be read.
+    """
+    return parse_front_matter(path.read_text(encoding="utf-8", errors="replace"), path).body
+
+
+def _read_skill(path: Path, problems: list[str]) -> Skill | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        problems.append(f"{path} cannot be read ({exc.strerror or exc}); skill skipped.")
+        return None
+    fm = parse_front_matter(text, path)
+    problems.extend(fm.problems)
+    name = (fm.text("name") or "").strip()
+    description = " ".join((fm.text("description") or "").split())
+    if not name or not description:
+        missing = " and ".join(
+            k for k, v in (("name", name), ("description", description)) if not v
+        )
+        problems.append(f"{path}: the front matter has no {missing}; skill skipped.")
+        return None
+    if not _NAME.match(name):
+        problems.append(
+            f"{path}: name {name!r} must be lowercase letters, digits and hyphens (at most 64); "
+            "skill skipped."
+        )
+        return None
+    if len(description) > MAX_DESCRIPTION:
+        problems.append(f"{path}: the description is cut to {MAX_DESCRIPTION} characters.")
+        description = description[:MAX_DESCRIPTION]
+    allowed = tuple(fm.items("allowed-tools"))
+    from agent.permissions.policy import Rule
+
+    for text in allowed:
+        try:
+            Rule.parse(text)
+        except ValueError as exc:
+            problems.append(f"{path}: allowed-tools {text!r} is not a rule ({exc}); ignored.")
+    return Skill(name, description, path, allowed)
+
+
+def load_skills(workspace: Path) -> Skills:
+    """Every skill for ``workspace``; never raises."""
+    skills = Skills()
+    for folder in skill_folders(workspace):
+        try:
+            files = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
+        except OSError:
+            continue
+        for f in files:
+            skill = _read_skill(f, skills.problems)
+            if skill is not None:
+                skills.found[skill.name] = skill
+    return skills
+
+
+def read_rules(skills: Skills, workspace: Path) -> list[str]:
+    """Allow rules that let Read open the files of skills outside the workspace (a user's
+    ``~/.claude/skills``): the Skill tool lists them for the model to read."""
+    from agent.permissions.paths import path_rule
+
+    root = workspace.resolve()
+    rules = []
+    for skill in skills.found.values():
+        folder = skill.path.parent.resolve()
+        if folder != root and root not in folder.parents:
+            rules.append(path_rule("Read", folder, workspace, directory=True))
+    return rules
+
+
+class SkillGrants:
+    """A skill's ``allowed-tools`` while it is active: from the Skill call that loads it to
+    the end of that turn (Claude Code's "without asking while the skill is active").
+
+    Args:
+        skills: the session's skills.
+        allow: the policy's allow rules (granted rules are added to it and removed again).
+    """
+
+    def __init__(self, skills: Skills, allow: list[Any]) -> None:
+        self.skills = skills
+        self.allow = allow
+        self.active: list[Any] = []
+
+    def note_for(self, tool: str, args: dict[str, Any]) -> str:
+        """After a successful Skill call: grant its rules (nothing to add to the result)."""
+        if tool != "Skill":
+            return ""
+        skill = self.skills.found.get(str(args.get("skill", "")).strip().lstrip("/"))
+        if skill is None:
+            return ""
+        from agent.permissions.policy import Rule
+
+        for text in skill.allowed_tools:
+            try:
+                rule = Rule.parse(text)
+            except ValueError:  # reported when the skill was read
+                continue
+            self.allow.append(rule)
+            self.active.append(rule)
+        return ""
+
+    def end_turn(self) -> None:
+        """The turn ended: the granted rules go (exactly those objects)."""
+        for rule in self.active:
+            for i, r in enumerate(self.allow):
+                if r is rule:
+                    del self.allow[i]
+                    break
+        self.active = []
