@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent.loop import Limits
 from agent.model import Model
-from agent.paths import config_dir
+from agent.paths import config_dir, project_data_dir
 from agent.prompt import load_memory, system_prompt
 from agent.sandbox import parse_sandbox_settings
 from agent.session.config import SessionConfig
@@ -122,6 +122,7 @@ def build_session(
             problems.append(f"checkpoints: {store.load_problem}")
         session.attach_checkpoints(store)
         session.attach_transcript(transcript)
+        ctx.output_dir = project_data_dir(workspace) / "tool-output" / transcript.session_id
         if loaded is not None:
             problems.extend(f"resumed session: {p}" for p in loaded.problems)
     return session, problems
