@@ -115,6 +115,20 @@ class Rewind:
 
 
 @dataclass(frozen=True)
+class SendToBackground:
+    """Ctrl+B: the running foreground Bash command goes on as a background shell; its call
+    returns at once with the shell's id."""
+
+
+@dataclass(frozen=True)
+class KillShell:
+    """Kill background shell ``shell_id`` (``/bashes kill ID``); a ``Notice`` says how it went,
+    an ``Error`` if there is no such running shell."""
+
+    shell_id: str
+
+
+@dataclass(frozen=True)
 class Shutdown:
     """Stop any running turn and release resources."""
 
@@ -132,5 +146,7 @@ Op = (
     | SetModel
     | SetPermissionMode
     | Rename
+    | SendToBackground
+    | KillShell
     | Shutdown
 )

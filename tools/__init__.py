@@ -17,6 +17,8 @@ TOOL_MODULES: dict[str, str] = {
     "Glob": "tools.glob",
     "Grep": "tools.grep",
     "TodoWrite": "tools.todo",
+    "BashOutput": "tools.bash_output",
+    "KillShell": "tools.kill_shell",
 }
 """Tool name -> module; each module exposes a ``TOOL`` instance."""
 

@@ -97,7 +97,7 @@ class _Outcome:
     """The shell id when the user sent the command to the background (Ctrl+B)."""
 
 
-class _PipeReader:
+class PipeReader:
     """Reads a non-blocking pipe from the event loop, handing decoded text to ``on_text``."""
 
     def __init__(self, fd: int, on_text: Callable[[str], None]) -> None:
@@ -346,7 +346,7 @@ class BashTool:
         finally:
             os.close(write_fd)
         procgroup.started(proc)
-        reader = _PipeReader(read_fd, on_text)
+        reader = PipeReader(read_fd, on_text)
         out = _Outcome()
         to_background = ctx.shells.foreground() if ctx.shells is not None else None
         try:

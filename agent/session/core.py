@@ -35,6 +35,7 @@ from agent.session.conversation import Conversation, CorrectionQueue
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.session.status import SessionStatus
+from agent.shells import ShellRegistry
 from agent.toolrun import ToolRunner, tool_param
 from tools.base import Tool, ToolContext
 
@@ -81,6 +82,7 @@ class Session:
         self._task: asyncio.Task[None] | None = None
         self._interrupt = asyncio.Event()
         self._closed = False
+        self._side_tasks: set[asyncio.Task[None]] = set()
         self.ctx = ctx or ToolContext(config.workspace)
         sandbox = Sandbox(config.sandbox)
         self.ctx.sandbox = sandbox
@@ -95,6 +97,9 @@ class Session:
             sandbox=sandbox,
         )
         self.runner = ToolRunner(tools, self.ctx, self.gate, self._emit)
+        self.shells = ShellRegistry(self.ctx)
+        """Background shells (Bash ``run_in_background``, Ctrl+B); they outlive turns."""
+        self.ctx.shells = self.shells
         system = [{"type": "text", "text": config.system}] if config.system else []
         self.spec = ModelRequest(
             config.model,
@@ -208,6 +213,11 @@ class Session:
                     self.corrections.add(f"/compact {op.focus}".strip())
                 else:
                     self._spawn(self.compactor.compact(op.focus))
+            case ops.SendToBackground():
+                if not self.shells.detach_foreground():
+                    self._emit(ev.Notice(ev.NO_TURN, "No command is running in the foreground."))
+            case ops.KillShell():
+                self._spawn_side(self._kill_shell(op.shell_id))
             case ops.Shutdown():
                 if self._task is not None and self.busy:
                     self._task.cancel()
@@ -228,6 +238,7 @@ class Session:
         self._closed = True
         self.submit(ops.Shutdown())
         await self.wait_idle()
+        await self.shells.close()
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -242,6 +253,22 @@ class Session:
         if store is not None:
             store.close()
             self._report_checkpoint_error(ev.NO_TURN)
+
+    def _spawn_side(self, work: Any) -> None:
+        """Run ``work`` beside any turn (it is not the turn: Esc does not stop it)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+
+    async def _kill_shell(self, shell_id: str) -> None:
+        from tools.base import ToolError
+
+        try:
+            text = await self.shells.kill(shell_id)
+        except ToolError as exc:
+            self._emit(ev.Error(ev.NO_TURN, str(exc), "shell"))
+            return
+        self._emit(ev.Notice(ev.NO_TURN, text))
 
     def _spawn(self, work: Any) -> None:
         self._interrupt = asyncio.Event()
@@ -328,6 +355,7 @@ class Session:
             self._report_checkpoint_error(self.runner.turn_id)
 
         self.runner.after_call = after_call
+        self.shells.attach_checkpoints(store)
 
     def _report_checkpoint_error(self, turn_id: int) -> None:
         """A failed checkpoint save (disk full) reaches the user, once until it works again."""
@@ -390,6 +418,7 @@ class Session:
         delivered: tuple[str, ...] = ()
         while True:
             turn_id = next(self._turn_ids)
+            await self.shells.catch_up()  # what background shells changed: the last prompt's
             self.add_prompt(text, delivered)
             self._emit(ev.TurnStarted(turn_id, text))
             self._report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
