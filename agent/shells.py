@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tools import procgroup
-from tools.bash import DRAIN_S, ENV_EXTRA, PipeReader, output_cap
 from tools.base import ToolContext, ToolError
+from tools.bash import DRAIN_S, ENV_EXTRA, PipeReader, output_cap
 from tools.childenv import child_env
 from tools.outbuf import HeadTail
 from tools.spool import OutputSpool

@@ -277,6 +277,16 @@ async def _memory(fe: FrontEnd, arg: str) -> None:
     )
 
 
+def _bashes(fe: FrontEnd, arg: str) -> None:
+    from frontend.bashes import bashes_command
+
+    lines, op = bashes_command(fe.session, arg)
+    if lines:
+        fe.say("\n".join(lines))
+    if op is not None:
+        fe.submit(op)  # the engine answers: a Notice, or an Error for no such shell
+
+
 def _exit(fe: FrontEnd, arg: str) -> None:
     fe.quit()
 
@@ -306,6 +316,7 @@ COMMANDS: dict[str, Command] = {
         Command("theme", "switch the colour theme: /theme [name]", _theme, True, False),
         Command("init", "survey the repository and write a starter AGENTS.md", _init),
         Command("memory", "edit AGENTS.md in $EDITOR", _memory, False, False),
+        Command("bashes", "list background shells; /bashes kill ID stops one", _bashes, True),
         Command("exit", "quit eddy", _exit, True, False),
         Command("quit", "quit eddy", _exit, True, False),
     )

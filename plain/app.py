@@ -154,6 +154,11 @@ class PlainApp:
         self.say(CTRL_C_AGAIN, "dim")
         return "none"
 
+    def background(self) -> None:
+        """Ctrl+B while a turn runs: the running Bash command goes on in the background."""
+        if self.busy and self.session is not None:
+            self.session.submit(ops.SendToBackground())
+
     def take_queued(self) -> str | None:
         """Up on an empty prompt: the newest queued correction leaves the queue for editing."""
         if self.session is None:
