@@ -52,6 +52,29 @@ class AnswerPermission:
 
 
 @dataclass(frozen=True)
+class AnswerQuestions:
+    """The user's answers to a ``QuestionsAsked`` event: question text -> answer (the chosen
+    labels joined by ", ", or the text typed for "Other"). Esc is ``Interrupt`` instead."""
+
+    request_id: str
+    answers: dict[str, str]
+
+
+PlanMode = Literal["acceptEdits", "default"]
+
+
+@dataclass(frozen=True)
+class AnswerPlan:
+    """The user's review of a ``PlanReviewRequested`` event: approve (and continue in
+    ``mode``) or reject with ``feedback`` for the model."""
+
+    request_id: str
+    approved: bool
+    mode: PlanMode = "default"
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
 class Compact:
     """Summarise the conversation and continue from the summary (``/compact [focus]``)."""
 
@@ -139,6 +162,8 @@ Op = (
     | TakeQueued
     | Interrupt
     | AnswerPermission
+    | AnswerQuestions
+    | AnswerPlan
     | Compact
     | SetLimits
     | Rewind

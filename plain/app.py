@@ -21,6 +21,7 @@ from agent import ops
 from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from frontend.launch import LaunchOptions
 from frontend.wording import turn_end
+from plain.ask import ask_questions, review_plan
 from plain.commands import Commands
 from plain.permission import ask_permission
 from plain.printer import Printer
@@ -203,6 +204,10 @@ class PlainApp:
             self._track(event)
             if isinstance(event, ev.PermissionRequested):
                 ask_permission(self, event)
+            elif isinstance(event, ev.QuestionsAsked):
+                ask_questions(self, event)
+            elif isinstance(event, ev.PlanReviewRequested):
+                review_plan(self, event)
             else:
                 lines = self.renderer.render(event)
                 if isinstance(event, ev.TurnFinished) and self.session is not None:
@@ -223,7 +228,7 @@ class PlainApp:
         self.status.follow(event)
         if isinstance(event, ev.TurnStarted):
             self._ctrl_c_at = None
-        elif isinstance(event, ev.PermissionResolved):
+        elif isinstance(event, ev.PermissionResolved | ev.QuestionsAnswered | ev.PlanReviewed):
             self.questions.withdraw(event.request_id)
         elif isinstance(event, ev.Interrupted):
             self.questions.withdraw()

@@ -32,6 +32,7 @@ from agent.session.budget import Spend
 from agent.session.compaction import Compactor
 from agent.session.config import SessionConfig, prompt_blocks
 from agent.session.conversation import Conversation, CorrectionQueue
+from agent.session.dialogs import SessionDialogs
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.session.status import SessionStatus
@@ -100,6 +101,11 @@ class Session:
         self.shells = ShellRegistry(self.ctx)
         """Background shells (Bash ``run_in_background``, Ctrl+B); they outlive turns."""
         self.ctx.shells = self.shells
+        self.dialogs = SessionDialogs(
+            self._emit, lambda: self.runner.turn_id, lambda: config.policy.mode, self._set_mode
+        )
+        """AskUserQuestion and ExitPlanMode ask through it; headless, nobody can answer."""
+        self.ctx.dialogs = None if config.headless else self.dialogs
         system = [{"type": "text", "text": config.system}] if config.system else []
         self.spec = ModelRequest(
             config.model,
@@ -184,6 +190,8 @@ class Session:
                     self._interrupt.set()
             case ops.AnswerPermission():
                 self.gate.answer(op)
+            case ops.AnswerQuestions() | ops.AnswerPlan():
+                self.dialogs.answer(op)
             case ops.SetLimits():
                 limits = self.config.limits
                 if op.max_turns is not None:
