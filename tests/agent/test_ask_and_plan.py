@@ -20,7 +20,8 @@ from tests.helpers.events import Events
 from tools import default_tools
 from tools.ask_user_question import HEADLESS as ASK_HEADLESS
 from tools.base import ToolContext
-from tools.exit_plan_mode import APPROVED, HEADLESS as PLAN_HEADLESS
+from tools.exit_plan_mode import APPROVED
+from tools.exit_plan_mode import HEADLESS as PLAN_HEADLESS
 
 QUESTIONS = [
     {
