@@ -61,9 +61,9 @@ class ExitPlanModeTool:
         return []
 
     def summary(self, args: dict[str, Any]) -> str:
-        """The plan's first line."""
-        lines = str(args.get("plan", "")).strip().splitlines()
-        return lines[0] if lines else ""
+        """The plan's first line (without a markdown heading's #)."""
+        lines = [line.lstrip("#").strip() for line in str(args.get("plan", "")).splitlines()]
+        return next((line for line in lines if line), "")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Ask the user to approve the plan; see the description."""

@@ -92,7 +92,12 @@ class QuestionsScreen(Dialog[dict[str, str] | None]):
         other = self.query_one("#ask-other", Input)
         other.remove_class("shown")
         other.value = ""
-        keys = "↑/↓ choose · Enter toggle · Submit to answer" if self.multi else "↑/↓ or 1-5 choose"
+        last = len(choices(q))
+        keys = (
+            f"↑/↓ or 1-{last} toggle · Submit to answer"
+            if self.multi
+            else f"↑/↓ or 1-{last} choose"
+        )
         self.query_one("#ask-keys", Static).update(f"{keys} · Esc stops the turn")
         options.focus()
 
