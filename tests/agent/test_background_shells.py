@@ -16,11 +16,13 @@ from agent.anthropic_model import AnthropicModel
 from agent.checkpoints.engine import CheckpointStore
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from agent.shells import BackgroundShell
+from agent.shells import BackgroundShell, ShellRegistry
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
+from tests.helpers.sandbox import needs_bwrap, sandboxed_ctx
 from tools import default_tools
 from tools.base import ToolContext
+from tools.bash import BashTool
 
 
 def make_session(
@@ -280,3 +282,40 @@ async def test_checkpoints_catch_what_a_background_shell_changed_by_the_next_pro
     assert not (ws / "made.txt").exists()
     assert (ws / "old.txt").read_text() == "precious\n"
     await session.close()
+
+
+async def test_a_background_command_passes_the_same_gate_as_a_foreground_one(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    ws = tmp_path / "ws"
+    fake_api.push(
+        call("toolu_bg", "Bash", command="touch made.txt", run_in_background=True),
+        Reply([text("refused")]),
+    )
+    session, _ = make_session(fake_api, ws)
+    session.config.policy.mode = "plan"  # plan mode refuses commands that change things
+    await prompt(session, "make it")
+    await session.close()
+    refused = results(fake_api)["toolu_bg"]
+    assert refused["is_error"] and "plan mode" in text_of(refused)
+    assert session.shells.listing() == [] and not (ws / "made.txt").exists()
+
+
+@needs_bwrap
+async def test_a_background_command_runs_in_the_sandbox_its_grant_calls_for(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    ctx = sandboxed_ctx(ws)
+    shells = ShellRegistry(ctx)
+    ctx.shells = shells
+    args = {"command": "touch made.txt; echo wrote $?", "run_in_background": True}
+    started = await BashTool().run(args, ctx.for_call(lambda _t: None, "read_only"))
+    assert "ID: bash_1" in str(started.content)
+    shell = shells.shells["bash_1"]
+    await asyncio.wait_for(shell.done.wait(), 20)
+    out = shells.read("bash_1", None)
+    await shells.close()
+    assert "Read-only file system" in out and "wrote 1" in out
+    assert not (ws / "made.txt").exists()
