@@ -18,7 +18,7 @@ from typing import Any
 from acp import schema
 from acp.helpers import update_agent_message_text
 
-from acp_agent.updates import AskPermission, Item, QueueNotice, UpdateMapper
+from acp_agent.updates import AskDialog, AskPermission, Item, QueueNotice, UpdateMapper
 from agent import events as ev
 from agent import ops
 from agent.session.core import Session
@@ -95,7 +95,7 @@ class LiveSession:
         mapper = UpdateMapper(self.workspace, replay=True)
         for event in events:
             for item in mapper.updates(event):
-                if not isinstance(item, AskPermission | QueueNotice):
+                if not isinstance(item, AskPermission | QueueNotice | AskDialog):
                     self._queue.put_nowait(item)
 
     def _usage(self, event: ev.UsageUpdated) -> schema.UsageUpdate:
@@ -122,9 +122,12 @@ class LiveSession:
         while True:
             item = await self._queue.get()
             try:
-                if isinstance(item, AskPermission):
+                if isinstance(item, AskPermission | AskDialog):
                     # sent after the tool_call it is about; answered whenever the user does
-                    task = asyncio.get_running_loop().create_task(self._ask(item))
+                    work = (
+                        self._ask(item) if isinstance(item, AskPermission) else self._dialog(item)
+                    )
+                    task = asyncio.get_running_loop().create_task(work)
                     self._asks.add(task)
                     task.add_done_callback(self._asks.discard)
                 elif isinstance(item, QueueNotice):
@@ -140,6 +143,13 @@ class LiveSession:
     async def flushed(self) -> None:
         """Wait until every update queued so far was sent."""
         await self._queue.join()
+
+    async def _dialog(self, item: AskDialog) -> None:
+        from acp_agent.dialogs import ask_dialog
+
+        op = await ask_dialog(self.conn, self.session_id, item.event)
+        if op is not None and self.session is not None:
+            self.session.submit(op)
 
     async def _ask(self, item: AskPermission) -> None:
         request = item.request

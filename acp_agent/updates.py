@@ -112,7 +112,14 @@ class QueueNotice:
     queue: tuple[str, ...]
 
 
-Item = Update | AskPermission | QueueNotice
+@dataclass(frozen=True)
+class AskDialog:
+    """AskUserQuestion's questions or ExitPlanMode's plan, for the client (acp_agent/dialogs.py)."""
+
+    event: ev.QuestionsAsked | ev.PlanReviewRequested
+
+
+Item = Update | AskPermission | QueueNotice | AskDialog
 
 
 def tool_title(name: str, summary: str) -> str:
@@ -203,6 +210,10 @@ class UpdateMapper:
                 return [self._finished(event)]
             case ev.PermissionRequested():
                 return [AskPermission(event, self._permission_call(event))]
+            case ev.QuestionsAsked() | ev.PlanReviewRequested():
+                return [] if self.replay else [AskDialog(event)]
+            case ev.QuestionsAnswered() | ev.PlanReviewed():
+                return []
             case ev.QueueChanged():
                 return [] if self.replay else [QueueNotice(event.queue)]
             case ev.TodosUpdated():

@@ -147,6 +147,55 @@ class PermissionResolved:
 
 
 @dataclass(frozen=True)
+class QuestionsAsked:
+    """AskUserQuestion: the model asks the user; answer with ``ops.AnswerQuestions``.
+
+    Attributes:
+        questions: the tool's ``questions`` as the model wrote them (question, header,
+            options with label and description, multiSelect).
+    """
+
+    turn_id: int
+    request_id: str
+    call_id: str
+    questions: tuple[dict[str, Any], ...]
+    type: Literal["questions_asked"] = "questions_asked"
+
+
+@dataclass(frozen=True)
+class QuestionsAnswered:
+    """The user answered (``answers``: question text -> answer)."""
+
+    turn_id: int
+    request_id: str
+    answers: dict[str, str]
+    type: Literal["questions_answered"] = "questions_answered"
+
+
+@dataclass(frozen=True)
+class PlanReviewRequested:
+    """ExitPlanMode: the model presents its plan; answer with ``ops.AnswerPlan``."""
+
+    turn_id: int
+    request_id: str
+    call_id: str
+    plan: str
+    type: Literal["plan_review_requested"] = "plan_review_requested"
+
+
+@dataclass(frozen=True)
+class PlanReviewed:
+    """The user approved the plan (and eddy continues in ``mode``) or rejected it."""
+
+    turn_id: int
+    request_id: str
+    approved: bool
+    mode: str
+    feedback: str = ""
+    type: Literal["plan_reviewed"] = "plan_reviewed"
+
+
+@dataclass(frozen=True)
 class CorrectionsDelivered:
     """Queued corrections went to the model, after the results of the current turn."""
 
@@ -318,6 +367,10 @@ Event = (
     | ToolCallFinished
     | PermissionRequested
     | PermissionResolved
+    | QuestionsAsked
+    | QuestionsAnswered
+    | PlanReviewRequested
+    | PlanReviewed
     | CorrectionsDelivered
     | QueueChanged
     | UsageUpdated

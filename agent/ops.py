@@ -63,6 +63,29 @@ class AnswerPermission:
 
 
 @dataclass(frozen=True)
+class AnswerQuestions:
+    """The user's answers to a ``QuestionsAsked`` event: question text -> answer (the chosen
+    labels joined by ", ", or the text typed for "Other"). Esc is ``Interrupt`` instead."""
+
+    request_id: str
+    answers: dict[str, str]
+
+
+PlanMode = Literal["acceptEdits", "default"]
+
+
+@dataclass(frozen=True)
+class AnswerPlan:
+    """The user's review of a ``PlanReviewRequested`` event: approve (and continue in
+    ``mode``) or reject with ``feedback`` for the model."""
+
+    request_id: str
+    approved: bool
+    mode: PlanMode = "default"
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
 class Compact:
     """Summarise the conversation and continue from the summary (``/compact [focus]``)."""
 
@@ -131,6 +154,17 @@ class SetOutputStyle:
     ``Notice``, or an ``Error`` for an unknown style."""
 
     name: str
+class SendToBackground:
+    """Ctrl+B: the running foreground Bash command goes on as a background shell; its call
+    returns at once with the shell's id."""
+
+
+@dataclass(frozen=True)
+class KillShell:
+    """Kill background shell ``shell_id`` (``/bashes kill ID``); a ``Notice`` says how it went,
+    an ``Error`` if there is no such running shell."""
+
+    shell_id: str
 
 
 @dataclass(frozen=True)
@@ -144,6 +178,8 @@ Op = (
     | TakeQueued
     | Interrupt
     | AnswerPermission
+    | AnswerQuestions
+    | AnswerPlan
     | Compact
     | SetLimits
     | Rewind
@@ -152,5 +188,7 @@ Op = (
     | SetPermissionMode
     | Rename
     | SetOutputStyle
+    | SendToBackground
+    | KillShell
     | Shutdown
 )

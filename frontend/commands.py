@@ -294,6 +294,14 @@ def _output_style(fe: FrontEnd, arg: str) -> None:
     lines = [f"Output style: {name}. /output-style NAME switches (this session only)."]
     lines += [f"  {s.name:<14} {s.description}" for s in styles.values()]
     fe.say("\n".join([*lines, *problems]))
+def _bashes(fe: FrontEnd, arg: str) -> None:
+    from frontend.bashes import bashes_command
+
+    lines, op = bashes_command(fe.session, arg)
+    if lines:
+        fe.say("\n".join(lines))
+    if op is not None:
+        fe.submit(op)  # the engine answers: a Notice, or an Error for no such shell
 
 
 def _exit(fe: FrontEnd, arg: str) -> None:
@@ -328,6 +336,7 @@ COMMANDS: dict[str, Command] = {
         Command(
             "output-style", "show or switch the output style: /output-style [name]", _output_style
         ),
+        Command("bashes", "list background shells; /bashes kill ID stops one", _bashes, True),
         Command("exit", "quit eddy", _exit, True, False),
         Command("quit", "quit eddy", _exit, True, False),
     )

@@ -11,7 +11,7 @@ from agent.loop import Limits
 from agent.memory.session import SessionMemory
 from agent.model import Model
 from agent.output_styles import pick_style
-from agent.paths import config_dir
+from agent.paths import config_dir, project_data_dir
 from agent.permissions.policy import Rule
 from agent.prompt import system_prompt
 from agent.sandbox import parse_sandbox_settings
@@ -158,6 +158,7 @@ def build_session(
             problems.append(f"checkpoints: {store.load_problem}")
         session.attach_checkpoints(store)
         session.attach_transcript(transcript)
+        ctx.output_dir = project_data_dir(workspace) / "tool-output" / transcript.session_id
         if loaded is not None:
             problems.extend(f"resumed session: {p}" for p in loaded.problems)
     return session, problems

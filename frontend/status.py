@@ -97,6 +97,12 @@ class StatusModel:
                 self.activity = "waiting for permission"
             case ev.PermissionResolved():
                 self.activity = "thinking"
+            case ev.QuestionsAsked():
+                self.activity = "waiting for your answer"
+            case ev.PlanReviewRequested():
+                self.activity = "waiting for your review of the plan"
+            case ev.QuestionsAnswered() | ev.PlanReviewed():
+                self.activity = "thinking"
             case ev.UsageUpdated():
                 self.context_tokens = event.context_tokens
                 self.context_window = event.context_window

@@ -70,6 +70,10 @@ def stderr_line(event: ev.Event, fmt: str) -> str | None:
             | ev.ToolOutputDelta()
             | ev.PermissionRequested()
             | ev.PermissionResolved()
+            | ev.QuestionsAsked()  # headless gives the tools no dialogs: never emitted
+            | ev.QuestionsAnswered()
+            | ev.PlanReviewRequested()
+            | ev.PlanReviewed()
             | ev.CorrectionsDelivered()
             | ev.QueueChanged()
             | ev.UsageUpdated()

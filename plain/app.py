@@ -22,6 +22,7 @@ from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from frontend.launch import LaunchOptions
 from frontend.statusline import StatusScript
 from frontend.wording import turn_end
+from plain.ask import ask_questions, review_plan
 from plain.commands import Commands
 from plain.permission import ask_permission
 from plain.printer import Printer
@@ -157,6 +158,11 @@ class PlainApp:
         self.say(CTRL_C_AGAIN, "dim")
         return "none"
 
+    def background(self) -> None:
+        """Ctrl+B while a turn runs: the running Bash command goes on in the background."""
+        if self.busy and self.session is not None:
+            self.session.submit(ops.SendToBackground())
+
     def take_queued(self) -> str | None:
         """Up on an empty prompt: the newest queued correction leaves the queue for editing."""
         if self.session is None:
@@ -205,6 +211,10 @@ class PlainApp:
             self._track(event)
             if isinstance(event, ev.PermissionRequested):
                 ask_permission(self, event)
+            elif isinstance(event, ev.QuestionsAsked):
+                ask_questions(self, event)
+            elif isinstance(event, ev.PlanReviewRequested):
+                review_plan(self, event)
             else:
                 lines = self.renderer.render(event)
                 if isinstance(event, ev.TurnFinished) and self.session is not None:
@@ -226,7 +236,7 @@ class PlainApp:
         self.status_script.poke()  # the statusLine script runs again, debounced
         if isinstance(event, ev.TurnStarted):
             self._ctrl_c_at = None
-        elif isinstance(event, ev.PermissionResolved):
+        elif isinstance(event, ev.PermissionResolved | ev.QuestionsAnswered | ev.PlanReviewed):
             self.questions.withdraw(event.request_id)
         elif isinstance(event, ev.Interrupted):
             self.questions.withdraw()

@@ -24,6 +24,7 @@ KEYS = """Keys:
   Enter               send (while the model works: queue a correction for its next step)
   Esc-Enter, Ctrl+J   new line
   Esc, Ctrl+C         stop the model (what you queued is sent at once)
+  Ctrl+B              send the running Bash command to the background (/bashes lists them)
   Up on empty prompt  take the newest queued correction back to edit it; else history
   Ctrl+C twice        exit (at an idle prompt); Ctrl+D exits too
   Tab                 complete /commands and @paths (@path attaches the file)

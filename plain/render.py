@@ -143,10 +143,21 @@ class Renderer:
                 return self._on_rewind_finished(event)
             case ev.TurnFinished():
                 return self._on_turn_finished(event)
+            case ev.QuestionsAnswered():
+                answered = "; ".join(f"{q} {a}" for q, a in event.answers.items())
+                return [self.paint(f"Answered: {sanitize(answered)}", "dim")]
+            case ev.PlanReviewed():
+                if event.approved:
+                    return [
+                        self.paint(f"Plan approved: eddy goes on in {event.mode} mode.", "cyan")
+                    ]
+                return [self.paint("Plan rejected: eddy stays in plan mode.", "cyan")]
             case (
                 ev.ToolCallRunning()
                 | ev.PermissionRequested()
                 | ev.PermissionResolved()
+                | ev.QuestionsAsked()
+                | ev.PlanReviewRequested()
                 | ev.UsageUpdated()
             ):
                 return []  # the toolbar's (plain/status.py) or the question's

@@ -19,6 +19,10 @@ TOOL_MODULES: dict[str, str] = {
     "TodoWrite": "tools.todo",
     "WebFetch": "tools.webfetch",
     "NotebookEdit": "tools.notebook_edit",
+    "BashOutput": "tools.bash_output",
+    "KillShell": "tools.kill_shell",
+    "AskUserQuestion": "tools.ask_user_question",
+    "ExitPlanMode": "tools.exit_plan_mode",
 }
 """Tool name -> module; each module exposes a ``TOOL`` instance."""
 

@@ -8,6 +8,7 @@ it concurrently with other read-only calls, and an async ``run``. Failures are r
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,29 @@ if TYPE_CHECKING:
 
 class ToolError(Exception):
     """A failure the model can act on; its message becomes an is_error tool result."""
+
+
+BASH_OUTPUT_CEILING = 90_000
+"""``BASH_MAX_OUTPUT_LENGTH`` is capped here: the runner's last-resort cut is at 100,000."""
+
+
+def _env_int(name: str) -> int | None:
+    """A positive integer from the environment, or None (unset or not a positive number)."""
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _env_ms(name: str, default: int) -> int:
+    return _env_int(name) or default
+
+
+def _env_chars(name: str) -> int | None:
+    value = _env_int(name)
+    return None if value is None else min(value, BASH_OUTPUT_CEILING)
 
 
 @dataclass(frozen=True)
@@ -38,10 +62,19 @@ class ToolLimits:
     which offset reads on, well below the runner's last-resort cut (which cuts blindly)."""
     output_max_chars: int = 30_000
     """Bash output kept (head and tail) and the cap on Glob/Grep output."""
-    bash_default_timeout_ms: int = 120_000
-    """Bash timeout when the model gives none (2 minutes)."""
-    bash_max_timeout_ms: int = 600_000
-    """The largest timeout the model may ask for (10 minutes)."""
+    bash_default_timeout_ms: int = field(
+        default_factory=lambda: _env_ms("BASH_DEFAULT_TIMEOUT_MS", 120_000)
+    )
+    """Bash timeout when the model gives none (2 minutes; ``BASH_DEFAULT_TIMEOUT_MS``)."""
+    bash_max_timeout_ms: int = field(
+        default_factory=lambda: _env_ms("BASH_MAX_TIMEOUT_MS", 600_000)
+    )
+    """The largest timeout the model may ask for (10 minutes; ``BASH_MAX_TIMEOUT_MS``)."""
+    bash_output_max_chars: int | None = field(
+        default_factory=lambda: _env_chars("BASH_MAX_OUTPUT_LENGTH")
+    )
+    """Bash output kept in the result (``BASH_MAX_OUTPUT_LENGTH``); None: ``output_max_chars``.
+    The whole output of a longer command is saved to a file the result names."""
     glob_max_results: int = 100
     """Glob returns at most this many paths, newest first."""
 
@@ -91,6 +124,8 @@ class ShellState:
     """State the Bash tool keeps between calls: the working directory (``cd`` persists)."""
 
     cwd: Path | None = None
+    command: str = ""
+    """The command line of the latest foreground call (what Ctrl+B hands on is named by it)."""
 
 
 Grant = Literal["read_only", "rule", "user"]
@@ -117,6 +152,58 @@ class ShellSandbox(Protocol):
         Raises:
             ToolError: the command must run sandboxed and no sandbox is available.
         """
+        ...
+
+
+class BackgroundShells(Protocol):
+    """The session's background shells (``agent.shells.ShellRegistry``), as the tools see it.
+
+    Bash starts commands in it (``run_in_background``) or hands it a running one (Ctrl+B);
+    BashOutput reads from it and KillShell stops one.
+    """
+
+    async def start(self, argv: list[str], cwd: Path, command: str, description: str) -> str:
+        """Start ``argv`` in its own process group; its shell id. Raises ToolError."""
+        ...
+
+    def read(self, shell_id: str, pattern: str | None) -> str:
+        """The output since the last read (lines matching ``pattern``), status and exit code.
+        Raises ToolError for an unknown id or a bad pattern."""
+        ...
+
+    async def kill(self, shell_id: str) -> str:
+        """Stop shell ``shell_id`` (its whole group); what happened. Raises ToolError."""
+        ...
+
+    def foreground(self) -> asyncio.Event:
+        """Register a running foreground command: the event is set on Ctrl+B."""
+        ...
+
+    def release_foreground(self, event: asyncio.Event) -> None:
+        """The foreground command registered with ``event`` ended (or was handed on)."""
+        ...
+
+    def adopt(self, proc: asyncio.subprocess.Process, reader: Any, command: str) -> str:
+        """Take over a running foreground command and its pipe reader; its shell id."""
+        ...
+
+
+class UserDialogs(Protocol):
+    """Questions only the user can answer, asked by tools (``agent.session.dialogs``).
+
+    ``None`` in headless mode, where nobody can answer: the tools refuse then.
+    """
+
+    async def ask_questions(self, call_id: str, questions: list[dict[str, Any]]) -> dict[str, str]:
+        """The user's answer to each question, by question text."""
+        ...
+
+    async def review_plan(self, call_id: str, plan: str) -> tuple[bool, str, str]:
+        """(approved, the mode to continue in, the user's feedback) for ``plan``."""
+        ...
+
+    def permission_mode(self) -> str:
+        """The session's permission mode now."""
         ...
 
 
@@ -164,6 +251,11 @@ class ToolContext:
         client_texts: the editor's text of each file as Read last got it.
         client_terminal: an editor that runs Bash's commands in its terminals (ACP
             ``terminal``; tools/client_terminal.py). None: eddy runs them.
+        output_dir: where Bash saves the whole output of a command whose result was cut;
+            None: a temporary directory of this process.
+        shells: the session's background shells, or None (Bash runs everything in front).
+        dialogs: asks the user (AskUserQuestion, ExitPlanMode); None when nobody can answer.
+        call_id: the tool_use id of the current call (set per call by ``for_call``).
     """
 
     workspace: Path
@@ -183,17 +275,24 @@ class ToolContext:
     client_files: ClientFiles | None = None
     client_texts: dict[Path, str] = field(default_factory=dict)
     client_terminal: ClientTerminal | None = None
+    output_dir: Path | None = None
+    shells: BackgroundShells | None = None
+    dialogs: UserDialogs | None = None
+    call_id: str = ""
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))
 
-    def for_call(self, output: OutputSink, grant: Grant | None = None) -> ToolContext:
-        """A shallow copy sharing all state, with ``output`` as the streaming sink and
-        ``grant`` as the reason the gate gave for this call."""
+    def for_call(
+        self, output: OutputSink, grant: Grant | None = None, call_id: str = ""
+    ) -> ToolContext:
+        """A shallow copy sharing all state, with ``output`` as the streaming sink,
+        ``grant`` as the reason the gate gave for this call and ``call_id`` its tool_use id."""
         ctx = ToolContext.__new__(ToolContext)
         ctx.__dict__.update(self.__dict__)
         ctx.output = output
         ctx.grant = grant
+        ctx.call_id = call_id
         return ctx
 
     def roots(self) -> tuple[Path, ...]:

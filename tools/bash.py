@@ -11,6 +11,12 @@ On timeout or cancellation the whole group gets SIGTERM, then SIGKILL if anythin
 a second, and is reaped (see :mod:`tools.procgroup`). When the shell exits but a background job
 still holds the pipe, reading stops after a short drain and the job is left running.
 
+``run_in_background`` hands the command to the session's background shells
+(``ctx.shells``, :mod:`agent.shells`) after the same gate, sandbox and checkpoint bracket, and
+returns its id at once; Ctrl+B hands a running foreground command over the same way. Output
+past the cap is cut in the middle and saved whole to a file the result names
+(:mod:`tools.spool`).
+
 With ``ctx.sandbox`` set, the command line is wrapped in the OS sandbox the gate's grant calls
 for (:mod:`agent.sandbox`); a sandboxed command's background jobs end with it (they live in
 its PID namespace), and killing the group kills the namespace.
@@ -27,6 +33,7 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +41,7 @@ from tools import procgroup
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolLimits, ToolResult
 from tools.childenv import child_env
 from tools.outbuf import HeadTail
+from tools.spool import OutputSpool
 
 DRAIN_S = 0.25
 """After the shell exits, how long to wait for the end of its output (background jobs)."""
@@ -73,7 +81,23 @@ def _seconds(ms: int) -> str:
     return f"{ms / 1000:g}s" if ms < 60_000 else f"{ms / 60_000:g} min"
 
 
-class _PipeReader:
+def output_cap(limits: ToolLimits) -> int:
+    """The characters of Bash output a result keeps (``BASH_MAX_OUTPUT_LENGTH``)."""
+    return limits.bash_output_max_chars or limits.output_max_chars
+
+
+@dataclass
+class _Outcome:
+    """How a foreground command ended."""
+
+    code: int | None = None
+    timed_out: bool = False
+    survivors: str | None = None
+    background_id: str | None = None
+    """The shell id when the user sent the command to the background (Ctrl+B)."""
+
+
+class PipeReader:
     """Reads a non-blocking pipe from the event loop, handing decoded text to ``on_text``."""
 
     def __init__(self, fd: int, on_text: Callable[[str], None]) -> None:
@@ -133,11 +157,13 @@ class BashTool:
         f"- timeout is in milliseconds, at most {_LIMITS.bash_max_timeout_ms} "
         f"({_seconds(_LIMITS.bash_max_timeout_ms)}); without it the command is killed after "
         f"{_seconds(_LIMITS.bash_default_timeout_ms)}.\n"
-        f"- Output beyond {_LIMITS.output_max_chars} characters is cut in the middle: the start "
-        "and the end are kept. Redirect large outputs to a file and search it with Grep.\n"
+        f"- Output beyond {output_cap(_LIMITS)} characters is cut in the middle: the start "
+        "and the end are kept, and the whole output is saved to a file the result names.\n"
         "- A non-zero exit status is reported as an error with the exit code.\n"
-        "- To start a long-running process in the background, redirect its output "
-        "(`cmd > log 2>&1 &`); its output is not captured otherwise.\n"
+        "- run_in_background: true starts a long-running command (a server, a watcher, a long "
+        "build) and returns at once with a shell id: read its new output with BashOutput, "
+        "stop it with KillShell. No '&' is needed then. Background shells outlive the turn and "
+        "end when eddy exits.\n"
         "- Use the dedicated tools instead of shell equivalents: Glob (not find or ls -R), Grep "
         "(not grep or rg), Read (not cat, head or tail), Edit/Write (not sed, awk or echo >).\n"
         "- Run independent commands as separate calls, or chain dependent ones with '&&'.\n"
@@ -157,6 +183,11 @@ class BashTool:
                 "type": "string",
                 "description": "Clear, concise description of what this command does in 5-10 "
                 "words, e.g. 'Run the unit tests' or 'Show git status'",
+            },
+            "run_in_background": {
+                "type": "boolean",
+                "description": "Set to true to run this command in the background. Use "
+                "BashOutput to read the output later.",
             },
         },
         "required": ["command"],
@@ -213,8 +244,11 @@ class BashTool:
         cwd = self._start_dir(ctx, notes)
         procgroup.enable_subreaper()
         procgroup.sweep()
+        if args.get("run_in_background"):
+            return await self._run_in_background(args, ctx, cwd, notes)
         fd, cwd_file = tempfile.mkstemp(prefix="eddy-cwd-")
         os.close(fd)
+        ctx.shell.command = str(args["command"])
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)}' EXIT; {args['command']}"
         argv = [_shell(), "-c", script]
         if ctx.sandbox is not None:
@@ -232,28 +266,72 @@ class BashTool:
                 raise
         if ctx.before_shell is not None:
             await ctx.before_shell()
+        outcome = _Outcome()
+        buf = HeadTail(output_cap(limits))
+        spool = OutputSpool(output_cap(limits), ctx.output_dir)
         try:
-            buf = HeadTail(limits.output_max_chars)
             if ctx.client_terminal is not None:  # the editor runs it (ACP terminal)
-                status = await self._in_client(argv, cwd, timeout_ms / 1000, buf, ctx)
+                code, timed_out, survivors = await self._in_client(
+                    argv, cwd, timeout_ms / 1000, buf, spool, ctx
+                )
+                outcome = _Outcome(code, timed_out, survivors)
             else:
-                status = await self._execute(argv, cwd, timeout_ms / 1000, buf, ctx)
-            self._end_dir(ctx, cwd_file, notes)
+                outcome = await self._execute(argv, cwd, timeout_ms / 1000, buf, spool, ctx)
+            if outcome.background_id is None:  # a command sent on keeps no cwd
+                self._end_dir(ctx, cwd_file, notes)
         finally:
+            spool.close()
             with contextlib.suppress(OSError):
                 os.unlink(cwd_file)
             if ctx.after_shell is not None:
                 await ctx.after_shell()
-        return self._result(buf, status, timeout_ms, notes)
+        return self._result(buf, spool, outcome, timeout_ms, notes)
+
+    async def _run_in_background(
+        self, args: dict[str, Any], ctx: ToolContext, cwd: Path, notes: list[str]
+    ) -> ToolResult:
+        """Start the command as a background shell; its id at once."""
+        if ctx.shells is None:
+            raise ToolError(
+                "Background shells are not available here; run the command without "
+                "run_in_background."
+            )
+        command = str(args["command"])
+        argv = [_shell(), "-c", command]
+        if ctx.sandbox is not None:
+            argv = ctx.sandbox.wrap(
+                argv, cwd=cwd, grant=ctx.grant, command=command, roots=ctx.roots()
+            )
+        if ctx.before_shell is not None:
+            await ctx.before_shell()
+        try:
+            shell_id = await ctx.shells.start(
+                argv, cwd, command, str(args.get("description") or "")
+            )
+        finally:
+            if ctx.after_shell is not None:  # what it changes later: the next prompt's scan
+                await ctx.after_shell()
+        text = (
+            f"Command running in background with ID: {shell_id}. Read its output with "
+            f"BashOutput (bash_id {shell_id!r}); stop it with KillShell."
+        )
+        return ToolResult("\n".join([text, *notes]))
 
     async def _execute(
-        self, argv: list[str], cwd: Path, timeout_s: float, buf: HeadTail, ctx: ToolContext
-    ) -> tuple[int | None, bool, str | None]:
-        """Run ``argv``; return (exit status or None on timeout, timed out, survivors note)."""
+        self,
+        argv: list[str],
+        cwd: Path,
+        timeout_s: float,
+        buf: HeadTail,
+        spool: OutputSpool,
+        ctx: ToolContext,
+    ) -> _Outcome:
+        """Run ``argv`` until it exits, times out or the user sends it to the background."""
         sink = ctx.output
 
         def on_text(text: str) -> None:
             buf.feed(text)
+            spool.feed(text)
             with contextlib.suppress(Exception):  # a broken sink must not lose the output
                 sink(text)
 
@@ -274,31 +352,67 @@ class BashTool:
         finally:
             os.close(write_fd)
         procgroup.started(proc)
-        reader = _PipeReader(read_fd, on_text)
-        timed_out, survivors = False, None
+        reader = PipeReader(read_fd, on_text)
+        out = _Outcome()
+        to_background = ctx.shells.foreground() if ctx.shells is not None else None
         try:
-            try:
-                await asyncio.wait_for(proc.wait(), timeout_s)
-            except TimeoutError:
-                timed_out = True
+            if await self._wait(proc, timeout_s, to_background) == "background":
+                assert ctx.shells is not None
+                out.background_id = ctx.shells.adopt(proc, reader, ctx.shell.command)
+                return out
+            if proc.returncode is None:
+                out.timed_out = True
                 await procgroup.kill_group_shielded(proc)
             await asyncio.wait({reader.eof}, timeout=DRAIN_S)
-            if not timed_out and procgroup.note_survivors(proc):
+            if not out.timed_out and procgroup.note_survivors(proc):
                 survivors = "(Background processes started by the command are still running"
                 survivors += (
                     "; their further output is not captured.)" if not reader.eof.done() else ".)"
                 )
+                out.survivors = survivors
         except asyncio.CancelledError:
             await procgroup.kill_group_shielded(proc)
             raise
         finally:
-            reader.close()
-            if proc.returncode is not None:
-                procgroup.finished(proc)
-        return (None if timed_out else proc.returncode), timed_out, survivors
+            if to_background is not None and ctx.shells is not None:
+                ctx.shells.release_foreground(to_background)
+            if out.background_id is None:
+                reader.close()
+                if proc.returncode is not None:
+                    procgroup.finished(proc)
+        out.code = None if out.timed_out else proc.returncode
+        return out
+
+    @staticmethod
+    async def _wait(
+        proc: asyncio.subprocess.Process, timeout_s: float, to_background: asyncio.Event | None
+    ) -> str:
+        """Wait for the exit, the timeout or Ctrl+B: "exit", "timeout" or "background"."""
+        exited = asyncio.ensure_future(proc.wait())
+        waiters: set[asyncio.Future[Any]] = {exited}
+        moved = None
+        if to_background is not None:
+            moved = asyncio.ensure_future(to_background.wait())
+            waiters.add(moved)
+        try:
+            await asyncio.wait(waiters, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waiters:
+                w.cancel()
+        if exited.done() and not exited.cancelled():
+            return "exit"
+        if moved is not None and moved.done() and not moved.cancelled():
+            return "background"
+        return "timeout"
 
     async def _in_client(
-        self, argv: list[str], cwd: Path, timeout_s: float, buf: HeadTail, ctx: ToolContext
+        self,
+        argv: list[str],
+        cwd: Path,
+        timeout_s: float,
+        buf: HeadTail,
+        spool: OutputSpool,
+        ctx: ToolContext,
     ) -> tuple[int | None, bool, str | None]:
         """Run ``argv`` in the editor's terminal; the same result as ``_execute``."""
         terminal = ctx.client_terminal
@@ -307,6 +421,7 @@ class BashTool:
 
         def on_text(text: str) -> None:
             buf.feed(text)
+            spool.feed(text)
             with contextlib.suppress(Exception):  # a broken sink must not lose the output
                 sink(text)
 
@@ -319,12 +434,23 @@ class BashTool:
     def _result(
         self,
         buf: HeadTail,
-        status: tuple[int | None, bool, str | None],
+        spool: OutputSpool,
+        outcome: _Outcome,
         timeout_ms: int,
         notes: list[str],
     ) -> ToolResult:
-        code, timed_out, survivors = status
+        code, timed_out, survivors = outcome.code, outcome.timed_out, outcome.survivors
         parts = [buf.text().rstrip("\n")]
+        if outcome.background_id is not None:
+            shell_id = outcome.background_id
+            parts.insert(
+                0,
+                f"The user sent this command to the background; it runs on with ID: {shell_id}. "
+                f"Read its further output with BashOutput (bash_id {shell_id!r}); stop it with "
+                "KillShell. Output so far:",
+            )
+        if buf.truncated:
+            parts.append(spool.note())
         if timed_out:
             parts.append(f"Command timed out after {_seconds(timeout_ms)} and was killed.")
         elif code:

@@ -63,6 +63,8 @@ def validate(schema: dict[str, Any], value: Any, where: str = "input") -> str | 
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0):
             return f"{where} must have at least {schema['minItems']} item(s)"
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            return f"{where} must have at most {schema['maxItems']} item(s)"
         items = schema.get("items")
         if items:
             for i, item in enumerate(value):

@@ -24,6 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.driver import Driver
 
 from agent import events as ev
+from agent import ops
 from agent.paths import config_dir, project_data_dir
 from frontend.launch import LaunchOptions
 from frontend.prompt_history import PromptHistory
@@ -84,6 +85,7 @@ class EddyApp(App[int]):
         Binding("escape", "escape", "stop", priority=True, show=False),
         Binding("shift+tab", "cycle_mode", "permission mode", priority=True, show=False),
         Binding("ctrl+o", "toggle_output", "expand output", show=False),
+        Binding("ctrl+b", "background", "send Bash to the background", priority=True, show=False),
         # priority: the prompt's TextArea binds both (copy, delete right) and would win
         Binding("ctrl+c", "ctrl_c", "stop / clear / quit", priority=True, show=False),
         Binding("ctrl+d", "ctrl_d", "quit", priority=True, show=False),
@@ -332,6 +334,12 @@ class EddyApp(App[int]):
         if self.screen is not self.main or prompt.text or not prompt.has_focus:
             raise SkipAction()  # not an empty prompt: the focused widget's Ctrl+D
         self.quit_app()
+
+    def action_background(self) -> None:
+        session = self.main.session
+        if self.screen is not self.main or session is None or not session.busy:
+            raise SkipAction()  # nothing runs: the focused widget's Ctrl+B
+        session.submit(ops.SendToBackground())
 
     def action_scroll_conversation(self, how: str) -> None:
         if self.screen is not self.main:

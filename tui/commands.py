@@ -30,6 +30,7 @@ KEYS = """Keys:
   ctrl+c stops the model, clears the prompt, twice on an empty prompt quits · ctrl+d quits
   PageUp/PageDown, shift+↑/↓, ctrl+home/end scroll the conversation
   a long paste shows as a chip: ctrl+t puts its text in the prompt to edit
+  ctrl+b sends the running Bash command to the background (/bashes lists them)
   ctrl+o expands tool output · ctrl+p command palette"""
 
 

@@ -189,6 +189,21 @@ class ChangeRecorder:
                 entry.blocked.setdefault(rel, why)
             self._save_log()
 
+    async def catch_up(self) -> None:
+        """Record what changed since the last scan although no hook bracketed it (background
+        shells): the changes go to the current entry, as a shell command's would."""
+        await asyncio.to_thread(self._catch_up)
+
+    def _catch_up(self) -> None:
+        with self._lock:
+            self._settle()
+            if self._snapshot is None:  # nothing to compare with: the next command's baseline
+                self._before_shell()
+                self._pre = None
+                return
+            self._pre = (self._snapshot, self._current())
+            self._after_shell()
+
     def _problem(self, entry: Entry, text: str) -> None:
         if text not in entry.problems:
             entry.problems.append(text)

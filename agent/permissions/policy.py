@@ -68,7 +68,9 @@ Match = Literal["yes", "maybe", "no"]
 MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
-HARMLESS_TOOLS = frozenset({"TodoWrite", "ExitPlanMode"})
+HARMLESS_TOOLS = frozenset(
+    {"TodoWrite", "ExitPlanMode", "AskUserQuestion", "BashOutput", "KillShell"}
+)
 """Tools that change nothing outside the session: they never ask, even in plan mode."""
 _FAMILIES = {"Edit": EDIT_TOOLS, "Read": READ_TOOLS, "Write": frozenset({"Write"})}
 _DIRECTORY_TOOLS = frozenset({"Glob", "Grep", "LS"})

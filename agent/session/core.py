@@ -33,9 +33,11 @@ from agent.session.command_prompt import has_extras, run_command_prompt
 from agent.session.compaction import Compactor
 from agent.session.config import SessionConfig, prompt_blocks
 from agent.session.conversation import Conversation, CorrectionQueue
+from agent.session.dialogs import SessionDialogs
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.session.status import SessionStatus
+from agent.shells import ShellRegistry
 from agent.side_model import side_query
 from agent.toolrun import ToolRunner, tool_param
 from tools.base import Tool, ToolContext
@@ -83,6 +85,7 @@ class Session:
         self._task: asyncio.Task[None] | None = None
         self._interrupt = asyncio.Event()
         self._closed = False
+        self._side_tasks: set[asyncio.Task[None]] = set()
         self.ctx = ctx or ToolContext(config.workspace)
         if self.ctx.ask_model is None:  # WebFetch's questions to the small fast model
             self.ctx.ask_model = side_query(model)
@@ -99,6 +102,14 @@ class Session:
             sandbox=sandbox,
         )
         self.runner = ToolRunner(tools, self.ctx, self.gate, self._emit)
+        self.shells = ShellRegistry(self.ctx)
+        """Background shells (Bash ``run_in_background``, Ctrl+B); they outlive turns."""
+        self.ctx.shells = self.shells
+        self.dialogs = SessionDialogs(
+            self._emit, lambda: self.runner.turn_id, lambda: config.policy.mode, self._set_mode
+        )
+        """AskUserQuestion and ExitPlanMode ask through it; headless, nobody can answer."""
+        self.ctx.dialogs = None if config.headless else self.dialogs
         system = [{"type": "text", "text": config.system}] if config.system else []
         self.spec = ModelRequest(
             config.model,
@@ -185,6 +196,8 @@ class Session:
                     self._interrupt.set()
             case ops.AnswerPermission():
                 self.gate.answer(op)
+            case ops.AnswerQuestions() | ops.AnswerPlan():
+                self.dialogs.answer(op)
             case ops.SetLimits():
                 limits = self.config.limits
                 if op.max_turns is not None:
@@ -218,6 +231,11 @@ class Session:
                 from agent.output_styles import set_output_style
 
                 self._emit(set_output_style(self, op.name))
+            case ops.SendToBackground():
+                if not self.shells.detach_foreground():
+                    self._emit(ev.Notice(ev.NO_TURN, "No command is running in the foreground."))
+            case ops.KillShell():
+                self._spawn_side(self._kill_shell(op.shell_id))
             case ops.Shutdown():
                 if self._task is not None and self.busy:
                     self._task.cancel()
@@ -238,6 +256,7 @@ class Session:
         self._closed = True
         self.submit(ops.Shutdown())
         await self.wait_idle()
+        await self.shells.close()
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -252,6 +271,22 @@ class Session:
         if store is not None:
             store.close()
             self._report_checkpoint_error(ev.NO_TURN)
+
+    def _spawn_side(self, work: Any) -> None:
+        """Run ``work`` beside any turn (it is not the turn: Esc does not stop it)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+
+    async def _kill_shell(self, shell_id: str) -> None:
+        from tools.base import ToolError
+
+        try:
+            text = await self.shells.kill(shell_id)
+        except ToolError as exc:
+            self._emit(ev.Error(ev.NO_TURN, str(exc), "shell"))
+            return
+        self._emit(ev.Notice(ev.NO_TURN, text))
 
     def _spawn(self, work: Any) -> None:
         self._interrupt = asyncio.Event()
@@ -338,6 +373,7 @@ class Session:
             self._report_checkpoint_error(self.runner.turn_id)
 
         self.runner.after_call = after_call
+        self.shells.attach_checkpoints(store)
 
     def _report_checkpoint_error(self, turn_id: int) -> None:
         """A failed checkpoint save (disk full) reaches the user, once until it works again."""
@@ -400,6 +436,7 @@ class Session:
         delivered: tuple[str, ...] = ()
         while True:
             turn_id = next(self._turn_ids)
+            await self.shells.catch_up()  # what background shells changed: the last prompt's
             self.add_prompt(text, delivered)
             self._emit(ev.TurnStarted(turn_id, text))
             self._report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt

@@ -23,6 +23,10 @@ ONE_OF_EACH: list[ev.Event] = [
         1, "r1", "t1", "Bash", {"command": "ls"}, "ls", "Bash(ls)", "no sandbox"
     ),
     ev.PermissionResolved(1, "r1", "allow"),
+    ev.QuestionsAsked(1, "ask-1", "t2", ({"question": "Which?", "header": "Pick"},)),
+    ev.QuestionsAnswered(1, "ask-1", {"Which?": "That one"}),
+    ev.PlanReviewRequested(1, "plan-1", "t3", "1. do it"),
+    ev.PlanReviewed(1, "plan-1", False, "plan", "not yet"),
     ev.CorrectionsDelivered(1, ("also the docs", "and tests")),
     ev.QueueChanged(("one", "two")),
     ev.UsageUpdated(1, {"input_tokens": 3}, 0.01, 0.02, 300, 1_000_000),

@@ -37,6 +37,7 @@ SAYS: dict[str, tuple[str, str | None]] = {
     "theme": ("/theme", None),
     "memory": ("/memory", "$EDITOR is not set"),
     "output-style": ("/output-style", "Output style: Default."),
+    "bashes": ("/bashes", "No background shells."),
 }
 CHECKED = sorted(n for n in COMMANDS if n not in SKIPPED_HERE)
 

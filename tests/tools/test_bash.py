@@ -146,9 +146,12 @@ async def test_huge_output_is_capped_fast_and_bounded(tmp_path: Path) -> None:
     start = time.monotonic()
     result = await bash(ctx, "yes 0123456789 | head -c 50000000")
     assert time.monotonic() - start < 5
-    out = text_of(result)
+    out, _, saved = text_of(result).rpartition("\n")
     assert received[0] == 50_000_000  # everything was streamed
     assert len(out) < 2100
+    assert saved.startswith("The whole output is saved in ")  # the cut output, kept whole
+    path = Path(saved.removeprefix("The whole output is saved in ").partition(":")[0])
+    assert path.stat().st_size == 50_000_000
     head, note, tail = out.partition("\n... [")
     count, _, body = tail.partition(" lines omitted] ...\n")
     assert note and head.startswith("0123456789\n") and body.endswith("\n0123456789\n012345")

@@ -58,17 +58,26 @@ class EventRouter:
                 return  # the spinner's timer repaints; no repaint per delta
             case ev.PermissionRequested():
                 self._ask(event)
+            case ev.QuestionsAsked() | ev.PlanReviewRequested():
+                from tui.screens.ask_dialogs import open_dialog
+
+                open_dialog(self.screen, event)
+            case ev.QuestionsAnswered() | ev.PlanReviewed():
+                pass  # the dialog closed itself
             case ev.QueueChanged():
                 screen.queued.set_items(event.queue)
                 screen.prompt.queued = status.queued
             case ev.PermissionResolved() | ev.Interrupted():
                 self._close_prompts(event)
+                if isinstance(event, ev.Interrupted):
+                    self._close_dialogs()
             case ev.RewindFinished():
                 screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
             case ev.SessionRenamed():
                 screen.say(f"Session renamed to “{event.title}”.")
             case ev.TurnFinished():
                 self._close_prompts(event)
+                self._close_dialogs()
                 status.stop_work()
                 screen.index_stale = True  # the turn may have created files
                 self._cap_advice(event)
@@ -191,6 +200,12 @@ class EventRouter:
             self.screen.conversation.anchor()
             return True
         return False
+
+    def _close_dialogs(self) -> None:
+        """The turn stopped: a question or plan dialog still open has no one to answer."""
+        from tui.screens.ask_dialogs import close_dialogs
+
+        close_dialogs(self.screen)
 
     def _close_prompts(self, event: ev.Event) -> None:
         request_id = getattr(event, "request_id", None)
