@@ -90,7 +90,10 @@ async def test_cancelling_a_running_hook_kills_its_process_group(tmp_path) -> No
 async def test_matching_handlers_run_in_parallel(tmp_path) -> None:
     # each waits for the other's file: run one after the other, both would time out
     a, b = tmp_path / "a", tmp_path / "b"
-    body = "touch {mine}; for i in $(seq 2000); do [ -e {other} ] && exit 0; sleep 0.01; done; exit 1\n"
+    body = (
+        "touch {mine}; for i in $(seq 2000); do [ -e {other} ] && exit 0; sleep 0.01; done\n"
+        "exit 1\n"
+    )
     one = script(tmp_path, "one.sh", body.format(mine=a, other=b))
     two = script(tmp_path, "two.sh", body.format(mine=b, other=a))
     runs = await run_handlers([HookHandler(one, 30), HookHandler(two, 30)], {}, tmp_path)
