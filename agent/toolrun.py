@@ -9,6 +9,7 @@ the loop. Results are kept per call id so that an interrupt can fill in only the
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,15 +32,21 @@ class GateDecision:
 
     ``failed`` marks a call not run because it cannot succeed (the tool's precheck): its
     result is an ordinary failure with ``reason`` as its text, not a refusal.
+
+    ``updated_input`` (a PreToolUse hook's, already checked against the tool's schema) is the
+    input the call runs with; ``context`` is hook text added to the call's result.
     """
 
     allow: bool
     reason: str = ""
     grant: Grant | None = None
     failed: bool = False
+    updated_input: dict[str, Any] | None = None
+    context: str = ""
 
 
 Gate = Callable[[ToolUseBlock, "Tool | None"], Awaitable[GateDecision]]
+PostCall = Callable[[ToolUseBlock, ToolResult, str], Awaitable[ToolResult]]
 Race = Callable[[Awaitable[Any]], Awaitable[Any]]
 
 
@@ -80,6 +87,9 @@ class ToolRunner:
         self._started: set[str] = set()
         self.after_call: Callable[[], None] | None = None
         """Called after every executed call, however it ended (checkpoints settle here)."""
+        self.post_call: PostCall | None = None
+        """Awaited with each executed call's result (PostToolUse hooks); returns the result
+        the model reads. Given the call as run and the PreToolUse hooks' context."""
 
     def _finish(
         self, use: ToolUseBlock, result: ToolResult, status: ev.ToolStatus
@@ -140,9 +150,11 @@ class ToolRunner:
             for use in batch:
                 decision = await self._admit(use, race)
                 if decision is not None:
-                    approved.append((use, decision.grant))
+                    approved.append((use, decision))
             if approved:
-                jobs = [self._execute(use, grant) for use, grant in approved]
+                jobs = [
+                    self._execute(use, d.grant, d.updated_input, d.context) for use, d in approved
+                ]
                 await race(asyncio.gather(*jobs))
         return [self._results[u.id] for u in uses]
 
@@ -178,8 +190,15 @@ class ToolRunner:
             return None
         return decision
 
-    async def _execute(self, use: ToolUseBlock, grant: Grant | None = None) -> None:
+    async def _execute(
+        self,
+        use: ToolUseBlock,
+        grant: Grant | None = None,
+        updated_input: dict[str, Any] | None = None,
+        context: str = "",
+    ) -> None:
         tool = self.tools[use.name]
+        run = use if updated_input is None else dataclasses.replace(use, input=updated_input)
         self._started.add(use.id)
         self.emit(ev.ToolCallRunning(self.turn_id, use.id))
         turn_id = self.turn_id
@@ -188,7 +207,7 @@ class ToolRunner:
             self.emit(ev.ToolOutputDelta(turn_id, use.id, text))
 
         try:
-            result = await tool.run(use.input, self.ctx.for_call(output, grant))
+            result = await tool.run(run.input, self.ctx.for_call(output, grant))
         except ToolError as exc:
             result = ToolResult(str(exc) or f"{use.name} failed", is_error=True)
         except asyncio.CancelledError:
@@ -201,6 +220,8 @@ class ToolRunner:
                     self.after_call()
                 except Exception:  # a checkpoint problem must not fail the call
                     pass
+        if self.post_call is not None:  # PostToolUse hooks: their feedback joins the result
+            result = await self.post_call(run, result, context)
         self._finish(use, result, "failed" if result.is_error else "done")
 
     def interrupted_results(self, uses: list[ToolUseBlock]) -> list[ToolResultBlock]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.hooks.config import load_hooks, missing_scripts
 from agent.loop import Limits
 from agent.model import Model
 from agent.paths import config_dir
+from agent.permissions.paths import hook_script_paths
 from agent.prompt import load_memory, system_prompt
 from agent.sandbox import parse_sandbox_settings
 from agent.session.config import SessionConfig
@@ -96,6 +98,9 @@ def build_session(
         refresh_system=lambda: system_prompt(workspace, load_memory(workspace, config_dir())),
     )
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
+    config.hooks = load_hooks(settings.raw, problems)
+    problems += missing_scripts(config.hooks, workspace)  # said at start-up, not when it fails
+    policy.hook_scripts = hook_script_paths(config.hooks.commands(), workspace)
     passed = settings.get("passSecretEnv", [])
     if isinstance(passed, list) and all(isinstance(x, str) for x in passed):
         allow_secrets(passed)

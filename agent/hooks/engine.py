@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,8 @@ from agent.hooks.runner import HandlerRun, run_handlers
 from agent.messages import ToolUseBlock
 from tools.base import ToolResult
 
+SESSION_END_MAX_S = 5.0
+"""SessionEnd hooks may hold up eddy's exit this long at most (then they are killed)."""
 IDLE_NOTIFY_S = 60.0
 """Seconds of waiting for the user before the ``idle_prompt`` Notification (Claude Code's)."""
 OUTPUT_EXCERPT_CHARS = 300
@@ -184,6 +186,28 @@ class HookEngine:
             notes.append(f"{event} hook context: {verdict.context}")
         return with_note(result, "\n\n".join(notes)) if notes else result
 
+    async def after_call(
+        self, use: ToolUseBlock, result: ToolResult, pre_context: str = ""
+    ) -> ToolResult:
+        """``ToolRunner.post_call``: PostToolUse on the result, then the PreToolUse hooks'
+        additionalContext added to it."""
+        result = await self.post_tool_use(use, use.input, result)
+        if pre_context.strip():
+            result = with_note(result, f"PreToolUse hook context: {pre_context}")
+        return result
+
+    async def on_stop(self, history: list[Any], stop_hook_active: bool) -> str | None:
+        """``Turn.on_stop``: the Stop hooks' block reason (the model's next prompt), or None
+        to let the turn end (no block, or a hook said ``continue: false``)."""
+        if not self.has("Stop"):
+            return None
+        last = history[-1] if history else None
+        text = last.text if last is not None and last.role == "assistant" else ""
+        verdict = await self.stop(stop_hook_active, text)
+        if verdict.stop or not verdict.blocked or not verdict.reason.strip():
+            return None
+        return verdict.reason
+
     # -- the conversation events --------------------------------------------------------
     async def user_prompt_submit(self, prompt: str) -> HookVerdict:
         """UserPromptSubmit: context for the prompt, or a block (the prompt is not sent)."""
@@ -220,8 +244,35 @@ class HookEngine:
         return taken
 
     async def session_end(self, reason: str) -> None:
-        """SessionEnd (clear, logout, prompt_input_exit, other): it cannot block."""
-        await self.run("SessionEnd", reason, {"reason": reason}, ev.NO_TURN)
+        """SessionEnd (clear, logout, prompt_input_exit, other): it cannot block, and it may
+        delay the exit by :data:`SESSION_END_MAX_S` at most."""
+        if not self.has("SessionEnd"):
+            return
+        work = self.run("SessionEnd", reason, {"reason": reason}, ev.NO_TURN)
+        try:
+            await asyncio.wait_for(work, SESSION_END_MAX_S)
+        except TimeoutError:
+            text = f"SessionEnd hooks still ran after {SESSION_END_MAX_S:g} s; they were killed."
+            self._emit(ev.Notice(ev.NO_TURN, text))
+
+    async def before_prompt(self, prompt: str, resumed: bool) -> tuple[str | None, list[str]]:
+        """SessionStart (the first time), then UserPromptSubmit, before a prompt is sent.
+
+        Returns:
+            Why the prompt must not be sent (None: send it), and the hooks' context to add
+            to it as text blocks.
+        """
+        if not self.started:
+            await self.session_start("resume" if resumed else "startup")
+        verdict = await self.user_prompt_submit(prompt)
+        if verdict.stop:
+            return verdict.stop_reason or "A UserPromptSubmit hook stopped eddy.", []
+        if verdict.blocked:
+            return verdict.reason or "Blocked by a UserPromptSubmit hook.", []
+        context = [f"SessionStart hook context:\n{c}" for c in self.take_context()]
+        if verdict.context.strip():
+            context.append(f"UserPromptSubmit hook context:\n{verdict.context}")
+        return None, context
 
     async def pre_compact(self, trigger: str, instructions: str, turn_id: int) -> HookVerdict:
         """PreCompact (manual or auto): a block keeps the conversation as it is."""
@@ -264,6 +315,26 @@ class HookEngine:
             task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def unless_interrupted(work: Awaitable[Any], interrupt: asyncio.Event) -> tuple[bool, Any]:
+    """Await ``work`` unless ``interrupt`` fires first (then cancel it: its hooks are killed).
+
+    Returns:
+        (True, its value), or (False, None) when interrupted.
+    """
+    task = asyncio.ensure_future(work)
+    waiter = asyncio.ensure_future(interrupt.wait())
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    if task.cancelled():
+        return False, None
+    return True, task.result()
 
 
 def with_note(result: ToolResult, note: str) -> ToolResult:

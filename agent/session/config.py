@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.hooks.config import HookConfig
 from agent.loop import Limits
 from agent.messages import TextBlock
 from agent.permissions.policy import Policy
@@ -44,6 +45,8 @@ class SessionConfig:
     """Rebuilds the system prompt after compaction (memory files are re-read, not summarised)."""
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """The ``sandbox`` settings: the OS sandbox under Bash (see agent/sandbox)."""
+    hooks: HookConfig = field(default_factory=HookConfig)
+    """The ``hooks`` of every settings file, merged (see agent/hooks)."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[TextBlock, ...]:
