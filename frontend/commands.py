@@ -277,6 +277,19 @@ async def _memory(fe: FrontEnd, arg: str) -> None:
     )
 
 
+def _hooks(fe: FrontEnd, arg: str) -> None:
+    from agent.hooks.config import load_hooks
+    from agent.hooks.report import describe
+    from agent.settings.files import load_settings
+
+    session = fe.session
+    if session is not None:
+        config = session.config.hooks  # what this session runs
+    else:
+        config = load_hooks(load_settings(fe.workspace)[0].raw, [])
+    fe.say("\n".join(describe(config, fe.workspace)))
+
+
 def _exit(fe: FrontEnd, arg: str) -> None:
     fe.quit()
 
@@ -306,6 +319,13 @@ COMMANDS: dict[str, Command] = {
         Command("theme", "switch the colour theme: /theme [name]", _theme, True, False),
         Command("init", "survey the repository and write a starter AGENTS.md", _init),
         Command("memory", "edit AGENTS.md in $EDITOR", _memory, False, False),
+        Command(
+            "hooks",
+            "the active hooks, from which file (missing scripts flagged)",
+            _hooks,
+            True,
+            False,
+        ),
         Command("exit", "quit eddy", _exit, True, False),
         Command("quit", "quit eddy", _exit, True, False),
     )
