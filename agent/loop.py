@@ -270,6 +270,8 @@ class Turn:
             if corrections:
                 self.emit(ev.CorrectionsDelivered(self.turn_id, tuple(corrections)))
             self.turns += 1
+            if self.runner.halt_reason is not None:  # a hook's continue: false; h is valid
+                raise TurnStopped("success", f"Stopped: {self.runner.halt_reason}")
 
     async def _stop_hook_continues(self, outcome: TurnOutcome) -> bool:
         """Stop hooks after an ordinary answer: True if one blocked and the loop goes on,

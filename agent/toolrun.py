@@ -87,6 +87,9 @@ class ToolRunner:
         self._started: set[str] = set()
         self.after_call: Callable[[], None] | None = None
         """Called after every executed call, however it ended (checkpoints settle here)."""
+        self.halt_reason: str | None = None
+        """Set by :meth:`halt` (a hook's ``continue: false``): the batch's remaining calls are
+        refused and the loop ends the turn once the results are in."""
         self.post_call: PostCall | None = None
         """Awaited with each executed call's result (PostToolUse hooks); returns the result
         the model reads. Given the call as run and the PreToolUse hooks' context."""
@@ -135,6 +138,7 @@ class ToolRunner:
         """
         self._results = {}
         self._started = set()
+        self.halt_reason = None
         for use in uses:
             self.emit(
                 ev.ToolCallStarted(self.turn_id, use.id, use.name, use.input, self._summary(use))
@@ -158,6 +162,10 @@ class ToolRunner:
                 await race(asyncio.gather(*jobs))
         return [self._results[u.id] for u in uses]
 
+    def halt(self, reason: str) -> None:
+        """Stop the turn after this batch (see ``halt_reason``)."""
+        self.halt_reason = reason
+
     def _is_read_only(self, use: ToolUseBlock) -> bool:
         tool = self.tools.get(use.name)
         return bool(tool is not None and tool.read_only)
@@ -167,6 +175,10 @@ class ToolRunner:
 
         A rejected call gets its error result here.
         """
+        if self.halt_reason is not None:
+            msg = f"{use.name} was not run: {self.halt_reason}"
+            self._finish(use, ToolResult(msg, is_error=True), "refused")
+            return None
         if use.input_error is not None:  # malformed by the model: say so, so it can retry
             msg = f"{use.name} was not run: {use.input_error}."
             self._finish(use, ToolResult(msg, is_error=True), "failed")

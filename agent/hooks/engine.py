@@ -33,6 +33,7 @@ IDLE_NOTIFY_S = 60.0
 """Seconds of waiting for the user before the ``idle_prompt`` Notification (Claude Code's)."""
 OUTPUT_EXCERPT_CHARS = 300
 _PATH_KEYS = ("file_path", "path", "notebook_path")
+_TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 
 Emit = Callable[[ev.Event], None]
 
@@ -77,6 +78,8 @@ class HookEngine:
         self.started = False
         """SessionStart ran for this session."""
         self.idle_seconds = IDLE_NOTIFY_S
+        self.on_halt: Callable[[str], None] | None = None
+        """Called when a tool event's hook returns ``continue: false`` (``ToolRunner.halt``)."""
         self._background: set[asyncio.Task[Any]] = set()
         self._idle: asyncio.Task[Any] | None = None
 
@@ -113,6 +116,8 @@ class HookEngine:
         if combined.stop:
             why = combined.stop_reason or "a hook returned continue: false"
             self._emit(ev.Notice(tid, f"{event} hook stopped eddy: {why}"))
+            if event in _TOOL_EVENTS and self.on_halt is not None:
+                self.on_halt(f"a {event} hook stopped eddy: {why}")
         combined.reason = cap_for_model(combined.reason)
         combined.context = cap_for_model(combined.context)
         return combined

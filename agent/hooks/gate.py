@@ -28,6 +28,9 @@ async def hook_gate(
 ) -> GateDecision:
     """Run the PreToolUse hooks for ``use``, then ``decide`` (policy and user) on the result."""
     verdict = await hooks.pre_tool_use(use)
+    if verdict.stop:  # continue: false wins over any decision; the turn ends after the batch
+        why = verdict.stop_reason or "a PreToolUse hook returned continue: false"
+        return GateDecision(False, f"{use.name} was not run: a PreToolUse hook stopped eddy: {why}")
     if verdict.blocked:
         why = verdict.reason.strip() or "no reason given"
         return GateDecision(False, f"A PreToolUse hook refused this {use.name} call: {why}")

@@ -119,6 +119,7 @@ class Session:
         if config.hooks.groups:
             self.gate.hooks = self.compactor.hooks = self.hooks
             self.runner.post_call = self.hooks.after_call
+            self.hooks.on_halt = self.runner.halt
 
     # -- what front ends read -----------------------------------------------------------
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -50,3 +51,14 @@ def pid_alive(pid: int) -> bool:
             return f.read().split()[2] != "Z"
     except OSError:
         return False
+
+
+async def wait_for_file(path: Path, timeout: float = 20.0) -> str:
+    """The file's text once it exists and is not empty (a condition wait, bounded)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not (path.exists() and path.read_text().strip()):
+        if loop.time() > end:
+            raise TimeoutError(path)
+        await asyncio.sleep(0.01)
+    return path.read_text()

@@ -5,24 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 
 import pytest
 
 from agent.hooks.config import HookHandler
 from agent.hooks.runner import run_handler, run_handlers
-from tests.agent.hooks.scripts import pid_alive, script
-
-
-async def wait_for_file(path: Path, timeout: float = 20.0) -> str:
-    """The file's text once it exists (a condition wait, bounded)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not (path.exists() and path.read_text().strip()):
-        if loop.time() > end:
-            raise TimeoutError(path)
-        await asyncio.sleep(0.01)
-    return path.read_text()
+from tests.agent.hooks.scripts import pid_alive, script, wait_for_file
 
 
 async def test_a_python_hook_reads_the_json_on_stdin_with_the_project_dir_and_no_tty(

@@ -10,7 +10,7 @@ from agent import ops
 from agent.loop import Limits
 from agent.settings.files import user_settings_path
 from tests.agent.hooks.harness import open_session, prompt
-from tests.agent.hooks.scripts import hook_settings, on, script
+from tests.agent.hooks.scripts import hook_settings, on, script, wait_for_file
 from tests.fakes.fake_api import Reply, text, tool_use
 
 
@@ -174,3 +174,73 @@ async def test_handlers_merge_across_files_and_an_identical_one_runs_once(
     await run.session.close()
     assert sorted(log.read_text().split()) == ["ran", "user"]
     assert len(run.hook_runs("UserPromptSubmit")) == 2
+
+
+async def test_esc_during_a_slow_user_prompt_submit_hook_gives_the_prompt_back(
+    fake_api, tmp_path
+) -> None:
+    started = tmp_path / "started"
+    hook_settings(tmp_path, on("UserPromptSubmit", "", f"cat > {started}; sleep 1000"))
+    run = open_session(fake_api, tmp_path)
+    run.session.submit(ops.SubmitPrompt("slow one"))
+    await wait_for_file(started)
+    run.session.submit(ops.Interrupt())
+    await run.session.wait_idle()
+    (blocked,) = run.events.of(ev.PromptBlocked)
+    assert blocked.prompt == "slow one" and "Interrupted" in blocked.reason
+    assert run.session.history == [] and fake_api.requests == []
+    await run.session.close()
+
+
+async def test_an_idle_session_notifies(fake_api, tmp_path) -> None:
+    seen = tmp_path / "seen"
+    hook_settings(tmp_path, on("Notification", "idle_prompt", f"cat > {seen}"))
+    fake_api.push(Reply([text("hi")]))
+    run = open_session(fake_api, tmp_path)
+    run.session.hooks.idle_seconds = 0
+    await prompt(run, "hello")
+    await run.events.wait_until(lambda: run.hook_runs("Notification"))
+    await run.session.close()
+    assert json.loads(seen.read_text())["notification_type"] == "idle_prompt"
+
+
+async def test_session_start_runs_again_after_compaction_with_source_compact(
+    fake_api, tmp_path
+) -> None:
+    start = script(
+        tmp_path, "start.py", 'd = json.load(sys.stdin)\nprint("source " + d["source"])\n'
+    )
+    hook_settings(tmp_path, on("SessionStart", "", start))
+    fake_api.push(
+        Reply([text("hi")]), Reply([text("<summary>we said hi</summary>")]), Reply([text("ok")])
+    )
+    run = open_session(fake_api, tmp_path)
+    await prompt(run, "hello")
+    run.session.submit(ops.Compact())
+    await run.session.wait_idle()
+    assert run.events.of(ev.Compacted)
+    await prompt(run, "after")
+    await run.session.close()
+    assert "SessionStart hook context:\nsource startup" in run.texts(0)
+    assert "SessionStart hook context:\nsource compact" in run.texts(2)
+    assert [r.output for r in run.hook_runs("SessionStart")] == ["source startup", "source compact"]
+    assert fake_api.violations == []
+
+
+async def test_subagent_stop_is_there_for_the_subagent_runner(tmp_path) -> None:
+    from agent.hooks.engine import HookEngine
+
+    seen = tmp_path / "seen"
+    hook_settings(
+        tmp_path,
+        on("SubagentStop", "reviewer", f"cat > {seen}; echo 'review the tests too' >&2; exit 2"),
+    )
+    from agent.hooks.config import load_hooks
+    from agent.settings.files import load_settings
+
+    events: list[ev.Event] = []
+    engine = HookEngine(load_hooks(load_settings(tmp_path)[0].raw, []), tmp_path, events.append)
+    verdict = await engine.subagent_stop("a1", "reviewer", False)
+    assert verdict.blocked and verdict.reason == "review the tests too"
+    assert json.loads(seen.read_text())["agent_id"] == "a1"
+    assert not (await engine.subagent_stop("a2", "writer", False)).blocked

@@ -3,12 +3,10 @@ a refusal is an is_error result in tool_use order, and every request stays valid
 
 from __future__ import annotations
 
-import asyncio
-
 from agent import events as ev
 from agent import ops
 from tests.agent.hooks.harness import open_session, prompt
-from tests.agent.hooks.scripts import hook_settings, on, pid_alive, script
+from tests.agent.hooks.scripts import hook_settings, on, pid_alive, script, wait_for_file
 from tests.fakes.fake_api import Reply, text, tool_use
 
 DENY_RM = 'input=$(cat); case "$input" in *"rm -rf"*) echo "no rm -rf here" >&2; exit 2;; esac\n'
@@ -273,11 +271,7 @@ async def test_esc_during_a_slow_hook_kills_it_and_the_history_stays_valid(
     run = open_session(fake_api, tmp_path)
     run.session.submit(ops.SubmitPrompt("go"))
     await run.events.wait_for(ev.ToolCallStarted)
-    loop = asyncio.get_running_loop()
-    end = loop.time() + 20
-    while not (pids.exists() and pids.read_text().strip()):  # the hook is running
-        assert loop.time() < end
-        await asyncio.sleep(0.01)
+    await wait_for_file(pids)  # the hook is running
     run.session.submit(ops.Interrupt())
     finished = await run.events.wait_for(ev.TurnFinished)
     assert finished.subtype == "interrupted"
@@ -288,3 +282,27 @@ async def test_esc_during_a_slow_hook_kills_it_and_the_history_stays_valid(
     (result,) = run.results(1)
     assert result["is_error"] and "interrupted" in str(result["content"])
     assert fake_api.violations == [] and len(fake_api.requests) == 2
+
+
+async def test_continue_false_stops_the_turn_after_the_batch_and_the_history_stays_valid(
+    fake_api, tmp_path
+) -> None:
+    halt = script(
+        tmp_path,
+        "halt.sh",
+        'cat >/dev/null; echo \'{"continue": false, "stopReason": "policy freeze"}\'\n',
+    )
+    hook_settings(tmp_path, on("PreToolUse", "Bash", halt))
+    marker = tmp_path / "ran"
+    fake_api.push(bash_calls(f"touch {marker}", "echo two"), Reply([text("after")]))
+    run = open_session(fake_api, tmp_path)
+    finished = await prompt(run, "go")
+    assert len(fake_api.requests) == 1 and not marker.exists()
+    assert any("policy freeze" in n.text for n in run.events.of(ev.Notice))
+    assert finished.num_calls == 1
+    await prompt(run, "next")
+    await run.session.close()
+    results = run.results(1)
+    assert [r["is_error"] for r in results] == [True, True]
+    assert "policy freeze" in str(results[0]["content"]) and run.texts(1) == ["next"]
+    assert fake_api.violations == []
