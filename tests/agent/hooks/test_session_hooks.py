@@ -244,3 +244,21 @@ async def test_subagent_stop_is_there_for_the_subagent_runner(tmp_path) -> None:
     assert verdict.blocked and verdict.reason == "review the tests too"
     assert json.loads(seen.read_text())["agent_id"] == "a1"
     assert not (await engine.subagent_stop("a2", "writer", False)).blocked
+
+
+async def test_pre_compact_blocks_an_automatic_compaction_and_the_turn_goes_on(
+    fake_api, tmp_path
+) -> None:
+    seen = tmp_path / "seen"
+    hook_settings(
+        tmp_path, on("PreCompact", "auto", f"cat > {seen}; echo 'keep it all' >&2; exit 2")
+    )
+    fake_api.push(Reply([text("hi")]))
+    run = open_session(fake_api, tmp_path)
+    run.session.config.autocompact = 1e-9  # every call would compact
+    finished = await prompt(run, "hello")
+    await run.session.close()
+    assert finished.subtype == "success" and run.events.of(ev.Compacted) == []
+    assert json.loads(seen.read_text())["trigger"] == "auto"
+    assert any("keep it all" in n.text for n in run.events.of(ev.Notice))
+    assert len(fake_api.requests) == 1 and fake_api.violations == []
