@@ -125,6 +125,11 @@ class PermissionGate:
             from agent.hooks.gate import hook_ask
 
             decision = hook_ask(use, hook)
+            if self.headless:  # no allow rule can settle a hook's ask: say so, not --allowed-tools
+                text = (
+                    f"{use.name} was not run: {decision.reason} eddy runs headless and cannot ask."
+                )
+                return GateDecision(False, text)
         if decision.verdict == "deny":
             return GateDecision(False, decision.reason)
         warning, offer = decision.warning, None

@@ -306,3 +306,22 @@ async def test_continue_false_stops_the_turn_after_the_batch_and_the_history_sta
     assert [r["is_error"] for r in results] == [True, True]
     assert "policy freeze" in str(results[0]["content"]) and run.texts(1) == ["next"]
     assert fake_api.violations == []
+
+
+async def test_a_hook_ask_in_headless_mode_is_a_refusal_that_names_the_hook(
+    fake_api, tmp_path
+) -> None:
+    ask = script(
+        tmp_path,
+        "ask.sh",
+        'cat >/dev/null; echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+        '"permissionDecision": "ask", "permissionDecisionReason": "confirm deploys."}}\'\n',
+    )
+    hook_settings(tmp_path, on("PreToolUse", "Bash", ask))
+    fake_api.push(bash_calls("echo deploy"), Reply([text("ok")]))
+    run = open_session(fake_api, tmp_path, headless=True)
+    await prompt(run, "deploy")
+    await run.session.close()
+    (result,) = run.results(1)
+    assert result["is_error"] and "confirm deploys." in str(result["content"])
+    assert "headless" in str(result["content"]) and "--allowed-tools" not in str(result["content"])
