@@ -214,6 +214,14 @@ class UpdateMapper:
                 return [] if self.replay else [AskDialog(event)]
             case ev.QuestionsAnswered() | ev.PlanReviewed():
                 return []
+            case ev.HookRan():
+                if event.outcome == "success" or self.replay:
+                    return []  # a hook that did its job quietly, as the TUI shows it collapsed
+                said = f"{event.hook_event} hook {event.outcome}: {event.output}".strip()
+                return [update_agent_message_text(f"\n\n*{said}*\n\n")]
+            case ev.PromptBlocked():
+                text = f"A UserPromptSubmit hook blocked the prompt: {event.reason}"
+                return [update_agent_message_text(f"\n\n**eddy:** {text}\n\n")]
             case ev.QueueChanged():
                 return [] if self.replay else [QueueNotice(event.queue)]
             case ev.TodosUpdated():

@@ -261,6 +261,45 @@ class Error:
 
 
 @dataclass(frozen=True)
+class HookRan:
+    """A hook handler ran (agent/hooks): shown collapsed in the TUI, as a line in line mode,
+    as a ``hook_response`` system message in stream-json, and saved in the transcript.
+
+    Attributes:
+        hook_event: the event it ran for (PreToolUse, Stop, ...).
+        command: its command line; ``source`` the settings file that defined it.
+        exit_code: its exit status, or None (timed out, could not start, killed).
+        outcome: ``success``, ``blocked`` (exit 2 or a deny/block decision), ``error``.
+        decision: what it decided (allow, deny, ask, block), if anything.
+        output: a short excerpt of what it printed (stdout, else stderr) or its error.
+    """
+
+    turn_id: int
+    hook_event: str
+    command: str
+    source: str
+    exit_code: int | None
+    outcome: str
+    decision: str | None
+    output: str
+    stdout: str
+    stderr: str
+    duration_ms: int
+    type: Literal["hook_ran"] = "hook_ran"
+
+
+@dataclass(frozen=True)
+class PromptBlocked:
+    """A UserPromptSubmit hook blocked a prompt: nothing was sent and the history is
+    unchanged; front ends put ``prompt`` back in the input so the user can edit it."""
+
+    prompt: str
+    reason: str
+    turn_id: int = NO_TURN
+    type: Literal["prompt_blocked"] = "prompt_blocked"
+
+
+@dataclass(frozen=True)
 class Interrupted:
     turn_id: int
     type: Literal["interrupted"] = "interrupted"
@@ -377,6 +416,8 @@ Event = (
     | TodosUpdated
     | Notice
     | Error
+    | HookRan
+    | PromptBlocked
     | Interrupted
     | PermissionModeChanged
     | SessionRenamed

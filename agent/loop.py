@@ -40,6 +40,8 @@ from agent.turn_sink import TurnSink
 INTERRUPT_NOTE = "[Request interrupted by user]"
 MAX_PAUSE_CONTINUATIONS = 8
 """How many times one response may be continued after ``stop_reason: pause_turn``."""
+MAX_STOP_HOOK_BLOCKS = 8
+"""How many times in a row Stop hooks may send the model back to work (Claude Code's cap)."""
 
 Emit = Callable[[ev.Event], None]
 
@@ -133,6 +135,9 @@ class Turn:
         checked_upto: messages before this index already passed the invariant check.
         before_call: awaited before each model call (automatic compaction); True if it
             rewrote the history.
+        on_stop: awaited when the model has answered (Stop hooks) with the history and
+            whether a Stop hook already sent it back; a text means "go on": it becomes the
+            next user text block and one more model call, counted against T and B.
     """
 
     def __init__(
@@ -149,6 +154,7 @@ class Turn:
         turn_id: int = 1,
         checked_upto: int = 0,
         before_call: Callable[[Turn], Awaitable[bool]] | None = None,
+        on_stop: Callable[[list[Message], bool], Awaitable[str | None]] | None = None,
     ) -> None:
         self.history = history
         self.model = model
@@ -166,6 +172,9 @@ class Turn:
         self.context_tokens = 0
         self.checked_upto = checked_upto
         self.before_call = before_call
+        self.on_stop = on_stop
+        self.stop_blocks = 0
+        """How often Stop hooks sent the model back in this turn (``stop_hook_active``)."""
         self._window = context_window(spec.model)
         self._sink: TurnSink | None = None
         self._ids: dict[str, int] = {}
@@ -242,7 +251,10 @@ class Turn:
             a = response.message
             # 2. no tool_use in a: stop, success; h becomes h·a
             if not (response.stop_reason == "tool_use" and a.tool_uses):
-                return self._final(response)
+                outcome = self._final(response)
+                if not await self._stop_hook_continues(outcome):
+                    return outcome
+                continue
             # 3. t == T: stop, error_max_turns; the calls are not run and h is unchanged
             t, b = self.limits.max_turns, self.limits.max_budget_usd
             if t is not None and self.turns >= t:
@@ -258,6 +270,39 @@ class Turn:
             if corrections:
                 self.emit(ev.CorrectionsDelivered(self.turn_id, tuple(corrections)))
             self.turns += 1
+            if self.runner.halt_reason is not None:  # a hook's continue: false; h is valid
+                raise TurnStopped("success", f"Stopped: {self.runner.halt_reason}")
+
+    async def _stop_hook_continues(self, outcome: TurnOutcome) -> bool:
+        """Stop hooks after an ordinary answer: True if one blocked and the loop goes on,
+        the reason (and any queued corrections) appended as the next user message."""
+        if self.on_stop is None or outcome.stop_reason not in ("end_turn", "stop_sequence"):
+            return False
+        if self.stop_blocks >= MAX_STOP_HOOK_BLOCKS:
+            text = f"Stop hooks blocked {MAX_STOP_HOOK_BLOCKS} times in a row; the turn ends."
+            self.emit(ev.Notice(self.turn_id, text))
+            return False
+        reason = await self.race(self.on_stop(self.history, self.stop_blocks > 0))
+        if reason is None or not reason.strip():
+            return False
+        # one more model call, counted like a tool turn against T and B
+        t, b = self.limits.max_turns, self.limits.max_budget_usd
+        if t is not None and self.turns >= t:
+            raise TurnStopped("error_max_turns", f"Stopped: reached the turn limit ({t}).")
+        if b is not None and self.cost >= b:
+            raise TurnStopped("error_max_budget_usd", self._budget_stop(b))
+        self.stop_blocks += 1
+        self.turns += 1
+        corrections = self.take_queue()
+        blocks = (TextBlock(f"Stop hook feedback:\n{reason}"), *(TextBlock(c) for c in corrections))
+        last = self.history[-1] if self.history else None
+        if last is not None and last.role == "user":  # an empty answer was not kept
+            self.history[-1] = last.with_blocks(*blocks)
+        else:
+            self.history.append(Message("user", blocks))
+        if corrections:
+            self.emit(ev.CorrectionsDelivered(self.turn_id, tuple(corrections)))
+        return True
 
     async def _call_model(self) -> ModelResponse:
         """One model call on a checked history, continued while the API pauses the turn."""

@@ -154,6 +154,8 @@ class SetOutputStyle:
     ``Notice``, or an ``Error`` for an unknown style."""
 
     name: str
+
+
 class SendToBackground:
     """Ctrl+B: the running foreground Bash command goes on as a background shell; its call
     returns at once with the shell's id."""

@@ -32,15 +32,21 @@ class GateDecision:
 
     ``failed`` marks a call not run because it cannot succeed (the tool's precheck): its
     result is an ordinary failure with ``reason`` as its text, not a refusal.
+
+    ``updated_input`` (a PreToolUse hook's, already checked against the tool's schema) is the
+    input the call runs with; ``context`` is hook text added to the call's result.
     """
 
     allow: bool
     reason: str = ""
     grant: Grant | None = None
     failed: bool = False
+    updated_input: dict[str, Any] | None = None
+    context: str = ""
 
 
 Gate = Callable[[ToolUseBlock, "Tool | None"], Awaitable[GateDecision]]
+PostCall = Callable[[ToolUseBlock, ToolResult, str], Awaitable[ToolResult]]
 Race = Callable[[Awaitable[Any]], Awaitable[Any]]
 
 
@@ -94,6 +100,12 @@ class ToolRunner:
         self.result_note: Callable[[str, dict[str, Any]], str] | None = None
         """``(tool name, input) -> text`` appended to a successful call's result (the
         path-scoped memory rules of agent/memory/rules.py), or ""."""
+        self.halt_reason: str | None = None
+        """Set by :meth:`halt` (a hook's ``continue: false``): the batch's remaining calls are
+        refused and the loop ends the turn once the results are in."""
+        self.post_call: PostCall | None = None
+        """Awaited with each executed call's result (PostToolUse hooks); returns the result
+        the model reads. Given the call as run and the PreToolUse hooks' context."""
 
     def _finish(
         self, use: ToolUseBlock, result: ToolResult, status: ev.ToolStatus
@@ -139,6 +151,7 @@ class ToolRunner:
         """
         self._results = {}
         self._started = set()
+        self.halt_reason = None
         for use in uses:
             self.emit(
                 ev.ToolCallStarted(self.turn_id, use.id, use.name, use.input, self._summary(use))
@@ -154,11 +167,17 @@ class ToolRunner:
             for use in batch:
                 decision = await self._admit(use, race)
                 if decision is not None:
-                    approved.append((use, decision.grant))
+                    approved.append((use, decision))
             if approved:
-                jobs = [self._execute(use, grant) for use, grant in approved]
+                jobs = [
+                    self._execute(use, d.grant, d.updated_input, d.context) for use, d in approved
+                ]
                 await race(asyncio.gather(*jobs))
         return [self._results[u.id] for u in uses]
+
+    def halt(self, reason: str) -> None:
+        """Stop the turn after this batch (see ``halt_reason``)."""
+        self.halt_reason = reason
 
     def _is_read_only(self, use: ToolUseBlock) -> bool:
         tool = self.tools.get(use.name)
@@ -169,6 +188,10 @@ class ToolRunner:
 
         A rejected call gets its error result here.
         """
+        if self.halt_reason is not None:
+            msg = f"{use.name} was not run: {self.halt_reason}"
+            self._finish(use, ToolResult(msg, is_error=True), "refused")
+            return None
         if use.input_error is not None:  # malformed by the model: say so, so it can retry
             msg = f"{use.name} was not run: {use.input_error}."
             self._finish(use, ToolResult(msg, is_error=True), "failed")
@@ -192,8 +215,15 @@ class ToolRunner:
             return None
         return decision
 
-    async def _execute(self, use: ToolUseBlock, grant: Grant | None = None) -> None:
+    async def _execute(
+        self,
+        use: ToolUseBlock,
+        grant: Grant | None = None,
+        updated_input: dict[str, Any] | None = None,
+        context: str = "",
+    ) -> None:
         tool = self.tools[use.name]
+        run = use if updated_input is None else dataclasses.replace(use, input=updated_input)
         self._started.add(use.id)
         self.emit(ev.ToolCallRunning(self.turn_id, use.id))
         turn_id = self.turn_id
@@ -202,7 +232,7 @@ class ToolRunner:
             self.emit(ev.ToolOutputDelta(turn_id, use.id, text))
 
         try:
-            result = await tool.run(use.input, self.ctx.for_call(output, grant, use.id))
+            result = await tool.run(run.input, self.ctx.for_call(output, grant, use.id))
         except ToolError as exc:
             result = ToolResult(str(exc) or f"{use.name} failed", is_error=True)
         except asyncio.CancelledError:
@@ -220,6 +250,8 @@ class ToolRunner:
                 result = with_note(result, self.result_note(use.name, use.input))
             except Exception:  # a memory rule that cannot be read must not fail the call
                 pass
+        if self.post_call is not None:  # PostToolUse hooks: their feedback joins the result
+            result = await self.post_call(run, result, context)
         self._finish(use, result, "failed" if result.is_error else "done")
 
     def interrupted_results(self, uses: list[ToolUseBlock]) -> list[ToolResultBlock]:

@@ -266,6 +266,11 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
     if exit_process is None:
         exit_process = argv is None
     quiet_start_up()  # first: everything after this may take a second (imports)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["hooks"]:  # eddy hooks [list | test EVENT --input FILE.json]
+        from cli.hooks_cmd import run_hooks_command
+
+        return run_hooks_command(words[1:])
     try:
         options = parse_launch(argv)
     except UsageError as exc:

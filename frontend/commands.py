@@ -294,6 +294,8 @@ def _output_style(fe: FrontEnd, arg: str) -> None:
     lines = [f"Output style: {name}. /output-style NAME switches (this session only)."]
     lines += [f"  {s.name:<14} {s.description}" for s in styles.values()]
     fe.say("\n".join([*lines, *problems]))
+
+
 def _bashes(fe: FrontEnd, arg: str) -> None:
     from frontend.bashes import bashes_command
 
@@ -302,6 +304,19 @@ def _bashes(fe: FrontEnd, arg: str) -> None:
         fe.say("\n".join(lines))
     if op is not None:
         fe.submit(op)  # the engine answers: a Notice, or an Error for no such shell
+
+
+def _hooks(fe: FrontEnd, arg: str) -> None:
+    from agent.hooks.config import load_hooks
+    from agent.hooks.report import describe
+    from agent.settings.files import load_settings
+
+    session = fe.session
+    if session is not None:
+        config = session.config.hooks  # what this session runs
+    else:
+        config = load_hooks(load_settings(fe.workspace)[0].raw, [])
+    fe.say("\n".join(describe(config, fe.workspace)))
 
 
 def _exit(fe: FrontEnd, arg: str) -> None:
@@ -337,6 +352,13 @@ COMMANDS: dict[str, Command] = {
             "output-style", "show or switch the output style: /output-style [name]", _output_style
         ),
         Command("bashes", "list background shells; /bashes kill ID stops one", _bashes, True),
+        Command(
+            "hooks",
+            "the active hooks, from which file (missing scripts flagged)",
+            _hooks,
+            True,
+            False,
+        ),
         Command("exit", "quit eddy", _exit, True, False),
         Command("quit", "quit eddy", _exit, True, False),
     )

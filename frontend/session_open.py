@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from agent.events import TurnFinished
+from agent.hooks.config import load_hooks, missing_scripts
 from agent.loop import Limits
 from agent.memory.session import SessionMemory
 from agent.model import Model
 from agent.output_styles import pick_style
 from agent.paths import config_dir, project_data_dir
+from agent.permissions.paths import hook_script_paths
 from agent.permissions.policy import Rule
 from agent.prompt import system_prompt
 from agent.sandbox import parse_sandbox_settings
@@ -112,6 +114,9 @@ def build_session(
     )
     config.refresh_system = lambda: memory.refresh(config.output_style)
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
+    config.hooks = load_hooks(settings.raw, problems)
+    problems += missing_scripts(config.hooks, workspace)  # said at start-up, not when it fails
+    policy.hook_scripts = hook_script_paths(config.hooks.commands(), workspace)
     passed = settings.get("passSecretEnv", [])
     if isinstance(passed, list) and all(isinstance(x, str) for x in passed):
         allow_secrets(passed)

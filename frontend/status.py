@@ -134,6 +134,8 @@ class StatusModel:
                 | ev.Error()
                 | ev.Interrupted()
                 | ev.SessionRenamed()
+                | ev.HookRan()
+                | ev.PromptBlocked()
             ):
                 pass
             case _:

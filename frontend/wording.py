@@ -52,6 +52,18 @@ def compaction_line(event: ev.Compacted) -> str:
     )
 
 
+def hook_line(event: ev.HookRan) -> str:
+    """One line for a hook run: ``hook PreToolUse ./check.sh: exit 2, blocked (12 ms): why``."""
+    status = "no exit" if event.exit_code is None else f"exit {event.exit_code}"
+    outcome = "" if event.outcome == "success" else f", {event.outcome}"
+    decision = f", {event.decision}" if event.decision and event.outcome == "success" else ""
+    head = f"hook {event.hook_event} {first_line(sanitize(event.command), 60)}"
+    line = f"{head}: {status}{outcome}{decision} ({event.duration_ms} ms)"
+    if event.output:
+        line += f": {first_line(sanitize(event.output), 100)}"
+    return line
+
+
 def turn_end(subtype: str, limits: Any) -> str | None:
     """What to do after a turn ended where the user must act: at the budget or the turn cap, how
     to raise it and go on. Why it ended is said once, by the engine's event (the ``Notice`` of

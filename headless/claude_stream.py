@@ -92,6 +92,8 @@ class ClaudeStream:
                 self._assistant(event)
             case ev.ToolCallFinished():
                 self._tool_result(event)
+            case ev.HookRan():
+                self._hook_response(event)
             case ev.CorrectionsDelivered():
                 texts = [{"type": "text", "text": t} for t in event.texts if t.strip()]
                 if texts:
@@ -113,6 +115,7 @@ class ClaudeStream:
                 | ev.TodosUpdated()
                 | ev.Notice()
                 | ev.Error()
+                | ev.PromptBlocked()
                 | ev.Interrupted()
                 | ev.PermissionModeChanged()
                 | ev.SessionRenamed()
@@ -159,6 +162,25 @@ class ClaudeStream:
                 }
             )
         self._message("user", {"role": "user", "content": [block]})
+
+    def _hook_response(self, event: ev.HookRan) -> None:
+        """Claude Code's ``system`` / ``hook_response`` line for one hook run."""
+        self._write(
+            {
+                "type": "system",
+                "subtype": "hook_response",
+                "hook_id": _uuid(),
+                "hook_name": event.command,
+                "hook_event": event.hook_event,
+                "output": event.output,
+                "stdout": event.stdout,
+                "stderr": event.stderr,
+                "exit_code": event.exit_code,
+                "outcome": "success" if event.outcome == "success" else "error",
+                "session_id": self.session_id,
+                "uuid": _uuid(),
+            }
+        )
 
     def _message(self, kind: str, message: dict[str, Any]) -> None:
         self._write(

@@ -79,6 +79,8 @@ def stderr_line(event: ev.Event, fmt: str) -> str | None:
             | ev.UsageUpdated()
             | ev.TodosUpdated()
             | ev.Notice()
+            | ev.HookRan()
+            | ev.PromptBlocked()
             | ev.Interrupted()
             | ev.PermissionModeChanged()
             | ev.SessionRenamed()

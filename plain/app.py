@@ -243,6 +243,8 @@ class PlainApp:
         elif isinstance(event, ev.TurnFinished):
             self.questions.withdraw()
             self._spawn(self._refresh_when_idle())
+        elif isinstance(event, ev.PromptBlocked):
+            self.put_back(event.prompt)  # not sent: the user can edit it and send it again
         elif (
             isinstance(event, ev.RewindFinished)
             and event.mode in ("both", "conversation")

@@ -131,6 +131,11 @@ class Renderer:
                 return self._on_notice(event)
             case ev.Error():
                 return self._on_error(event)
+            case ev.HookRan():
+                return [*self.text.finish(), self.paint(wording.hook_line(event), "dim")]
+            case ev.PromptBlocked():
+                text = f"Prompt blocked by a UserPromptSubmit hook: {sanitize(event.reason)}"
+                return [*self.text.finish(), self.paint(text, "yellow")]
             case ev.Interrupted():
                 return self._on_interrupted(event)
             case ev.PermissionModeChanged():

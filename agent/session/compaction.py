@@ -17,6 +17,7 @@ from agent.model import Model, ModelRequest, estimate_tokens
 from agent.pricing import context_window
 
 if TYPE_CHECKING:
+    from agent.hooks.engine import HookEngine
     from agent.loop import Turn
     from agent.session.config import SessionConfig
     from agent.session.conversation import Conversation, Write
@@ -66,6 +67,8 @@ class Compactor:
         self.conversation = conversation
         self._write = write
         self._emit = emit
+        self.hooks: HookEngine | None = None
+        """The session's hooks: PreCompact may block a compaction; SessionStart follows it."""
 
     async def before_call(self, turn: Turn) -> bool:
         """Before a call of ``turn``: compact if it would nearly fill the window."""
@@ -80,6 +83,14 @@ class Compactor:
         self, focus: str = "", *, turn_id: int = ev.NO_TURN, automatic: bool = False
     ) -> bool:
         """Replace the history by a summary plus the recent turns. False if it failed."""
+        hooks = self.hooks
+        if hooks is not None and hooks.has("PreCompact"):
+            trigger = "auto" if automatic else "manual"
+            verdict = await hooks.pre_compact(trigger, focus, turn_id)
+            if verdict.blocked:
+                text = f"A PreCompact hook blocked the compaction: {verdict.reason}"
+                self._emit(ev.Notice(turn_id, text))
+                return False
         spec, history = self.spec, self.conversation.history
         request = ModelRequest(spec.model, history, spec.system, spec.tools, spec.max_tokens)
         try:
@@ -105,4 +116,6 @@ class Compactor:
                 kept.context_tokens,
             )
         )
+        if hooks is not None and hooks.has("SessionStart"):  # its output joins the next prompt
+            await hooks.session_start("compact")
         return True

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.hooks.config import HookConfig
 from agent.loop import Limits
 from agent.messages import Block, TextBlock
 from agent.output_styles import OutputStyle
@@ -51,6 +52,8 @@ class SessionConfig:
     client tools in every request."""
     output_style: OutputStyle | None = None
     """The output style (agent/output_styles.py) ``refresh_system`` builds with; None: Default."""
+    hooks: HookConfig = field(default_factory=HookConfig)
+    """The ``hooks`` of every settings file, merged (see agent/hooks)."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:

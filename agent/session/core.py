@@ -23,8 +23,9 @@ from agent.checkpoints.rewind_list import (
     RewindError,
     marks_from_transcript,
 )
+from agent.hooks.engine import HookEngine, unless_interrupted
 from agent.loop import Turn, TurnOutcome
-from agent.messages import Message
+from agent.messages import Message, TextBlock
 from agent.model import Model, ModelRequest
 from agent.pricing import Usage, context_window
 from agent.sandbox import Sandbox
@@ -122,6 +123,18 @@ class Session:
         self.compactor = Compactor(
             model, self.spec, config, self.conversation, self._write, self._emit
         )
+        self.hooks = HookEngine(
+            config.hooks,
+            config.workspace,
+            self._emit,
+            self._hook_fields,
+            lambda: self.runner.turn_id,
+        )
+        """The configured hooks (agent/hooks): the gate, the runner and the turn call them."""
+        if config.hooks.groups:
+            self.gate.hooks = self.compactor.hooks = self.hooks
+            self.runner.post_call = self.hooks.after_call
+            self.hooks.on_halt = self.runner.halt
 
     # -- what front ends read -----------------------------------------------------------
     @property
@@ -257,6 +270,8 @@ class Session:
         self.submit(ops.Shutdown())
         await self.wait_idle()
         await self.shells.close()
+        await self.hooks.session_end("other")
+        await self.hooks.aclose()
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -289,6 +304,7 @@ class Session:
         self._emit(ev.Notice(ev.NO_TURN, text))
 
     def _spawn(self, work: Any) -> None:
+        self.hooks.idle_ended()
         self._interrupt = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(work)
 
@@ -418,15 +434,19 @@ class Session:
         return self.conversation.estimate()
 
     # -- turns ---------------------------------------------------------------------------
-    def add_prompt(self, text: str, delivered: tuple[str, ...] = ()) -> None:
+    def add_prompt(
+        self, text: str, delivered: tuple[str, ...] = (), context: tuple[str, ...] = ()
+    ) -> None:
         """Append the prompt; after an interrupt it joins the trailing user message.
 
         Args:
             text: the prompt.
             delivered: the queued corrections this prompt is made of (if it is the queue).
+            context: hook output that goes with it (SessionStart, UserPromptSubmit).
         """
         mark = self.rewinder.on_prompt(self.history, text)
-        self.conversation.add_user(prompt_blocks(text, self.config))
+        blocks = prompt_blocks(text, self.config) + tuple(TextBlock(c) for c in context)
+        self.conversation.add_user(blocks)
         self._write(lambda t: t.record_history(self.history, prompt=text, delivered=delivered))
         if mark.checkpoint_id is not None:
             cid = mark.checkpoint_id
@@ -437,13 +457,23 @@ class Session:
         while True:
             turn_id = next(self._turn_ids)
             await self.shells.catch_up()  # what background shells changed: the last prompt's
-            self.add_prompt(text, delivered)
+            context: list[str] = []
+            if self.config.hooks.groups:  # SessionStart, UserPromptSubmit; Esc stops them
+                done, value = await unless_interrupted(
+                    self.hooks.before_prompt(text, self.transcript_resumed), self._interrupt
+                )
+                blocked, context = value if done else ("Interrupted while hooks ran.", [])
+                if blocked is not None:
+                    self._prompt_blocked(turn_id, text, blocked)
+                    return
+            self.add_prompt(text, delivered, tuple(context))
             self._emit(ev.TurnStarted(turn_id, text))
             self._report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
             started = time.monotonic()
             self.runner.turn_id = turn_id
             turn = Turn(
                 before_call=self.compactor.before_call,
+                on_stop=self.hooks.on_stop if self.config.hooks.has("Stop") else None,
                 history=self.history,
                 model=self.model,
                 spec=self.spec,
@@ -468,7 +498,35 @@ class Session:
                 text = "\n\n".join(delivered)
                 self._interrupt = asyncio.Event()
                 continue
+            self.hooks.idle_started()
             return
+
+    @property
+    def transcript_resumed(self) -> bool:
+        """This session continues a saved one (SessionStart's source is ``resume``)."""
+        return self.transcript is not None and self.transcript.loaded is not None
+
+    def _hook_fields(self) -> dict[str, Any]:
+        """The fields every hook's stdin has."""
+        transcript = self.transcript
+        return {
+            "session_id": self.config.session_id,
+            "transcript_path": str(transcript.path) if transcript is not None else "",
+            "cwd": str(self.config.workspace),
+            "permission_mode": self.config.policy.mode,
+        }
+
+    def _prompt_blocked(self, turn_id: int, text: str, reason: str) -> None:
+        """A hook stopped the prompt: nothing was sent, the history is unchanged, and the
+        front ends put the prompt back in the input. The turn still starts and finishes."""
+        self._emit(ev.TurnStarted(turn_id, text))
+        self._emit(ev.PromptBlocked(text, reason, turn_id))
+        error = f"The prompt was not sent: {reason}"
+        self._emit(
+            ev.TurnFinished(
+                turn_id, "error_during_execution", 0, 0, 0.0, self.total_cost, 0, {}, "", error
+            )
+        )
 
     def _finish(self, turn: Turn, outcome: TurnOutcome, started: float) -> None:
         self.spend.add(turn)

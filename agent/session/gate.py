@@ -30,6 +30,8 @@ from agent.toolrun import GateDecision
 from tools.base import Grant, Tool, ToolContext
 
 if TYPE_CHECKING:
+    from agent.hooks.engine import HookEngine
+    from agent.hooks.outcome import HookVerdict
     from agent.sandbox import Sandbox
 
 
@@ -89,6 +91,8 @@ class PermissionGate:
         self.approved_outside: set[Path] = set()
         self.sandbox = sandbox
         self._told_no_sandbox = False
+        self.hooks: HookEngine | None = None
+        """The session's hooks: PreToolUse runs first, and Notification when a question waits."""
         ctx.allow_outside = lambda _tool, path: path in self.approved_outside
 
     def answer(self, op: ops.AnswerPermission) -> None:
@@ -99,8 +103,33 @@ class PermissionGate:
     async def __call__(self, use: ToolUseBlock, tool: Tool | None) -> GateDecision:
         if tool is None:
             return GateDecision(False, f"No such tool: {use.name}")
+        if self.hooks is None or not self.hooks.has("PreToolUse"):
+            return await self._decide(use, tool)
+        from agent.hooks.gate import hook_gate  # PreToolUse: deny > ask > allow, updatedInput
+
+        return await hook_gate(self.hooks, use, tool, self._decide)
+
+    async def _decide(
+        self, use: ToolUseBlock, tool: Tool, hook: HookVerdict | None = None
+    ) -> GateDecision:
+        """The policy's decision, then the user's; ``hook`` is the PreToolUse verdict (its
+        allow skips the question unless a rule asks; its ask asks although a rule allows)."""
         self._install_read_filter()
-        decision = self.policy.check(tool, use.input, self.ctx)
+        policy = self.policy
+        if hook is not None and hook.decision == "allow":
+            from agent.hooks.gate import hook_allowed
+
+            policy = hook_allowed(policy, tool)
+        decision = policy.check(tool, use.input, self.ctx)
+        if hook is not None and hook.decision == "ask" and decision.verdict == "allow":
+            from agent.hooks.gate import hook_ask
+
+            decision = hook_ask(use, hook)
+            if self.headless:  # no allow rule can settle a hook's ask: say so, not --allowed-tools
+                text = (
+                    f"{use.name} was not run: {decision.reason} eddy runs headless and cannot ask."
+                )
+                return GateDecision(False, text)
         if decision.verdict == "deny":
             return GateDecision(False, decision.reason)
         warning, offer = decision.warning, None
@@ -208,6 +237,10 @@ class PermissionGate:
                 preview,
             )
         )
+        if self.hooks is not None:
+            self.hooks.notify(
+                f"Claude needs your permission to use {use.name}", "permission_prompt"
+            )
         try:
             answer = await fut
         finally:

@@ -70,6 +70,8 @@ class SessionRecorder:
             self.write(lambda t: t.usage(event.usage, event.cost_usd))
         elif isinstance(event, ev.TodosUpdated):
             self.write(lambda t: t.todos(event.todos))
+        elif isinstance(event, ev.HookRan):  # what a hook printed is kept (loading skips it)
+            self.write(lambda t: t.append({**ev.to_json(event), "type": "hook"}))
         elif isinstance(event, ev.TurnFinished):
             self.write(lambda t: _record_then(t, h, t.sync))
 

@@ -38,6 +38,7 @@ SAYS: dict[str, tuple[str, str | None]] = {
     "memory": ("/memory", "$EDITOR is not set"),
     "output-style": ("/output-style", "Output style: Default."),
     "bashes": ("/bashes", "No background shells."),
+    "hooks": ("/hooks", "No hooks are configured"),
 }
 CHECKED = sorted(n for n in COMMANDS if n not in SKIPPED_HERE)
 

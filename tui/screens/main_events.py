@@ -75,6 +75,10 @@ class EventRouter:
                 screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
             case ev.SessionRenamed():
                 screen.say(f"Session renamed to “{event.title}”.")
+            case ev.PromptBlocked():
+                screen.say(f"Prompt blocked by a UserPromptSubmit hook: {event.reason}", "notice")
+                screen.prompt.load_quietly(event.prompt)  # not sent: edit it and send again
+                screen.prompt.move_cursor(screen.prompt.document.end)
             case ev.TurnFinished():
                 self._close_prompts(event)
                 self._close_dialogs()
@@ -97,6 +101,7 @@ class EventRouter:
                 | ev.TodosUpdated()
                 | ev.Notice()
                 | ev.Error()
+                | ev.HookRan()
             ):
                 pass  # the status model's or the conversation's alone
             case _:

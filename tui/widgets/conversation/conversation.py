@@ -196,6 +196,12 @@ class Conversation(VerticalScroll):
         for text in event.texts:
             self.add_user(text, correction=True)
 
+    def _on_hook_ran(self, event: ev.HookRan) -> None:
+        from tui.widgets.conversation.hook_run import HookRunBlock
+
+        self._end_message()
+        self.add_block(HookRunBlock(event))
+
     def _on_notice(self, event: ev.Notice) -> None:
         self.add_line(event.text, "notice")
 
