@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--permission-mode",
-        choices=["default", "acceptEdits", "plan", "bypassPermissions"],
+        choices=["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"],
         default="default",
     )
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")

@@ -62,10 +62,10 @@ from agent.shell import parser as shellparse
 from agent.shell.words import ShellParseError, Word
 from tools.base import ResolvedPath, Tool, ToolContext, ToolError
 
-Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
 Verdict = Literal["allow", "ask", "deny"]
 Match = Literal["yes", "maybe", "no"]
-MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
+MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
 HARMLESS_TOOLS = frozenset({"TodoWrite", "ExitPlanMode"})
@@ -73,7 +73,7 @@ HARMLESS_TOOLS = frozenset({"TodoWrite", "ExitPlanMode"})
 _FAMILIES = {"Edit": EDIT_TOOLS, "Read": READ_TOOLS, "Write": frozenset({"Write"})}
 _DIRECTORY_TOOLS = frozenset({"Glob", "Grep", "LS"})
 
-_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*(?:__\*)?)\s*(?:\((.*)\))?\s*$", re.S)
 
 
 def cycle_mode(mode: Mode) -> Mode:
@@ -92,6 +92,15 @@ def plan_mode_note() -> str:
     )
 
 
+def dont_ask_refusal(name: str, decision: Decision) -> str:
+    """What the model reads when dontAsk mode refuses a call that would have asked."""
+    why = decision.reason.strip() or f"{name} needs permission."
+    return (
+        f"{name} was not run: eddy is in dontAsk mode, where whatever would ask is refused. "
+        f"{why} Only calls that allow rules or the mode permit run."
+    )
+
+
 def _plan_refusal(what: str) -> str:
     return (
         f"{what} was not run: eddy is in plan mode, where nothing that changes state runs. "
@@ -105,6 +114,10 @@ class Rule:
 
     tool: str
     specifier: str | None = None
+    source: str | None = field(default=None, compare=False)
+    """The settings file (label) the rule was read from, or None (command line, session)."""
+    line: int | None = field(default=None, compare=False)
+    """The line of ``source`` where the rule's string is."""
 
     @classmethod
     def parse(cls, text: str) -> Rule:
@@ -294,7 +307,13 @@ class Policy:
         return decision.rule if decision.verdict == "ask" else None
 
     def check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
-        """The full decision for one call."""
+        """The full decision for one call (in dontAsk mode an ask is a refusal)."""
+        decision = self._check(tool, args, ctx)
+        if self.mode == "dontAsk" and decision.verdict == "ask":
+            return replace(decision, verdict="deny", reason=dont_ask_refusal(tool.name, decision))
+        return decision
+
+    def _check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
         if tool.name == "Bash":
             from agent.permissions.bash import BashCheck  # it imports this module
             from agent.permissions.protected import protected_argument, protected_redirect

@@ -148,17 +148,20 @@ def _args(env: Env, tool: str, place: str) -> tuple[str, dict[str, Any]]:
     raise AssertionError(tool)
 
 
-#               default  acceptEdits  plan     bypass
+#               default  acceptEdits  plan     bypass   dontAsk (what would ask is refused)
 READ_LIKE = {
-    "inside": ("allow", "allow", "allow", "allow"),
-    "outside": ("ask", "ask", "ask", "allow"),
+    "inside": ("allow", "allow", "allow", "allow", "allow"),
+    "outside": ("ask", "ask", "ask", "allow", "deny"),
 }
 EDIT_LIKE = {
-    "inside": ("ask", "allow", "deny", "allow"),
-    "outside": ("ask", "ask", "deny", "allow"),
+    "inside": ("ask", "allow", "deny", "allow", "deny"),
+    "outside": ("ask", "ask", "deny", "allow", "deny"),
 }
-SHELL = {"inside": ("ask", "ask", "deny", "allow"), "outside": ("ask", "ask", "deny", "allow")}
-HARMLESS = {"inside": ("allow",) * 4, "outside": ("allow",) * 4}
+SHELL = {
+    "inside": ("ask", "ask", "deny", "allow", "deny"),
+    "outside": ("ask", "ask", "deny", "allow", "deny"),
+}
+HARMLESS = {"inside": ("allow",) * 5, "outside": ("allow",) * 5}
 EXPECTED = {
     "Read": READ_LIKE,
     "Glob": READ_LIKE,
@@ -183,7 +186,7 @@ def test_mode_tool_path(env: Env, mode: Mode, tool: str, place: str) -> None:
     verdict, reason = Policy(mode).decide(TOOLS[name], args, env.ctx)
     assert verdict == expected, reason
     if verdict == "deny":
-        assert "plan mode" in reason
+        assert f"{mode} mode" in reason
 
 
 def test_an_added_directory_counts_as_inside(env: Env) -> None:
