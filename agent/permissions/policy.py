@@ -58,6 +58,7 @@ from typing import Any, Literal
 from urllib.parse import urlparse
 
 from agent.permissions.paths import path_rule, protected_reason, spec_matches_path
+from agent.permissions.wildcard import is_wildcard, match_words
 from agent.shell import parser as shellparse
 from agent.shell.words import ShellParseError, Word
 from tools.base import ResolvedPath, Tool, ToolContext, ToolError
@@ -138,6 +139,8 @@ class Rule:
         if spec in ("*", ":*"):
             return cls(tool)
         rule = cls(tool, spec)
+        if tool == "Bash" and rule.wildcard:
+            return rule
         if tool == "Bash" and rule._bash[1] and rule._bash[0] is None:
             raise ValueError(f"{text!r}: the prefix before :* is not a plain shell command")
         if tool == "WebFetch" and not spec.startswith("domain:"):
@@ -148,8 +151,28 @@ class Rule:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
     def applies_to(self, name: str) -> bool:
-        """Whether the rule speaks about tool ``name`` (``Edit`` also covers Write, ...)."""
-        return name == self.tool or name in _FAMILIES.get(self.tool, ())
+        """Whether the rule speaks about tool ``name`` (``Edit`` also covers Write, ...;
+        ``mcp__server`` and ``mcp__server__*`` every tool of that MCP server)."""
+        if name == self.tool or name in _FAMILIES.get(self.tool, ()):
+            return True
+        if self.tool.startswith("mcp__") and name.startswith("mcp__"):
+            server = self.tool.removesuffix("__*")
+            return "__" not in server[len("mcp__") :] and name.startswith(server + "__")
+        return False
+
+    def denies(self, name: str) -> bool:
+        """Whether, as a deny rule, it speaks about ``name``: a Read deny also blocks the edit
+        tools (what may not be read may not be changed either)."""
+        return self.applies_to(name) or (self.tool == "Read" and name in EDIT_TOOLS)
+
+    def allows(self, name: str) -> bool:
+        """Whether, as an allow rule, it speaks about ``name``: an Edit allow implies Read."""
+        return self.applies_to(name) or (self.tool == "Edit" and name in READ_TOOLS)
+
+    @functools.cached_property
+    def wildcard(self) -> bool:
+        """A Bash specifier with a star inside (``git * main``): see agent.permissions.wildcard."""
+        return self.tool == "Bash" and self.specifier is not None and is_wildcard(self.specifier)
 
     @functools.cached_property
     def _bash(self) -> tuple[tuple[str, ...] | None, bool]:
@@ -177,6 +200,8 @@ class Rule:
             return "no"
         if self.specifier is None:
             return "yes"
+        if self.wildcard:
+            return match_words(self.specifier, argv, open_args=open_args, loose=loose)
         words, prefix = self._bash
         if words is None:
             return "no"
@@ -207,15 +232,17 @@ class Rule:
         return (
             self.tool == "Bash"
             and self.specifier is not None
+            and not self.wildcard
             and not self._bash[1]
             and self.specifier == command.strip()
         )
 
-    def matches_path(self, path: Path, workspace: Path) -> bool:
-        """Whether a path rule names ``path`` (a real path)."""
+    def matches_path(self, path: Path, workspace: Path, *, broad: bool = False) -> bool:
+        """Whether a path rule names ``path`` (a real path); ``broad`` for deny and ask rules
+        (see ``spec_matches_path``)."""
         if self.specifier is None or self.tool in ("Bash", "WebFetch"):
             return False
-        return spec_matches_path(self.specifier, path, workspace)
+        return spec_matches_path(self.specifier, path, workspace, broad=broad)
 
     def matches_args(self, name: str, args: dict[str, Any]) -> bool:
         """Specifiers that are neither commands nor paths: ``domain:`` for a url argument."""
@@ -261,6 +288,8 @@ class Decision:
     """For an ask that no rule can settle (a protected file): why, shown in the question."""
     read_only: bool = False
     """For an allowed Bash command: it was allowed only because eddy judged it read-only."""
+    by: Rule | None = None
+    """The rule that made the decision, if one did (``/permissions why`` names it)."""
 
 
 @dataclass
@@ -292,7 +321,8 @@ class Policy:
     def read_denied(self, tool: str, path: Path, workspace: Path) -> bool:
         """Whether a deny rule forbids ``tool`` (a read tool) to read or name ``path``."""
         return any(
-            (r.applies_to(tool) or r.applies_to("Read")) and r.matches_path(path, workspace)
+            (r.applies_to(tool) or r.applies_to("Read"))
+            and r.matches_path(path, workspace, broad=True)
             for r in self.read_rules()
         )
 
@@ -350,14 +380,17 @@ class Policy:
         args: dict[str, Any],
         paths: list[ResolvedPath],
         ctx: ToolContext,
+        *,
+        deny: bool = False,
     ) -> bool:
-        if not rule.applies_to(name):
+        """Whether a deny (``deny``) or ask rule names the call."""
+        if not (rule.denies(name) if deny else rule.applies_to(name)):
             return False
         if rule.specifier is None:
             return True
         if rule.matches_args(name, args):
             return True
-        return any(rule.matches_path(p.path, ctx.workspace) for p in paths)
+        return any(rule.matches_path(p.path, ctx.workspace, broad=True) for p in paths)
 
     def _check_tool(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
         name = tool.name
@@ -366,8 +399,8 @@ class Policy:
         except (ToolError, KeyError, TypeError, ValueError):
             paths = []  # the input is invalid: the tool reports that when it runs
         for rule in self.deny:
-            if self._hits(rule, name, args, paths, ctx):
-                return Decision("deny", f"{name} is denied by the permission rule {rule}.")
+            if self._hits(rule, name, args, paths, ctx, deny=True):
+                return Decision("deny", f"{name} is denied by the permission rule {rule}.", by=rule)
         if self.mode == "bypassPermissions":
             return Decision("allow")
         if self.mode == "plan" and not tool.read_only and name not in HARMLESS_TOOLS:
@@ -380,30 +413,42 @@ class Policy:
                     return Decision("ask", f"{name} of {p.path} always asks: {text}", None, text)
         for rule in self.ask:
             if self._hits(rule, name, args, paths, ctx):
-                return Decision("ask", f"The permission rule {rule} asks before {name}.")
+                return Decision("ask", f"The permission rule {rule} asks before {name}.", by=rule)
         if name in HARMLESS_TOOLS:
             return Decision("allow")
+        bare = next((r for r in self.allow if r.specifier is None and r.allows(name)), None)
         base_ok = (
             tool.read_only
             or (self.mode == "acceptEdits" and name in EDIT_TOOLS)
-            or any(r.specifier is None and r.applies_to(name) for r in self.allow)
+            or bare is not None
         )
         family = "Edit" if name in EDIT_TOOLS else "Read" if name in READ_TOOLS else name
+        used: list[Rule] = []
         for p in paths:
             if p.inside and base_ok:
                 continue
-            if any(
-                r.specifier is not None
-                and r.applies_to(name)
-                and r.matches_path(p.path, ctx.workspace)
-                for r in self.allow
-            ):
+            named = next(
+                (
+                    r
+                    for r in self.allow
+                    if r.specifier is not None
+                    and r.allows(name)
+                    and r.matches_path(p.path, ctx.workspace)
+                ),
+                None,
+            )
+            if named is not None:
+                used.append(named)
                 continue
             where = "" if p.inside else ", outside the workspace"
             saved = path_rule(family, p.path, ctx.workspace, directory=name in _DIRECTORY_TOOLS)
             return Decision("ask", f"{name} of {p.path}{where} needs permission.", saved)
         if paths or base_ok:
-            return Decision("allow")
-        if any(r.specifier is not None and r.matches_args(name, args) for r in self.allow):
-            return Decision("allow")
+            by = used[0] if used else None if tool.read_only else bare
+            return Decision("allow", by=by)
+        named = next(
+            (r for r in self.allow if r.specifier is not None and r.matches_args(name, args)), None
+        )
+        if named is not None:
+            return Decision("allow", by=named)
         return Decision("ask", f"{name} needs permission.", name)

