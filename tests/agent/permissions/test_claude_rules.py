@@ -64,6 +64,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 BASH = "Bash"
+WF = "WebFetch(domain:example.com)"
 # (list, rule, tool, input, expected); {out} is a directory outside the project (tmp/etc)
 TABLE: list[tuple[str, str, str, dict[str, Any], str]] = [
     # -- Bash: exact, prefix, wildcards ---------------------------------------------------
@@ -121,9 +122,9 @@ TABLE: list[tuple[str, str, str, dict[str, Any], str]] = [
     ("deny", "Read(docs/**)", "Grep", {"pattern": "x", "path": "docs"}, "deny"),
     ("deny", "Edit(docs/**)", "Read", {"file_path": "docs/x.md"}, "allow"),
     # -- WebFetch and MCP ----------------------------------------------------------------
-    ("allow", "WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com/a"}, "allow"),
-    ("allow", "WebFetch(domain:example.com)", "WebFetch", {"url": "https://docs.example.com"}, "allow"),
-    ("allow", "WebFetch(domain:example.com)", "WebFetch", {"url": "https://evil.org"}, "ask"),
+    ("allow", WF, "WebFetch", {"url": "https://example.com/a"}, "allow"),
+    ("allow", WF, "WebFetch", {"url": "https://a.example.com"}, "allow"),
+    ("allow", WF, "WebFetch", {"url": "https://evil.org"}, "ask"),
     ("deny", "WebFetch", "WebFetch", {"url": "https://example.com"}, "deny"),
     ("allow", "mcp__puppeteer", "mcp__puppeteer__navigate", {}, "allow"),
     ("allow", "mcp__puppeteer__*", "mcp__puppeteer__click", {}, "allow"),
