@@ -215,8 +215,6 @@ class AnthropicModel:
         return self._client
 
     def _make_client(self) -> Any:
-        import anthropic
-
         # no SDK retries: its waits are silent and honour any retry-after uncapped (see respond)
         kwargs: dict[str, Any] = {"max_retries": 0, "timeout": self._timeout}
         token = os.environ.get("ANTHROPIC_AUTH_TOKEN")
@@ -226,7 +224,9 @@ class AnthropicModel:
             kwargs["auth_token"] = token
         if self._base_url is not None:
             kwargs["base_url"] = self._base_url
-        return anthropic.AsyncAnthropic(**kwargs)
+        from agent.providers import make_client  # Bedrock, Vertex, Foundry by Claude Code's env
+
+        return make_client(kwargs)
 
     async def aclose(self) -> None:
         """Close the HTTP client (if one was made)."""

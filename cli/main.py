@@ -256,6 +256,11 @@ def _interactive_from_pipe(options: LaunchOptions) -> LaunchOptions:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``eddy`` command."""
     quiet_start_up()  # first: everything after this may take a second (imports)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["permissions"]:  # eddy permissions why "Bash(git push)"
+        from frontend.permissions_cli import permissions_command
+
+        return permissions_command(words[1:])
     try:
         options = parse_launch(argv)
     except UsageError as exc:

@@ -78,11 +78,23 @@ def build_session(
     """
     workspace = args.workspace
     settings, problems = load_settings(workspace)
-    policy, flag_problems = build_policy(
-        settings, args.permission_mode, args.allowed_tools, args.disallowed_tools
-    )
+    from agent.providers import chosen_model
+    from agent.settings.apply import apply_settings
+    from frontend.pickup import settings_items
+
+    apply_settings(settings, problems)  # env first: the model and the provider read it
+    # the launch's "default" is no choice: the settings' defaultMode applies then
+    mode = None if args.permission_mode == "default" else args.permission_mode
+    policy, flag_problems = build_policy(settings, mode, args.allowed_tools, args.disallowed_tools)
     problems += flag_problems
-    model_id = settings.model if not args.model_explicit and settings.model else args.model
+    model_id = (
+        chosen_model(
+            args.model if args.model_explicit else None,
+            settings.model,
+            managed="model" in settings.managed,
+        )
+        or args.model
+    )
     extra_dirs = tuple(
         Path(d).expanduser().resolve() for d in [*settings.additional_directories, *args.add_dirs]
     )
@@ -96,6 +108,7 @@ def build_session(
         refresh_system=lambda: system_prompt(workspace, load_memory(workspace, config_dir())),
     )
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
+    config.picked_up = settings_items(settings)
     passed = settings.get("passSecretEnv", [])
     if isinstance(passed, list) and all(isinstance(x, str) for x in passed):
         allow_secrets(passed)

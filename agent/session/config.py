@@ -44,6 +44,9 @@ class SessionConfig:
     """Rebuilds the system prompt after compaction (memory files are re-read, not summarised)."""
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """The ``sandbox`` settings: the OS sandbox under Bash (see agent/sandbox)."""
+    picked_up: list[str] = field(default_factory=list)
+    """What was read from Claude Code's files, one item each (frontend/pickup.py joins them
+    into the start-up line; memory, commands and skills append theirs)."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[TextBlock, ...]:
