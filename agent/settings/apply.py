@@ -1,5 +1,7 @@
 """What the merged settings change in the process at start-up: the ``env`` variables, the
-``apiKeyHelper`` command, and the clean-up of old transcripts (``cleanupPeriodDays``).
+``apiKeyHelper`` command, ``respectGitignore`` (Glob, Grep and the @ file index, through
+``tools.ignore.respect_gitignore``), and the clean-up of old transcripts
+(``cleanupPeriodDays``).
 
 ``env`` goes into ``os.environ``, so eddy itself (the provider variables, ANTHROPIC_MODEL ...)
 and every child sees it: children start from ``tools.childenv.child_env``, which copies the
@@ -23,6 +25,9 @@ def apply_settings(settings: Settings, problems: list[str]) -> None:
         problems: where a failure is reported (eddy starts anyway).
     """
     os.environ.update(settings.env)
+    from tools.ignore import respect_gitignore
+
+    respect_gitignore(settings.respect_gitignore is not False)
     from agent.providers import set_api_key_helper
 
     helper = settings.api_key_helper
