@@ -18,6 +18,8 @@ Modes:
         read-only commands run as in default; a rule cannot make a change run in plan mode.
     bypassPermissions: everything runs, except what deny rules forbid. A shell command eddy
         cannot analyse still asks when Bash deny rules exist (they could not be checked).
+    dontAsk: as default, but whatever would ask is refused (an is_error result saying so):
+        only what the mode and the allow rules permit runs. Shift+Tab leaves it for default.
 
 Rules are ``Tool`` or ``Tool(specifier)`` in allow, ask and deny lists; deny beats ask beats
 allow, and deny rules hold in every mode. A rule naming ``Edit`` covers Edit, MultiEdit, Write
@@ -27,16 +29,26 @@ read-only command or ``<``); ``Write`` covers Write and shell output redirection
 * ``Bash(git status)`` matches that command exactly; ``Bash(npm run test:*)`` (or
   ``Bash(npm run test *)``) every command whose first words are ``npm run test``. Matching is
   on parsed words, each part of a compound command separately: ``cd x && rm y`` needs both
-  parts allowed. Wrappers are seen through (``timeout 5 rm x`` is ``rm x``); deny and ask rules
-  also match a program called by path (``/bin/rm``). An exact specifier equal to the whole
+  parts allowed. Claude Code's wildcards: ``*`` anywhere matches any characters
+  (``Bash(git * main)``, ``Bash(* --version)``, ``Bash(ls*)`` also ``lsof``); a space before a
+  trailing ``*`` is a word boundary (``Bash(ls *)`` matches ``ls`` and ``ls -la``, not
+  ``lsof``). A wildcard is matched against one part's words, never the whole line, so
+  ``Bash(git *)`` does not allow ``git status; rm -rf /`` nor ``git $(rm x)``
+  (agent/permissions/wildcard.py).
+  Wrappers are seen through (``timeout 5 rm x`` is ``rm x``); deny and ask rules also match
+  a program called by path (``/bin/rm``). An exact specifier equal to the whole
   command line (what "don't ask again" saves for a command eddy cannot parse) matches it.
 * Path rules use gitignore patterns: ``Edit(src/**)`` or ``Read(.env)`` relative to the
   workspace (a pattern without a slash matches at any depth, like ``.gitignore``),
   ``Read(./.env)`` anchored at the workspace root, ``Write(~/notes/**)`` under the home
-  directory, ``Read(//etc/hosts)`` or ``Read(/etc/hosts)`` absolute (unlike Claude Code, a
-  single leading slash is absolute too). ``dir/**`` also covers ``dir`` itself. Paths are
+  directory, ``Read(//etc/hosts)`` absolute, ``Edit(/src/**)`` from the project root (as in
+  Claude Code; a deny or ask rule ``/x`` also covers the absolute ``/x``, which older eddy rules
+  meant). ``dir/**`` also covers ``dir`` itself. An ``Edit`` allow rule also allows reading what
+  it names; a ``Read`` deny rule also refuses editing and writing it. Paths are
   compared as real paths, so ``..`` and symlinks neither escape nor dodge a rule.
 * ``WebFetch(domain:example.com)`` matches a ``url`` argument on that host or a subdomain.
+* ``mcp__server`` and ``mcp__server__*`` name every tool of that MCP server,
+  ``mcp__server__tool`` one tool.
 
 A tool allowed by bare name (``Edit``, ``--allowed-tools Write``) is allowed inside the
 workspace and the added directories only; a path outside asks unless a rule names it.
