@@ -156,6 +156,12 @@ def test_the_table_has_at_least_forty_rows() -> None:
     assert len(TABLE) >= 40
 
 
+def test_shift_tab_leaves_dont_ask_for_default() -> None:
+    from agent.permissions.policy import MODES, cycle_mode
+
+    assert "dontAsk" in MODES and cycle_mode("dontAsk") == "default"
+
+
 @pytest.mark.parametrize(
     "text",
     ["Bash(", "Bash(npm run 'x:*)", "WebFetch(example.com)", "mcp__a__b__*x", "Read()", ""],
