@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import sys
 import threading
 from typing import Any
 
@@ -220,14 +219,6 @@ class AnthropicModel:
         return self._client
 
     def _make_client(self) -> Any:
-        if "httpx" not in sys.modules:
-            # httpx (the SDK's HTTP library before 2.0) imports its command-line tool, and with
-            # it rich and pygments when they are installed (eddy's TUI has them): 50-60 ms of
-            # the SDK's import for a ``main`` eddy never calls. A None entry makes that one
-            # import fail, which httpx catches (it then defines a stub).
-            sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
-        import anthropic
-
         # no SDK retries: its waits are silent and honour any retry-after uncapped (see respond)
         kwargs: dict[str, Any] = {"max_retries": 0, "timeout": self._timeout}
         token = os.environ.get("ANTHROPIC_AUTH_TOKEN")
@@ -237,7 +228,9 @@ class AnthropicModel:
             kwargs["auth_token"] = token
         if self._base_url is not None:
             kwargs["base_url"] = self._base_url
-        return anthropic.AsyncAnthropic(**kwargs)
+        from agent.providers import make_client  # Bedrock, Vertex, Foundry by Claude Code's env
+
+        return make_client(kwargs)
 
     async def aclose(self) -> None:
         """Close the HTTP client (if one was made)."""

@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--permission-mode",
-        choices=["default", "acceptEdits", "plan", "bypassPermissions"],
+        choices=["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"],
         default="default",
     )
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
@@ -271,6 +271,10 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
         from cli.hooks_cmd import run_hooks_command
 
         return run_hooks_command(words[1:])
+    if words[:1] == ["permissions"]:  # eddy permissions why "Bash(git push)"
+        from frontend.permissions_cli import permissions_command
+
+        return permissions_command(words[1:])
     try:
         options = parse_launch(argv)
     except UsageError as exc:

@@ -225,7 +225,7 @@ def _permissions(fe: FrontEnd, arg: str) -> None:
     allowed, disallowed = fe.launch_rules
     # the rules dialog edits the live policy's rules
     editor = PermissionEditor(
-        session.status().workspace, session.config.policy, allowed, disallowed
+        session.status().workspace, session.config.policy, allowed, disallowed, session.ctx
     )
     said = text_command(editor, arg)
     if said is None:
@@ -341,7 +341,7 @@ COMMANDS: dict[str, Command] = {
         Command("turns", "cap tool turns per prompt: /turns 20 (0 removes the cap)", _turns, True),
         Command(
             "permissions",
-            "view and edit permission rules (allow|ask|deny RULE, remove RULE)",
+            "view and edit permission rules (allow|ask|deny RULE, remove RULE, why CALL)",
             _permissions,
             True,
         ),

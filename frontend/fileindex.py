@@ -17,9 +17,13 @@ from tools.childenv import child_env
 
 def list_files(workspace: Path, limit: int = 500_000) -> list[str]:
     """Workspace-relative paths of the files a user may mention (ignored files left out)."""
+    from tools.ignore import respect_gitignore
+
+    # respectGitignore false: git's ignore rules do not hide files from the @ picker either
+    excluded = ["--exclude-standard"] if respect_gitignore() else []
     try:
         out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            ["git", "ls-files", "-z", "--cached", "--others", *excluded],
             cwd=workspace,
             env=child_env(),
             capture_output=True,

@@ -20,8 +20,13 @@ NO_KEY_MESSAGE = """eddy needs an Anthropic API key.
 
 
 def has_api_key() -> bool:
-    """Whether the environment holds a key or token the SDK will use."""
-    return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
+    """Whether the environment holds a key or token the SDK will use (or Claude Code's
+    variables and settings select another way in: Bedrock, Vertex, apiKeyHelper ...)."""
+    if os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+        return True
+    from agent.providers import has_credentials
+
+    return has_credentials()
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from agent.settings.files import build_policy, load_settings
 from agent.skills import SkillGrants, load_skills, read_rules
 from agent.store.transcript import Transcript
 from agent.web_search import server_search_problem, server_tools
-from frontend.claude_pickup import claude_problems
+from frontend.claude_pickup import claude_pickup, claude_problems
 from frontend.launch import LaunchOptions
 from frontend.statusline import parse_status_line
 from tools import default_tools
@@ -90,11 +90,23 @@ def build_session(
     """
     workspace = args.workspace
     settings, problems = load_settings(workspace)
-    policy, flag_problems = build_policy(
-        settings, args.permission_mode, args.allowed_tools, args.disallowed_tools
-    )
+    from agent.providers import chosen_model
+    from agent.settings.apply import apply_settings
+    from frontend.pickup import settings_items
+
+    apply_settings(settings, problems)  # env first: the model and the provider read it
+    # the launch's "default" is no choice: the settings' defaultMode applies then
+    mode = None if args.permission_mode == "default" else args.permission_mode
+    policy, flag_problems = build_policy(settings, mode, args.allowed_tools, args.disallowed_tools)
     problems += flag_problems
-    model_id = settings.model if not args.model_explicit and settings.model else args.model
+    model_id = (
+        chosen_model(
+            args.model if args.model_explicit else None,
+            settings.model,
+            managed="model" in settings.managed,
+        )
+        or args.model
+    )
     extra_dirs = tuple(
         Path(d).expanduser().resolve() for d in [*settings.additional_directories, *args.add_dirs]
     )
@@ -117,6 +129,7 @@ def build_session(
     config.hooks = load_hooks(settings.raw, problems)
     problems += missing_scripts(config.hooks, workspace)  # said at start-up, not when it fails
     policy.hook_scripts = hook_script_paths(config.hooks.commands(), workspace)
+    config.picked_up = [*settings_items(settings), *claude_pickup(workspace)]
     passed = settings.get("passSecretEnv", [])
     if isinstance(passed, list) and all(isinstance(x, str) for x in passed):
         allow_secrets(passed)

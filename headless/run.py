@@ -163,6 +163,11 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         return 2
     for problem in problems:
         print(f"eddy: {problem}", file=sys.stderr)
+    from frontend.pickup import pickup_line
+
+    picked = pickup_line(session.config.picked_up)
+    if picked is not None and args.output_format != "stream-json":
+        print(f"eddy: {picked}", file=sys.stderr)
     if claude is not None:
         opened = session.status()
         claude.start(

@@ -44,6 +44,11 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
         )
     for problem in problems:
         app.say(problem, "yellow")
+    from frontend.pickup import pickup_line
+
+    picked = pickup_line(session.config.picked_up)
+    if picked is not None:
+        app.say(picked, "cyan")
     if model is None:
         warm_up_sdk(session.model)
     return True

@@ -35,4 +35,5 @@ def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("EDDY_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("EDDY_CONFIG_DIR", str(home / "config"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))  # Claude Code's ~/.claude
+    monkeypatch.setenv("EDDY_MANAGED_SETTINGS", str(home / "managed-settings.json"))
     monkeypatch.setenv("EDDY_TRUSTED_FOLDERS", str(tmp_path_factory.getbasetemp()))

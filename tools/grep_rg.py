@@ -21,6 +21,7 @@ from pathlib import Path
 from tools.base import ToolError
 from tools.childenv import child_env
 from tools.grep_fallback import GrepOptions
+from tools.ignore import respect_gitignore
 from tools.outbuf import LineCollector
 
 _CHUNK = 1 << 16
@@ -39,6 +40,8 @@ def rg_command(rg: str, opts: GrepOptions, root: Path) -> list[str]:
     """The ripgrep command line for ``opts`` (output comparable with the fallback's)."""
     cmd = [rg, "--no-config", "--color=never", "--no-heading", "--with-filename"]
     cmd += ["--no-messages", "--hidden", "--no-require-git", "--sort=path", "--glob=!.git"]
+    if not respect_gitignore():
+        cmd.append("--no-ignore-vcs")
     if opts.mode == "files_with_matches":
         cmd.append("--files-with-matches")
     elif opts.mode == "count":

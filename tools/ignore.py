@@ -37,6 +37,18 @@ IGNORE_FILES: tuple[tuple[str, int], ...] = ((".gitignore", 2), (".ignore", 1), 
 
 _EXCLUDE_RANK = 3
 ALWAYS_SKIPPED = ".git"
+_VCS_FILES = frozenset({".gitignore"})
+_respect_vcs = True
+
+
+def respect_gitignore(flag: bool | None = None) -> bool:
+    """Whether ``.gitignore`` and ``.git/info/exclude`` hide files (the ``respectGitignore``
+    setting, as Claude Code's; ``.ignore`` and ``.rgignore`` always count, like rg's
+    ``--no-ignore-vcs``). With ``flag``, set it for the process first; returns the value."""
+    global _respect_vcs
+    if flag is not None:
+        _respect_vcs = flag
+    return _respect_vcs
 
 
 @dataclass(frozen=True)
@@ -139,12 +151,15 @@ class IgnoreRules:
         depth = base.count(os.sep)
         added = []
         for name, rank in IGNORE_FILES:
-            if present is not None and name not in present:
+            if (present is not None and name not in present) or (
+                name in _VCS_FILES and not _respect_vcs
+            ):
                 continue
             spec = _read_patterns(base + name)
             if spec is not None:
                 added.append(_Frame(base, rank, depth, spec))
-        if (present is None or ALWAYS_SKIPPED in present) and os.path.isdir(base + ".git"):
+        vcs = _respect_vcs and (present is None or ALWAYS_SKIPPED in present)
+        if vcs and os.path.isdir(base + ".git"):
             spec = _read_patterns(os.path.join(base, ".git", "info", "exclude"))
             if spec is not None:
                 added.append(_Frame(base, _EXCLUDE_RANK, depth, spec))

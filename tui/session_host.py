@@ -191,6 +191,11 @@ class SessionHost:
             main.say(f"Resumed a session of {now.messages} messages{earlier}.")
         for problem in problems:
             main.conversation.add_line(problem, "error")
+        from frontend.pickup import pickup_line
+
+        picked = pickup_line(session.config.picked_up)
+        if picked is not None:
+            main.say(picked)
         if app.needs_key:
             from frontend.launch import NO_KEY_MESSAGE
 

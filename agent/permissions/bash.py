@@ -67,6 +67,8 @@ class Finding:
     """A verbatim allow rule for the whole command line settles it (not for ask rules)."""
     part: str = ""
     """The part of the command line it is about."""
+    by: Rule | None = None
+    """The permission rule behind it, if one (``/permissions why``)."""
 
 
 class BashCheck:
@@ -85,7 +87,10 @@ class BashCheck:
 
         self.deny_rules, self.ask_rules = bash(policy.deny), bash(policy.ask)
         self.allow_rules = bash(policy.allow)
-        self.bare_allow = any(r.tool == "Bash" and r.specifier is None for r in policy.allow)
+        self.bare_rule = next(
+            (r for r in policy.allow if r.tool == "Bash" and r.specifier is None), None
+        )
+        self.bare_allow = self.bare_rule is not None
 
     def add(self, verdict: Verdict, reason: str = "", rule: str | None = None, **kw: Any) -> None:
         self.findings.append(Finding(verdict, reason, rule, part=self.part, **kw))
@@ -96,7 +101,7 @@ class BashCheck:
             if rule.tool == "Bash" and (
                 rule.specifier is None or rule.matches_command_line(command)
             ):
-                return Decision("deny", f"Bash is denied by the permission rule {rule}.")
+                return Decision("deny", f"Bash is denied by the permission rule {rule}.", by=rule)
         verbatim = f"Bash({command.strip()})"
         try:
             script = shellparse.parse(command)
@@ -133,7 +138,7 @@ class BashCheck:
         policy, found = self.policy, self.findings
         denied = next((f for f in found if f.verdict == "deny"), None)
         if denied is not None:
-            return Decision("deny", denied.reason)
+            return Decision("deny", denied.reason, by=denied.by)
         change = next((f for f in found if f.changes), None)
         if policy.mode == "plan" and change is not None:
             part = f" (`{change.part}` may change state)" if change.part else ""
@@ -147,19 +152,18 @@ class BashCheck:
             )
         strict = next((f for f in found if f.strict), None)
         if strict is not None:
-            return Decision("ask", strict.reason, None)
+            return Decision("ask", strict.reason, None, by=strict.by)
         if policy.mode == "bypassPermissions":
             return Decision("allow")
         asks = [f for f in found if f.verdict == "ask"]
         if not asks:
-            return Decision("allow")
-        if all(f.overridable for f in asks) and any(
-            r.matches_command_line(command) for r in policy.allow
-        ):
-            return Decision("allow")
+            return Decision("allow", by=next((f.by for f in found if f.by), None))
+        verbatim_rule = next((r for r in policy.allow if r.matches_command_line(command)), None)
+        if all(f.overridable for f in asks) and verbatim_rule is not None:
+            return Decision("allow", by=verbatim_rule)
         first = asks[0]
         rule = (first.rule or verbatim) if first.overridable else None
-        return Decision("ask", first.reason, rule)
+        return Decision("ask", first.reason, rule, by=first.by)
 
     # -- one simple command ---------------------------------------------------------------
     def command(self, cmd: Command, cwds: list[str] | None) -> None:
@@ -170,7 +174,7 @@ class BashCheck:
             for rule in self.deny_rules:
                 hit = rule.match_argv(layer, open_args=cmd.open_args, loose=True)
                 if hit == "yes":
-                    self.add("deny", f"`{text}` is denied by the permission rule {rule}.")
+                    self.add("deny", f"`{text}` is denied by the permission rule {rule}.", by=rule)
                 elif hit == "maybe":
                     self.add(
                         "ask",
@@ -178,6 +182,7 @@ class BashCheck:
                         "eddy cannot tell before it runs.",
                         changes=True,
                         strict=True,
+                        by=rule,
                     )
         for redirect in cmd.redirects:
             self.redirect(redirect, cwds, text)
@@ -238,9 +243,14 @@ class BashCheck:
                         f"the permission rule {rule} asks before `{text}`.",
                         changes=readonly is None,
                         overridable=False,
+                        by=rule,
                     )
         # a rule naming the command allows it wherever it reaches; bare Bash only inside
-        named = any(r.match_argv(argv, open_args=cmd.open_args) == "yes" for r in self.allow_rules)
+        naming = next(
+            (r for r in self.allow_rules if r.match_argv(argv, open_args=cmd.open_args) == "yes"),
+            None,
+        )
+        named = naming is not None
         suggestion = program_rule(argv, open_args=cmd.open_args)
         if argv[0].value in _CD:
             self.cd(argv, cwds, text, named, suggestion)
@@ -252,7 +262,7 @@ class BashCheck:
                 self.read(originals.get(id(word), word), cwds, text, named, suggestion)
             return
         if named or self.bare_allow:
-            self.add("allow", changes=True)
+            self.add("allow", changes=True, by=naming or self.bare_rule)
         elif not self.file_command(cmd, cwds, text):
             self.add("ask", f"`{text}` needs permission.", suggestion, changes=True)
 
@@ -292,15 +302,23 @@ class BashCheck:
         loop = loop_words(word, self.cmd.loop_vars, self.assigned) if not word.static else None
         return word_paths(self.ctx, word, cwds, loop)
 
-    def _path_rules(self, rules: list[Rule], family: str, path: Path) -> Rule | None:
+    def _path_rules(
+        self, rules: list[Rule], family: str, path: Path, *, deny: bool = False
+    ) -> Rule | None:
+        """The first deny (``deny``: a Read deny also covers writes) or ask rule of ``family``
+        naming ``path``."""
         ws = self.ctx.workspace
         return next(
             (
                 r
                 for r in rules
-                if r.applies_to(family)
+                if (
+                    r.denies(family) or (family == "Write" and r.tool == "Read")
+                    if deny
+                    else r.applies_to(family)
+                )
                 and r.tool != "Bash"
-                and (r.specifier is None or r.matches_path(path, ws))
+                and (r.specifier is None or r.matches_path(path, ws, broad=True))
             ),
             None,
         )
@@ -315,9 +333,13 @@ class BashCheck:
             text: the command, for messages.
             changes: whether the command may change state (an ask rule's finding says so).
         """
-        denied = self._path_rules(self.policy.deny, family, path)
+        denied = self._path_rules(self.policy.deny, family, path, deny=True)
         if denied is not None:
-            self.add("deny", f"`{text}` {verb} {path}, which the permission rule {denied} denies.")
+            self.add(
+                "deny",
+                f"`{text}` {verb} {path}, which the permission rule {denied} denies.",
+                by=denied,
+            )
             return True
         asked = self._path_rules(self.policy.ask, family, path)
         if asked is not None:
@@ -326,6 +348,7 @@ class BashCheck:
                 f"the permission rule {asked} asks before `{text}`.",
                 changes=changes,
                 overridable=False,
+                by=asked,
             )
             return True
         return False
@@ -348,7 +371,7 @@ class BashCheck:
                 continue
             if any(
                 r.specifier is not None
-                and r.applies_to("Read")
+                and r.allows("Read")
                 and r.matches_path(rp.path, self.ctx.workspace)
                 for r in policy.allow
             ):
@@ -426,7 +449,7 @@ class BashCheck:
         for rp in paths:
             named = any(
                 r.specifier is not None
-                and r.applies_to("Read")
+                and r.allows("Read")
                 and r.matches_path(rp.path, self.ctx.workspace)
                 for r in self.policy.allow
             )

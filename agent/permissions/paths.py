@@ -31,8 +31,8 @@ def _compile(spec: str, workspace: Path, home: Path) -> tuple[Path, str, Any]:
     """(base directory, gitignore pattern relative to it, matcher); pattern "" = all of base."""
     if spec.startswith("//"):
         base, pat = Path("/"), spec[1:]
-    elif spec.startswith("/"):
-        base, pat = Path("/"), spec
+    elif spec.startswith("/"):  # Claude Code: relative to the project root
+        base, pat = workspace, spec
     elif spec == "~" or spec.startswith("~/"):
         base, pat = home, "/" + spec[2:]
     elif spec == "." or spec.startswith("./"):
@@ -58,11 +58,16 @@ def _compile(spec: str, workspace: Path, home: Path) -> tuple[Path, str, Any]:
     return base, pat, matcher
 
 
-def spec_matches_path(spec: str, path: Path, workspace: Path) -> bool:
+def spec_matches_path(spec: str, path: Path, workspace: Path, *, broad: bool = False) -> bool:
     """Whether the path specifier ``spec`` (``src/**``, ``~/x``, ``//etc``) names ``path``.
 
-    ``path`` is a real path; ``dir/**`` also names ``dir`` itself.
+    ``path`` is a real path; ``dir/**`` also names ``dir`` itself. ``/x`` is relative to the
+    project root (Claude Code's meaning); with ``broad`` (deny and ask rules, where naming too
+    much is the safe mistake) it also names the absolute ``/x``, which older eddy rules meant.
     """
+    single = spec.startswith("/") and not spec.startswith("//")
+    if broad and single and spec_matches_path("/" + spec, path, workspace):
+        return True
     base, pat, matcher = _compile_path(spec, workspace)
     if path == base:
         return pat == "" or pat.rstrip("/") in ("/**", "**")

@@ -18,6 +18,8 @@ Modes:
         read-only commands run as in default; a rule cannot make a change run in plan mode.
     bypassPermissions: everything runs, except what deny rules forbid. A shell command eddy
         cannot analyse still asks when Bash deny rules exist (they could not be checked).
+    dontAsk: as default, but whatever would ask is refused (an is_error result saying so):
+        only what the mode and the allow rules permit runs. Shift+Tab leaves it for default.
 
 Rules are ``Tool`` or ``Tool(specifier)`` in allow, ask and deny lists; deny beats ask beats
 allow, and deny rules hold in every mode. A rule naming ``Edit`` covers Edit, MultiEdit, Write
@@ -27,16 +29,26 @@ read-only command or ``<``); ``Write`` covers Write and shell output redirection
 * ``Bash(git status)`` matches that command exactly; ``Bash(npm run test:*)`` (or
   ``Bash(npm run test *)``) every command whose first words are ``npm run test``. Matching is
   on parsed words, each part of a compound command separately: ``cd x && rm y`` needs both
-  parts allowed. Wrappers are seen through (``timeout 5 rm x`` is ``rm x``); deny and ask rules
-  also match a program called by path (``/bin/rm``). An exact specifier equal to the whole
+  parts allowed. Claude Code's wildcards: ``*`` anywhere matches any characters
+  (``Bash(git * main)``, ``Bash(* --version)``, ``Bash(ls*)`` also ``lsof``); a space before a
+  trailing ``*`` is a word boundary (``Bash(ls *)`` matches ``ls`` and ``ls -la``, not
+  ``lsof``). A wildcard is matched against one part's words, never the whole line, so
+  ``Bash(git *)`` does not allow ``git status; rm -rf /`` nor ``git $(rm x)``
+  (agent/permissions/wildcard.py).
+  Wrappers are seen through (``timeout 5 rm x`` is ``rm x``); deny and ask rules also match
+  a program called by path (``/bin/rm``). An exact specifier equal to the whole
   command line (what "don't ask again" saves for a command eddy cannot parse) matches it.
 * Path rules use gitignore patterns: ``Edit(src/**)`` or ``Read(.env)`` relative to the
   workspace (a pattern without a slash matches at any depth, like ``.gitignore``),
   ``Read(./.env)`` anchored at the workspace root, ``Write(~/notes/**)`` under the home
-  directory, ``Read(//etc/hosts)`` or ``Read(/etc/hosts)`` absolute (unlike Claude Code, a
-  single leading slash is absolute too). ``dir/**`` also covers ``dir`` itself. Paths are
+  directory, ``Read(//etc/hosts)`` absolute, ``Edit(/src/**)`` from the project root (as in
+  Claude Code; a deny or ask rule ``/x`` also covers the absolute ``/x``, which older eddy rules
+  meant). ``dir/**`` also covers ``dir`` itself. An ``Edit`` allow rule also allows reading what
+  it names; a ``Read`` deny rule also refuses editing and writing it. Paths are
   compared as real paths, so ``..`` and symlinks neither escape nor dodge a rule.
 * ``WebFetch(domain:example.com)`` matches a ``url`` argument on that host or a subdomain.
+* ``mcp__server`` and ``mcp__server__*`` name every tool of that MCP server,
+  ``mcp__server__tool`` one tool.
 
 A tool allowed by bare name (``Edit``, ``--allowed-tools Write``) is allowed inside the
 workspace and the added directories only; a path outside asks unless a rule names it.
@@ -58,14 +70,15 @@ from typing import Any, Literal
 from urllib.parse import urlparse
 
 from agent.permissions.paths import path_rule, protected_reason, spec_matches_path
+from agent.permissions.wildcard import is_wildcard, match_words
 from agent.shell import parser as shellparse
 from agent.shell.words import ShellParseError, Word
 from tools.base import ResolvedPath, Tool, ToolContext, ToolError
 
-Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
 Verdict = Literal["allow", "ask", "deny"]
 Match = Literal["yes", "maybe", "no"]
-MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
+MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
 HARMLESS_TOOLS = frozenset(
@@ -75,7 +88,7 @@ HARMLESS_TOOLS = frozenset(
 _FAMILIES = {"Edit": EDIT_TOOLS, "Read": READ_TOOLS, "Write": frozenset({"Write"})}
 _DIRECTORY_TOOLS = frozenset({"Glob", "Grep", "LS"})
 
-_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*(?:__\*)?)\s*(?:\((.*)\))?\s*$", re.S)
 
 
 def cycle_mode(mode: Mode) -> Mode:
@@ -94,6 +107,15 @@ def plan_mode_note() -> str:
     )
 
 
+def dont_ask_refusal(name: str, decision: Decision) -> str:
+    """What the model reads when dontAsk mode refuses a call that would have asked."""
+    why = decision.reason.strip() or f"{name} needs permission."
+    return (
+        f"{name} was not run: eddy is in dontAsk mode, where whatever would ask is refused. "
+        f"{why} Only calls that allow rules or the mode permit run."
+    )
+
+
 def _plan_refusal(what: str) -> str:
     return (
         f"{what} was not run: eddy is in plan mode, where nothing that changes state runs. "
@@ -107,6 +129,10 @@ class Rule:
 
     tool: str
     specifier: str | None = None
+    source: str | None = field(default=None, compare=False)
+    """The settings file (label) the rule was read from, or None (command line, session)."""
+    line: int | None = field(default=None, compare=False)
+    """The line of ``source`` where the rule's string is."""
 
     @classmethod
     def parse(cls, text: str) -> Rule:
@@ -127,6 +153,8 @@ class Rule:
         if spec in ("*", ":*"):
             return cls(tool)
         rule = cls(tool, spec)
+        if tool == "Bash" and rule.wildcard:
+            return rule
         if tool == "Bash" and rule._bash[1] and rule._bash[0] is None:
             raise ValueError(f"{text!r}: the prefix before :* is not a plain shell command")
         if tool == "WebFetch" and not spec.startswith("domain:"):
@@ -137,8 +165,28 @@ class Rule:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
     def applies_to(self, name: str) -> bool:
-        """Whether the rule speaks about tool ``name`` (``Edit`` also covers Write, ...)."""
-        return name == self.tool or name in _FAMILIES.get(self.tool, ())
+        """Whether the rule speaks about tool ``name`` (``Edit`` also covers Write, ...;
+        ``mcp__server`` and ``mcp__server__*`` every tool of that MCP server)."""
+        if name == self.tool or name in _FAMILIES.get(self.tool, ()):
+            return True
+        if self.tool.startswith("mcp__") and name.startswith("mcp__"):
+            server = self.tool.removesuffix("__*")
+            return "__" not in server[len("mcp__") :] and name.startswith(server + "__")
+        return False
+
+    def denies(self, name: str) -> bool:
+        """Whether, as a deny rule, it speaks about ``name``: a Read deny also blocks the edit
+        tools (what may not be read may not be changed either)."""
+        return self.applies_to(name) or (self.tool == "Read" and name in EDIT_TOOLS)
+
+    def allows(self, name: str) -> bool:
+        """Whether, as an allow rule, it speaks about ``name``: an Edit allow implies Read."""
+        return self.applies_to(name) or (self.tool == "Edit" and name in READ_TOOLS)
+
+    @functools.cached_property
+    def wildcard(self) -> bool:
+        """A Bash specifier with a star inside (``git * main``): see agent.permissions.wildcard."""
+        return self.tool == "Bash" and self.specifier is not None and is_wildcard(self.specifier)
 
     @functools.cached_property
     def _bash(self) -> tuple[tuple[str, ...] | None, bool]:
@@ -166,6 +214,8 @@ class Rule:
             return "no"
         if self.specifier is None:
             return "yes"
+        if self.wildcard:
+            return match_words(self.specifier, argv, open_args=open_args, loose=loose)
         words, prefix = self._bash
         if words is None:
             return "no"
@@ -196,15 +246,17 @@ class Rule:
         return (
             self.tool == "Bash"
             and self.specifier is not None
+            and not self.wildcard
             and not self._bash[1]
             and self.specifier == command.strip()
         )
 
-    def matches_path(self, path: Path, workspace: Path) -> bool:
-        """Whether a path rule names ``path`` (a real path)."""
+    def matches_path(self, path: Path, workspace: Path, *, broad: bool = False) -> bool:
+        """Whether a path rule names ``path`` (a real path); ``broad`` for deny and ask rules
+        (see ``spec_matches_path``)."""
         if self.specifier is None or self.tool in ("Bash", "WebFetch"):
             return False
-        return spec_matches_path(self.specifier, path, workspace)
+        return spec_matches_path(self.specifier, path, workspace, broad=broad)
 
     def matches_args(self, name: str, args: dict[str, Any]) -> bool:
         """Specifiers that are neither commands nor paths: ``domain:`` for a url argument."""
@@ -250,6 +302,8 @@ class Decision:
     """For an ask that no rule can settle (a protected file): why, shown in the question."""
     read_only: bool = False
     """For an allowed Bash command: it was allowed only because eddy judged it read-only."""
+    by: Rule | None = None
+    """The rule that made the decision, if one did (``/permissions why`` names it)."""
 
 
 @dataclass
@@ -281,7 +335,8 @@ class Policy:
     def read_denied(self, tool: str, path: Path, workspace: Path) -> bool:
         """Whether a deny rule forbids ``tool`` (a read tool) to read or name ``path``."""
         return any(
-            (r.applies_to(tool) or r.applies_to("Read")) and r.matches_path(path, workspace)
+            (r.applies_to(tool) or r.applies_to("Read"))
+            and r.matches_path(path, workspace, broad=True)
             for r in self.read_rules()
         )
 
@@ -296,7 +351,13 @@ class Policy:
         return decision.rule if decision.verdict == "ask" else None
 
     def check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
-        """The full decision for one call."""
+        """The full decision for one call (in dontAsk mode an ask is a refusal)."""
+        decision = self._check(tool, args, ctx)
+        if self.mode == "dontAsk" and decision.verdict == "ask":
+            return replace(decision, verdict="deny", reason=dont_ask_refusal(tool.name, decision))
+        return decision
+
+    def _check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
         if tool.name == "Bash":
             from agent.permissions.bash import BashCheck  # it imports this module
             from agent.permissions.protected import protected_argument, protected_redirect
@@ -333,14 +394,17 @@ class Policy:
         args: dict[str, Any],
         paths: list[ResolvedPath],
         ctx: ToolContext,
+        *,
+        deny: bool = False,
     ) -> bool:
-        if not rule.applies_to(name):
+        """Whether a deny (``deny``) or ask rule names the call."""
+        if not (rule.denies(name) if deny else rule.applies_to(name)):
             return False
         if rule.specifier is None:
             return True
         if rule.matches_args(name, args):
             return True
-        return any(rule.matches_path(p.path, ctx.workspace) for p in paths)
+        return any(rule.matches_path(p.path, ctx.workspace, broad=True) for p in paths)
 
     def _web_fetch(self, args: dict[str, Any]) -> Decision:
         """WebFetch reads the network, not files: it runs when an allow rule names the URL's
@@ -361,8 +425,8 @@ class Policy:
         except (ToolError, KeyError, TypeError, ValueError):
             paths = []  # the input is invalid: the tool reports that when it runs
         for rule in self.deny:
-            if self._hits(rule, name, args, paths, ctx):
-                return Decision("deny", f"{name} is denied by the permission rule {rule}.")
+            if self._hits(rule, name, args, paths, ctx, deny=True):
+                return Decision("deny", f"{name} is denied by the permission rule {rule}.", by=rule)
         if self.mode == "bypassPermissions":
             return Decision("allow")
         if self.mode == "plan" and not tool.read_only and name not in HARMLESS_TOOLS:
@@ -375,32 +439,44 @@ class Policy:
                     return Decision("ask", f"{name} of {p.path} always asks: {text}", None, text)
         for rule in self.ask:
             if self._hits(rule, name, args, paths, ctx):
-                return Decision("ask", f"The permission rule {rule} asks before {name}.")
+                return Decision("ask", f"The permission rule {rule} asks before {name}.", by=rule)
         if name in HARMLESS_TOOLS:
             return Decision("allow")
         if name == "WebFetch":
             return self._web_fetch(args)
+        bare = next((r for r in self.allow if r.specifier is None and r.allows(name)), None)
         base_ok = (
             tool.read_only
             or (self.mode == "acceptEdits" and name in EDIT_TOOLS)
-            or any(r.specifier is None and r.applies_to(name) for r in self.allow)
+            or bare is not None
         )
         family = "Edit" if name in EDIT_TOOLS else "Read" if name in READ_TOOLS else name
+        used: list[Rule] = []
         for p in paths:
             if p.inside and base_ok:
                 continue
-            if any(
-                r.specifier is not None
-                and r.applies_to(name)
-                and r.matches_path(p.path, ctx.workspace)
-                for r in self.allow
-            ):
+            named = next(
+                (
+                    r
+                    for r in self.allow
+                    if r.specifier is not None
+                    and r.allows(name)
+                    and r.matches_path(p.path, ctx.workspace)
+                ),
+                None,
+            )
+            if named is not None:
+                used.append(named)
                 continue
             where = "" if p.inside else ", outside the workspace"
             saved = path_rule(family, p.path, ctx.workspace, directory=name in _DIRECTORY_TOOLS)
             return Decision("ask", f"{name} of {p.path}{where} needs permission.", saved)
         if paths or base_ok:
-            return Decision("allow")
-        if any(r.specifier is not None and r.matches_args(name, args) for r in self.allow):
-            return Decision("allow")
+            by = used[0] if used else None if tool.read_only else bare
+            return Decision("allow", by=by)
+        named = next(
+            (r for r in self.allow if r.specifier is not None and r.matches_args(name, args)), None
+        )
+        if named is not None:
+            return Decision("allow", by=named)
         return Decision("ask", f"{name} needs permission.", name)

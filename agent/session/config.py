@@ -54,6 +54,9 @@ class SessionConfig:
     """The output style (agent/output_styles.py) ``refresh_system`` builds with; None: Default."""
     hooks: HookConfig = field(default_factory=HookConfig)
     """The ``hooks`` of every settings file, merged (see agent/hooks)."""
+    picked_up: list[str] = field(default_factory=list)
+    """What was read from Claude Code's files, one item each (frontend/pickup.py joins them
+    into the start-up line; memory, commands and skills append theirs)."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:

@@ -146,6 +146,8 @@ class PermissionGate:
         problem = precheck(tool, use.input, self.ctx)
         if problem is not None:
             return GateDecision(False, problem, failed=True)
+        if self.policy.mode == "dontAsk":  # the policy refused every other ask already
+            return GateDecision(False, f"{use.name} was not run in dontAsk mode: {warning}")
         if self.headless:
             if warning:
                 return GateDecision(

@@ -62,7 +62,8 @@ class RuleEntry:
     Attributes:
         kind: allow, ask or deny.
         rule: the parsed rule.
-        scope: local, project, user, or cli (``--allowed-tools`` / ``--disallowed-tools``).
+        scope: local, project, user, cli (``--allowed-tools`` / ``--disallowed-tools``), or
+            ``claude:<scope>`` / managed for Claude Code's files (eddy never edits those).
         path: the settings file, or None for a command-line rule (which cannot be edited).
     """
 
@@ -70,6 +71,11 @@ class RuleEntry:
     rule: Rule
     scope: str
     path: Path | None = None
+
+    @property
+    def claude(self) -> bool:
+        """In Claude Code's files (or the managed one): eddy reads them and never writes them."""
+        return self.scope == "managed" or self.scope.startswith("claude:")
 
 
 def list_rules(
@@ -92,6 +98,20 @@ def list_rules(
                 rule = _parse_or_none(item)
                 if rule is not None:
                     entries.append(RuleEntry(kind, rule, scope, path))
+    from agent.settings.files import settings_sources
+
+    for source in settings_sources(workspace):
+        if not source.claude:
+            continue
+        data = read_settings_file(source.path, "", [])
+        perms = data.get("permissions") if data else None
+        scope = "managed" if source.scope == "managed" else f"claude:{source.scope}"
+        for kind in RULE_LISTS if isinstance(perms, dict) else ():
+            items = perms.get(kind) if isinstance(perms, dict) else None
+            for item in items if isinstance(items, list) else ():
+                rule = _parse_or_none(item)
+                if rule is not None:
+                    entries.append(RuleEntry(kind, rule, scope, source.path))
     for kind, values in (("allow", allowed_tools), ("deny", disallowed_tools)):
         for value in values:
             rule = _parse_or_none(value)

@@ -1,12 +1,22 @@
-"""Settings files: permission rules, mode, model and the rest, merged from three places.
+"""Settings files: permission rules, mode, model and the rest, merged from eddy's files and
+Claude Code's.
 
 Files (each a JSON object), from lowest to highest precedence:
 
-====================  ===============================================  ============================
-user                  ``~/.config/eddy/settings.json`` (config_dir())  yours, every project
-project               ``<project>/.eddy/settings.json``                shared: commit it
-project-local         ``<project>/.eddy/settings.local.json``          yours: git-ignored
-====================  ===============================================  ============================
+=============  ==================================================  ==========================
+user (Claude)  ``~/.claude/settings.json`` (``Path.home()``)       Claude Code's, every project
+user           ``~/.config/eddy/settings.json`` (config_dir())     yours, every project
+project (CC)   ``<project>/.claude/settings.json``                 Claude Code's, shared
+project        ``<project>/.eddy/settings.json``                   shared: commit it
+local (CC)     ``<project>/.claude/settings.local.json``           Claude Code's, yours
+local          ``<project>/.eddy/settings.local.json``             yours: git-ignored
+(command line) ``--permission-mode``, ``--model``, ``--allowed-tools`` ...
+managed        ``/etc/claude-code/managed-settings.json``          the organisation's
+=============  ==================================================  ==========================
+
+So: managed > command line > local > project > user, and within one scope eddy's own file beats
+Claude Code's. ``EDDY_MANAGED_SETTINGS`` names another managed file (tests, other systems).
+eddy never writes into ``.claude/`` or ``~/.claude*``: Claude Code's files are read-only here.
 
 "Yes, don't ask again" saves its rule in the project-local file (``agent/settings/edit.py`` writes
 the files: that, and /permissions); when eddy creates that file it
@@ -33,21 +43,31 @@ Keys:
         ``Bash(git status)`` exact, ``Bash(npm run test:*)`` prefix,
         gitignore-style path patterns ``Edit(src/**)``, ``Read(./.env)``, ``Write(~/notes/**)``,
         ``Read(//etc/hosts)``). deny beats ask beats allow; deny holds in every mode.
-    permissions.defaultMode: default, acceptEdits or plan. bypassPermissions is refused
-        here: it can only be chosen on the command line (``--permission-mode``), so a cloned
-        repository cannot switch off every prompt.
+    permissions.defaultMode: default, acceptEdits, plan or dontAsk (refuse whatever would
+        ask); bypassPermissions only in the user's or managed files, or on the command line
+        (``--permission-mode``), so a cloned repository cannot switch off every prompt.
     permissions.additionalDirectories: directories treated like the workspace (as
         ``--add-dir``); relative paths are taken from the project root, ``~`` is expanded.
     model: a string. autoCompact: true or false. Other top-level keys are kept as they
         are for the features that read them (``Settings.get``).
 
-Precedence: local > project > user for single values; rule lists and directories are merged
-from all three. The command line goes on top: ``--permission-mode`` replaces the mode,
-``--allowed-tools`` / ``--disallowed-tools`` add allow / deny rules.
+Precedence: single values (mode, model, env variables, other keys) come from the highest file
+that sets them; rule lists and directories are merged from all. The command line goes above
+every file but the managed one: ``--permission-mode`` replaces the mode unless the managed file
+sets it, ``--allowed-tools`` / ``--disallowed-tools`` add allow / deny rules.
+
+Claude Code's keys honoured: ``permissions.{allow,ask,deny,additionalDirectories,defaultMode}``,
+``env`` (``agent/settings/env.py``), ``model``, ``apiKeyHelper`` (``agent/providers.py``),
+``respectGitignore``, ``cleanupPeriodDays``; ``hooks``, ``statusLine``, ``outputStyle`` are kept
+in ``extra`` and ``raw`` for the features that read them. Other keys of a Claude Code file are
+ignored silently (Claude Code has many eddy does not know). ``bypassPermissions`` as
+``defaultMode`` is refused in a project's files (a cloned repository must not switch off every
+prompt) and allowed in the user's and managed files, as in Claude Code.
 
 A file that is not valid JSON, a value of the wrong type, a rule that does not parse or an
-unknown mode produces a message naming the file and the key; loading still returns the valid
-rest, so eddy starts.
+unknown mode produces a message naming the file and the key (and the line, for invalid JSON);
+loading still returns the valid rest, so eddy starts. Each rule keeps the file and line it was
+read from (``Rule.source``, ``Rule.line``: ``/permissions why`` names them).
 """
 
 from __future__ import annotations
@@ -55,18 +75,26 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
 from agent.paths import config_dir
 from agent.permissions.policy import MODES, Mode, Policy, Rule
+from agent.settings import located
 
 LOCAL_SETTINGS = ".eddy/settings.local.json"
 PROJECT_SETTINGS = ".eddy/settings.json"
+CLAUDE_PROJECT_SETTINGS = ".claude/settings.json"
+CLAUDE_LOCAL_SETTINGS = ".claude/settings.local.json"
+MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
+MANAGED_ENV = "EDDY_MANAGED_SETTINGS"
+"""The variable that names another managed settings file (tests, systems other than Linux)."""
 RULE_LISTS = ("allow", "ask", "deny")
 _PERMISSION_KEYS = (*RULE_LISTS, "defaultMode", "additionalDirectories")
 _SETTING_MODES = tuple(m for m in MODES if m != "bypassPermissions")
+_BYPASS_SCOPES = frozenset({"user", "managed"})
+"""Where ``defaultMode: bypassPermissions`` is honoured: never in a project's own files."""
 
 
 class SettingsError(ValueError):
@@ -82,6 +110,13 @@ class Settings:
         default_mode: the mode to start in, or None (then "default").
         additional_directories: extra directories treated as inside the workspace.
         model, auto_compact: None when no file sets them.
+        env: the ``env`` variables, merged (the highest file wins per name).
+        managed: the single-valued keys the managed file sets (``defaultMode``, ``model``):
+            the command line cannot change them.
+        respect_gitignore: ``respectGitignore`` (None: not set, i.e. true).
+        cleanup_period_days: ``cleanupPeriodDays`` (None: not set).
+        api_key_helper: ``apiKeyHelper``, a command printing the API key (user or managed
+            files only), and the label of the file that set it.
         extra: other top-level keys (highest-precedence value of each).
         files: the files that were read.
     """
@@ -93,6 +128,11 @@ class Settings:
     additional_directories: list[Path] = field(default_factory=list)
     model: str | None = None
     auto_compact: bool | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    managed: set[str] = field(default_factory=set)
+    respect_gitignore: bool | None = None
+    cleanup_period_days: int | None = None
+    api_key_helper: tuple[str, str] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
     raw: list[tuple[SettingsSource, dict[str, Any]]] = field(default_factory=list)
@@ -106,24 +146,51 @@ class Settings:
 
 @dataclass(frozen=True)
 class SettingsSource:
-    """One settings file eddy reads: its scope (user, project, local), path and display label."""
+    """One settings file eddy reads: its scope (user, project, local, managed), path, display
+    label, and whether it is Claude Code's (read-only to eddy; unknown keys ignored silently)."""
 
     scope: str
     path: Path
     label: str
+    claude: bool = False
 
 
 def settings_sources(workspace: Path) -> list[SettingsSource]:
-    """The settings files of ``workspace``, lowest precedence first (whether they exist or not)."""
+    """The settings files of ``workspace``, lowest precedence first (whether they exist or not):
+    per scope Claude Code's file, then eddy's; the managed file last."""
     workspace = Path(workspace)
+    home = claude_user_settings_path()
     return [
-        SettingsSource(scope, path, _label(path, workspace))
-        for scope, path in (
-            ("user", user_settings_path()),
-            ("project", project_settings_path(workspace)),
-            ("local", local_settings_path(workspace)),
-        )
+        SettingsSource("user", home, _home_label(home), claude=True),
+        SettingsSource("user", user_settings_path(), _label(user_settings_path(), workspace)),
+        SettingsSource(
+            "project", workspace / CLAUDE_PROJECT_SETTINGS, CLAUDE_PROJECT_SETTINGS, True
+        ),
+        SettingsSource("project", project_settings_path(workspace), PROJECT_SETTINGS),
+        SettingsSource("local", workspace / CLAUDE_LOCAL_SETTINGS, CLAUDE_LOCAL_SETTINGS, True),
+        SettingsSource("local", local_settings_path(workspace), LOCAL_SETTINGS),
+        SettingsSource("managed", managed_settings_path(), str(managed_settings_path()), True),
     ]
+
+
+def claude_user_settings_path() -> Path:
+    """Claude Code's user settings: ``~/.claude/settings.json`` (``Path.home()``; tests set
+    HOME)."""
+    return Path.home() / ".claude" / "settings.json"
+
+
+def managed_settings_path() -> Path:
+    """The managed (organisation) settings file: ``$EDDY_MANAGED_SETTINGS`` or Claude Code's
+    Linux path."""
+    given = os.environ.get(MANAGED_ENV)
+    return Path(given) if given else MANAGED_SETTINGS
+
+
+def _home_label(path: Path) -> str:
+    try:
+        return "~/" + path.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def user_settings_path() -> Path:
@@ -160,7 +227,7 @@ def load_settings(workspace: Path) -> tuple[Settings, list[str]]:
         if data is not None:
             settings.files.append(source.path)
             settings.raw.append((source, data))
-            _merge(settings, data, source.label, workspace, problems)
+            _merge(settings, data, source, workspace, problems)
     for name in RULE_LISTS:
         rules: list[Rule] = getattr(settings, name)
         setattr(settings, name, list(dict.fromkeys(rules)))
@@ -179,7 +246,7 @@ def read_settings_file(path: Path, label: str, problems: list[str]) -> dict[str,
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = located.loads(text)
     except json.JSONDecodeError as exc:
         problems.append(
             f"{label}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}; "
@@ -193,20 +260,31 @@ def read_settings_file(path: Path, label: str, problems: list[str]) -> dict[str,
 
 
 def _merge(
-    settings: Settings, data: dict[str, Any], label: str, workspace: Path, problems: list[str]
+    settings: Settings,
+    data: dict[str, Any],
+    source: SettingsSource,
+    workspace: Path,
+    problems: list[str],
 ) -> None:
+    label = source.label
+
     def bad(key: str, message: str) -> None:
-        problems.append(f"{label}: {key}: {message}")
+        line = located.line_of(_first_string(data, key))
+        problems.append(f"{label}: {f'line {line}: ' if line else ''}{key}: {message}")
+
+    from agent.settings import extra_keys
 
     for key, value in data.items():
         if key == "permissions":
             if isinstance(value, dict):
-                _merge_permissions(settings, value, bad, workspace)
+                _merge_permissions(settings, value, bad, workspace, source)
             else:
                 bad(key, f"expected an object, got {_kind(value)}; ignored.")
         elif key == "model":
             if isinstance(value, str) and value.strip():
                 settings.model = value.strip()
+                if source.scope == "managed":
+                    settings.managed.add("model")
             else:
                 bad(key, f"expected a non-empty string, got {_kind(value)}; ignored.")
         elif key == "autoCompact":
@@ -214,12 +292,31 @@ def _merge(
                 settings.auto_compact = value
             else:
                 bad(key, f"expected true or false, got {_kind(value)}; ignored.")
-        else:
+        elif extra_keys.merge_key(settings, key, value, source, bad):
             settings.extra[key] = value
 
 
+def _first_string(data: Any, key: str) -> Any:
+    """The first string inside ``data[key]`` (``a.b[1]`` paths): for the line of a message."""
+    value: Any = data
+    for part in key.replace("]", "").replace("[", ".").split("."):
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return None
+    while isinstance(value, (dict, list)) and value:
+        value = next(iter(value.values())) if isinstance(value, dict) else value[0]
+    return value
+
+
 def _merge_permissions(
-    settings: Settings, perms: dict[str, Any], bad: Callable[[str, str], None], workspace: Path
+    settings: Settings,
+    perms: dict[str, Any],
+    bad: Callable[[str, str], None],
+    workspace: Path,
+    source: SettingsSource,
 ) -> None:
     for key, value in perms.items():
         full = f"permissions.{key}"
@@ -233,18 +330,23 @@ def _merge_permissions(
                     bad(f"{full}[{i}]", f"expected a rule string, got {_kind(item)}; skipped.")
                     continue
                 try:
-                    rules.append(Rule.parse(item))
+                    rule = Rule.parse(item)
                 except ValueError as exc:
                     bad(f"{full}[{i}]", f"{exc}; skipped.")
+                else:
+                    rules.append(replace(rule, source=source.label, line=located.line_of(item)))
         elif key == "defaultMode":
-            if value == "bypassPermissions":
+            if value == "bypassPermissions" and source.scope not in _BYPASS_SCOPES:
                 bad(
                     full,
-                    "bypassPermissions can only be chosen on the command line "
-                    "(--permission-mode bypassPermissions); ignored.",
+                    "bypassPermissions is refused in a project's settings (a cloned repository "
+                    "must not switch off every prompt); choose it on the command line "
+                    "(--permission-mode bypassPermissions) or in your user settings; ignored.",
                 )
-            elif value in _SETTING_MODES:
+            elif value in MODES:
                 settings.default_mode = cast(Mode, value)
+                if source.scope == "managed":
+                    settings.managed.add("defaultMode")
             else:
                 bad(
                     full,
@@ -265,7 +367,7 @@ def _merge_permissions(
                     settings.additional_directories.append(path)
                 else:
                     bad(f"{full}[{i}]", f"{item} is not a directory; skipped.")
-        else:
+        elif not source.claude:  # Claude Code has more keys (disableBypassPermissionsMode ...)
             bad(full, f"unknown key (expected one of {', '.join(_PERMISSION_KEYS)}); ignored.")
 
 
@@ -275,8 +377,9 @@ def _kind(value: Any) -> str:
     if value is None:
         return "null"
     names = {str: "a string", int: "a number", float: "a number", list: "a list", dict: "an object"}
-    text = repr(value) if isinstance(value, (str, int, float)) else ""
-    return f"{names.get(type(value), type(value).__name__)}{' ' + text if text else ''}"
+    kind = next((n for t, n in names.items() if isinstance(value, t)), type(value).__name__)
+    text = repr(str(value) if isinstance(value, str) else value)
+    return f"{kind}{' ' + text if isinstance(value, (str, int, float)) else ''}"
 
 
 def build_policy(
@@ -307,7 +410,11 @@ def build_policy(
         return out
 
     chosen: Mode = settings.default_mode or "default"
-    if mode is not None:
+    if mode is not None and "defaultMode" in settings.managed and mode != chosen:
+        problems.append(
+            f"--permission-mode {mode}: the managed settings fix the mode to {chosen}; ignored."
+        )
+    elif mode is not None:
         if mode in MODES:
             chosen = cast(Mode, mode)
         else:

@@ -14,6 +14,7 @@ from typing import Literal
 from agent.permissions.policy import Policy, Rule
 from agent.settings.edit import SCOPES, RuleEntry, add_rule, display_path, list_rules, remove_rule
 from agent.settings.files import RULE_LISTS, SettingsError
+from tools.base import ToolContext
 
 Kind = Literal["hint", "notice", "error"]
 Said = tuple[str, Kind]
@@ -22,7 +23,8 @@ Said = tuple[str, Kind]
 FLAGS = {"allow": "--allowed-tools", "deny": "--disallowed-tools"}
 USAGE = (
     "Usage: /permissions (opens the editor) · /permissions allow|ask|deny RULE "
-    "[--local|--project|--user] · /permissions remove RULE · /permissions list"
+    "[--local|--project|--user] · /permissions remove RULE · /permissions list · "
+    '/permissions why "Bash(git push origin main)"'
 )
 
 
@@ -33,6 +35,7 @@ class PermissionEditor:
         workspace: the project (its .eddy/ settings files).
         policy: the running session's policy, changed in place.
         allowed_tools, disallowed_tools: the command line's rules (shown, never edited).
+        ctx: the session's tool context (its added directories), for ``why``.
     """
 
     def __init__(
@@ -41,7 +44,9 @@ class PermissionEditor:
         policy: Policy,
         allowed_tools: Iterable[str] = (),
         disallowed_tools: Iterable[str] = (),
+        ctx: ToolContext | None = None,
     ) -> None:
+        self.ctx = ctx or ToolContext(Path(workspace))
         self.workspace = Path(workspace)
         self.policy = policy
         self.allowed_tools = list(allowed_tools)
@@ -55,6 +60,8 @@ class PermissionEditor:
         """Where a rule comes from, for the list."""
         if entry.path is None:
             return f"{FLAGS.get(entry.kind, 'command line')} (command line, read-only)"
+        if entry.claude:
+            return f"{display_path(entry.path, self.workspace)} (Claude Code's, read-only)"
         return display_path(entry.path, self.workspace)
 
     def _rules(self, kind: str) -> list[Rule]:
@@ -84,6 +91,13 @@ class PermissionEditor:
                 "here. Start eddy without it.",
                 "error",
             )
+        if entry.claude and entry.path is not None:
+            where = display_path(entry.path, self.workspace)
+            return (
+                f"{entry.rule} is in {where}, Claude Code's file: eddy never changes Claude "
+                "Code's files. Remove it there, or add a deny rule with /permissions deny.",
+                "error",
+            )
         try:
             removed = remove_rule(entry.rule, self.workspace, entry.kind, entry.scope)
         except (SettingsError, OSError, ValueError) as exc:
@@ -108,6 +122,16 @@ def text_command(editor: PermissionEditor, arg: str) -> list[Said] | None:
     verb, rest = words[0].lower(), arg.strip()[len(words[0]) :].strip()
     if verb == "list":
         return [(summary(editor), "hint")]
+    if verb == "why":
+        if not rest:
+            return [(USAGE, "error")]
+        from agent.permissions.why import decide
+
+        try:
+            _decision, text = decide(editor.policy, editor.ctx, rest)
+        except ValueError as exc:
+            return [(f"/permissions why: {exc}", "error")]
+        return [(text, "hint")]
     if verb in RULE_LISTS or verb == "remove":
         scope = "local"
         for name in SCOPES:

@@ -52,6 +52,22 @@ BROAD_RULES = (
     "Bash(set:*)",
     "Bash(export:*)",
 )
+GLOB_RULES = (
+    "Bash(git status *)",
+    "Bash(git log *)",
+    "Bash(git * main)",
+    "Bash(ls*)",
+    "Bash(echo *)",
+    "Bash(find *)",
+    "Bash(sort *)",
+    "Bash(xargs *)",
+    "Bash(cd *)",
+    "Bash(* --version)",
+    "Bash(* --help *)",
+)
+"""Claude Code's wildcard forms of broad rules (agent/permissions/wildcard.py); not
+``Bash(git *)``, which allows every git command wherever it reads, on purpose
+(tests/security/test_glob_rules.py holds what it must still refuse)."""
 _TOUCH = f"touch {OUT}"
 # (family, command, harm): harm is "write" (the scratch tree changes) or "read" (the output
 # shows SECRET or KEY)
@@ -377,7 +393,7 @@ async def _gate(policy: Policy, ws: Path, command: str) -> tuple[bool, str]:
     return decision.allow, decision.reason
 
 
-@pytest.mark.parametrize("rules", ["none", "broad"])
+@pytest.mark.parametrize("rules", ["none", "broad", "glob"])
 @pytest.mark.parametrize("mode", MODES)
 def test_the_gate_refuses(
     mode: Mode, rules: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -386,7 +402,8 @@ def test_the_gate_refuses(
     ws = _scratch(root)
     monkeypatch.setenv("HOME", str(root / "home"))
     monkeypatch.delenv("CDPATH", raising=False)
-    allow = [Rule.parse(r) for r in BROAD_RULES] if rules == "broad" else []
+    chosen = {"none": (), "broad": BROAD_RULES, "glob": GLOB_RULES}[rules]
+    allow = [Rule.parse(r) for r in chosen]
     prefix = sandbox_prefix(root)
     through = []
     for family, command, harm in ATTEMPTS:

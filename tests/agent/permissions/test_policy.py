@@ -148,17 +148,20 @@ def _args(env: Env, tool: str, place: str) -> tuple[str, dict[str, Any]]:
     raise AssertionError(tool)
 
 
-#               default  acceptEdits  plan     bypass
+#               default  acceptEdits  plan     bypass   dontAsk (what would ask is refused)
 READ_LIKE = {
-    "inside": ("allow", "allow", "allow", "allow"),
-    "outside": ("ask", "ask", "ask", "allow"),
+    "inside": ("allow", "allow", "allow", "allow", "allow"),
+    "outside": ("ask", "ask", "ask", "allow", "deny"),
 }
 EDIT_LIKE = {
-    "inside": ("ask", "allow", "deny", "allow"),
-    "outside": ("ask", "ask", "deny", "allow"),
+    "inside": ("ask", "allow", "deny", "allow", "deny"),
+    "outside": ("ask", "ask", "deny", "allow", "deny"),
 }
-SHELL = {"inside": ("ask", "ask", "deny", "allow"), "outside": ("ask", "ask", "deny", "allow")}
-HARMLESS = {"inside": ("allow",) * 4, "outside": ("allow",) * 4}
+SHELL = {
+    "inside": ("ask", "ask", "deny", "allow", "deny"),
+    "outside": ("ask", "ask", "deny", "allow", "deny"),
+}
+HARMLESS = {"inside": ("allow",) * 5, "outside": ("allow",) * 5}
 EXPECTED = {
     "Read": READ_LIKE,
     "Glob": READ_LIKE,
@@ -183,7 +186,7 @@ def test_mode_tool_path(env: Env, mode: Mode, tool: str, place: str) -> None:
     verdict, reason = Policy(mode).decide(TOOLS[name], args, env.ctx)
     assert verdict == expected, reason
     if verdict == "deny":
-        assert "plan mode" in reason
+        assert f"{mode} mode" in reason
 
 
 def test_an_added_directory_counts_as_inside(env: Env) -> None:
@@ -277,9 +280,12 @@ def test_a_rule_naming_an_outside_path_allows_it(env: Env) -> None:
     assert env.check(policy, "Read", {"file_path": "/etc/hostname"}) == "allow"
     assert env.check(policy, "Read", {"file_path": "/etc/passwd"}) == "ask"
     assert env.bash(policy, "cat /etc/hostname") == "allow"
-    policy = Policy("default", rules(f"Read({env.outside}/**)"))  # a single slash: absolute
+    policy = Policy("default", rules(f"Read(/{env.outside}/**)"))  # two slashes: absolute
     assert env.check(policy, "Read", {"file_path": "link_out/secret.txt"}) == "allow"
     assert env.check(policy, "Glob", {"pattern": "*", "path": str(env.outside)}) == "allow"
+    # one slash: from the project root, as in Claude Code (an allow rule names nothing outside)
+    policy = Policy("default", rules(f"Read({env.outside}/**)"))
+    assert env.check(policy, "Read", {"file_path": "link_out/secret.txt"}) == "ask"
 
 
 def test_ask_rules_beat_modes_but_not_bypass(env: Env) -> None:

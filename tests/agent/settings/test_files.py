@@ -144,12 +144,12 @@ def test_invalid_json_names_the_file_and_the_rest_still_loads(ws: Path) -> None:
         (
             {"permissions": {"defaultMode": "yolo"}},
             "permissions.defaultMode: unknown mode "
-            "'yolo' (expected one of default, acceptEdits, plan)",
+            "'yolo' (expected one of default, acceptEdits, plan, dontAsk)",
             None,
         ),
         (
             {"permissions": {"defaultMode": "bypassPermissions"}},
-            "permissions.defaultMode: bypassPermissions can only be chosen on the command line",
+            "permissions.defaultMode: bypassPermissions is refused in a project's settings",
             None,
         ),
         ({"permissions": {"alow": ["Edit"]}}, "permissions.alow: unknown key", None),
@@ -178,7 +178,7 @@ def test_user_file_is_named_by_its_full_path(ws: Path) -> None:
     write(user_file(ws), {"model": ""})
     _, problems = load_settings(ws)
     assert problems == [
-        f"{user_file(ws)}: model: expected a non-empty string, got a string ''; ignored."
+        f"{user_file(ws)}: line 1: model: expected a non-empty string, got a string ''; ignored."
     ]
 
 

@@ -23,6 +23,7 @@ MODE_STYLES = {
     "acceptEdits": "bold $text-success",
     "plan": "bold $text-accent",
     "bypassPermissions": "bold $text-error",
+    "dontAsk": "bold $text-warning",
 }
 """How each permission mode shows (default: muted, like the rest of the line)."""
 

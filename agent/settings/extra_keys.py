@@ -1,0 +1,96 @@
+"""Top-level settings keys beyond permissions and model: ``env``, ``respectGitignore``,
+``cleanupPeriodDays``, ``apiKeyHelper`` (checked and merged into ``Settings``); every other key
+is kept as it is in ``Settings.extra`` for the feature that reads it (hooks, statusLine,
+outputStyle, sandbox ...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.settings.files import Settings, SettingsSource
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+PROJECT_REFUSED_ENV = frozenset(
+    {
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_BEDROCK_BASE_URL",
+        "ANTHROPIC_VERTEX_BASE_URL",
+        "ANTHROPIC_FOUNDRY_BASE_URL",
+        "ANTHROPIC_CUSTOM_HEADERS",
+        "LD_PRELOAD",
+        "LD_AUDIT",
+        "LD_LIBRARY_PATH",
+        "BASH_ENV",
+        "ENV",
+    }
+)
+"""Variables a project's files may not set: they would send the user's API key to another
+server, or run code in every child (set them in the user's settings or the environment)."""
+
+
+def merge_key(
+    settings: Settings,
+    key: str,
+    value: Any,
+    source: SettingsSource,
+    bad: Callable[[str, str], None],
+) -> bool:
+    """Merge one top-level key of one file into ``settings``.
+
+    Args:
+        settings: the settings being merged (lower files already in).
+        key, value: the key and its JSON value.
+        source: the file it comes from.
+        bad: reports a problem with ``key`` (the file is named by it).
+
+    Returns:
+        Whether the value belongs in ``settings.extra`` too (False when it was invalid).
+    """
+    if key == "env":
+        if not isinstance(value, dict):
+            bad(key, "expected an object of variable names and string values; ignored.")
+            return False
+        for name, text in value.items():
+            if not _ENV_NAME.fullmatch(name):
+                bad(f"env.{name}", "not a variable name; skipped.")
+            elif isinstance(text, bool) or not isinstance(text, (str, int, float)):
+                bad(f"env.{name}", "expected a string; skipped.")
+            elif source.scope in ("project", "local") and name in PROJECT_REFUSED_ENV:
+                bad(
+                    f"env.{name}",
+                    "a project's settings cannot set it (it could send your key elsewhere or "
+                    "run code in every command); set it in your user settings; skipped.",
+                )
+            else:
+                settings.env[name] = str(text)
+        return True
+    if key == "respectGitignore":
+        if isinstance(value, bool):
+            settings.respect_gitignore = value
+            return True
+        bad(key, "expected true or false; ignored.")
+        return False
+    if key == "cleanupPeriodDays":
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            settings.cleanup_period_days = value
+            return True
+        bad(key, "expected a whole number of days (0 or more); ignored.")
+        return False
+    if key == "apiKeyHelper":
+        if not isinstance(value, str) or not value.strip():
+            bad(key, "expected a command line; ignored.")
+            return False
+        if source.scope not in ("user", "managed"):
+            bad(
+                key,
+                "a project's settings cannot name a command eddy runs at start-up; set it in "
+                "your user settings; ignored.",
+            )
+            return False
+        settings.api_key_helper = (value.strip(), source.label)
+        return True
+    return True
