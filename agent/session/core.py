@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
 from agent import events as ev
@@ -107,6 +107,12 @@ class Session:
         self.compactor = Compactor(
             model, self.spec, config, self.conversation, self._write, self._emit
         )
+        self.before_model_call: list[Callable[[], Awaitable[None]]] = []
+        """Awaited before each model call, never during one (MCP refreshes its tools here)."""
+        self.on_close: list[Callable[[], Awaitable[None]]] = []
+        """Awaited by ``close`` after the turn stopped (MCP stops its servers)."""
+        self.mcp: Any = None
+        """The session's MCP servers (``agent.mcp.McpManager``), or None."""
 
     # -- what front ends read -----------------------------------------------------------
     @property
@@ -228,6 +234,8 @@ class Session:
         self._closed = True
         self.submit(ops.Shutdown())
         await self.wait_idle()
+        for closer in self.on_close:
+            await closer()
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -396,7 +404,7 @@ class Session:
             started = time.monotonic()
             self.runner.turn_id = turn_id
             turn = Turn(
-                before_call=self.compactor.before_call,
+                before_call=self._before_call,
                 history=self.history,
                 model=self.model,
                 spec=self.spec,
@@ -422,6 +430,12 @@ class Session:
                 self._interrupt = asyncio.Event()
                 continue
             return
+
+    async def _before_call(self, turn: Turn) -> bool:
+        """Before each model call: the hooks (tools may change here), then compaction."""
+        for hook in self.before_model_call:
+            await hook()
+        return await self.compactor.before_call(turn)
 
     def _finish(self, turn: Turn, outcome: TurnOutcome, started: float) -> None:
         self.spend.add(turn)
