@@ -34,4 +34,5 @@ def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     home = tmp_path_factory.mktemp("eddy-home")
     monkeypatch.setenv("EDDY_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("EDDY_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))  # ~/.claude.json (MCP)
     monkeypatch.setenv("EDDY_TRUSTED_FOLDERS", str(tmp_path_factory.getbasetemp()))

@@ -111,6 +111,7 @@ class ServerConnection:
         self._gone = asyncio.Event()
         self._relist = asyncio.Event()
         self._started = asyncio.Event()
+        self._not_connected = asyncio.Event()
         self.inproc: Any = None
         """An in-process server (``mcp.server.MCPServer``) to connect to instead (tests)."""
 
@@ -144,6 +145,10 @@ class ServerConnection:
         self.state, self.reason = state, reason
         if state != "connecting":
             self._started.set()
+        if state == "connected":
+            self._not_connected.clear()
+        else:
+            self._not_connected.set()
         self._on_change(self)
 
     async def _lifetime(self) -> None:
@@ -207,9 +212,12 @@ class ServerConnection:
                 while not self._gone.is_set():
                     gone = asyncio.create_task(self._gone.wait())
                     relist = asyncio.create_task(self._relist.wait())
-                    await asyncio.wait({gone, relist}, return_when=asyncio.FIRST_COMPLETED)
-                    gone.cancel()
-                    relist.cancel()
+                    try:
+                        await asyncio.wait({gone, relist}, return_when=asyncio.FIRST_COMPLETED)
+                    finally:
+                        gone.cancel()
+                        relist.cancel()
+                        await asyncio.gather(gone, relist, return_exceptions=True)
                     if self._relist.is_set() and not self._gone.is_set():
                         self._relist.clear()
                         with contextlib.suppress(Exception):
@@ -316,6 +324,7 @@ class ServerConnection:
             await asyncio.sleep(0)  # let the transport's end reach ``_gone`` first
             if self._gone.is_set() or "Connection closed" in str(exc):
                 self._gone.set()
+                await self._not_connected.wait()  # the next call already knows it is down
                 raise McpUnavailable(
                     f"The MCP server {self.name} stopped during the call ({exc}). "
                     "The user can reconnect it with /mcp."

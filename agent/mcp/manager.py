@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -90,14 +90,12 @@ class McpManager:
         assert self._loop is not None
         return self._loop
 
-    def _on_loop(self, work: Awaitable[T]) -> Future[T]:
-        async def wrapped() -> T:
-            return await work
+    def _on_loop(self, work: Coroutine[Any, Any, T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(work, self._ensure_loop())
 
-        return asyncio.run_coroutine_threadsafe(wrapped(), self._ensure_loop())
-
-    async def _bridge(self, work: Awaitable[T]) -> T:
-        """Await ``work`` on the MCP loop from the session's loop (cancellation goes across)."""
+    async def _bridge(self, work: Coroutine[Any, Any, T]) -> T:
+        """Await ``work`` (a coroutine, not yet started) on the MCP loop, from the session's
+        loop; cancelling the caller cancels it there."""
         return await asyncio.wrap_future(self._on_loop(work))
 
     def start(self) -> None:
@@ -147,7 +145,7 @@ class McpManager:
             and self._approved(c.config)
         ]
         if conns:
-            await self._bridge(asyncio.gather(*(c.wait_started() for c in conns)))
+            await self._bridge(_gather(c.wait_started() for c in conns))
 
     def tools(self) -> list[McpTool]:
         """The connected servers' tools, sorted by name (one per name: the first wins)."""
@@ -219,9 +217,7 @@ class McpManager:
             return
         conns = list(self.connections.values())
         try:
-            await asyncio.wait_for(
-                self._bridge(asyncio.gather(*(c.stop() for c in conns))), timeout=10
-            )
+            await asyncio.wait_for(self._bridge(_gather(c.stop() for c in conns)), timeout=10)
         except (TimeoutError, RuntimeError):
             pass  # a server that does not stop in time ends with the process
         loop.call_soon_threadsafe(loop.stop)
@@ -251,6 +247,11 @@ class McpManager:
         session = self._session
         if session is not None:
             session._emit(ev.Notice(ev.NO_TURN, text))
+
+
+async def _gather(works: Iterable[Awaitable[Any]]) -> None:
+    """On the MCP loop: await ``works`` together (gather binds to the loop it runs on)."""
+    await asyncio.gather(*works)
 
 
 async def _call(conn: ServerConnection, tool: str, args: dict[str, Any]) -> ToolResult:
