@@ -113,6 +113,15 @@ def build_session(
         model = AnthropicModel(config.model)
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
     session = Session(config, model, default_tools(), emit, ctx)
+    from agent.mcp.setup import attach_mcp
+
+    problems += attach_mcp(
+        session,
+        settings.raw,
+        mcp_config_files=args.mcp_config,
+        strict=args.strict_mcp_config,
+        headless=headless,
+    )
     if transcript is not None:
         from agent.checkpoints.engine import CheckpointStore, session_checkpoint_dir
 

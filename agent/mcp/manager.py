@@ -98,6 +98,16 @@ class McpManager:
         loop; cancelling the caller cancels it there."""
         return await asyncio.wrap_future(self._on_loop(work))
 
+    def may_start(self, config: ServerConfig) -> bool:
+        """Whether ``config`` may start without asking (project servers need a yes)."""
+        return self._approved(config)
+
+    def approve(self, name: str) -> None:
+        """The user approved server ``name``: start it now."""
+        base = self._approved
+        self._approved = lambda c: c.name == name or base(c)
+        self.start_server(name)
+
     def start(self) -> None:
         """Start every approved server in the background; returns at once."""
         if not self.connections:
@@ -147,11 +157,17 @@ class McpManager:
         if conns:
             await self._bridge(_gather(c.wait_started() for c in conns))
 
-    def tools(self) -> list[McpTool]:
-        """The connected servers' tools, sorted by name (one per name: the first wins)."""
+    def tools(self, *, connected: bool = True) -> list[McpTool]:
+        """The servers' tools, sorted by name (one per name: the first wins).
+
+        Args:
+            connected: only those of connected servers (what the model is offered); False
+                also gives the last known tools of servers that went down, so that a call
+                to one says the server is down rather than that no such tool exists.
+        """
         out: dict[str, McpTool] = {}
         for conn in self.connections.values():
-            if conn.state != "connected":
+            if connected and conn.state != "connected":
                 continue
             for tool in conn.tools:
                 adapted = McpTool(conn.name, tool, self.call)
@@ -174,7 +190,7 @@ class McpManager:
         runner = session.runner
         for name in [n for n in runner.tools if n.startswith(PREFIX)]:
             del runner.tools[name]
-        runner.tools.update({t.name: t for t in tools})
+        runner.tools.update({t.name: t for t in self.tools(connected=False)})
         kept = [p for p in session.spec.tools if not str(p.get("name", "")).startswith(PREFIX)]
         session.spec.tools = kept + params  # a new list: a request already built keeps its own
         return True

@@ -73,7 +73,17 @@ HARMLESS_TOOLS = frozenset({"TodoWrite", "ExitPlanMode"})
 _FAMILIES = {"Edit": EDIT_TOOLS, "Read": READ_TOOLS, "Write": frozenset({"Write"})}
 _DIRECTORY_TOOLS = frozenset({"Glob", "Grep", "LS"})
 
-_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+_RULE = re.compile(r"^\s*([A-Za-z_][\w-]*(?:__\*)?)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+def _mcp_covers(rule_tool: str, name: str) -> bool:
+    """``mcp__server`` and ``mcp__server__*`` cover every tool ``mcp__server__<tool>``."""
+    if not rule_tool.startswith("mcp__"):
+        return False
+    server = rule_tool.removesuffix("__*")
+    if server != rule_tool or "__" not in server[len("mcp__") :]:
+        return name.startswith(server + "__")
+    return False
 
 
 def cycle_mode(mode: Mode) -> Mode:
@@ -136,7 +146,11 @@ class Rule:
 
     def applies_to(self, name: str) -> bool:
         """Whether the rule speaks about tool ``name`` (``Edit`` also covers Write, ...)."""
-        return name == self.tool or name in _FAMILIES.get(self.tool, ())
+        return (
+            name == self.tool
+            or name in _FAMILIES.get(self.tool, ())
+            or _mcp_covers(self.tool, name)
+        )
 
     @functools.cached_property
     def _bash(self) -> tuple[tuple[str, ...] | None, bool]:
