@@ -166,6 +166,7 @@ class Session:
             context_window=context_window(config.model),
             max_turns=limits.max_turns,
             max_budget_usd=limits.max_budget_usd,
+            mcp=self.mcp.summary() if self.mcp is not None else "",
         )
 
     # -- operations ---------------------------------------------------------------------

@@ -1,0 +1,39 @@
+"""The status line's MCP entry: the servers' summary, and the last server that failed."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from agent import events as ev
+from agent.mcp.manager import McpManager
+from frontend.status import StatusModel
+from plain.status import Status
+from tests.agent.mcp.servers import command, config_of
+from tests.frontend.test_status import resumed
+
+
+def test_the_status_shows_the_summary_then_a_failure() -> None:
+    status = StatusModel()
+    status.take_session(dataclasses.replace(resumed(0), mcp="MCP 0/2"))
+    assert status.mcp == "MCP 0/2"
+    status.follow(ev.Notice(ev.NO_TURN, "MCP server docs: failed: it exited. /mcp shows..."))
+    assert status.mcp == "MCP docs failed"
+    status.follow(ev.Notice(ev.NO_TURN, "Model set to x."))
+    assert status.mcp == "MCP docs failed"
+
+
+def test_line_mode_draws_it_and_nothing_without_servers() -> None:
+    plain = Status()
+    plain.take_session(resumed(0))
+    assert "MCP" not in plain.line(False)
+    plain.take_session(dataclasses.replace(resumed(0), mcp="MCP 1/1"))
+    assert "MCP 1/1" in plain.line(False)
+
+
+def test_the_summary_counts_connected_and_failed_servers() -> None:
+    mgr = McpManager(config_of(command("a", "x"), command("b", "y")))
+    assert mgr.summary() == "MCP 0/2"
+    mgr.connections["a"].state = "connected"
+    mgr.connections["b"].state = "failed"
+    assert mgr.summary() == "MCP 1/2, 1 failed"
+    assert McpManager(config_of()).summary() == ""
