@@ -112,6 +112,7 @@ class ServerConnection:
         self._relist = asyncio.Event()
         self._started = asyncio.Event()
         self._not_connected = asyncio.Event()
+        self._unauthorized = False
         self.inproc: Any = None
         """An in-process server (``mcp.server.MCPServer``) to connect to instead (tests)."""
 
@@ -155,6 +156,7 @@ class ServerConnection:
         attempt = 0
         while True:
             self._gone = asyncio.Event()
+            self._unauthorized = False
             self._set("connecting", "")
             watchdog = asyncio.get_running_loop().call_later(
                 start_timeout(), self._start_timed_out, asyncio.current_task()
@@ -171,7 +173,7 @@ class ServerConnection:
             except Exception as exc:
                 self._client = None
                 watchdog.cancel()
-                if _status_of(exc) == 401:
+                if _status_of(exc) == 401 or self._unauthorized:
                     self._set("needs-auth", "the server asks for authentication (HTTP 401)")
                     return
                 if self.config.kind == "stdio" or attempt >= MAX_HTTP_RETRIES:
@@ -245,6 +247,12 @@ class ServerConnection:
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         http = create_mcp_http_client(headers=dict(config.headers))
+
+        async def saw(response: Any) -> None:  # the SDK reports a 401 as a generic error
+            if response.status_code == 401:
+                self._unauthorized = True
+
+        http.event_hooks = {"request": [], "response": [saw]}
         return streamable_http_client(config.url, http_client=http)
 
     def _log_path(self) -> Path | None:
@@ -320,7 +328,15 @@ class ServerConnection:
         client = self._ready()
         try:
             return await client.call_tool(tool, args, read_timeout_seconds=timeout)
-        except MCPError as exc:
+        except TimeoutError:
+            raise
+        except OSError as exc:
+            raise self._lost(exc) from None
+        except Exception as exc:
+            if self.config.kind != "stdio" and _is_transport_error(exc):
+                raise self._lost(exc) from None
+            if not isinstance(exc, MCPError):
+                raise
             await asyncio.sleep(0)  # let the transport's end reach ``_gone`` first
             if self._gone.is_set() or "Connection closed" in str(exc):
                 self._gone.set()
@@ -331,6 +347,16 @@ class ServerConnection:
                 ) from None
             raise
 
+    def _lost(self, exc: BaseException) -> McpUnavailable:
+        """The connection broke during a call: end it (the lifetime reconnects an HTTP
+        server with backoff; a stdio server is failed until /mcp reconnects it)."""
+        self._gone.set()
+        again = "eddy reconnects it" if self.config.kind != "stdio" else "/mcp reconnects it"
+        return McpUnavailable(
+            f"The connection to the MCP server {self.name} was lost during the call "
+            f"({describe(exc)}); {again}."
+        )
+
     async def get_prompt(self, name: str, args: dict[str, str]) -> Any:
         """The server's prompt ``name`` filled with ``args`` (``GetPromptResult``)."""
         return await self._ready().get_prompt(name, args)
@@ -338,6 +364,11 @@ class ServerConnection:
     async def read_resource(self, uri: str) -> Any:
         """The resource at ``uri`` (``ReadResourceResult``)."""
         return await self._ready().read_resource(uri)
+
+
+def _is_transport_error(exc: BaseException) -> bool:
+    """An HTTP transport failure (httpx2's errors), not an answer of the server."""
+    return any(c.__module__.startswith(("httpx", "httpcore")) for c in type(exc).__mro__)
 
 
 async def _all(method: Callable[..., Any], field: str) -> list[Any]:
