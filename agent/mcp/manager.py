@@ -147,15 +147,20 @@ class McpManager:
 
     async def wait_started(self, names: Iterable[str] | None = None) -> None:
         """Wait until the servers (all by default) finished their current start."""
-        conns = [
-            c
-            for n, c in self.connections.items()
-            if (names is None or n in names)
-            and c.state in ("connecting", "stopped")
-            and self._approved(c.config)
-        ]
-        if conns:
-            await self._bridge(_gather(c.wait_started() for c in conns))
+        if not self.connections:
+            return
+
+        async def wait() -> None:  # on the MCP loop: a start scheduled before is under way
+            conns = [
+                c
+                for n, c in self.connections.items()
+                if (names is None or n in names)
+                and c.state in ("connecting", "stopped")
+                and self._approved(c.config)
+            ]
+            await asyncio.gather(*(c.wait_started() for c in conns))
+
+        await self._bridge(wait())
 
     def tools(self, *, connected: bool = True) -> list[McpTool]:
         """The servers' tools, sorted by name (one per name: the first wins).
