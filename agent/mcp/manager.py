@@ -15,6 +15,7 @@ list really changed: the tool definitions stay byte-identical between calls (pro
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from concurrent.futures import Future
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 PREFIX = "mcp__"
+NICE = 10
+"""The MCP thread's (and its servers') nice value: below the UI's."""
 
 
 class McpManager:
@@ -76,6 +79,7 @@ class McpManager:
         ready = threading.Event()
 
         def run() -> None:
+            _lower_priority()
             loop = asyncio.new_event_loop()
             self._loop = loop
             ready.set()
@@ -268,6 +272,16 @@ class McpManager:
         session = self._session
         if session is not None:
             session._emit(ev.Notice(ev.NO_TURN, text))
+
+
+def _lower_priority() -> None:
+    """Give this thread, and the server processes it spawns (they inherit it), a lower CPU
+    priority than the UI: starting five servers must not slow typing (on Linux a nice value
+    is per thread)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+    except (AttributeError, OSError):
+        pass  # not Linux, or not allowed: the servers start at the same priority
 
 
 async def _gather(works: Iterable[Awaitable[Any]]) -> None:
