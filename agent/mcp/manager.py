@@ -135,6 +135,7 @@ class McpManager:
         self._session = session
         session.before_model_call.append(self.before_model_call)
         session.on_close.append(self.aclose)
+        session.prompt_hooks.append(self.prompt_attachments)
         session.mcp = self
 
     async def before_model_call(self) -> None:
@@ -165,6 +166,14 @@ class McpManager:
             await asyncio.gather(*(c.wait_started() for c in conns))
 
         await self._bridge(wait())
+
+    async def prompt_attachments(self, text: str) -> list[str]:
+        """The resources ``text`` mentions as ``@server:uri``, as text blocks."""
+        if "@" not in text:
+            return []
+        from agent.mcp.resources import attach_resources
+
+        return await attach_resources(self, text)
 
     def tools(self, *, connected: bool = True) -> list[McpTool]:
         """The servers' tools, sorted by name (one per name: the first wins).

@@ -24,7 +24,7 @@ from agent.checkpoints.rewind_list import (
     marks_from_transcript,
 )
 from agent.loop import Turn, TurnOutcome
-from agent.messages import Message
+from agent.messages import Message, TextBlock
 from agent.model import Model, ModelRequest
 from agent.pricing import Usage, context_window
 from agent.sandbox import Sandbox
@@ -111,6 +111,8 @@ class Session:
         """Awaited before each model call, never during one (MCP refreshes its tools here)."""
         self.on_close: list[Callable[[], Awaitable[None]]] = []
         """Awaited by ``close`` after the turn stopped (MCP stops its servers)."""
+        self.prompt_hooks: list[Callable[[str], Awaitable[list[str]]]] = []
+        """Awaited with each prompt's text; their texts follow it (MCP ``@server:uri``)."""
         self.mcp: Any = None
         """The session's MCP servers (``agent.mcp.McpManager``), or None."""
 
@@ -381,15 +383,19 @@ class Session:
         return self.conversation.estimate()
 
     # -- turns ---------------------------------------------------------------------------
-    def add_prompt(self, text: str, delivered: tuple[str, ...] = ()) -> None:
+    def add_prompt(
+        self, text: str, delivered: tuple[str, ...] = (), attached: tuple[str, ...] = ()
+    ) -> None:
         """Append the prompt; after an interrupt it joins the trailing user message.
 
         Args:
             text: the prompt.
             delivered: the queued corrections this prompt is made of (if it is the queue).
+            attached: more text blocks after it (MCP resources it mentions).
         """
         mark = self.rewinder.on_prompt(self.history, text)
-        self.conversation.add_user(prompt_blocks(text, self.config))
+        blocks = prompt_blocks(text, self.config) + tuple(TextBlock(a) for a in attached)
+        self.conversation.add_user(blocks)
         self._write(lambda t: t.record_history(self.history, prompt=text, delivered=delivered))
         if mark.checkpoint_id is not None:
             cid = mark.checkpoint_id
@@ -399,7 +405,7 @@ class Session:
         delivered: tuple[str, ...] = ()
         while True:
             turn_id = next(self._turn_ids)
-            self.add_prompt(text, delivered)
+            self.add_prompt(text, delivered, await self._attachments(text))
             self._emit(ev.TurnStarted(turn_id, text))
             self._report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
             started = time.monotonic()
@@ -431,6 +437,22 @@ class Session:
                 self._interrupt = asyncio.Event()
                 continue
             return
+
+    async def _attachments(self, text: str) -> tuple[str, ...]:
+        """What the prompt hooks attach to ``text`` (MCP resources); Esc skips them."""
+        out: list[str] = []
+        for hook in self.prompt_hooks:
+            task = asyncio.ensure_future(hook(text))
+            stop = asyncio.ensure_future(self._interrupt.wait())
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+            stop.cancel()
+            if not task.done():  # Esc: the turn that follows stops at once
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                break
+            if not task.cancelled() and task.exception() is None:
+                out += task.result()
+        return tuple(out)
 
     async def _before_call(self, turn: Turn) -> bool:
         """Before each model call: the hooks (tools may change here), then compaction."""

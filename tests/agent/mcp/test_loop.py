@@ -222,3 +222,32 @@ async def _until(predicate: Any, timeout: float = 20) -> None:
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(wait(), timeout)
+
+
+async def test_an_at_server_uri_mention_attaches_the_resource(
+    fake_api: FakeAnthropic, setup: Any
+) -> None:
+    session, manager, _events = setup
+    await manager.wait_started()
+    fake_api.push(Reply([text("read it")]))
+    session.submit(ops.SubmitPrompt("summarise @fake:memo://notes and @nobody:x please"))
+    await session.wait_idle()
+    assert fake_api.violations == []
+    blocks = [b["text"] for b in fake_api.requests[0]["messages"][-1]["content"]]
+    assert blocks[0] == "summarise @fake:memo://notes and @nobody:x please"
+    attached = [b for b in blocks if b.startswith("Contents of @")]
+    assert len(attached) == 1
+    assert "@fake:memo://notes" in attached[0] and "the notes' text" in attached[0]
+
+
+async def test_a_missing_resource_is_a_note_and_the_prompt_still_goes(
+    fake_api: FakeAnthropic, setup: Any
+) -> None:
+    session, manager, _events = setup
+    await manager.wait_started()
+    fake_api.push(Reply([text("ok")]))
+    session.submit(ops.SubmitPrompt("look at @fake:memo://missing"))
+    await session.wait_idle()
+    assert fake_api.violations == []
+    blocks = [b["text"] for b in fake_api.requests[0]["messages"][-1]["content"]]
+    assert any("@fake:memo://missing could not be read" in b for b in blocks)
