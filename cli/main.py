@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="FILE",
-        help="load MCP servers from a JSON file with mcpServers (repeatable)",
+        help="load MCP servers from a JSON file (or JSON text) with mcpServers (repeatable)",
     )
     p.add_argument(
         "--strict-mcp-config",
@@ -196,7 +196,7 @@ def parse_launch(argv: Sequence[str] | None = None) -> LaunchOptions:
         allowed_tools=tuple(_split_rules(ns.allowed_tools)),
         disallowed_tools=tuple(_split_rules(ns.disallowed_tools)),
         add_dirs=tuple(Path(d) for d in ns.add_dirs),
-        mcp_config=tuple(Path(f) for f in ns.mcp_config),
+        mcp_config=tuple(ns.mcp_config),
     )
     return LaunchOptions(**values)
 

@@ -6,8 +6,8 @@ Sources, lowest precedence first (a later entry of the same name replaces an ear
 * project: ``.mcp.json`` at the workspace root, then eddy's ``.eddy/settings.json``;
 * local:   ``~/.claude.json`` ``projects[<abs path>].mcpServers``, then eddy's
   ``.eddy/settings.local.json``;
-* ``--mcp-config FILE`` (each file an object with ``mcpServers``): above all of them, or alone
-  with ``--strict-mcp-config``.
+* ``--mcp-config FILE`` (each file, or JSON text, an object with ``mcpServers``): above all of
+  them, or alone with ``--strict-mcp-config``.
 
 ``~/.claude.json`` is only read, never written (it is Claude Code's). ``$CLAUDE_CONFIG_DIR``
 moves it as it does for Claude Code.
@@ -180,7 +180,7 @@ def load_mcp_config(
     workspace: Path,
     settings_raw: Sequence[tuple[Any, dict[str, Any]]] = (),
     *,
-    mcp_config_files: Sequence[Path] = (),
+    mcp_config_files: Sequence[Path | str] = (),
     strict: bool = False,
     env: Mapping[str, str] | None = None,
     claude_json: Path | None = None,
@@ -215,10 +215,19 @@ def load_mcp_config(
             if scope in layers:
                 layers[scope].append((label, _servers_of(data, label, out.problems)))
     for path in mcp_config_files:
-        data = _read_json(Path(path), out.problems)
-        if data is None and not Path(path).exists():
-            out.problems.append(f"--mcp-config {path}: no such file.")
-        layers["flag"].append((str(path), _servers_of(data, str(path), out.problems)))
+        given = str(path)
+        if given.lstrip().startswith("{"):  # JSON given on the command line, as Claude Code
+            try:
+                data = json.loads(given)
+            except ValueError as exc:
+                out.problems.append(f"--mcp-config: not valid JSON ({exc}); ignored.")
+                data = None
+            given = "--mcp-config"
+        else:
+            data = _read_json(Path(path), out.problems)
+            if data is None and not Path(path).exists():
+                out.problems.append(f"--mcp-config {path}: no such file.")
+        layers["flag"].append((given, _servers_of(data, given, out.problems)))
     for scope in SCOPES:
         for source, servers in layers[scope]:
             for name, entry in servers.items():

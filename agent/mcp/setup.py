@@ -18,7 +18,7 @@ def attach_mcp(
     session: Session,
     settings_raw: Sequence[tuple[Any, dict[str, Any]]],
     *,
-    mcp_config_files: Sequence[Path] = (),
+    mcp_config_files: Sequence[Path | str] = (),
     strict: bool = False,
     headless: bool = False,
 ) -> list[str]:

@@ -69,6 +69,22 @@ def build(name: str = "fake") -> MCPServer:
     def big(n: int) -> str:
         return "x" * n
 
+    arrived: list[anyio.Event] = []
+
+    @server.tool(
+        description="Wait until n calls of it are running at once (read-only).",
+        annotations=ToolAnnotations(read_only_hint=True),
+    )
+    async def barrier(n: int = 2) -> str:
+        mine = anyio.Event()
+        arrived.append(mine)
+        if len(arrived) >= n:
+            for e in arrived:
+                e.set()
+            arrived.clear()
+        await mine.wait()
+        return f"met {n}"
+
     @server.tool(description="Return a picture and a caption.")
     def picture() -> list[TextContent | ImageContent]:
         return [

@@ -158,3 +158,13 @@ def test_invalid_json_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     config = load_mcp_config(tmp_path, env={})
     assert config.servers == {}
     assert "not valid JSON" in config.problems[0]
+
+
+def test_mcp_config_takes_json_text_too_and_names_a_missing_file(tmp_path: Path) -> None:
+    inline = '{"mcpServers": {"x": {"command": "srv"}, "w": {"type": "http", "url": "http://h/m"}}}'
+    config = load_mcp_config(
+        tmp_path, mcp_config_files=[inline, tmp_path / "gone.json"], strict=True, env={}
+    )
+    assert config.servers["x"].command == "srv"
+    assert config.servers["w"].url == "http://h/m"
+    assert config.problems == [f"--mcp-config {tmp_path / 'gone.json'}: no such file."]

@@ -251,3 +251,28 @@ async def test_a_missing_resource_is_a_note_and_the_prompt_still_goes(
     assert fake_api.violations == []
     blocks = [b["text"] for b in fake_api.requests[0]["messages"][-1]["content"]]
     assert any("@fake:memo://missing could not be read" in b for b in blocks)
+
+
+async def test_read_only_annotated_mcp_calls_run_in_parallel(
+    fake_api: FakeAnthropic, setup: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two ``barrier`` calls each wait for the other: they finish only if they run at once
+    (one at a time, the first would wait until MCP_TOOL_TIMEOUT)."""
+    monkeypatch.setenv("MCP_TOOL_TIMEOUT", "20000")
+    session, _manager, _events = setup
+    fake_api.push(
+        Reply(
+            [
+                tool_use("b1", "mcp__fake__barrier", {"n": 2}),
+                tool_use("b2", "mcp__fake__barrier", {"n": 2}),
+            ],
+            "tool_use",
+        ),
+        Reply([text("both met")]),
+    )
+    session.submit(ops.SubmitPrompt("meet"))
+    await session.wait_idle()
+    assert fake_api.violations == []
+    first, second = results_of(fake_api.requests[1])
+    assert (first["tool_use_id"], second["tool_use_id"]) == ("b1", "b2")
+    assert "met 2" in str(first["content"]) and "met 2" in str(second["content"])
