@@ -2,6 +2,7 @@
 
 ``/mcp`` lists the servers (scope, transport, state with its reason, tools, prompts,
 resources); ``/mcp reconnect [NAME]`` restarts one (or every server that is down);
+``/mcp login|logout NAME`` runs or forgets an OAuth login (:mod:`agent.mcp.oauth`);
 ``/mcp approve NAME|all`` and ``/mcp deny NAME`` answer for a project's servers, remembered
 per project. A server's prompt is a slash command: ``/mcp__server__prompt args`` fills its
 arguments in order (the last takes the rest of the line) and sends the result as the prompt.
@@ -27,6 +28,10 @@ def listing(manager: McpManager) -> list[Line]:
         c = conn.config
         where = c.command if c.kind == "stdio" else c.url
         state = conn.state + (f" ({conn.reason})" if conn.reason else "")
+        if c.kind != "stdio":
+            from agent.mcp.oauth import has_tokens
+
+            state += ", logged in (/mcp logout)" if has_tokens(c) else ""
         lines.append(f"  {conn.name}  [{c.scope}, {c.kind}: {where}]  {state}")
         if conn.tools:
             names = ", ".join(t.name for t in conn.tools)
@@ -36,8 +41,8 @@ def listing(manager: McpManager) -> list[Line]:
             lines.append(f"      prompts: {names}")
         if conn.resources:
             lines.append(f"      resources: {len(conn.resources)} (@{conn.name}:URI attaches one)")
-    lines.append("/mcp reconnect [NAME] restarts a server; /mcp approve|deny NAME answers for")
-    lines.append("a project's servers (.mcp.json).")
+    lines.append("/mcp reconnect [NAME] restarts a server; /mcp login|logout NAME for OAuth;")
+    lines.append("/mcp approve|deny NAME answers for a project's servers (.mcp.json).")
     return [("\n".join(lines), "hint")]
 
 
@@ -57,6 +62,8 @@ async def mcp_command(manager: McpManager | None, arg: str, workspace: Any) -> l
         return listing(manager)
     if verb == "reconnect":
         return await _reconnect(manager, name)
+    if verb in ("login", "logout"):
+        return await _auth(manager, name, verb)
     if verb in ("approve", "deny"):
         return _answer(manager, name, verb == "approve", workspace)
     return [(f"Unknown /mcp {verb}: use /mcp, /mcp reconnect [NAME], /mcp approve NAME.", "error")]
@@ -77,6 +84,20 @@ async def _reconnect(manager: McpManager, name: str) -> list[Line]:
         else:
             out.append((f"MCP server {n} is {conn.state}: {conn.reason}", "error"))
     return out
+
+
+async def _auth(manager: McpManager, name: str, verb: str) -> list[Line]:
+    conn = manager.connections.get(name)
+    if conn is None or conn.config.kind == "stdio":
+        return [(f"/mcp {verb} NAME takes an HTTP or SSE server's name.", "error")]
+    if verb == "logout":
+        had = await manager.logout(name)
+        text = f"Logged out of {name}." if had else f"eddy was not logged in to {name}."
+        return [(f"{text} It is {conn.state} now.", "notice")]
+    conn = await manager.login(name)
+    if conn.state == "connected":
+        return [(f"MCP server {name} connected: {len(conn.tools)} tools.", "notice")]
+    return [(f"MCP server {name} is {conn.state}: {conn.reason}", "error")]
 
 
 def _answer(manager: McpManager, name: str, yes: bool, workspace: Any) -> list[Line]:

@@ -71,6 +71,28 @@ def _status_of(exc: BaseException) -> int | None:
     return None
 
 
+def _login_timeout() -> float:
+    from agent.mcp.oauth import LOGIN_TIMEOUT
+
+    return LOGIN_TIMEOUT
+
+
+def _has(exc: BaseException, name: str) -> bool:
+    """Whether an exception of class ``name`` is in ``exc`` (groups and causes included)."""
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if type(e).__name__ == name:
+            return True
+        stack.extend(getattr(e, "exceptions", ()))
+        stack.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+    return False
+
+
 def describe(exc: BaseException) -> str:
     """A one-line reason for a failed start or call (the innermost meaningful message)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -113,6 +135,12 @@ class ServerConnection:
         self._started = asyncio.Event()
         self._not_connected = asyncio.Event()
         self._unauthorized = False
+        self.logging_in = False
+        """A ``/mcp login`` runs: a 401 hands off to the browser (else it is needs-auth)."""
+        self.opener: Any = None
+        """Opens the authorization URL (``agent.mcp.oauth.open_in_browser`` by default)."""
+        self.say: Callable[[str], None] = lambda _text: None
+        """Tells the user something (the authorization URL)."""
         self.inproc: Any = None
         """An in-process server (``mcp.server.MCPServer``) to connect to instead (tests)."""
 
@@ -138,6 +166,14 @@ class ServerConnection:
         self.start()
         await self.wait_started()
 
+    async def login(self) -> None:
+        """Connect again, handing off to the browser if the server asks for a login."""
+        self.logging_in = True
+        try:
+            await self.reconnect()
+        finally:
+            self.logging_in = False
+
     async def wait_started(self) -> None:
         """Wait until the current start attempt succeeded or failed."""
         await self._started.wait()
@@ -158,8 +194,9 @@ class ServerConnection:
             self._gone = asyncio.Event()
             self._unauthorized = False
             self._set("connecting", "")
+            limit = start_timeout() if not self.logging_in else _login_timeout()
             watchdog = asyncio.get_running_loop().call_later(
-                start_timeout(), self._start_timed_out, asyncio.current_task()
+                limit, self._start_timed_out, asyncio.current_task()
             )
             try:
                 await self._connected_once(watchdog)
@@ -173,8 +210,13 @@ class ServerConnection:
             except Exception as exc:
                 self._client = None
                 watchdog.cancel()
-                if _status_of(exc) == 401 or self._unauthorized:
-                    self._set("needs-auth", "the server asks for authentication (HTTP 401)")
+                if _status_of(exc) == 401 or self._unauthorized or _has(exc, "NeedsLogin"):
+                    why = "the server asks for authentication (HTTP 401)"
+                    if self.config.kind != "stdio":
+                        why += f": /mcp login {self.name}"
+                    if self.logging_in:
+                        why = f"the login did not succeed ({describe(exc)})"
+                    self._set("needs-auth", why)
                     return
                 if self.config.kind == "stdio" or attempt >= MAX_HTTP_RETRIES:
                     self._set("failed", describe(exc) + self._stderr_tail())
@@ -202,7 +244,7 @@ class ServerConnection:
         from mcp import Client
 
         async with contextlib.AsyncExitStack() as stack:
-            target = self.inproc or _watched(self._transport(stack), self._gone.set)
+            target = self.inproc or _watched(await self._transport(stack), self._gone.set)
             client = Client(target, message_handler=self._on_message)
             await stack.enter_async_context(client)
             await self._load_lists(client)
@@ -229,7 +271,24 @@ class ServerConnection:
                 await asyncio.gather(listen, return_exceptions=True)
                 self._client = None
 
-    def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
+    async def _auth(self, stack: contextlib.AsyncExitStack) -> Any:
+        """The OAuth provider when logging in or logged in (and no header authorises)."""
+        config = self.config
+        if any(k.lower() == "authorization" for k in config.headers):
+            return None
+        from agent.mcp import oauth
+
+        if not (self.logging_in or oauth.has_tokens(config)):
+            return None
+        return await oauth.provider(
+            config,
+            stack,
+            interactive=self.logging_in,
+            opener=self.opener or oauth.open_in_browser,
+            say=self.say,
+        )
+
+    async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
         config = self.config
         if config.kind == "stdio":
             from mcp import StdioServerParameters
@@ -242,11 +301,13 @@ class ServerConnection:
         if config.kind == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(config.url, headers=dict(config.headers))
+            return sse_client(
+                config.url, headers=dict(config.headers), auth=await self._auth(stack)
+            )
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http = create_mcp_http_client(headers=dict(config.headers))
+        http = create_mcp_http_client(headers=dict(config.headers), auth=await self._auth(stack))
 
         async def saw(response: Any) -> None:  # the SDK reports a 401 as a generic error
             if response.status_code == 401:

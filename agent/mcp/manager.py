@@ -62,6 +62,10 @@ class McpManager:
             name: ServerConnection(c, self._changed, log_dir) for name, c in config.servers.items()
         }
         self._approved = approved
+        self.opener: Callable[[str], Awaitable[None]] | None = None
+        """Opens an authorization URL for ``/mcp login`` (None: the system browser)."""
+        for conn in self.connections.values():
+            conn.say = self._notice
         self._wait_first = wait_at_first_call
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -225,6 +229,22 @@ class McpManager:
         conn = self.connections[name]
         await self._bridge(conn.reconnect())
         return conn
+
+    async def login(self, name: str) -> ServerConnection:
+        """``/mcp login``: connect ``name`` again, with the browser hand-off if it asks."""
+        conn = self.connections[name]
+        conn.opener = self.opener
+        await self._bridge(conn.login())
+        return conn
+
+    async def logout(self, name: str) -> bool:
+        """``/mcp logout``: forget ``name``'s tokens and connect again without them."""
+        from agent.mcp.oauth import logout
+
+        conn = self.connections[name]
+        had = logout(conn.config)
+        await self._bridge(conn.reconnect())
+        return had
 
     async def get_prompt(self, server: str, prompt: str, args: dict[str, str]) -> Any:
         """A server's prompt, filled in (``GetPromptResult``)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import os
 import sys
+from typing import Any
 
 import anyio
 from mcp.server import MCPServer
@@ -32,9 +33,9 @@ def log(line: str) -> None:
             f.write(line + "\n")
 
 
-def build(name: str = "fake") -> MCPServer:
-    """The server (also used in-process by unit tests)."""
-    server = MCPServer(name)
+def build(name: str = "fake", **options: Any) -> MCPServer:
+    """The server (also used in-process by unit tests); ``options`` go to MCPServer."""
+    server = MCPServer(name, **options)
 
     @server.tool(
         description="Echo the text back.", annotations=ToolAnnotations(read_only_hint=True)
