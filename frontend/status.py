@@ -125,6 +125,11 @@ class StatusModel:
                 elif event.text.startswith("MCP server "):  # "MCP server x: failed: why"
                     name, _, rest = event.text[len("MCP server ") :].partition(": ")
                     self.mcp = f"MCP {name} {rest.partition(':')[0]}"
+                elif event.text.startswith("MCP: ") and " servers connected" in event.text:
+                    # "MCP: 4/5 servers connected (1 failed), 23 tools."
+                    head, _, rest = event.text[len("MCP: ") :].partition(" servers connected")
+                    failed = rest.partition(")")[0].removeprefix(" (") if "failed" in rest else ""
+                    self.mcp = f"MCP {head}" + (f", {failed}" if failed else "")
             case (
                 ev.AssistantMessage()
                 | ev.ToolOutputDelta()

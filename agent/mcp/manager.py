@@ -75,6 +75,7 @@ class McpManager:
         self._reported: dict[str, str] = {}
         self._offered: list[tuple[str, str, str]] = []
         self._lock = threading.Lock()
+        self._told_started = False
 
     # -- the MCP loop ---------------------------------------------------------------------
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
@@ -258,6 +259,7 @@ class McpManager:
         """For the status line: "" without servers, else e.g. "MCP 2/3" or "MCP 1 failed"."""
         if not self.connections:
             return ""
+        self._bind_running_loop()
         states = [c.state for c in self.connections.values()]
         failed = sum(s in ("failed", "needs-auth") for s in states)
         connected = states.count("connected")
@@ -279,6 +281,37 @@ class McpManager:
         self._loop = self._thread = None
 
     # -- reporting ------------------------------------------------------------------------
+    def _bind_running_loop(self) -> None:
+        """Learn the session's loop where a front end asks for the status on it (the session
+        may be built in another thread): notices can reach it from then on."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if loop is self._loop or self._session_loop is not None:
+            return
+        self._session_loop = loop
+        with self._lock:
+            notices, self._pending_notices = self._pending_notices, []
+        for text in notices:
+            loop.call_soon(self._emit, text)
+
+    def _startup_done(self) -> None:
+        """Once every server that may start finished starting: one line saying how it went."""
+        started = [c for c in self.connections.values() if self._approved(c.config)]
+        if self._told_started or not started:
+            return
+        if any(c.state in ("connecting", "stopped") for c in started):
+            return
+        self._told_started = True
+        connected = [c for c in started if c.state == "connected"]
+        failed = len(started) - len(connected)
+        tools = sum(len(c.tools) for c in connected)
+        fail = f" ({failed} failed)" if failed else ""
+        self._notice(
+            f"MCP: {len(connected)}/{len(started)} servers connected{fail}, {tools} tools."
+        )
+
     def _changed(self, conn: ServerConnection) -> None:
         """On the MCP loop: a server's state or lists changed; report failures once."""
         if conn.state in ("failed", "needs-auth"):
@@ -288,6 +321,7 @@ class McpManager:
                 self._notice(f"{text}. /mcp shows the servers and reconnects them.")
         elif conn.state == "connected":
             self._reported.pop(conn.name, None)
+        self._startup_done()
 
     def _notice(self, text: str) -> None:
         loop = self._session_loop
