@@ -181,7 +181,9 @@ class ToolRunner:
 
     def _is_read_only(self, use: ToolUseBlock) -> bool:
         tool = self.tools.get(use.name)
-        return bool(tool is not None and tool.read_only)
+        # ``concurrent``: a tool that may run in parallel without counting as read-only for
+        # the permission policy (an MCP tool its server annotates read-only)
+        return bool(tool is not None and (tool.read_only or getattr(tool, "concurrent", False)))
 
     async def _admit(self, use: ToolUseBlock, race: Race) -> GateDecision | None:
         """Check the input, then ask the gate; the decision of an allowed call, else None.

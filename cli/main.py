@@ -84,6 +84,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="another directory the tools may read and change (repeatable)",
     )
+    p.add_argument(
+        "--mcp-config",
+        dest="mcp_config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="load MCP servers from a JSON file (or JSON text) with mcpServers (repeatable)",
+    )
+    p.add_argument(
+        "--strict-mcp-config",
+        action="store_true",
+        help="use only the MCP servers of --mcp-config, none of the configured ones",
+    )
     p.add_argument("--demo", action="store_true", help="a scripted demo, no API key needed")
     p.add_argument(
         "--plain",
@@ -190,6 +203,7 @@ def parse_launch(argv: Sequence[str] | None = None) -> LaunchOptions:
         allowed_tools=tuple(_split_rules(ns.allowed_tools)),
         disallowed_tools=tuple(_split_rules(ns.disallowed_tools)),
         add_dirs=tuple(Path(d) for d in ns.add_dirs),
+        mcp_config=tuple(ns.mcp_config),
     )
     return LaunchOptions(**values)
 

@@ -319,6 +319,40 @@ def _hooks(fe: FrontEnd, arg: str) -> None:
     fe.say("\n".join(describe(config, fe.workspace)))
 
 
+async def _mcp(fe: FrontEnd, arg: str) -> None:
+    from agent.mcp.command import mcp_command
+
+    for text, kind in await mcp_command(fe.session.mcp, arg, fe.workspace):
+        fe.say(text, kind)  # type: ignore[arg-type]
+
+
+def _mcp_prompt(fe: FrontEnd, name: str, arg: str) -> Awaitable[None] | None:
+    """``/mcp__server__prompt args``: the server's prompt, sent to the model; None if
+    ``name`` is no such prompt."""
+    from agent.mcp.command import run_prompt, split_prompt_command
+
+    manager = fe.session.mcp if fe.session is not None else None
+    if manager is None:
+        return None
+    found = split_prompt_command(name, manager)
+    if found is None:
+        return None
+    server, prompt = found
+
+    async def send() -> None:
+        try:
+            text = await run_prompt(manager, server, prompt, arg)
+        except Exception as exc:  # a server failure is a line, never a traceback
+            fe.say(f"/{name}: the MCP server {server} failed: {exc}", "error")
+            return
+        if text.strip():
+            fe.send(text)
+        else:
+            fe.say(f"/{name}: the MCP server {server} gave an empty prompt.", "error")
+
+    return send()
+
+
 def _exit(fe: FrontEnd, arg: str) -> None:
     fe.quit()
 
@@ -359,6 +393,7 @@ COMMANDS: dict[str, Command] = {
             True,
             False,
         ),
+        Command("mcp", "MCP servers: state, tools; /mcp reconnect|approve|deny NAME", _mcp, True),
         Command("exit", "quit eddy", _exit, True, False),
         Command("quit", "quit eddy", _exit, True, False),
     )
@@ -404,6 +439,12 @@ def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None
             fe.say(f"eddy is working: press Esc to stop it, then /{name}.")
             return True, None
         return True, command.handler(fe, arg)
+    if name.startswith("mcp__"):
+        if _not_ready(fe, f"/{name}", during_turn=False):
+            return True, None
+        pending = _mcp_prompt(fe, name, arg)
+        if pending is not None:
+            return True, pending
     custom = _custom(fe).get(name)
     if custom is not None:
         try:

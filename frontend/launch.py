@@ -51,6 +51,10 @@ class LaunchOptions:
     """The workspace; None means the current directory."""
     add_dirs: tuple[Path, ...] = ()
     """More directories the tools may read and change (--add-dir)."""
+    mcp_config: tuple[str, ...] = ()
+    """Files (or JSON texts) of MCP servers to load (--mcp-config), above the configured ones."""
+    strict_mcp_config: bool = False
+    """Only the servers of ``mcp_config`` (--strict-mcp-config)."""
     demo: bool = False
     plain: bool = False
     continue_: bool = False

@@ -167,6 +167,15 @@ def build_session(
     session.runner.result_note = lambda tool, args: (
         memory.note_for(tool, args) + grants.note_for(tool, args)
     )
+    from agent.mcp.setup import attach_mcp
+
+    problems += attach_mcp(
+        session,
+        settings.raw,
+        mcp_config_files=args.mcp_config,
+        strict=args.strict_mcp_config,
+        headless=headless,
+    )
     if transcript is not None:
         from agent.checkpoints.engine import CheckpointStore, session_checkpoint_dir
 

@@ -46,6 +46,8 @@ class StatusModel:
         self.queued = 0
         self.activity = ""
         self.busy = False
+        self.mcp = ""
+        """The MCP servers in a few words ("MCP 2/3"), or the last one that failed."""
         self._tool_names: dict[str, str] = {}
 
     @property
@@ -69,6 +71,7 @@ class StatusModel:
         self.queued = len(now.queue)
         self.context_tokens = now.context_tokens
         self.context_window = now.context_window
+        self.mcp = now.mcp
 
     def follow(self, event: ev.Event) -> None:
         """Update the figures and the activity from one engine event (every kind is named:
@@ -125,6 +128,14 @@ class StatusModel:
             case ev.Notice():
                 if is_retry_notice(event.text):  # "API overloaded, retrying (3/10) in 4 s"
                     self.activity = event.text.removesuffix(" (Esc stops)")
+                elif event.text.startswith("MCP server "):  # "MCP server x: failed: why"
+                    name, _, rest = event.text[len("MCP server ") :].partition(": ")
+                    self.mcp = f"MCP {name} {rest.partition(':')[0]}"
+                elif event.text.startswith("MCP: ") and " servers connected" in event.text:
+                    # "MCP: 4/5 servers connected (1 failed), 23 tools."
+                    head, _, rest = event.text[len("MCP: ") :].partition(" servers connected")
+                    failed = rest.partition(")")[0].removeprefix(" (") if "failed" in rest else ""
+                    self.mcp = f"MCP {head}" + (f", {failed}" if failed else "")
             case (
                 ev.AssistantMessage()
                 | ev.ToolOutputDelta()

@@ -24,6 +24,8 @@ class Status(StatusModel):
         if percent is not None:
             parts.append(f"context {percent}%")
         parts.append(money(self.cost))
+        if self.mcp:
+            parts.append(self.mcp)
         if self.queued:
             parts.append(f"{self.queued} queued (↑ takes back)")
         if busy:

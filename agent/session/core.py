@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
 from agent import events as ev
@@ -135,6 +135,14 @@ class Session:
             self.gate.hooks = self.compactor.hooks = self.hooks
             self.runner.post_call = self.hooks.after_call
             self.hooks.on_halt = self.runner.halt
+        self.before_model_call: list[Callable[[], Awaitable[None]]] = []
+        """Awaited before each model call, never during one (MCP refreshes its tools here)."""
+        self.on_close: list[Callable[[], Awaitable[None]]] = []
+        """Awaited by ``close`` after the turn stopped (MCP stops its servers)."""
+        self.prompt_hooks: list[Callable[[str], Awaitable[list[str]]]] = []
+        """Awaited with each prompt's text; their texts follow it (MCP ``@server:uri``)."""
+        self.mcp: Any = None
+        """The session's MCP servers (``agent.mcp.McpManager``), or None."""
 
     # -- what front ends read -----------------------------------------------------------
     @property
@@ -188,6 +196,7 @@ class Session:
             context_window=context_window(config.model),
             max_turns=limits.max_turns,
             max_budget_usd=limits.max_budget_usd,
+            mcp=self.mcp.summary() if self.mcp is not None else "",
         )
 
     # -- operations ---------------------------------------------------------------------
@@ -272,6 +281,8 @@ class Session:
         await self.shells.close()
         await self.hooks.session_end("other")
         await self.hooks.aclose()
+        for closer in self.on_close:
+            await closer()
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -435,7 +446,11 @@ class Session:
 
     # -- turns ---------------------------------------------------------------------------
     def add_prompt(
-        self, text: str, delivered: tuple[str, ...] = (), context: tuple[str, ...] = ()
+        self,
+        text: str,
+        delivered: tuple[str, ...] = (),
+        context: tuple[str, ...] = (),
+        attached: tuple[str, ...] = (),
     ) -> None:
         """Append the prompt; after an interrupt it joins the trailing user message.
 
@@ -443,9 +458,12 @@ class Session:
             text: the prompt.
             delivered: the queued corrections this prompt is made of (if it is the queue).
             context: hook output that goes with it (SessionStart, UserPromptSubmit).
+            attached: more text blocks after it (MCP resources it mentions).
         """
         mark = self.rewinder.on_prompt(self.history, text)
-        blocks = prompt_blocks(text, self.config) + tuple(TextBlock(c) for c in context)
+        blocks = prompt_blocks(text, self.config) + tuple(
+            TextBlock(c) for c in (*context, *attached)
+        )
         self.conversation.add_user(blocks)
         self._write(lambda t: t.record_history(self.history, prompt=text, delivered=delivered))
         if mark.checkpoint_id is not None:
@@ -466,13 +484,13 @@ class Session:
                 if blocked is not None:
                     self._prompt_blocked(turn_id, text, blocked)
                     return
-            self.add_prompt(text, delivered, tuple(context))
+            self.add_prompt(text, delivered, tuple(context), await self._attachments(text))
             self._emit(ev.TurnStarted(turn_id, text))
             self._report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
             started = time.monotonic()
             self.runner.turn_id = turn_id
             turn = Turn(
-                before_call=self.compactor.before_call,
+                before_call=self._before_call,
                 on_stop=self.hooks.on_stop if self.config.hooks.has("Stop") else None,
                 history=self.history,
                 model=self.model,
@@ -527,6 +545,28 @@ class Session:
                 turn_id, "error_during_execution", 0, 0, 0.0, self.total_cost, 0, {}, "", error
             )
         )
+
+    async def _attachments(self, text: str) -> tuple[str, ...]:
+        """What the prompt hooks attach to ``text`` (MCP resources); Esc skips them."""
+        out: list[str] = []
+        for hook in self.prompt_hooks:
+            task = asyncio.ensure_future(hook(text))
+            stop = asyncio.ensure_future(self._interrupt.wait())
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+            stop.cancel()
+            if not task.done():  # Esc: the turn that follows stops at once
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                break
+            if not task.cancelled() and task.exception() is None:
+                out += task.result()
+        return tuple(out)
+
+    async def _before_call(self, turn: Turn) -> bool:
+        """Before each model call: the hooks (tools may change here), then compaction."""
+        for hook in self.before_model_call:
+            await hook()
+        return await self.compactor.before_call(turn)
 
     def _finish(self, turn: Turn, outcome: TurnOutcome, started: float) -> None:
         self.spend.add(turn)

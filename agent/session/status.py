@@ -34,6 +34,7 @@ class SessionStatus:
         context_window: the model's window.
         max_turns: T per prompt, or None.
         max_budget_usd: the cap B (on the session's spend; headless: on the run's), or None.
+        mcp: the MCP servers in a few words ("MCP 2/3, 1 failed"), "" without servers.
     """
 
     session_id: str
@@ -53,3 +54,4 @@ class SessionStatus:
     context_window: int
     max_turns: int | None
     max_budget_usd: float | None
+    mcp: str = ""

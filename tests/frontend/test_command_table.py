@@ -39,6 +39,7 @@ SAYS: dict[str, tuple[str, str | None]] = {
     "output-style": ("/output-style", "Output style: Default."),
     "bashes": ("/bashes", "No background shells."),
     "hooks": ("/hooks", "No hooks are configured"),
+    "mcp": ("/mcp", "No MCP servers are configured"),
 }
 CHECKED = sorted(n for n in COMMANDS if n not in SKIPPED_HERE)
 

@@ -109,6 +109,8 @@ class StatusLine(Static, StatusModel):
         if self.max_turns is not None:
             turns += f" (max {self.max_turns} per prompt)"
         parts.append(Content.styled(turns, muted))
+        if self.mcp:
+            parts.append(Content.styled(self.mcp, muted))
         if self.queued:
             parts.append(Content.styled(f"{self.queued} queued", "bold $text-warning"))
         line = Content(" · ").join(parts)

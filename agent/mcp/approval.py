@@ -1,0 +1,72 @@
+"""Project MCP servers (``.mcp.json``, a project's eddy settings) start only once approved.
+
+A repository can name any program as an MCP server, so, as Claude Code does, eddy starts a
+project's servers only after the user said yes to each, once per project; the answer is kept
+in the user's data directory (``mcp-approvals.json``: ``{"<project>": {"approved": [...],
+"denied": [...]}}``). User, local and ``--mcp-config`` servers are the user's own and start
+without asking; ``eddy -p`` starts project servers without asking (nobody could answer).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent.mcp.config import ServerConfig
+from agent.paths import data_dir
+
+APPROVALS_FILE = "mcp-approvals.json"
+
+
+def approvals_path() -> Path:
+    return data_dir() / APPROVALS_FILE
+
+
+def _load() -> dict[str, dict[str, list[str]]]:
+    try:
+        data = json.loads(approvals_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _key(workspace: Path) -> str:
+    return str(Path(workspace).resolve())
+
+
+def answer_of(workspace: Path, name: str) -> bool | None:
+    """True (approved), False (denied) or None (not asked yet) for server ``name``."""
+    entry = _load().get(_key(workspace), {})
+    if name in entry.get("approved", []):
+        return True
+    if name in entry.get("denied", []):
+        return False
+    return None
+
+
+def remember(workspace: Path, name: str, approved: bool) -> None:
+    """Keep the user's answer about project server ``name`` of ``workspace``.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    from agent.settings.edit import write_json_file
+
+    data = _load()
+    entry = data.setdefault(_key(workspace), {"approved": [], "denied": []})
+    for kind in ("approved", "denied"):
+        entry[kind] = [n for n in entry.get(kind, []) if n != name]
+    entry["approved" if approved else "denied"].append(name)
+    write_json_file(approvals_path(), data)
+
+
+def needs_approval(config: ServerConfig) -> bool:
+    """Whether a server comes from the project's own files."""
+    return config.scope == "project"
+
+
+def may_start(config: ServerConfig, workspace: Path, *, headless: bool) -> bool:
+    """Whether ``config`` may start now without asking."""
+    if headless or not needs_approval(config):
+        return True
+    return answer_of(workspace, config.name) is True

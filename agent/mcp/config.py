@@ -1,0 +1,238 @@
+"""Which MCP servers a session connects to, read as Claude Code users configure them.
+
+Sources, lowest precedence first (a later entry of the same name replaces an earlier one):
+
+* user:    ``~/.claude.json`` ``mcpServers``, then eddy's user settings ``mcpServers``;
+* project: ``.mcp.json`` at the workspace root, then eddy's ``.eddy/settings.json``;
+* local:   ``~/.claude.json`` ``projects[<abs path>].mcpServers``, then eddy's
+  ``.eddy/settings.local.json``;
+* ``--mcp-config FILE`` (each file, or JSON text, an object with ``mcpServers``): above all of
+  them, or alone with ``--strict-mcp-config``.
+
+``~/.claude.json`` is only read, never written (it is Claude Code's). ``$CLAUDE_CONFIG_DIR``
+moves it as it does for Claude Code.
+
+Entry forms: stdio ``{"command", "args", "env"}`` (``type`` absent or ``"stdio"``),
+``{"type": "http", "url", "headers"}`` and ``{"type": "sse", "url", "headers"}``. ``${VAR}``
+and ``${VAR:-default}`` are expanded in command, args, env, url and headers; a variable that
+is unset and has no default expands to "" with a warning naming the entry. An entry with a url
+and no type is an error naming the entry (Claude Code would not guess either).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Scope = Literal["user", "project", "local", "flag"]
+Kind = Literal["stdio", "http", "sse"]
+SCOPES: tuple[Scope, ...] = ("user", "project", "local", "flag")
+"""Lowest precedence first."""
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One configured MCP server, with its variables expanded.
+
+    Attributes:
+        name: the key in ``mcpServers`` (tools are ``mcp__<name>__<tool>``).
+        scope: where it was configured (``project`` servers need the user's approval).
+        source: the file it came from, for messages.
+        kind: stdio, http or sse.
+        command, args, env: the stdio process.
+        url, headers: the HTTP endpoint.
+    """
+
+    name: str
+    scope: Scope
+    source: str
+    kind: Kind
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    url: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class McpConfig:
+    """The servers to connect to, by name (in configuration order), and what was wrong."""
+
+    servers: dict[str, ServerConfig] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def claude_json_path() -> Path:
+    """Claude Code's user file: ``$CLAUDE_CONFIG_DIR/.claude.json`` or ``~/.claude.json``."""
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(base) / ".claude.json" if base else Path.home() / ".claude.json"
+
+
+def expand(text: str, env: Mapping[str, str], missing: list[str]) -> str:
+    """Expand ``${VAR}`` and ``${VAR:-default}`` in ``text``; names of unset variables without
+    a default are appended to ``missing`` (they expand to "")."""
+
+    def sub(m: re.Match[str]) -> str:
+        name, default = m.group(1), m.group(2)
+        value = env.get(name)
+        if value is not None and (value or default is None):
+            return value
+        if default is not None:
+            return default
+        missing.append(name)
+        return ""
+
+    return _VAR.sub(sub, text)
+
+
+def _strings(value: Any, what: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ValueError(f"{what} must be an object of strings")
+    return {str(k): v for k, v in value.items()}
+
+
+def parse_entry(
+    name: str, entry: Any, scope: Scope, source: str, env: Mapping[str, str], problems: list[str]
+) -> ServerConfig | None:
+    """One ``mcpServers`` entry as a ServerConfig, or None (the reason is in ``problems``)."""
+    where = f"{source}: mcpServers.{name}"
+    if not _NAME.match(name):
+        problems.append(f"{where}: a server name may hold only letters, digits, _ and -.")
+        return None
+    if not isinstance(entry, dict):
+        problems.append(f"{where}: expected an object; ignored.")
+        return None
+    kind = entry.get("type")
+    missing: list[str] = []
+
+    def x(s: str) -> str:
+        return expand(s, env, missing)
+
+    try:
+        if kind is None and "url" in entry:
+            raise ValueError(
+                'has a "url" but no "type": write "type": "http" (streamable HTTP) or "type": "sse"'
+            )
+        if kind in (None, "stdio"):
+            command, args = entry.get("command"), entry.get("args", [])
+            if not isinstance(command, str) or not command.strip():
+                raise ValueError('needs a "command" (or a "type" and a "url")')
+            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                raise ValueError('"args" must be a list of strings')
+            server_env = {k: x(v) for k, v in _strings(entry.get("env"), '"env"').items()}
+            config = ServerConfig(
+                name, scope, source, "stdio", x(command), tuple(x(a) for a in args), server_env
+            )
+        elif kind in ("http", "sse"):
+            url = entry.get("url")
+            if not isinstance(url, str) or not url.strip():
+                raise ValueError(f'type "{kind}" needs a "url"')
+            headers = {k: x(v) for k, v in _strings(entry.get("headers"), '"headers"').items()}
+            config = ServerConfig(name, scope, source, kind, url=x(url), headers=headers)
+        else:
+            raise ValueError(f'unknown "type" {kind!r} (expected stdio, http or sse)')
+    except ValueError as exc:
+        problems.append(f"{where}: {exc}; ignored.")
+        return None
+    for var in dict.fromkeys(missing):
+        problems.append(f"{where}: ${{{var}}} is not set (and has no default); it expands to ''.")
+    return config
+
+
+def _read_json(path: Path, problems: list[str]) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        problems.append(f"{path}: cannot be read: {exc.strerror or exc}")
+        return None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        problems.append(f"{path}: not valid JSON ({exc}); its MCP servers are ignored.")
+        return None
+
+
+def _servers_of(data: Any, source: str, problems: list[str]) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        return {}
+    servers = data.get("mcpServers")
+    if servers is None:
+        return {}
+    if not isinstance(servers, dict):
+        problems.append(f"{source}: mcpServers must be an object; ignored.")
+        return {}
+    return servers
+
+
+def load_mcp_config(
+    workspace: Path,
+    settings_raw: Sequence[tuple[Any, dict[str, Any]]] = (),
+    *,
+    mcp_config_files: Sequence[Path | str] = (),
+    strict: bool = False,
+    env: Mapping[str, str] | None = None,
+    claude_json: Path | None = None,
+) -> McpConfig:
+    """Every configured server of ``workspace``, merged by precedence (see the module note).
+
+    Args:
+        workspace: the project root (``.mcp.json``, the key of ``projects`` in .claude.json).
+        settings_raw: ``Settings.raw`` (each eddy settings file's source and object).
+        mcp_config_files: ``--mcp-config`` files.
+        strict: ``--strict-mcp-config``: only ``mcp_config_files``.
+        env: the variables to expand (default: the process environment).
+        claude_json: Claude Code's user file (default: :func:`claude_json_path`).
+    """
+    env = os.environ if env is None else env
+    out = McpConfig()
+    layers: dict[Scope, list[tuple[str, dict[str, Any]]]] = {s: [] for s in SCOPES}
+    if not strict:
+        cj_path = claude_json or claude_json_path()
+        cj = _read_json(cj_path, out.problems)
+        layers["user"].append((str(cj_path), _servers_of(cj, str(cj_path), out.problems)))
+        mcp_json = Path(workspace) / ".mcp.json"
+        data = _read_json(mcp_json, out.problems)
+        layers["project"].append((".mcp.json", _servers_of(data, ".mcp.json", out.problems)))
+        projects = cj.get("projects") if isinstance(cj, dict) else None
+        mine = projects.get(str(Path(workspace).resolve())) if isinstance(projects, dict) else None
+        where = f"{cj_path} (projects[{workspace}])"
+        layers["local"].append((where, _servers_of(mine, where, out.problems)))
+        for source, data in settings_raw:
+            scope = getattr(source, "scope", "user")
+            label = str(getattr(source, "label", source))
+            if scope in layers:
+                layers[scope].append((label, _servers_of(data, label, out.problems)))
+    for path in mcp_config_files:
+        given = str(path)
+        if given.lstrip().startswith("{"):  # JSON given on the command line, as Claude Code
+            try:
+                data = json.loads(given)
+            except ValueError as exc:
+                out.problems.append(f"--mcp-config: not valid JSON ({exc}); ignored.")
+                data = None
+            given = "--mcp-config"
+        else:
+            data = _read_json(Path(path), out.problems)
+            if data is None and not Path(path).exists():
+                out.problems.append(f"--mcp-config {path}: no such file.")
+        layers["flag"].append((given, _servers_of(data, given, out.problems)))
+    for scope in SCOPES:
+        for source, servers in layers[scope]:
+            for name, entry in servers.items():
+                config = parse_entry(str(name), entry, scope, source, env, out.problems)
+                if config is not None:
+                    out.servers.pop(config.name, None)  # the winner takes the later place
+                    out.servers[config.name] = config
+    return out

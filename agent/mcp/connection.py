@@ -1,0 +1,478 @@
+"""One MCP server's connection: start it, keep its lists, call its tools, notice when it dies.
+
+Everything here runs on the MCP manager's own event loop (:mod:`agent.mcp.manager`), never on
+the UI's. A connection lives in one task (``_lifetime``) because the SDK's transports hold
+anyio task groups that must be left by the task that entered them; a start-up timeout cancels
+that task instead of wrapping the start in a timeout scope.
+
+States: ``connecting``, ``connected``, ``failed`` (with ``reason``), ``needs-auth`` (an HTTP
+server answered 401), ``needs-approval`` (a project server the user has not approved) and
+``stopped``. A stdio server whose process ends is ``failed`` until ``/mcp`` reconnects it; an
+HTTP or SSE server that drops is reconnected with exponential backoff (1 s, 2 s, 4 s, ... at
+most :data:`MAX_HTTP_RETRIES` times).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from agent.mcp.config import ServerConfig
+
+MAX_HTTP_RETRIES = 5
+DEFAULT_START_TIMEOUT_MS = 30_000
+
+
+def _ms(name: str, default: float | None) -> float | None:
+    """A timeout in seconds from an environment variable in milliseconds (Claude Code's)."""
+    raw = os.environ.get(name, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return default
+    return value / 1000 if value > 0 else default
+
+
+def start_timeout() -> float:
+    """``MCP_TIMEOUT`` (ms) in seconds: how long a server may take to start (default 30 s)."""
+    return _ms("MCP_TIMEOUT", DEFAULT_START_TIMEOUT_MS / 1000) or DEFAULT_START_TIMEOUT_MS / 1000
+
+
+def tool_timeout() -> float | None:
+    """``MCP_TOOL_TIMEOUT`` (ms) in seconds, or None: a call then runs until Esc."""
+    return _ms("MCP_TOOL_TIMEOUT", None)
+
+
+class McpUnavailable(Exception):
+    """The server cannot take calls now; the message says why and what to do."""
+
+
+def _status_of(exc: BaseException) -> int | None:
+    """An HTTP status somewhere in ``exc`` (exception groups and causes included)."""
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        response = getattr(e, "response", None)
+        code = getattr(response, "status_code", None)
+        if isinstance(code, int):
+            return code
+        stack.extend(getattr(e, "exceptions", ()))
+        for nxt in (e.__cause__, e.__context__):
+            if nxt is not None:
+                stack.append(nxt)
+    return None
+
+
+def _login_timeout() -> float:
+    from agent.mcp.oauth import LOGIN_TIMEOUT
+
+    return LOGIN_TIMEOUT
+
+
+def _has(exc: BaseException, name: str) -> bool:
+    """Whether an exception of class ``name`` is in ``exc`` (groups and causes included)."""
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if type(e).__name__ == name:
+            return True
+        stack.extend(getattr(e, "exceptions", ()))
+        stack.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+    return False
+
+
+def describe(exc: BaseException) -> str:
+    """A one-line reason for a failed start or call (the innermost meaningful message)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class ServerConnection:
+    """A server and what is known of it (read from any thread; written on the MCP loop).
+
+    Args:
+        config: the server's configuration.
+        on_change: called (on the MCP loop) whenever state, reason or lists change.
+        log_dir: where the server's stderr goes (one file per server), not the terminal.
+    """
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        on_change: Callable[[ServerConnection], None],
+        log_dir: Path | None = None,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.state = "stopped"
+        self.reason = ""
+        self.tools: tuple[Any, ...] = ()
+        """The server's tools (``mcp.types.Tool``), in the server's order."""
+        self.prompts: tuple[Any, ...] = ()
+        self.resources: tuple[Any, ...] = ()
+        self.version = 0
+        """Goes up each time ``tools`` changes (the session rebuilds its tool list then)."""
+        self._on_change = on_change
+        self._log_dir = log_dir
+        self._client: Any = None
+        self._life: asyncio.Task[None] | None = None
+        self._gone = asyncio.Event()
+        self._relist = asyncio.Event()
+        self._started = asyncio.Event()
+        self._not_connected = asyncio.Event()
+        self._unauthorized = False
+        self.logging_in = False
+        """A ``/mcp login`` runs: a 401 hands off to the browser (else it is needs-auth)."""
+        self.opener: Any = None
+        """Opens the authorization URL (``agent.mcp.oauth.open_in_browser`` by default)."""
+        self.say: Callable[[str], None] = lambda _text: None
+        """Tells the user something (the authorization URL)."""
+        self.inproc: Any = None
+        """An in-process server (``mcp.server.MCPServer``) to connect to instead (tests)."""
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start (or restart) the connection in the background."""
+        if self._life is not None and not self._life.done():
+            self._life.cancel()
+        self._started = asyncio.Event()
+        self._life = asyncio.get_running_loop().create_task(self._lifetime())
+
+    async def stop(self) -> None:
+        """Close the connection (ends a stdio server's process)."""
+        life, self._life = self._life, None
+        if life is not None:
+            life.cancel()
+            await asyncio.gather(life, return_exceptions=True)
+        self._set("stopped", "")
+
+    async def reconnect(self) -> None:
+        """Stop and start again; returns when the new start ended (connected or not)."""
+        await self.stop()
+        self.start()
+        await self.wait_started()
+
+    async def login(self) -> None:
+        """Connect again, handing off to the browser if the server asks for a login."""
+        self.logging_in = True
+        try:
+            await self.reconnect()
+        finally:
+            self.logging_in = False
+
+    async def wait_started(self) -> None:
+        """Wait until the current start attempt succeeded or failed."""
+        await self._started.wait()
+
+    def _set(self, state: str, reason: str) -> None:
+        self.state, self.reason = state, reason
+        if state != "connecting":
+            self._started.set()
+        if state == "connected":
+            self._not_connected.clear()
+        else:
+            self._not_connected.set()
+        self._on_change(self)
+
+    async def _lifetime(self) -> None:
+        attempt = 0
+        while True:
+            self._gone = asyncio.Event()
+            self._unauthorized = False
+            self._set("connecting", "")
+            limit = start_timeout() if not self.logging_in else _login_timeout()
+            watchdog = asyncio.get_running_loop().call_later(
+                limit, self._start_timed_out, asyncio.current_task()
+            )
+            try:
+                await self._connected_once(watchdog)
+            except asyncio.CancelledError:
+                if self.state == "connecting" and self.reason.startswith("did not start"):
+                    self._set("failed", self.reason)
+                    self._client = None
+                    return
+                self._client = None
+                raise
+            except Exception as exc:
+                self._client = None
+                watchdog.cancel()
+                if _status_of(exc) == 401 or self._unauthorized or _has(exc, "NeedsLogin"):
+                    why = "the server asks for authentication (HTTP 401)"
+                    if self.config.kind != "stdio":
+                        why += f": /mcp login {self.name}"
+                    if self.logging_in:
+                        why = f"the login did not succeed ({describe(exc)})"
+                    self._set("needs-auth", why)
+                    return
+                if self.config.kind == "stdio" or attempt >= MAX_HTTP_RETRIES:
+                    self._set("failed", describe(exc) + self._stderr_tail())
+                    return
+            else:
+                self._client = None
+                if self.config.kind == "stdio":
+                    self._set("failed", "the server process exited" + self._stderr_tail())
+                    return
+                if attempt >= MAX_HTTP_RETRIES:
+                    self._set("failed", "the connection dropped and did not come back")
+                    return
+            delay = min(2**attempt, 30)
+            attempt += 1
+            self._set("connecting", f"reconnecting in {delay} s (attempt {attempt})")
+            await asyncio.sleep(delay)
+
+    def _start_timed_out(self, task: asyncio.Task[Any] | None) -> None:
+        if self.state == "connecting" and task is not None:
+            self.reason = f"did not start within {start_timeout():g} s (MCP_TIMEOUT)"
+            task.cancel()
+
+    async def _connected_once(self, watchdog: asyncio.TimerHandle) -> None:
+        """One connection: open, list, serve until the transport ends."""
+        from mcp import Client
+
+        async with contextlib.AsyncExitStack() as stack:
+            target = self.inproc or _watched(await self._transport(stack), self._gone.set)
+            client = Client(target, message_handler=self._on_message)
+            await stack.enter_async_context(client)
+            await self._load_lists(client)
+            watchdog.cancel()
+            self._client = client
+            self._set("connected", "")
+            listen = asyncio.create_task(self._listen(client))
+            try:
+                while not self._gone.is_set():
+                    gone = asyncio.create_task(self._gone.wait())
+                    relist = asyncio.create_task(self._relist.wait())
+                    try:
+                        await asyncio.wait({gone, relist}, return_when=asyncio.FIRST_COMPLETED)
+                    finally:
+                        gone.cancel()
+                        relist.cancel()
+                        await asyncio.gather(gone, relist, return_exceptions=True)
+                    if self._relist.is_set() and not self._gone.is_set():
+                        self._relist.clear()
+                        with contextlib.suppress(Exception):
+                            await self._load_lists(client)
+            finally:
+                listen.cancel()
+                await asyncio.gather(listen, return_exceptions=True)
+                self._client = None
+
+    async def _auth(self, stack: contextlib.AsyncExitStack) -> Any:
+        """The OAuth provider when logging in or logged in (and no header authorises)."""
+        config = self.config
+        if any(k.lower() == "authorization" for k in config.headers):
+            return None
+        from agent.mcp import oauth
+
+        if not (self.logging_in or oauth.has_tokens(config)):
+            return None
+        return await oauth.provider(
+            config,
+            stack,
+            interactive=self.logging_in,
+            opener=self.opener or oauth.open_in_browser,
+            say=self.say,
+        )
+
+    async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
+        config = self.config
+        if config.kind == "stdio":
+            from mcp import StdioServerParameters
+            from mcp.client.stdio import stdio_client
+
+            params = StdioServerParameters(
+                command=config.command, args=list(config.args), env=dict(config.env) or None
+            )
+            return stdio_client(params, errlog=stack.enter_context(self._errlog()))
+        if config.kind == "sse":
+            from mcp.client.sse import sse_client
+
+            return sse_client(
+                config.url, headers=dict(config.headers), auth=await self._auth(stack)
+            )
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        http = create_mcp_http_client(headers=dict(config.headers), auth=await self._auth(stack))
+
+        async def saw(response: Any) -> None:  # the SDK reports a 401 as a generic error
+            if response.status_code == 401:
+                self._unauthorized = True
+
+        http.event_hooks = {"request": [], "response": [saw]}
+        return streamable_http_client(config.url, http_client=http)
+
+    def _log_path(self) -> Path | None:
+        return self._log_dir / f"{self.name}.log" if self._log_dir is not None else None
+
+    def _errlog(self) -> Any:
+        path = self._log_path()
+        if path is None:
+            return open(os.devnull, "w")  # noqa: SIM115 - closed by the exit stack
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by the exit stack
+
+    def _stderr_tail(self) -> str:
+        path = self._log_path()
+        if path is None:
+            return ""
+        try:
+            lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+        except OSError:
+            return ""
+        return f" (its last words: {lines[-1].strip()[:200]})" if lines else ""
+
+    async def _load_lists(self, client: Any) -> None:
+        caps = client.server_capabilities
+        tools = await _all(client.list_tools, "tools") if caps.tools is not None else []
+        prompts = await _all(client.list_prompts, "prompts") if caps.prompts is not None else []
+        resources: list[Any] = []
+        if caps.resources is not None:
+            resources = await _all(client.list_resources, "resources")
+        new_tools = tuple(tools)
+        if [_tool_key(t) for t in new_tools] != [_tool_key(t) for t in self.tools]:
+            self.tools = new_tools
+            self.version += 1
+        self.prompts, self.resources = tuple(prompts), tuple(resources)
+        self._on_change(self)
+
+    async def _listen(self, client: Any) -> None:
+        """On 2026-07-28 connections list changes come only to a ``subscriptions/listen``."""
+        caps = client.server_capabilities
+        if caps.tools is None or not getattr(caps.tools, "list_changed", False):
+            return
+        with contextlib.suppress(Exception):
+            async with client.listen(tools_list_changed=True, prompts_list_changed=True) as sub:
+                async for _event in sub:
+                    self._relist.set()
+
+    async def _on_message(self, message: Any) -> None:
+        method = getattr(message, "method", "")
+        if method in ("notifications/tools/list_changed", "notifications/prompts/list_changed"):
+            self._relist.set()
+
+    # -- calls ----------------------------------------------------------------------------
+    def _ready(self) -> Any:
+        client = self._client
+        if self.state == "connected" and client is not None and not self._gone.is_set():
+            return client
+        why = f": {self.reason}" if self.reason else ""
+        raise McpUnavailable(
+            f"The MCP server {self.name} is {self.state}{why}. "
+            "It was not called; the user can reconnect it with /mcp."
+        )
+
+    async def call_tool(self, tool: str, args: dict[str, Any], timeout: float | None) -> Any:
+        """Call ``tool``; the SDK's ``CallToolResult``.
+
+        Raises:
+            McpUnavailable: the server is not connected, or died during the call.
+            TimeoutError: no answer within ``timeout``.
+            Exception: an MCP error (``mcp.MCPError``) or a transport failure.
+        """
+        from mcp import MCPError
+
+        client = self._ready()
+        try:
+            return await client.call_tool(tool, args, read_timeout_seconds=timeout)
+        except TimeoutError:
+            raise
+        except OSError as exc:
+            raise self._lost(exc) from None
+        except Exception as exc:
+            if self.config.kind != "stdio" and _is_transport_error(exc):
+                raise self._lost(exc) from None
+            if not isinstance(exc, MCPError):
+                raise
+            await asyncio.sleep(0)  # let the transport's end reach ``_gone`` first
+            if self._gone.is_set() or "Connection closed" in str(exc):
+                self._gone.set()
+                await self._not_connected.wait()  # the next call already knows it is down
+                raise McpUnavailable(
+                    f"The MCP server {self.name} stopped during the call ({exc}). "
+                    "The user can reconnect it with /mcp."
+                ) from None
+            raise
+
+    def _lost(self, exc: BaseException) -> McpUnavailable:
+        """The connection broke during a call: end it (the lifetime reconnects an HTTP
+        server with backoff; a stdio server is failed until /mcp reconnects it)."""
+        self._gone.set()
+        again = "eddy reconnects it" if self.config.kind != "stdio" else "/mcp reconnects it"
+        return McpUnavailable(
+            f"The connection to the MCP server {self.name} was lost during the call "
+            f"({describe(exc)}); {again}."
+        )
+
+    async def get_prompt(self, name: str, args: dict[str, str]) -> Any:
+        """The server's prompt ``name`` filled with ``args`` (``GetPromptResult``)."""
+        return await self._ready().get_prompt(name, args)
+
+    async def read_resource(self, uri: str) -> Any:
+        """The resource at ``uri`` (``ReadResourceResult``)."""
+        return await self._ready().read_resource(uri)
+
+
+def _is_transport_error(exc: BaseException) -> bool:
+    """An HTTP transport failure (httpx2's errors), not an answer of the server."""
+    return any(c.__module__.startswith(("httpx", "httpcore")) for c in type(exc).__mro__)
+
+
+async def _all(method: Callable[..., Any], field: str) -> list[Any]:
+    """Every page of a list method."""
+    items: list[Any] = []
+    cursor = None
+    for _ in range(100):  # a server that pages forever cannot hang the start
+        page = await method(cursor=cursor)
+        items.extend(getattr(page, field))
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return items
+
+
+def _tool_key(tool: Any) -> tuple[Any, ...]:
+    ann = tool.annotations
+    read_only = bool(ann is not None and ann.read_only_hint)
+    return (tool.name, tool.description, repr(tool.input_schema), read_only)
+
+
+@contextlib.asynccontextmanager
+async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[Any]:
+    """The transport's streams, with ``on_end`` called when the server's side ends (a stdio
+    process that exited, a dropped HTTP stream): a relay sees the end of the read stream."""
+    import anyio
+
+    async with transport as (read, write):
+        send, recv = anyio.create_memory_object_stream[Any](16)
+
+        async def relay() -> None:
+            try:
+                async with send:
+                    async for item in read:
+                        await send.send(item)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                pass
+            finally:
+                on_end()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(relay)
+            try:
+                yield recv, write
+            finally:
+                tg.cancel_scope.cancel()

@@ -1,0 +1,380 @@
+"""The MCP servers of a session, connected in the background on their own event loop.
+
+The servers run on a daemon thread with its own asyncio loop ("eddy-mcp"): starting them
+(importing the SDK, spawning processes, handshakes) never takes time from the UI's loop, and
+the session can be built in any thread. The session's loop reaches them through
+``run_coroutine_threadsafe``; cancelling the awaiting task (Esc) cancels the call on the MCP
+loop, which the SDK turns into the protocol's cancellation.
+
+The session sees the servers at one place only: :meth:`McpManager.before_model_call`, awaited
+before each model call. There the tools of the connected servers replace the previous MCP
+tools in the request's tool list, sorted by name after the built-in tools, and only when the
+list really changed: the tool definitions stay byte-identical between calls (prompt cache).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from agent import events as ev
+from agent.mcp.adapter import McpTool
+from agent.mcp.config import McpConfig, ServerConfig
+from agent.mcp.connection import McpUnavailable, ServerConnection, describe, tool_timeout
+from agent.mcp.results import to_tool_result
+from tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from agent.session.core import Session
+
+T = TypeVar("T")
+PREFIX = "mcp__"
+NICE = 10
+"""The MCP thread's (and its servers') nice value: below the UI's."""
+
+
+class McpManager:
+    """Connects the configured servers and offers their tools to one session.
+
+    Args:
+        config: the servers (and configuration problems) of the session.
+        approved: whether a server may start now (project servers wait for the user's yes).
+        log_dir: where servers' stderr is written (one file each).
+        wait_at_first_call: before the first model call, wait until every server finished
+            starting (``-p``: a script expects the tools on its first request).
+    """
+
+    def __init__(
+        self,
+        config: McpConfig,
+        *,
+        approved: Callable[[ServerConfig], bool] = lambda _c: True,
+        log_dir: Path | None = None,
+        wait_at_first_call: bool = False,
+    ) -> None:
+        self.config = config
+        self.connections = {
+            name: ServerConnection(c, self._changed, log_dir) for name, c in config.servers.items()
+        }
+        self._approved = approved
+        self.opener: Callable[[str], Awaitable[None]] | None = None
+        """Opens an authorization URL for ``/mcp login`` (None: the system browser)."""
+        for conn in self.connections.values():
+            conn.say = self._notice
+        self._wait_first = wait_at_first_call
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._session: Session | None = None
+        self._session_loop: asyncio.AbstractEventLoop | None = None
+        self._pending_notices: list[str] = []
+        self._reported: dict[str, str] = {}
+        self._offered: list[tuple[str, str, str]] = []
+        self._lock = threading.Lock()
+        self._told_started = False
+
+    # -- the MCP loop ---------------------------------------------------------------------
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is not None:
+            return self._loop
+        ready = threading.Event()
+
+        def run() -> None:
+            _lower_priority()
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            ready.set()
+            try:
+                loop.run_forever()
+            finally:
+                loop.close()
+
+        self._thread = threading.Thread(target=run, name="eddy-mcp", daemon=True)
+        self._thread.start()
+        ready.wait()
+        assert self._loop is not None
+        return self._loop
+
+    def _on_loop(self, work: Coroutine[Any, Any, T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(work, self._ensure_loop())
+
+    async def _bridge(self, work: Coroutine[Any, Any, T]) -> T:
+        """Await ``work`` (a coroutine, not yet started) on the MCP loop, from the session's
+        loop; cancelling the caller cancels it there."""
+        return await asyncio.wrap_future(self._on_loop(work))
+
+    def may_start(self, config: ServerConfig) -> bool:
+        """Whether ``config`` may start without asking (project servers need a yes)."""
+        return self._approved(config)
+
+    def approve(self, name: str) -> None:
+        """The user approved server ``name``: start it now."""
+        base = self._approved
+        self._approved = lambda c: c.name == name or base(c)
+        self.start_server(name)
+
+    def start(self) -> None:
+        """Start every approved server in the background; returns at once."""
+        if not self.connections:
+            return
+        loop = self._ensure_loop()
+        for conn in self.connections.values():
+            if self._approved(conn.config):
+                loop.call_soon_threadsafe(conn.start)
+            else:
+                conn.state, conn.reason = "needs-approval", "a project server not approved yet"
+
+    def start_server(self, name: str) -> None:
+        """Start one server (a project server the user just approved)."""
+        conn = self.connections.get(name)
+        if conn is not None:
+            self._ensure_loop().call_soon_threadsafe(conn.start)
+
+    # -- the session's side ---------------------------------------------------------------
+    def attach(self, session: Session) -> None:
+        """Offer the servers' tools to ``session`` before each of its model calls."""
+        self._session = session
+        session.before_model_call.append(self.before_model_call)
+        session.on_close.append(self.aclose)
+        session.prompt_hooks.append(self.prompt_attachments)
+        session.mcp = self
+
+    async def before_model_call(self) -> None:
+        """Between model calls: report what happened, and refresh the tools offered."""
+        self._session_loop = asyncio.get_running_loop()
+        with self._lock:
+            notices, self._pending_notices = self._pending_notices, []
+        for text in notices:
+            self._emit(text)
+        if self._wait_first:
+            self._wait_first = False
+            await self.wait_started()
+        self.sync_tools()
+
+    async def wait_started(self, names: Iterable[str] | None = None) -> None:
+        """Wait until the servers (all by default) finished their current start."""
+        if not self.connections:
+            return
+
+        async def wait() -> None:  # on the MCP loop: a start scheduled before is under way
+            conns = [
+                c
+                for n, c in self.connections.items()
+                if (names is None or n in names)
+                and c.state in ("connecting", "stopped")
+                and self._approved(c.config)
+            ]
+            await asyncio.gather(*(c.wait_started() for c in conns))
+
+        await self._bridge(wait())
+
+    async def prompt_attachments(self, text: str) -> list[str]:
+        """The resources ``text`` mentions as ``@server:uri``, as text blocks."""
+        if "@" not in text:
+            return []
+        from agent.mcp.resources import attach_resources
+
+        return await attach_resources(self, text)
+
+    def tools(self, *, connected: bool = True) -> list[McpTool]:
+        """The servers' tools, sorted by name (one per name: the first wins).
+
+        Args:
+            connected: only those of connected servers (what the model is offered); False
+                also gives the last known tools of servers that went down, so that a call
+                to one says the server is down rather than that no such tool exists.
+        """
+        out: dict[str, McpTool] = {}
+        for conn in self.connections.values():
+            if connected and conn.state != "connected":
+                continue
+            for tool in conn.tools:
+                adapted = McpTool(conn.name, tool, self.call)
+                out.setdefault(adapted.name, adapted)
+        return [out[name] for name in sorted(out)]
+
+    def sync_tools(self) -> bool:
+        """Put the current MCP tools into the session's runner and request; True if changed."""
+        session = self._session
+        if session is None:
+            return False
+        from agent.toolrun import tool_param
+
+        tools = self.tools()
+        params = [tool_param(t) for t in tools]
+        key = [(p["name"], p["description"], repr(p["input_schema"])) for p in params]
+        if key == self._offered:
+            return False
+        self._offered = key
+        runner = session.runner
+        for name in [n for n in runner.tools if n.startswith(PREFIX)]:
+            del runner.tools[name]
+        runner.tools.update({t.name: t for t in self.tools(connected=False)})
+        kept = [p for p in session.spec.tools if not str(p.get("name", "")).startswith(PREFIX)]
+        session.spec.tools = kept + params  # a new list: a request already built keeps its own
+        return True
+
+    async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult:
+        """Call ``tool`` of ``server``; every failure is an is_error result."""
+        conn = self.connections.get(server)
+        if conn is None:
+            return ToolResult(f"No MCP server named {server} is configured.", is_error=True)
+        return await self._bridge(_call(conn, tool, args))
+
+    async def reconnect(self, name: str) -> ServerConnection:
+        """Restart server ``name`` (after a crash, or to pick up changes); wait for it."""
+        conn = self.connections[name]
+        await self._bridge(conn.reconnect())
+        return conn
+
+    async def login(self, name: str) -> ServerConnection:
+        """``/mcp login``: connect ``name`` again, with the browser hand-off if it asks."""
+        conn = self.connections[name]
+        conn.opener = self.opener
+        await self._bridge(conn.login())
+        return conn
+
+    async def logout(self, name: str) -> bool:
+        """``/mcp logout``: forget ``name``'s tokens and connect again without them."""
+        from agent.mcp.oauth import logout
+
+        conn = self.connections[name]
+        had = logout(conn.config)
+        await self._bridge(conn.reconnect())
+        return had
+
+    async def get_prompt(self, server: str, prompt: str, args: dict[str, str]) -> Any:
+        """A server's prompt, filled in (``GetPromptResult``)."""
+        return await self._bridge(self.connections[server].get_prompt(prompt, args))
+
+    async def read_resource(self, server: str, uri: str) -> Any:
+        """A server's resource (``ReadResourceResult``)."""
+        return await self._bridge(self.connections[server].read_resource(uri))
+
+    def summary(self) -> str:
+        """For the status line: "" without servers, else e.g. "MCP 2/3" or "MCP 1 failed"."""
+        if not self.connections:
+            return ""
+        self._bind_running_loop()
+        states = [c.state for c in self.connections.values()]
+        failed = sum(s in ("failed", "needs-auth") for s in states)
+        connected = states.count("connected")
+        text = f"MCP {connected}/{len(states)}"
+        return text + (f", {failed} failed" if failed else "")
+
+    async def aclose(self) -> None:
+        """Stop every server and the MCP loop (the session's close awaits it)."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        conns = list(self.connections.values())
+        try:
+            await asyncio.wait_for(self._bridge(_gather(c.stop() for c in conns)), timeout=10)
+        except (TimeoutError, RuntimeError):
+            pass  # a server that does not stop in time ends with the process
+        loop.call_soon_threadsafe(loop.stop)
+        await asyncio.to_thread(thread.join, 5)
+        self._loop = self._thread = None
+
+    # -- reporting ------------------------------------------------------------------------
+    def _bind_running_loop(self) -> None:
+        """Learn the session's loop where a front end asks for the status on it (the session
+        may be built in another thread): notices can reach it from then on."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if loop is self._loop or self._session_loop is not None:
+            return
+        self._session_loop = loop
+        with self._lock:
+            notices, self._pending_notices = self._pending_notices, []
+        for text in notices:
+            loop.call_soon(self._emit, text)
+
+    def _startup_done(self) -> None:
+        """Once every server that may start finished starting: one line saying how it went."""
+        started = [c for c in self.connections.values() if self._approved(c.config)]
+        if self._told_started or not started:
+            return
+        if any(c.state in ("connecting", "stopped") for c in started):
+            return
+        self._told_started = True
+        connected = [c for c in started if c.state == "connected"]
+        failed = len(started) - len(connected)
+        tools = sum(len(c.tools) for c in connected)
+        fail = f" ({failed} failed)" if failed else ""
+        self._notice(
+            f"MCP: {len(connected)}/{len(started)} servers connected{fail}, {tools} tools."
+        )
+
+    def _changed(self, conn: ServerConnection) -> None:
+        """On the MCP loop: a server's state or lists changed; report failures once."""
+        if conn.state in ("failed", "needs-auth"):
+            text = f"MCP server {conn.name}: {conn.state}: {conn.reason}"
+            if self._reported.get(conn.name) != text:
+                self._reported[conn.name] = text
+                self._notice(f"{text}. /mcp shows the servers and reconnects them.")
+        elif conn.state == "connected":
+            self._reported.pop(conn.name, None)
+        self._startup_done()
+
+    def _notice(self, text: str) -> None:
+        loop = self._session_loop
+        if loop is None or loop.is_closed():
+            with self._lock:
+                self._pending_notices.append(text)
+            return
+        loop.call_soon_threadsafe(self._emit, text)
+
+    def _emit(self, text: str) -> None:
+        session = self._session
+        if session is not None:
+            session._emit(ev.Notice(ev.NO_TURN, text))
+
+
+def _lower_priority() -> None:
+    """Give this thread, and the server processes it spawns (they inherit it), a lower CPU
+    priority than the UI: starting five servers must not slow typing (on Linux a nice value
+    is per thread)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+    except (AttributeError, OSError):
+        pass  # not Linux, or not allowed: the servers start at the same priority
+
+
+async def _gather(works: Iterable[Awaitable[Any]]) -> None:
+    """On the MCP loop: await ``works`` together (gather binds to the loop it runs on)."""
+    await asyncio.gather(*works)
+
+
+async def _call(conn: ServerConnection, tool: str, args: dict[str, Any]) -> ToolResult:
+    """On the MCP loop: one call, its failures as is_error results."""
+    from mcp import MCPError
+    from mcp_types import REQUEST_TIMEOUT
+
+    timeout = tool_timeout()
+    try:
+        result = await conn.call_tool(tool, args, timeout)
+    except McpUnavailable as exc:
+        return ToolResult(str(exc), is_error=True)
+    except TimeoutError:
+        return ToolResult(_timed_out(conn, timeout), is_error=True)
+    except MCPError as exc:
+        if exc.code == REQUEST_TIMEOUT:
+            return ToolResult(_timed_out(conn, timeout), is_error=True)
+        return ToolResult(f"The MCP server {conn.name} answered with an error: {exc}", True)
+    except Exception as exc:  # a transport failure, an invalid answer
+        return ToolResult(f"The call to the MCP server {conn.name} failed: {describe(exc)}", True)
+    return to_tool_result(result)
+
+
+def _timed_out(conn: ServerConnection, timeout: float | None) -> str:
+    return (
+        f"The MCP server {conn.name} did not answer within {timeout:g} s (MCP_TOOL_TIMEOUT); "
+        "the call was cancelled."
+    )

@@ -1,0 +1,44 @@
+"""Server configurations for the MCP tests: our fake stdio server, mcp-server-time, failures."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from agent.mcp.config import McpConfig, ServerConfig
+
+FAKE = Path(__file__).resolve().parents[2] / "fakes" / "mcp_stdio_server.py"
+
+
+def fake(name: str = "fake", *, log: Path | None = None, scope: str = "user") -> ServerConfig:
+    """Our own stdio server (tests/fakes/mcp_stdio_server.py)."""
+    env = {"FAKE_MCP_LOG": str(log)} if log is not None else {}
+    return ServerConfig(
+        name,
+        scope,
+        "test",
+        "stdio",
+        sys.executable,
+        (str(FAKE), "--name", name),
+        env,  # type: ignore[arg-type]
+    )
+
+
+def time_server(name: str = "time") -> ServerConfig:
+    """``mcp-server-time`` from PyPI, a real stdio server (works offline)."""
+    return ServerConfig(
+        name,
+        "user",
+        "test",
+        "stdio",
+        sys.executable,
+        ("-m", "mcp_server_time", "--local-timezone", "UTC"),
+    )
+
+
+def command(name: str, *argv: str) -> ServerConfig:
+    return ServerConfig(name, "user", "test", "stdio", argv[0], tuple(argv[1:]))
+
+
+def config_of(*servers: ServerConfig) -> McpConfig:
+    return McpConfig({s.name: s for s in servers})

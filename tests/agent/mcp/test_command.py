@@ -1,0 +1,120 @@
+"""``/mcp`` and ``/mcp__server__prompt`` through the one command table, with real servers;
+approval of project servers, remembered per project."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from agent.mcp.approval import answer_of, may_start
+from agent.mcp.manager import McpManager
+from frontend.commands import run_command
+from tests.agent.mcp.servers import config_of, fake
+
+
+class FE:
+    """The little of a front end the commands use."""
+
+    def __init__(self, workspace: Path, manager: McpManager | None) -> None:
+        self.workspace = workspace
+        self.session = SimpleNamespace(mcp=manager, busy=False)
+        self.said: list[tuple[str, str]] = []
+        self.sent: list[str] = []
+
+    def say(self, text: str, kind: str = "hint") -> None:
+        self.said.append((text, kind))
+
+    def send(self, prompt: str) -> None:
+        self.sent.append(prompt)
+
+    def text(self) -> str:
+        return "\n".join(t for t, _ in self.said)
+
+
+@pytest.fixture
+async def manager(tmp_path: Path) -> AsyncIterator[McpManager]:
+    mgr = McpManager(config_of(fake("fake")))
+    mgr.start()
+    await mgr.wait_started()
+    yield mgr
+    await mgr.aclose()
+
+
+async def test_mcp_lists_servers_state_tools_and_prompts(tmp_path: Path, manager: Any) -> None:
+    fe = FE(tmp_path, manager)
+    assert await run_command(fe, "/mcp")  # type: ignore[arg-type]
+    text = fe.text()
+    assert "fake  [user, stdio:" in text and "connected" in text
+    assert "echo" in text and "hang" in text
+    assert "/mcp__fake__review" in text
+    assert "resources: 1" in text
+
+
+async def test_mcp_reconnect_brings_a_crashed_server_back(tmp_path: Path, manager: Any) -> None:
+    await manager.call("fake", "crash", {})
+    fe = FE(tmp_path, manager)
+    await run_command(fe, "/mcp")  # type: ignore[arg-type]
+    assert "failed (the server process exited" in fe.text()
+    await run_command(fe, "/mcp reconnect")  # type: ignore[arg-type]
+    assert "MCP server fake reconnected" in fe.text()
+    assert (await manager.call("fake", "echo", {"text": "ok"})).content == "echo: ok"
+
+
+async def test_an_mcp_prompt_is_a_slash_command_sent_as_the_prompt(
+    tmp_path: Path, manager: Any
+) -> None:
+    fe = FE(tmp_path, manager)
+    assert await run_command(fe, "/mcp__fake__review src/app.py")  # type: ignore[arg-type]
+    assert fe.sent == ["Please review src/app.py."]
+
+
+async def test_an_unknown_mcp_prompt_is_an_unknown_command(tmp_path: Path, manager: Any) -> None:
+    fe = FE(tmp_path, manager)
+    await run_command(fe, "/mcp__fake__nothing")  # type: ignore[arg-type]
+    assert fe.sent == [] and "Unknown command" in fe.text()
+
+
+async def test_without_servers_mcp_says_how_to_add_one(tmp_path: Path) -> None:
+    fe = FE(tmp_path, None)
+    await run_command(fe, "/mcp")  # type: ignore[arg-type]
+    assert ".mcp.json" in fe.text()
+
+
+async def test_a_project_server_waits_for_approval_which_is_remembered(tmp_path: Path) -> None:
+    project = fake("proj", scope="project")
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    assert not may_start(project, workspace, headless=False)
+    assert may_start(project, workspace, headless=True)  # eddy -p starts it without asking
+    mgr = McpManager(config_of(project), approved=lambda c: may_start(c, workspace, headless=False))
+    mgr.start()
+    try:
+        conn = mgr.connections["proj"]
+        assert conn.state == "needs-approval"
+        assert mgr.tools() == []
+        fe = FE(workspace, mgr)
+        await run_command(fe, "/mcp approve proj")  # type: ignore[arg-type]
+        assert "approved" in fe.text()
+        await mgr.wait_started()
+        assert conn.state == "connected"
+        assert answer_of(workspace, "proj") is True
+        assert may_start(project, workspace, headless=False)  # the next start asks no more
+    finally:
+        await mgr.aclose()
+
+
+async def test_a_denied_project_server_stays_off(tmp_path: Path) -> None:
+    project = fake("proj", scope="project")
+    mgr = McpManager(config_of(project), approved=lambda c: False)
+    mgr.start()
+    try:
+        fe = FE(tmp_path, mgr)
+        await run_command(fe, "/mcp deny proj")  # type: ignore[arg-type]
+        assert answer_of(tmp_path, "proj") is False
+        assert mgr.connections["proj"].state == "needs-approval"
+    finally:
+        await mgr.aclose()

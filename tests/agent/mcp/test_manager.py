@@ -1,0 +1,155 @@
+"""The connection manager against real stdio servers: our fake one and mcp-server-time.
+
+Each test waits on the manager's own conditions (a start finished, a call returned), never on
+a clock, except where a timeout is what is tested (then the timeout is short and the server
+would otherwise never answer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent.mcp.manager import McpManager
+from tests.agent.mcp.servers import command, config_of, fake, time_server
+
+
+@pytest.fixture
+async def manager(tmp_path: Path) -> AsyncIterator[McpManager]:
+    mgr = McpManager(config_of(fake("fake", log=tmp_path / "fake.log")), log_dir=tmp_path / "logs")
+    mgr.start()
+    await mgr.wait_started()
+    yield mgr
+    await mgr.aclose()
+
+
+async def test_a_stdio_server_connects_and_its_tools_are_named_for_the_model(
+    manager: McpManager,
+) -> None:
+    conn = manager.connections["fake"]
+    assert conn.state == "connected", conn.reason
+    names = [t.name for t in manager.tools()]
+    assert names == sorted(names)
+    assert "mcp__fake__echo" in names and "mcp__fake__hang" in names
+    echo = next(t for t in manager.tools() if t.name == "mcp__fake__echo")
+    assert echo.description == "Echo the text back."
+    assert echo.input_schema["properties"]["text"]["type"] == "string"
+    assert echo.concurrent is True and echo.read_only is False
+    hang = next(t for t in manager.tools() if t.name == "mcp__fake__hang")
+    assert hang.concurrent is False
+
+
+async def test_a_call_returns_its_text(manager: McpManager) -> None:
+    result = await manager.call("fake", "echo", {"text": "hi"})
+    assert (result.content, result.is_error) == ("echo: hi", False)
+
+
+async def test_a_tool_error_is_an_error_result(manager: McpManager) -> None:
+    result = await manager.call("fake", "fail", {"message": "nope"})
+    assert result.is_error
+    assert "fail" in str(result.content)
+
+
+async def test_an_unknown_server_is_an_error_result(manager: McpManager) -> None:
+    result = await manager.call("nobody", "echo", {})
+    assert result.is_error and "nobody" in str(result.content)
+
+
+async def test_images_come_back_as_image_blocks(manager: McpManager) -> None:
+    result = await manager.call("fake", "picture", {})
+    assert isinstance(result.content, list)
+    kinds = [b["type"] for b in result.content]
+    assert kinds == ["text", "image"]
+    assert result.content[1]["source"]["media_type"] == "image/png"
+
+
+async def test_big_output_is_cut_with_a_note(
+    manager: McpManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MAX_MCP_OUTPUT_TOKENS", "100")
+    result = await manager.call("fake", "big", {"n": 5000})
+    text = str(result.content)
+    assert text.startswith("x" * 400) and "x" * 401 not in text
+    assert "MAX_MCP_OUTPUT_TOKENS" in text
+    small = await manager.call("fake", "big", {"n": 300})
+    assert small.content == "x" * 300
+
+
+async def test_a_call_past_mcp_tool_timeout_is_an_error(
+    manager: McpManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCP_TOOL_TIMEOUT", "300")  # ms; the tool would sleep an hour
+    result = await manager.call("fake", "hang", {})
+    assert result.is_error
+    assert "MCP_TOOL_TIMEOUT" in str(result.content)
+    after = await manager.call("fake", "echo", {"text": "still here"})
+    assert after.content == "echo: still here"
+
+
+async def test_a_crash_is_reported_the_next_call_says_down_and_reconnect_heals(
+    manager: McpManager,
+) -> None:
+    crashed = await manager.call("fake", "crash", {})
+    assert crashed.is_error
+    assert "fake" in str(crashed.content) and "/mcp" in str(crashed.content)
+    await manager.wait_started()
+    conn = manager.connections["fake"]
+    assert conn.state == "failed"
+    assert "exited" in conn.reason
+    down = await manager.call("fake", "echo", {"text": "x"})
+    assert down.is_error
+    assert "is failed" in str(down.content) and "/mcp" in str(down.content)
+    assert manager.tools() == []  # a failed server offers nothing
+    await manager.reconnect("fake")
+    assert conn.state == "connected"
+    again = await manager.call("fake", "echo", {"text": "back"})
+    assert again.content == "echo: back"
+
+
+async def test_a_missing_command_fails_with_the_reason(tmp_path: Path) -> None:
+    mgr = McpManager(config_of(command("ghost", str(tmp_path / "no-such-program"))))
+    mgr.start()
+    await mgr.wait_started()
+    try:
+        conn = mgr.connections["ghost"]
+        assert conn.state == "failed"
+        assert conn.reason
+        assert mgr.summary() == "MCP 0/1, 1 failed"
+    finally:
+        await mgr.aclose()
+
+
+async def test_a_server_slower_than_mcp_timeout_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setenv("MCP_TIMEOUT", "300")
+    silent = command("mute", sys.executable, "-c", "import time; time.sleep(600)")
+    mgr = McpManager(config_of(silent))
+    mgr.start()
+    await mgr.wait_started()
+    try:
+        conn = mgr.connections["mute"]
+        assert conn.state == "failed"
+        assert "MCP_TIMEOUT" in conn.reason
+    finally:
+        await mgr.aclose()
+
+
+async def test_mcp_server_time_from_pypi_works_as_a_real_stdio_server() -> None:
+    mgr = McpManager(config_of(time_server()))
+    mgr.start()
+    await mgr.wait_started()
+    try:
+        conn = mgr.connections["time"]
+        assert conn.state == "connected", conn.reason
+        names = [t.name for t in mgr.tools()]
+        assert "mcp__time__get_current_time" in names
+        result = await mgr.call("time", "get_current_time", {"timezone": "UTC"})
+        assert not result.is_error, result.content
+        assert "UTC" in str(result.content)
+    finally:
+        await mgr.aclose()
