@@ -188,7 +188,7 @@ class ToolRunner:
             self.emit(ev.ToolOutputDelta(turn_id, use.id, text))
 
         try:
-            result = await tool.run(use.input, self.ctx.for_call(output, grant))
+            result = await tool.run(use.input, self.ctx.for_call(output, grant, use.id))
         except ToolError as exc:
             result = ToolResult(str(exc) or f"{use.name} failed", is_error=True)
         except asyncio.CancelledError:

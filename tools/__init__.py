@@ -17,6 +17,7 @@ TOOL_MODULES: dict[str, str] = {
     "Glob": "tools.glob",
     "Grep": "tools.grep",
     "TodoWrite": "tools.todo",
+    "Agent": "tools.agent",
 }
 """Tool name -> module; each module exposes a ``TOOL`` instance."""
 

@@ -163,17 +163,24 @@ class ToolContext:
     sandbox: ShellSandbox | None = None
     grant: Grant | None = None
     read_denied: Callable[[str, Path], bool] | None = None
+    call_id: str = ""
+    """The tool_use id of the current call (set per call by ``for_call``)."""
+    subagents: Any = None
+    """The session's subagent launcher (``agent.subagents``) for the Agent tool, or None."""
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))
 
-    def for_call(self, output: OutputSink, grant: Grant | None = None) -> ToolContext:
-        """A shallow copy sharing all state, with ``output`` as the streaming sink and
-        ``grant`` as the reason the gate gave for this call."""
+    def for_call(
+        self, output: OutputSink, grant: Grant | None = None, call_id: str = ""
+    ) -> ToolContext:
+        """A shallow copy sharing all state, with ``output`` as the streaming sink,
+        ``grant`` as the reason the gate gave for this call and ``call_id`` its tool_use id."""
         ctx = ToolContext.__new__(ToolContext)
         ctx.__dict__.update(self.__dict__)
         ctx.output = output
         ctx.grant = grant
+        ctx.call_id = call_id
         return ctx
 
     def roots(self) -> tuple[Path, ...]:

@@ -89,6 +89,8 @@ class PermissionGate:
         self.approved_outside: set[Path] = set()
         self.sandbox = sandbox
         self._told_no_sandbox = False
+        self.agent = ""
+        """The subagent this gate decides for (tags its questions); empty for the main one."""
         ctx.allow_outside = lambda _tool, path: path in self.approved_outside
 
     def answer(self, op: ops.AnswerPermission) -> None:
@@ -206,6 +208,7 @@ class PermissionGate:
                 rule,
                 warning,
                 preview,
+                self.agent,
             )
         )
         try:

@@ -1,0 +1,208 @@
+"""A session's subagents: what the Agent tool calls (``ctx.subagents.launch``).
+
+The host holds what the whole tree shares: the definitions, the per-file locks, the
+concurrency slots, the depth cap and the running children. Limits (LOOP-MODEL.md,
+"Subagents"):
+
+- **B** is the tree's: a child's turn has the calling turn as its ``parent``, so each
+  response's cost is added to every ancestor as it happens and every agent checks the root's
+  spend after each response. At B each running agent stops at its next check; a child is not
+  started once B is reached. So the spend overshoots B by at most one response per agent
+  running when B was reached.
+- **T** is per agent (``maxTurns``); depth is capped (``max_depth``: a child at the cap is
+  not offered the Agent tool, and a call of it is refused); at most ``concurrency`` children
+  run at once at each depth (per depth, so a parent waiting for its children never holds a
+  slot they need).
+- **Esc** sets the interrupt every agent of the tree races against: each child's history is
+  closed validly by its own loop and the parent's Agent call gets an is_error result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from agent import events as ev
+from agent.loop import CURRENT_TURN
+from agent.subagents.child import Child, Frame, narrower
+from agent.subagents.definitions import MODEL_ALIASES, AgentCatalog
+from agent.subagents.locks import FileLocks
+from agent.subagents.stop_hook import SubagentStopInfo, subagent_stop
+from tools.base import ToolContext, ToolError, ToolResult
+
+if TYPE_CHECKING:
+    from agent.session.core import Session
+    from agent.store.transcript import Transcript
+
+MAX_DEPTH = 3
+DEFAULT_CONCURRENCY = 4
+
+CURRENT_FRAME: contextvars.ContextVar[Frame | None] = contextvars.ContextVar(
+    "eddy_subagent_frame", default=None
+)
+"""The running agent's place in the tree (None: the main agent)."""
+
+
+class SubagentHost:
+    """The subagents of one session.
+
+    Args:
+        session: the session whose tools, gate, checkpoints and transcript children share.
+        catalog: the agent types.
+        concurrency: children running at once per depth.
+        max_depth: how deep children may nest (1 = children only).
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        catalog: AgentCatalog,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        max_depth: int = MAX_DEPTH,
+    ) -> None:
+        self.session = session
+        self.catalog = catalog
+        self.concurrency = max(1, concurrency)
+        self.max_depth = max_depth
+        self.locks = FileLocks()
+        self.running: dict[str, Child] = {}
+        """The children running now, by agent id."""
+        self._slots: dict[int, asyncio.Semaphore] = {}
+
+    def report(self, event: ev.Event) -> None:
+        """Where a child transcript's one failure report goes: the session's user."""
+        self.session._emit(event)
+
+    def open_child_transcript(self, agent_id: str, model: str) -> Transcript | None:
+        """A transcript ``<session>/subagents/agent-<id>.jsonl`` next to the session's."""
+        from agent.store.transcript import Transcript
+
+        main = self.session.transcript
+        if main is None or self.session.recorder.failed:
+            return None
+        folder = main.path.parent / main.session_id / "subagents"
+        try:
+            return Transcript.create(
+                self.session.config.workspace,
+                model=model,
+                session_id=f"agent-{agent_id}",
+                directory=folder,
+            )
+        except OSError as exc:
+            text = f"Could not save the transcript of agent {agent_id}: {exc}"
+            self.session._emit(ev.Error(ev.NO_TURN, text, "transcript"))
+            return None
+
+    def _frame(self) -> Frame:
+        frame = CURRENT_FRAME.get()
+        if frame is not None:
+            return frame
+        session = self.session
+        names = frozenset(t.name for t in session.runner.tools.values())
+        return Frame("", 0, names, session.config.policy.mode)
+
+    async def launch(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run the child an Agent call asks for; its answer (and footer) is the result.
+
+        Raises:
+            ToolError: the call cannot start a child (unknown type, depth cap, budget spent,
+                not inside a turn); the message says why.
+        """
+        parent = CURRENT_TURN.get()
+        if parent is None:
+            raise ToolError("The Agent tool runs only inside a turn of the agent loop.")
+        frame = self._frame()
+        if frame.depth >= self.max_depth:
+            raise ToolError(
+                f"Subagents may nest at most {self.max_depth} deep; this agent cannot start "
+                "another one. Do the task yourself."
+            )
+        kind = str(args.get("subagent_type", ""))
+        definition = self.catalog.get(kind)
+        if definition is None:
+            known = ", ".join(self.catalog.agents)
+            raise ToolError(f"No agent type {kind!r}. Available: {known}.")
+        root = parent.root()
+        cap = root.limits.max_budget_usd
+        if cap is not None and root.cost >= cap:
+            raise ToolError("The budget is spent; the agent was not started.")
+        allowed = {n for n in frame.allowed if definition.allows(n)}
+        if frame.depth + 1 >= self.max_depth:
+            allowed.discard("Agent")
+        model = args.get("model")
+        model_id = MODEL_ALIASES.get(str(model), str(model)) if model else None
+        model_id = model_id or definition.model or parent.spec.model
+        agent_id = uuid.uuid4().hex[:12]
+        child_frame = Frame(
+            agent_id,
+            frame.depth + 1,
+            frozenset(allowed),
+            narrower(frame.mode, definition.permission_mode),
+            frame.root_call_id or ctx.call_id,
+        )
+        prompt = str(args.get("prompt", ""))
+        slots = self._slots.setdefault(child_frame.depth, asyncio.Semaphore(self.concurrency))
+        async with slots:
+            token = CURRENT_FRAME.set(child_frame)
+            try:
+                child = Child(
+                    self, parent, ctx, child_frame, definition, model_id, prompt, ctx.call_id
+                )
+                self.running[agent_id] = child
+                try:
+                    outcome = await child.run(prompt)
+                finally:
+                    self.running.pop(agent_id, None)
+            finally:
+                CURRENT_FRAME.reset(token)
+        transcript = child.transcript
+        await subagent_stop(
+            SubagentStopInfo(
+                agent_id,
+                definition.name,
+                outcome.subtype,
+                str(transcript.path) if transcript is not None else None,
+                outcome.result,
+            )
+        )
+        text, is_error = child.result_text(outcome)
+        display = {
+            "kind": "subagent",
+            "agent_id": agent_id,
+            "agent_type": definition.name,
+            "subtype": outcome.subtype,
+            "turns": child.turn.turns,
+            "cost_usd": child.turn.cost,
+        }
+        return ToolResult(text, is_error=is_error, display=display)
+
+
+def attach_subagents(
+    session: Session,
+    catalog: AgentCatalog,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    max_depth: int = MAX_DEPTH,
+) -> SubagentHost:
+    """Give ``session`` its subagents: the Agent tool (if it has one) lists ``catalog``'s
+    types and launches through the returned host. Call it before the first prompt (the
+    tools block must stay byte-stable after it)."""
+    from tools.agent import AgentTool
+
+    host = SubagentHost(session, catalog, concurrency=concurrency, max_depth=max_depth)
+    session.ctx.subagents = host
+    if "Agent" in session.runner.tools:
+        tool = AgentTool([(d.name, d.description, d.tools) for d in catalog.agents.values()])
+        session.runner.tools["Agent"] = tool
+        session.runner.tools["Task"] = tool  # resumed transcripts may call the old name
+        for i, param in enumerate(session.spec.tools):
+            if param.get("name") == "Agent":
+                session.spec.tools[i] = {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.input_schema,
+                }
+    return host
