@@ -277,6 +277,15 @@ async def _memory(fe: FrontEnd, arg: str) -> None:
     )
 
 
+def _agents(fe: FrontEnd, arg: str) -> None:
+    from agent.subagents import agents_listing, load_agents
+
+    session = fe.session
+    host = getattr(session.ctx, "subagents", None) if session is not None else None
+    catalog = host.catalog if host is not None else load_agents(fe.workspace)
+    fe.say(agents_listing(catalog))
+
+
 def _exit(fe: FrontEnd, arg: str) -> None:
     fe.quit()
 
@@ -306,6 +315,7 @@ COMMANDS: dict[str, Command] = {
         Command("theme", "switch the colour theme: /theme [name]", _theme, True, False),
         Command("init", "survey the repository and write a starter AGENTS.md", _init),
         Command("memory", "edit AGENTS.md in $EDITOR", _memory, False, False),
+        Command("agents", "list the subagent types and where each is defined", _agents, True),
         Command("exit", "quit eddy", _exit, True, False),
         Command("quit", "quit eddy", _exit, True, False),
     )

@@ -14,6 +14,7 @@ from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import build_policy, load_settings
 from agent.store.transcript import Transcript
+from agent.subagents import attach_workspace_agents
 from frontend.launch import LaunchOptions
 from tools import default_tools
 from tools.base import ToolContext
@@ -113,6 +114,7 @@ def build_session(
         model = AnthropicModel(config.model)
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
     session = Session(config, model, default_tools(), emit, ctx)
+    attach_workspace_agents(session, settings.get("subagents"), problems)
     if transcript is not None:
         from agent.checkpoints.engine import CheckpointStore, session_checkpoint_dir
 

@@ -116,6 +116,9 @@ class StatusModel:
                     self.context_tokens = event.context_tokens
             case ev.PermissionModeChanged():
                 self.mode = event.mode
+            case ev.SubagentEvent():
+                if event.event.get("type") == "tool_call_started":
+                    self.activity = f"{event.agent_type} agent: {event.event.get('name')}"
             case ev.Notice():
                 if is_retry_notice(event.text):  # "API overloaded, retrying (3/10) in 4 s"
                     self.activity = event.text.removesuffix(" (Esc stops)")

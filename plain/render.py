@@ -14,6 +14,7 @@ from typing import assert_never
 from agent import events as ev
 from frontend import wording
 from frontend.sanitize import sanitize
+from frontend.subagents import subagent_line
 from frontend.tool_summary import (
     clip_lines,
     diff_counts,
@@ -142,6 +143,9 @@ class Renderer:
                 return self._on_rewind_finished(event)
             case ev.TurnFinished():
                 return self._on_turn_finished(event)
+            case ev.SubagentEvent():
+                line = subagent_line(event)
+                return [self.paint(line, "dim")] if line is not None else []
             case (
                 ev.ToolCallRunning()
                 | ev.PermissionRequested()

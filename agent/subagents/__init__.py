@@ -11,7 +11,7 @@ from agent.subagents.definitions import (
     agents_listing,
     load_agents,
 )
-from agent.subagents.host import SubagentHost, attach_subagents
+from agent.subagents.host import SubagentHost, attach_subagents, attach_workspace_agents
 from agent.subagents.stop_hook import subagent_stop
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "SubagentHost",
     "agents_listing",
     "attach_subagents",
+    "attach_workspace_agents",
     "load_agents",
     "subagent_stop",
 ]

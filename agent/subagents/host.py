@@ -180,6 +180,25 @@ class SubagentHost:
         return ToolResult(text, is_error=is_error, display=display)
 
 
+def attach_workspace_agents(session: Session, setting: Any, problems: list[str]) -> SubagentHost:
+    """``attach_subagents`` with the workspace's definitions and the ``subagents`` setting
+    (``{"maxConcurrency": 4}``); what cannot be used is added to ``problems``."""
+    from agent.subagents.definitions import load_agents
+
+    catalog = load_agents(session.config.workspace)
+    problems.extend(f"agents: {p}" for p in catalog.problems)
+    concurrency = DEFAULT_CONCURRENCY
+    if isinstance(setting, dict) and "maxConcurrency" in setting:
+        value = setting["maxConcurrency"]
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            concurrency = value
+        else:
+            problems.append("subagents.maxConcurrency: expected a whole number >= 1; ignored.")
+    elif setting is not None and not isinstance(setting, dict):
+        problems.append('subagents: expected an object such as {"maxConcurrency": 4}; ignored.')
+    return attach_subagents(session, catalog, concurrency=concurrency)
+
+
 def attach_subagents(
     session: Session,
     catalog: AgentCatalog,

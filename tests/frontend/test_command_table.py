@@ -36,6 +36,7 @@ SAYS: dict[str, tuple[str, str | None]] = {
     "permissions": ("/permissions list", "Permission mode: default"),
     "theme": ("/theme", None),
     "memory": ("/memory", "$EDITOR is not set"),
+    "agents": ("/agents", "Explore"),
 }
 CHECKED = sorted(n for n in COMMANDS if n not in SKIPPED_HERE)
 

@@ -87,6 +87,7 @@ class EventRouter:
                 | ev.TodosUpdated()
                 | ev.Notice()
                 | ev.Error()
+                | ev.SubagentEvent()
             ):
                 pass  # the status model's or the conversation's alone
             case _:
