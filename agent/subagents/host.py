@@ -125,10 +125,6 @@ class SubagentHost:
         if definition is None:
             known = ", ".join(self.catalog.agents)
             raise ToolError(f"No agent type {kind!r}. Available: {known}.")
-        root = parent.root()
-        cap = root.limits.max_budget_usd
-        if cap is not None and root.cost >= cap:
-            raise ToolError("The budget is spent; the agent was not started.")
         allowed = {n for n in frame.allowed if definition.allows(n)}
         if frame.depth + 1 >= self.max_depth:
             allowed.discard("Agent")
@@ -146,6 +142,12 @@ class SubagentHost:
         prompt = str(args.get("prompt", ""))
         slots = self._slots.setdefault(child_frame.depth, asyncio.Semaphore(self.concurrency))
         async with slots:
+            # checked once it has a slot: a child that waited for one while the tree spent
+            # B must not start (the overshoot bound counts only agents running at B)
+            root = parent.root()
+            cap = root.limits.max_budget_usd
+            if cap is not None and root.cost >= cap:
+                raise ToolError("The budget is spent; the agent was not started.")
             token = CURRENT_FRAME.set(child_frame)
             try:
                 child = Child(
