@@ -27,13 +27,23 @@ class FileLocks:
 
     def __init__(self) -> None:
         self._locks: dict[Path, asyncio.Lock] = {}
+        self._waiting: dict[Path, int] = {}
+
+    def waiting(self, path: Path) -> int:
+        """How many calls wait for ``path``'s lock now."""
+        return self._waiting.get(path, 0)
 
     @contextlib.asynccontextmanager
     async def holding(self, paths: list[Path]) -> AsyncIterator[None]:
         """Hold the locks of ``paths``, taken in sorted order (two callers cannot deadlock)."""
         async with contextlib.AsyncExitStack() as stack:
             for path in sorted(set(paths)):
-                await stack.enter_async_context(self._locks.setdefault(path, asyncio.Lock()))
+                lock = self._locks.setdefault(path, asyncio.Lock())
+                self._waiting[path] = self._waiting.get(path, 0) + 1
+                try:
+                    await stack.enter_async_context(lock)
+                finally:
+                    self._waiting[path] -= 1
             yield
 
 

@@ -17,7 +17,8 @@ from tests.helpers.events import Events
 from tools import default_tools
 
 Script = list[Any]
-"""What one agent answers, call by call (items as ``ScriptedModel`` takes them)."""
+"""What one agent answers, call by call (items as ``ScriptedModel`` takes them, or a function
+of the agent's history that returns one)."""
 
 
 class TreeModel(ScriptedModel):
@@ -55,6 +56,8 @@ class TreeModel(ScriptedModel):
         if not script:
             return f"(no script left for {first!r})"
         item = script.pop(0)
+        if callable(item):  # decided from the agent's history (what its last call returned)
+            item = item(history)
         return as_response(item, self._cost) if isinstance(item, Message) else item
 
 
