@@ -30,6 +30,7 @@ from agent.subagents.child import Child, Frame, narrower
 from agent.subagents.definitions import MODEL_ALIASES, AgentCatalog
 from agent.subagents.locks import FileLocks
 from agent.subagents.stop_hook import SubagentStopInfo, subagent_stop
+from agent.subagents.transcripts import subagents_dir
 from tools.base import ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class SubagentHost:
         main = self.session.transcript
         if main is None or self.session.recorder.failed:
             return None
-        folder = main.path.parent / main.session_id / "subagents"
+        folder = subagents_dir(main.path)
         try:
             return Transcript.create(
                 self.session.config.workspace,

@@ -24,8 +24,9 @@ async def test_rewinding_the_parents_prompt_restores_what_its_child_changed(
             "change files": [
                 assistant(tool_call("w", "Write", file_path="new.txt", content="made\n")),
                 assistant(tool_call("r", "Read", file_path="keep.txt")),
-                assistant(tool_call("e", "Edit", file_path="keep.txt", old_string="old",
-                                    new_string="new")),  # fmt: skip
+                assistant(
+                    tool_call("e", "Edit", file_path="keep.txt", old_string="old", new_string="new")
+                ),  # fmt: skip
                 assistant(tool_call("b", "Bash", command="echo shell > sh.txt && rm gone.txt")),
                 "changed",
             ],
