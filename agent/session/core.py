@@ -24,7 +24,7 @@ from agent.checkpoints.rewind_list import (
     marks_from_transcript,
 )
 from agent.loop import Turn, TurnOutcome
-from agent.messages import Message
+from agent.messages import Message, TextBlock
 from agent.model import Model, ModelRequest
 from agent.pricing import Usage, context_window
 from agent.sandbox import Sandbox
@@ -168,8 +168,11 @@ class Session:
         match op:
             case ops.SubmitPrompt() | ops.QueueCorrection():
                 # while a turn runs, anything typed is a correction for its next call
+                # (``@agent-<name> text``: for that running subagent)
                 if self.busy:
-                    self.corrections.add(op.text)
+                    host = self.ctx.subagents
+                    if host is None or not host.route_correction(op.text):
+                        self.corrections.add(op.text)
                 elif op.text.strip():
                     self._spawn(self._run(op.text))
             case ops.TakeQueued():
@@ -228,6 +231,8 @@ class Session:
         self._closed = True
         self.submit(ops.Shutdown())
         await self.wait_idle()
+        if self.ctx.subagents is not None:  # background subagents end with the session
+            await self.ctx.subagents.close()
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -380,7 +385,10 @@ class Session:
             delivered: the queued corrections this prompt is made of (if it is the queue).
         """
         mark = self.rewinder.on_prompt(self.history, text)
-        self.conversation.add_user(prompt_blocks(text, self.config))
+        blocks = prompt_blocks(text, self.config)
+        if self.ctx.subagents is not None:  # background subagents that finished meanwhile
+            blocks += tuple(TextBlock(n) for n in self.ctx.subagents.take_notices())
+        self.conversation.add_user(blocks)
         self._write(lambda t: t.record_history(self.history, prompt=text, delivered=delivered))
         if mark.checkpoint_id is not None:
             cid = mark.checkpoint_id

@@ -25,9 +25,9 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
-from agent.loop import CURRENT_TURN
+from agent.loop import CURRENT_TURN, Turn, TurnOutcome
 from agent.subagents.child import Child, Frame, narrower
-from agent.subagents.definitions import MODEL_ALIASES, AgentCatalog
+from agent.subagents.definitions import MODEL_ALIASES, AgentCatalog, AgentDefinition
 from agent.subagents.locks import FileLocks
 from agent.subagents.stop_hook import SubagentStopInfo, subagent_stop
 from agent.subagents.transcripts import subagents_dir
@@ -72,6 +72,10 @@ class SubagentHost:
         self.running: dict[str, Child] = {}
         """The children running now, by agent id."""
         self._slots: dict[int, asyncio.Semaphore] = {}
+        self.background: dict[str, asyncio.Task[None]] = {}
+        """Background children (``run_in_background``) still running, by agent id."""
+        self.notices: list[str] = []
+        """Completions of background children the model has not read yet."""
 
     def report(self, event: ev.Event) -> None:
         """Where a child transcript's one failure report goes: the session's user."""
@@ -141,6 +145,8 @@ class SubagentHost:
             frame.root_call_id or ctx.call_id,
         )
         prompt = str(args.get("prompt", ""))
+        if args.get("run_in_background"):
+            return self._start_background(parent, ctx, child_frame, definition, model_id, prompt)
         slots = self._slots.setdefault(child_frame.depth, asyncio.Semaphore(self.concurrency))
         async with slots:
             # checked once it has a slot: a child that waited for one while the tree spent
@@ -161,6 +167,11 @@ class SubagentHost:
                     self.running.pop(agent_id, None)
             finally:
                 CURRENT_FRAME.reset(token)
+        return await self._finish(child, outcome)
+
+    async def _finish(self, child: Child, outcome: TurnOutcome) -> ToolResult:
+        """The SubagentStop call site, then the parent's result for ``child``."""
+        definition, agent_id = child.definition, child.frame.agent_id
         transcript = child.transcript
         await subagent_stop(
             SubagentStopInfo(
@@ -181,6 +192,101 @@ class SubagentHost:
             "cost_usd": child.turn.cost,
         }
         return ToolResult(text, is_error=is_error, display=display)
+
+    def _start_background(
+        self,
+        parent: Turn,
+        ctx: ToolContext,
+        frame: Frame,
+        definition: AgentDefinition,
+        model_id: str,
+        prompt: str,
+    ) -> ToolResult:
+        """Start a child that outlives the call: the result says so at once, and its answer
+        comes as a notice the model reads at its next call.
+
+        It is not in its parent's tree (that turn may end first): its own interrupt (the
+        session's close stops it), what was left of the budget B when it started, and its
+        cost added to the session's when it ends.
+        """
+        root = parent.root()
+        cap = root.limits.max_budget_usd
+        if cap is not None and root.cost >= cap:
+            raise ToolError("The budget is spent; the agent was not started.")
+        token = CURRENT_FRAME.set(frame)
+        try:
+            child = Child(self, parent, ctx, frame, definition, model_id, prompt, ctx.call_id)
+        finally:
+            CURRENT_FRAME.reset(token)
+        child.turn.parent = None
+        child.turn.interrupt = asyncio.Event()
+        child.turn.limits.max_budget_usd = None if cap is None else cap - root.cost
+        agent_id = frame.agent_id
+        self.running[agent_id] = child
+
+        async def run() -> None:
+            outcome = TurnOutcome("interrupted", 0, 0, 0.0, child.turn.usage)
+            try:
+                outcome = await child.run(prompt)
+            finally:
+                self.running.pop(agent_id, None)
+                self.background.pop(agent_id, None)
+                self.session.spend.total_cost += child.turn.cost
+            result = await self._finish(child, outcome)
+            self.notify(
+                f"<system-reminder>The background agent {agent_id} ({definition.name}) "
+                f"finished ({outcome.subtype}). Its report:\n{result.content}</system-reminder>"
+            )
+
+        ctx_copy = contextvars.copy_context()
+        ctx_copy.run(CURRENT_FRAME.set, frame)
+        task = asyncio.get_running_loop().create_task(run(), context=ctx_copy)
+        self.background[agent_id] = task
+        text = (
+            f"Started the {definition.name} agent {agent_id} in the background. You will be "
+            "told when it finishes; go on with other work meanwhile."
+        )
+        display = {"kind": "subagent", "agent_id": agent_id, "agent_type": definition.name}
+        return ToolResult(text, display=display | {"subtype": "background"})
+
+    def notify(self, text: str) -> None:
+        """A background completion for the model: a correction of the running turn (read at
+        its next call), else held for the next prompt."""
+        session = self.session
+        if session.busy:
+            session.corrections.add(text)
+        else:
+            self.notices.append(text)
+
+    def take_notices(self) -> list[str]:
+        """The held completions, for the next prompt (and forget them)."""
+        taken, self.notices = self.notices, []
+        return taken
+
+    def route_correction(self, text: str) -> bool:
+        """``@agent-<name or id> text`` while that child runs: queue ``text`` for the child
+        (it reads it after its current tool results). True if it went to a child."""
+        if not text.startswith("@agent-"):
+            return False
+        head, _, rest = text[len("@agent-") :].partition(" ")
+        matches = [
+            c for c in self.running.values()
+            if head in (c.frame.agent_id, c.definition.name) or c.frame.agent_id.startswith(head)
+        ]  # fmt: skip
+        if not matches or not rest.strip():
+            return False
+        child = matches[-1]
+        child.queue.append(rest.strip())
+        notice = f"Queued for the agent {child.label}: {rest.strip()}"
+        self.session._emit(ev.Notice(self.session.runner.turn_id, notice))
+        return True
+
+    async def close(self) -> None:
+        """Stop the background children (their histories are closed validly)."""
+        tasks = list(self.background.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def attach_workspace_agents(session: Session, setting: Any, problems: list[str]) -> SubagentHost:
