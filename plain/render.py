@@ -275,7 +275,9 @@ class Renderer:
         """What a permission question shows: the command, the engine's diff preview, or the
         call's input."""
         diff = event.preview
-        out = [*self.text.finish(), self.paint(f"? {event.name} needs your permission:", "bold")]
+        asker = f" (asked by the agent {sanitize(event.agent)})" if event.agent else ""
+        question = f"? {event.name} needs your permission{asker}:"
+        out = [*self.text.finish(), self.paint(question, "bold")]
         if event.warning:
             out.append(self.paint(f"  {sanitize(event.warning)}", "yellow"))
         args = event.input

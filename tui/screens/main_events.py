@@ -165,6 +165,7 @@ class EventRouter:
             diff,
             saves=saves,
             warning=event.warning,
+            agent=event.agent,
         )
         screen.conversation.add_block(prompt)
         screen.conversation.anchor()
