@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agent.messages import Message, check_invariant
+from agent.messages import Message, TextBlock, check_invariant
 from agent.model import ModelRequest, ModelResponse, ScriptedModel, as_response
 from agent.session.config import SessionConfig
 from agent.session.core import Session
@@ -19,6 +19,12 @@ from tools import default_tools
 Script = list[Any]
 """What one agent answers, call by call (items as ``ScriptedModel`` takes them, or a function
 of the agent's history that returns one)."""
+
+
+def first_prompt(history: list[Message]) -> str:
+    """The agent's first prompt: the first text block (an interrupt note or the next prompt
+    may join that message later)."""
+    return next((b.text for b in history[0].content if isinstance(b, TextBlock)), "")
 
 
 class TreeModel(ScriptedModel):
@@ -44,12 +50,12 @@ class TreeModel(ScriptedModel):
     async def respond(self, request: ModelRequest, sink: Any) -> ModelResponse:
         request = dataclasses.replace(request, messages=list(request.messages))
         check_invariant(request.messages)
-        first = request.messages[0].text
+        first = first_prompt(request.messages)
         self.by_prompt.setdefault(first, []).append(request)
         return await super().respond(request, sink)
 
     async def _answer(self, history: list[Message]) -> Any:
-        first = history[0].text
+        first = first_prompt(history)
         if first in self.hold:
             await self.hold[first]()
         script = self.scripts.get(first)
