@@ -102,6 +102,9 @@ class Child:
         self.transcript: Transcript | None = host.open_child_transcript(frame.agent_id, model_id)
         self._recorder = SessionRecorder(host.report)
         self._recorder.transcript = self.transcript
+        about = {"type": "subagent", "agent_id": frame.agent_id, "agent_type": definition.name}
+        about |= {"parent_call_id": call_id, "depth": frame.depth}
+        self._recorder.write(lambda t: t.append(about))  # who this child was (load skips it)
         session = host.session
         root = parent.root()
         self._root_turn = root

@@ -149,7 +149,9 @@ async def test_esc_stops_the_parent_and_every_child_and_leaves_valid_histories(
     files = sorted(folder.glob("agent-*.jsonl"))
     assert len(files) == 2
     for path in files:  # each child's history was closed validly and saved
-        history = load(path).history
+        loaded = load(path)
+        assert not loaded.problems and '{"type":"subagent"' in path.read_text()
+        history = loaded.history
         check_invariant(history, at_rest=True)
         assert history[-1].role == "user" and "interrupted" in history[-1].text
     session.submit(ops.SubmitPrompt("again"))
