@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent.loop import Limits, Turn, TurnOutcome
@@ -102,7 +102,11 @@ class Child:
         self.transcript: Transcript | None = host.open_child_transcript(frame.agent_id, model_id)
         self._recorder = SessionRecorder(host.report)
         self._recorder.transcript = self.transcript
-        about = {"type": "subagent", "agent_id": frame.agent_id, "agent_type": definition.name}
+        about: dict[str, Any] = {
+            "type": "subagent",
+            "agent_id": frame.agent_id,
+            "agent_type": definition.name,
+        }
         about |= {"parent_call_id": call_id, "depth": frame.depth}
         self._recorder.write(lambda t: t.append(about))  # who this child was (load skips it)
         session = host.session
