@@ -219,6 +219,8 @@ class UpdateMapper:
                     return []  # a hook that did its job quietly, as the TUI shows it collapsed
                 said = f"{event.hook_event} hook {event.outcome}: {event.output}".strip()
                 return [update_agent_message_text(f"\n\n*{said}*\n\n")]
+            case ev.SubagentEvent():
+                return []  # the Agent call's tool_call and its final update stand for the child
             case ev.PromptBlocked():
                 text = f"A UserPromptSubmit hook blocked the prompt: {event.reason}"
                 return [update_agent_message_text(f"\n\n**eddy:** {text}\n\n")]

@@ -15,7 +15,8 @@ normalise.py (the one way an assistant message enters the history), model.py and
 anthropic_model.py (the model client; retry.py its overload retries), response_stream.py (the
 SSE reader), pricing.py, prompt.py, compact.py, context.py, preview.py, mentions.py,
 user_shell.py, paths.py, side_model.py (one-shot questions to the small fast model); and the
-packages permissions/ (pure policy), shell/ (the bash model), settings/ and sandbox/.
+packages permissions/ (pure policy), shell/ (the bash model), settings/, sandbox/ and subagents/
+(agent definitions and the child loop behind the Agent tool).
 """
 
 from typing import TYPE_CHECKING

@@ -135,6 +135,9 @@ class PermissionRequested:
     """Why this call asks although a rule or the mode would allow it (a protected file, no
     sandbox); empty for an ordinary question."""
     preview: str | None = None
+    agent: str = ""
+    """The subagent that asks (its id and type, ``"a1b2 (Explore)"``); empty for the main
+    agent. A subagent's questions go to the same user, answered by the same op."""
     type: Literal["permission_requested"] = "permission_requested"
 
 
@@ -394,6 +397,34 @@ class TurnFinished:
     type: Literal["turn_finished"] = "turn_finished"
 
 
+@dataclass(frozen=True)
+class SubagentEvent:
+    """Something a subagent did, under the Agent call that runs it.
+
+    The child's own event is ``event`` (as ``to_json`` makes it: its ``turn_id`` is the
+    child's); it changes nothing in the main conversation, so front ends show it under the
+    call ``call_id`` (Claude Code's ``parent_tool_use_id``) and the transcript skips it (the
+    child has its own). Text and thinking deltas are not forwarded.
+
+    Attributes:
+        turn_id: the main agent's turn.
+        call_id: the tool_use id of the Agent call that started the child (for a grandchild,
+            its own parent's Agent call).
+        agent_id: the child's id (its transcript is ``subagents/agent-<id>.jsonl``).
+        agent_type: the definition's name (``Explore``).
+        depth: 1 for a child of the main agent, 2 for a grandchild, ...
+        event: the child's event as a JSON-ready dict (``from_json`` restores it).
+    """
+
+    turn_id: int
+    call_id: str
+    agent_id: str
+    agent_type: str
+    depth: int
+    event: dict[str, Any]
+    type: Literal["subagent_event"] = "subagent_event"
+
+
 Event = (
     TurnStarted
     | ModelCallStarted
@@ -424,6 +455,7 @@ Event = (
     | Compacted
     | RewindFinished
     | TurnFinished
+    | SubagentEvent
 )
 
 

@@ -17,6 +17,7 @@ invariant before every model call.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -44,6 +45,12 @@ MAX_STOP_HOOK_BLOCKS = 8
 """How many times in a row Stop hooks may send the model back to work (Claude Code's cap)."""
 
 Emit = Callable[[ev.Event], None]
+
+CURRENT_TURN: contextvars.ContextVar[Turn | None] = contextvars.ContextVar(
+    "eddy_current_turn", default=None
+)
+"""The turn whose loop is running in this task: a tool it runs (the Agent tool) finds its
+parent turn here (tasks copy the context, so a nested turn shadows it only inside itself)."""
 
 _NOTICES = {
     "max_tokens": "The response was cut off at max_tokens.",
@@ -179,6 +186,16 @@ class Turn:
         self._sink: TurnSink | None = None
         self._ids: dict[str, int] = {}
         self._ids_upto = 0
+        self.parent: Turn | None = None
+        """The turn whose Agent call runs this one (a subagent's turn; None for the root).
+        Its cost also counts in every ancestor's, and its budget check is the root's."""
+
+    def root(self) -> Turn:
+        """The turn at the top of this turn's tree (itself, when it is no subagent's)."""
+        turn = self
+        while turn.parent is not None:
+            turn = turn.parent
+        return turn
 
     async def race(self, aw: Awaitable[Any]) -> Any:
         """Await ``aw`` unless the user interrupts first (then cancel it and raise).
@@ -224,6 +241,13 @@ class Turn:
         The one place where every unusual exit is caught; the history is valid after each.
         Cancellation (shutdown) is re-raised once the history is closed.
         """
+        token = CURRENT_TURN.set(self)
+        try:
+            return await self._run_caught()
+        finally:
+            CURRENT_TURN.reset(token)
+
+    async def _run_caught(self) -> TurnOutcome:
         try:
             return await self._loop()
         except TurnStopped as stop:
@@ -256,11 +280,12 @@ class Turn:
                     return outcome
                 continue
             # 3. t == T: stop, error_max_turns; the calls are not run and h is unchanged
-            t, b = self.limits.max_turns, self.limits.max_budget_usd
+            t, b = self.limits.max_turns, self.root().limits.max_budget_usd
             if t is not None and self.turns >= t:
                 raise TurnStopped("error_max_turns", f"Stopped: reached the turn limit ({t}).")
             #    the budget: total >= B and the response asks for tools: stop, without them
-            if b is not None and self.cost >= b:
+            #    (B is the whole tree's: a subagent checks its root's spend, children included)
+            if b is not None and self.root().cost >= b:
                 raise TurnStopped("error_max_budget_usd", self._budget_stop(b))
             # 4. gate and run each call; b = user[results, corrections]; h = h·a·b; t += 1
             a = self._append_assistant(a, keep_tools=True, stop=response.stop_reason)
@@ -398,6 +423,10 @@ class Turn:
         if cost is None:
             cost = cost_usd(self.spec.model, response.usage)
         self.cost += cost
+        ancestor = self.parent
+        while ancestor is not None:  # the tree's spend counts as it happens (LOOP-MODEL.md)
+            ancestor.cost += cost
+            ancestor = ancestor.parent
         self.usage = self.usage + response.usage
         self.context_tokens = response.usage.prompt_tokens + response.usage.output_tokens
         self.emit(
@@ -414,6 +443,9 @@ class Turn:
     def _budget_stop(self, b: float) -> str:
         """The notice of a budget stop, in the figures of what the cap is on."""
         lim = self.limits
+        if self.parent is not None:
+            spent = self.root().cost
+            return f"Stopped: the agents of this turn have spent ${spent:.4f} of ${b:.4f} budget."
         if not lim.budget_scope:
             return f"Stopped: spent ${self.cost:.4f} of ${b:.4f} budget."
         spent, cap = lim.spent_before + self.cost, lim.spent_before + b

@@ -353,6 +353,15 @@ def _mcp_prompt(fe: FrontEnd, name: str, arg: str) -> Awaitable[None] | None:
     return send()
 
 
+def _agents(fe: FrontEnd, arg: str) -> None:
+    from agent.subagents import agents_listing, load_agents
+
+    session = fe.session
+    host = getattr(session.ctx, "subagents", None) if session is not None else None
+    catalog = host.catalog if host is not None else load_agents(fe.workspace)
+    fe.say(agents_listing(catalog))
+
+
 def _exit(fe: FrontEnd, arg: str) -> None:
     fe.quit()
 
@@ -394,6 +403,7 @@ COMMANDS: dict[str, Command] = {
             False,
         ),
         Command("mcp", "MCP servers: state, tools; /mcp reconnect|approve|deny NAME", _mcp, True),
+        Command("agents", "list the subagent types and where each is defined", _agents, True),
         Command("exit", "quit eddy", _exit, True, False),
         Command("quit", "quit eddy", _exit, True, False),
     )

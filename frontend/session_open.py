@@ -22,6 +22,7 @@ from agent.session.core import Emit, Session
 from agent.settings.files import build_policy, load_settings
 from agent.skills import SkillGrants, load_skills, read_rules
 from agent.store.transcript import Transcript
+from agent.subagents import attach_workspace_agents
 from agent.web_search import server_search_problem, server_tools
 from frontend.claude_pickup import claude_pickup, claude_problems
 from frontend.launch import LaunchOptions
@@ -176,6 +177,7 @@ def build_session(
         strict=args.strict_mcp_config,
         headless=headless,
     )
+    attach_workspace_agents(session, settings.get("subagents"), problems)
     if transcript is not None:
         from agent.checkpoints.engine import CheckpointStore, session_checkpoint_dir
 

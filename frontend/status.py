@@ -125,6 +125,12 @@ class StatusModel:
                     self.context_tokens = event.context_tokens
             case ev.PermissionModeChanged():
                 self.mode = event.mode
+            case ev.SubagentEvent():
+                kind = event.event.get("type")
+                if kind == "tool_call_started":
+                    self.activity = f"{event.agent_type} agent: {event.event.get('name')}"
+                elif kind == "usage_updated":  # the tree's spend as it happens; the parent's
+                    self.cost += float(event.event.get("cost_usd", 0.0))  # next total has it
             case ev.Notice():
                 if is_retry_notice(event.text):  # "API overloaded, retrying (3/10) in 4 s"
                     self.activity = event.text.removesuffix(" (Esc stops)")

@@ -10,8 +10,9 @@ One JSON object per line, in the order Claude Code prints them:
   does), and corrections queued while the turn ran;
 - ``{"type": "result", ...}``: last, the outcome (``headless/run.py`` writes it).
 
-Every line but the result carries ``session_id``, ``uuid`` and ``parent_tool_use_id`` (always
-null: eddy's lines are the main agent's). eddy's own richer events (deltas, permission
+Every line but the result carries ``session_id``, ``uuid`` and ``parent_tool_use_id``: null
+for the main agent's lines, the Agent call's tool_use id for a subagent's (its assistant
+messages and tool results, as Claude Code prints them). eddy's own richer events (deltas, permission
 questions, usage) are ``--output-format eddy-events``.
 """
 
@@ -94,6 +95,8 @@ class ClaudeStream:
                 self._tool_result(event)
             case ev.HookRan():
                 self._hook_response(event)
+            case ev.SubagentEvent():
+                self._subagent(event)
             case ev.CorrectionsDelivered():
                 texts = [{"type": "text", "text": t} for t in event.texts if t.strip()]
                 if texts:
@@ -182,12 +185,37 @@ class ClaudeStream:
             }
         )
 
-    def _message(self, kind: str, message: dict[str, Any]) -> None:
+    def _subagent(self, event: ev.SubagentEvent) -> None:
+        """A child's messages, as Claude Code prints a subagent's: with the Agent call's id
+        as ``parent_tool_use_id``."""
+        inner = event.event
+        if inner.get("type") == "assistant_message":
+            message = {
+                "id": f"msg_{uuid.uuid4().hex[:24]}",
+                "type": "message",
+                "role": "assistant",
+                "model": self.model,
+                "content": inner.get("message", {}).get("content", []),
+                "stop_reason": inner.get("stop_reason"),
+                "stop_sequence": None,
+                "usage": {},
+            }
+            self._message("assistant", message, event.call_id)
+        elif inner.get("type") == "tool_call_finished":
+            block = {
+                "type": "tool_result",
+                "tool_use_id": inner.get("call_id"),
+                "content": inner.get("content"),
+                "is_error": inner.get("is_error"),
+            }
+            self._message("user", {"role": "user", "content": [block]}, event.call_id)
+
+    def _message(self, kind: str, message: dict[str, Any], parent: str | None = None) -> None:
         self._write(
             {
                 "type": kind,
                 "message": message,
-                "parent_tool_use_id": None,
+                "parent_tool_use_id": parent,
                 "session_id": self.session_id,
                 "uuid": _uuid(),
             }

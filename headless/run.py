@@ -87,6 +87,7 @@ def stderr_line(event: ev.Event, fmt: str) -> str | None:
             | ev.Compacted()
             | ev.RewindFinished()
             | ev.TurnFinished()
+            | ev.SubagentEvent()
         ):
             return None
         case _:

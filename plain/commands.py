@@ -145,8 +145,10 @@ class Commands:
         shown = sessions[:20]
         lines = ["Sessions of this project (newest first):"]
         for n, s in enumerate(shown, 1):
+            agents = f" · {s.subagents} subagents" if s.subagents else ""
             lines.append(
                 f"  {n:>2}. {first_line(s.title or s.first_prompt or '', 60)}  · {s.session_id}"
+                f"{agents}"
             )
         self.say("\n".join(lines))
 

@@ -15,6 +15,7 @@ from agent import events as ev
 from frontend import wording
 from frontend.sanitize import sanitize
 from frontend.server_blocks import server_tool_lines
+from frontend.subagents import subagent_line
 from frontend.tool_summary import (
     clip_lines,
     diff_counts,
@@ -157,6 +158,9 @@ class Renderer:
                         self.paint(f"Plan approved: eddy goes on in {event.mode} mode.", "cyan")
                     ]
                 return [self.paint("Plan rejected: eddy stays in plan mode.", "cyan")]
+            case ev.SubagentEvent():
+                line = subagent_line(event)
+                return [self.paint(line, "dim")] if line is not None else []
             case (
                 ev.ToolCallRunning()
                 | ev.PermissionRequested()
@@ -291,7 +295,9 @@ class Renderer:
         """What a permission question shows: the command, the engine's diff preview, or the
         call's input."""
         diff = event.preview
-        out = [*self.text.finish(), self.paint(f"? {event.name} needs your permission:", "bold")]
+        asker = f" (asked by the agent {sanitize(event.agent)})" if event.agent else ""
+        question = f"? {event.name} needs your permission{asker}:"
+        out = [*self.text.finish(), self.paint(question, "bold")]
         if event.warning:
             out.append(self.paint(f"  {sanitize(event.warning)}", "yellow"))
         args = event.input

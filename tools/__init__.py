@@ -23,6 +23,7 @@ TOOL_MODULES: dict[str, str] = {
     "KillShell": "tools.kill_shell",
     "AskUserQuestion": "tools.ask_user_question",
     "ExitPlanMode": "tools.exit_plan_mode",
+    "Agent": "tools.agent",
 }
 """Tool name -> module; each module exposes a ``TOOL`` instance."""
 

@@ -279,6 +279,9 @@ class ToolContext:
     shells: BackgroundShells | None = None
     dialogs: UserDialogs | None = None
     call_id: str = ""
+    """The tool_use id of the current call (set per call by ``for_call``)."""
+    subagents: Any = None
+    """The session's subagent launcher (``agent.subagents``) for the Agent tool, or None."""
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))

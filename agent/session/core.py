@@ -205,8 +205,11 @@ class Session:
         match op:
             case ops.SubmitPrompt() | ops.QueueCorrection():
                 # while a turn runs, anything typed is a correction for its next call
+                # (``@agent-<name> text``: for that running subagent)
                 if self.busy:
-                    self.corrections.add(op.text)
+                    host = self.ctx.subagents
+                    if host is None or not host.route_correction(op.text):
+                        self.corrections.add(op.text)
                 elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
                     self._spawn(run_command_prompt(self, op))  # a custom command's prompt
                 elif op.text.strip():
@@ -283,6 +286,8 @@ class Session:
         await self.hooks.aclose()
         for closer in self.on_close:
             await closer()
+        if self.ctx.subagents is not None:  # background subagents end with the session
+            await self.ctx.subagents.close()
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -464,6 +469,8 @@ class Session:
         blocks = prompt_blocks(text, self.config) + tuple(
             TextBlock(c) for c in (*context, *attached)
         )
+        if self.ctx.subagents is not None:  # background subagents that finished meanwhile
+            blocks += tuple(TextBlock(n) for n in self.ctx.subagents.take_notices())
         self.conversation.add_user(blocks)
         self._write(lambda t: t.record_history(self.history, prompt=text, delivered=delivered))
         if mark.checkpoint_id is not None:

@@ -93,6 +93,8 @@ class PermissionGate:
         self._told_no_sandbox = False
         self.hooks: HookEngine | None = None
         """The session's hooks: PreToolUse runs first, and Notification when a question waits."""
+        self.agent = ""
+        """The subagent this gate decides for (tags its questions); empty for the main one."""
         ctx.allow_outside = lambda _tool, path: path in self.approved_outside
 
     def answer(self, op: ops.AnswerPermission) -> None:
@@ -237,6 +239,7 @@ class PermissionGate:
                 rule,
                 warning,
                 preview,
+                self.agent,
             )
         )
         if self.hooks is not None:

@@ -49,6 +49,7 @@ class SessionInfo:
         created: when the session started (epoch seconds).
         forked_from: the id of the session this one was forked from.
         size: the file size in bytes.
+        subagents: how many subagent transcripts it has (``subagents/agent-<id>.jsonl``).
     """
 
     session_id: str
@@ -64,6 +65,7 @@ class SessionInfo:
     created: float | None
     forked_from: str | None
     size: int
+    subagents: int = 0
 
 
 def _new_summary(header: bytes) -> dict[str, Any]:
@@ -183,6 +185,8 @@ def _summarize(path: Path, cached: Any) -> dict[str, Any]:
 
 
 def _info(path: Path, entry: dict[str, Any]) -> SessionInfo:
+    from agent.subagents.transcripts import child_transcripts
+
     st = entry["state"]
     last = parse_timestamp(st["last_ts"] or "")
     return SessionInfo(
@@ -199,6 +203,7 @@ def _info(path: Path, entry: dict[str, Any]) -> SessionInfo:
         created=parse_timestamp(st["created"] or ""),
         forked_from=st["forked_from"],
         size=entry["size"],
+        subagents=len(child_transcripts(path)),
     )
 
 

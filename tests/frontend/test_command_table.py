@@ -40,6 +40,7 @@ SAYS: dict[str, tuple[str, str | None]] = {
     "bashes": ("/bashes", "No background shells."),
     "hooks": ("/hooks", "No hooks are configured"),
     "mcp": ("/mcp", "No MCP servers are configured"),
+    "agents": ("/agents", "Explore"),
 }
 CHECKED = sorted(n for n in COMMANDS if n not in SKIPPED_HERE)
 

@@ -97,3 +97,18 @@ def test_a_retry_after_overload_shows_in_the_status_until_the_model_answers() ->
     assert status.activity == "API overloaded, retrying (3/10) in 4 s"
     status.follow(ev.TextDelta(1, "hi"))
     assert status.activity == "responding"
+
+
+def test_a_subagents_spend_shows_as_it_happens_and_its_tool_as_the_activity() -> None:
+    status = Status("", "")
+    status.take_session(dataclasses.replace(resumed(0), total_cost=0.5))
+    status.follow(ev.TurnStarted(1, "go"))
+    status.follow(ev.UsageUpdated(1, {}, 0.1, 0.1, 10, 100))
+    child = ev.to_json(ev.UsageUpdated(1, {}, 0.2, 0.2, 10, 100))
+    status.follow(ev.SubagentEvent(1, "p1", "a1", "Explore", 1, child))
+    assert round(status.cost, 6) == 0.8  # 0.5 before, 0.1 the parent's, 0.2 the child's
+    started = ev.to_json(ev.ToolCallStarted(1, "c1", "Read", {}, "a.py"))
+    status.follow(ev.SubagentEvent(1, "p1", "a1", "Explore", 1, started))
+    assert status.activity == "Explore agent: Read"
+    status.follow(ev.UsageUpdated(1, {}, 0.1, 0.4, 10, 100))  # the turn's total has the child
+    assert round(status.cost, 6) == 0.9

@@ -82,11 +82,11 @@ async def test_slash_then_a_burst_of_help_enter_runs_help(
     app, _ = make_app(workspace, ScriptedModel([]))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
-        ran = record_commands(monkeypatch, "help", "budget")
+        ran = record_commands(monkeypatch, "help", "agents")
         app.main.prompt.focus()
         await pilot.press("/")
         await pilot.pause()
-        assert app.main.completion.labels[0] == "/bashes"  # the menu shows, sorted
+        assert app.main.completion.labels[0] == "/agents"  # the first, alphabetically
         await burst(pilot, *"help", "enter")
         assert ran == ["help"]
 

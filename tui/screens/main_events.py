@@ -102,6 +102,7 @@ class EventRouter:
                 | ev.Notice()
                 | ev.Error()
                 | ev.HookRan()
+                | ev.SubagentEvent()
             ):
                 pass  # the status model's or the conversation's alone
             case _:
@@ -179,6 +180,7 @@ class EventRouter:
             diff,
             saves=saves,
             warning=event.warning,
+            agent=event.agent,
         )
         screen.conversation.add_block(prompt)
         screen.conversation.anchor()

@@ -58,6 +58,8 @@ def session_label(info: SessionInfo, now: float) -> Content:
     ]
     if info.rewinds:
         facts.append(f"↻ {plural(info.rewinds, 'rewind')}")
+    if info.subagents:
+        facts.append(plural(info.subagents, "subagent"))
     facts.append(info.session_id[:8])
     return Content.assemble(
         (first_line(name_of(info), 200), "bold"),

@@ -22,6 +22,7 @@ from tui.widgets.conversation.user_prompt import UserPrompt
 
 if TYPE_CHECKING:
     from tui.widgets.conversation.assistant_text import AssistantText
+    from tui.widgets.conversation.subagent_block import SubagentBlock
     from tui.widgets.conversation.tool_call import ToolCallBlock
 
 MAX_BLOCKS = 160
@@ -50,6 +51,8 @@ class Conversation(VerticalScroll):
         self._clock = clock
         self.max_blocks = max_blocks
         self.tool_blocks: dict[str, ToolCallBlock] = {}
+        self.subagent_blocks: dict[str, SubagentBlock] = {}
+        """The live block of each Agent call's subagents, by the call's id."""
         self.text_block: AssistantText | None = None
         self.thinking_block: Thinking | None = None
         self.pruned = 0
@@ -90,6 +93,7 @@ class Conversation(VerticalScroll):
             call_id = getattr(widget, "call_id", None)
             if call_id is not None:
                 self.tool_blocks.pop(call_id, None)
+                self.subagent_blocks.pop(call_id, None)
         self.pruned += len(old)
         self.remove_children(old)
         text = f"… {self.pruned} earlier blocks are not shown (the session keeps them)"
@@ -191,6 +195,20 @@ class Conversation(VerticalScroll):
             self.tool_blocks[event.call_id] = block
             self.add_block(block)
         block.finish(event.status, event.content, event.is_error, event.display)
+
+    def _on_subagent_event(self, event: ev.SubagentEvent) -> None:
+        from tui.widgets.conversation.subagent_block import SubagentBlock
+
+        block = self.subagent_blocks.get(event.call_id)
+        if block is None:
+            block = SubagentBlock(event.call_id)
+            self.subagent_blocks[event.call_id] = block
+            anchor = self.tool_blocks.get(event.call_id)
+            if anchor is not None and anchor.is_attached:
+                self.mount(block, after=anchor)
+            else:
+                self.add_block(block)
+        block.follow(event)
 
     def _on_corrections_delivered(self, event: ev.CorrectionsDelivered) -> None:
         for text in event.texts:

@@ -88,9 +88,12 @@ class PermissionPrompt(Vertical, can_focus=True):
         diff: tuple[str, str] | None = None,
         saves: bool = True,
         warning: str = "",
+        agent: str = "",
     ) -> None:
         super().__init__(classes="permission")
         self.warning = warning
+        self.agent = agent
+        """The subagent that asks (empty: the main agent)."""
         self.request_id = request_id
         self.tool_name = name
         self.args = args
@@ -108,7 +111,8 @@ class PermissionPrompt(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         title = f"{self.tool_name}: {self.summary}" if self.summary else self.tool_name
         title = sanitize(title)
-        yield Static(Content.styled(f"Allow {title}?", "bold"), classes="perm-title")
+        asker = f" (asked by the agent {sanitize(self.agent)})" if self.agent else ""
+        yield Static(Content.styled(f"Allow {title}?{asker}", "bold"), classes="perm-title")
         if self.warning:
             yield Static(Content.styled(self.warning, "$warning"), classes="perm-warning")
         if self.diff is not None:

@@ -1,0 +1,326 @@
+"""A session's subagents: what the Agent tool calls (``ctx.subagents.launch``).
+
+The host holds what the whole tree shares: the definitions, the per-file locks, the
+concurrency slots, the depth cap and the running children. Limits (LOOP-MODEL.md,
+"Subagents"):
+
+- **B** is the tree's: a child's turn has the calling turn as its ``parent``, so each
+  response's cost is added to every ancestor as it happens and every agent checks the root's
+  spend after each response. At B each running agent stops at its next check; a child is not
+  started once B is reached. So the spend overshoots B by at most one response per agent
+  running when B was reached.
+- **T** is per agent (``maxTurns``); depth is capped (``max_depth``: a child at the cap is
+  not offered the Agent tool, and a call of it is refused); at most ``concurrency`` children
+  run at once at each depth (per depth, so a parent waiting for its children never holds a
+  slot they need).
+- **Esc** sets the interrupt every agent of the tree races against: each child's history is
+  closed validly by its own loop and the parent's Agent call gets an is_error result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from agent import events as ev
+from agent.loop import CURRENT_TURN, Turn, TurnOutcome
+from agent.subagents.child import Child, Frame, narrower
+from agent.subagents.definitions import MODEL_ALIASES, AgentCatalog, AgentDefinition
+from agent.subagents.locks import FileLocks
+from agent.subagents.transcripts import subagents_dir
+from tools.base import ToolContext, ToolError, ToolResult
+
+if TYPE_CHECKING:
+    from agent.session.core import Session
+    from agent.store.transcript import Transcript
+
+MAX_DEPTH = 3
+DEFAULT_CONCURRENCY = 4
+
+CURRENT_FRAME: contextvars.ContextVar[Frame | None] = contextvars.ContextVar(
+    "eddy_subagent_frame", default=None
+)
+"""The running agent's place in the tree (None: the main agent)."""
+
+
+class SubagentHost:
+    """The subagents of one session.
+
+    Args:
+        session: the session whose tools, gate, checkpoints and transcript children share.
+        catalog: the agent types.
+        concurrency: children running at once per depth.
+        max_depth: how deep children may nest (1 = children only).
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        catalog: AgentCatalog,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        max_depth: int = MAX_DEPTH,
+    ) -> None:
+        self.session = session
+        self.catalog = catalog
+        self.concurrency = max(1, concurrency)
+        self.max_depth = max_depth
+        self.locks = FileLocks()
+        self.running: dict[str, Child] = {}
+        """The children running now, by agent id."""
+        self._slots: dict[int, asyncio.Semaphore] = {}
+        self.background: dict[str, asyncio.Task[None]] = {}
+        """Background children (``run_in_background``) still running, by agent id."""
+        self.notices: list[str] = []
+        """Completions of background children the model has not read yet."""
+
+    def report(self, event: ev.Event) -> None:
+        """Where a child transcript's one failure report goes: the session's user."""
+        self.session._emit(event)
+
+    def open_child_transcript(self, agent_id: str, model: str) -> Transcript | None:
+        """A transcript ``<session>/subagents/agent-<id>.jsonl`` next to the session's."""
+        from agent.store.transcript import Transcript
+
+        main = self.session.transcript
+        if main is None or self.session.recorder.failed:
+            return None
+        folder = subagents_dir(main.path)
+        try:
+            return Transcript.create(
+                self.session.config.workspace,
+                model=model,
+                session_id=f"agent-{agent_id}",
+                directory=folder,
+            )
+        except OSError as exc:
+            text = f"Could not save the transcript of agent {agent_id}: {exc}"
+            self.session._emit(ev.Error(ev.NO_TURN, text, "transcript"))
+            return None
+
+    def _frame(self) -> Frame:
+        frame = CURRENT_FRAME.get()
+        if frame is not None:
+            return frame
+        session = self.session
+        names = frozenset(t.name for t in session.runner.tools.values())
+        return Frame("", 0, names, session.config.policy.mode)
+
+    async def launch(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run the child an Agent call asks for; its answer (and footer) is the result.
+
+        Raises:
+            ToolError: the call cannot start a child (unknown type, depth cap, budget spent,
+                not inside a turn); the message says why.
+        """
+        parent = CURRENT_TURN.get()
+        if parent is None:
+            raise ToolError("The Agent tool runs only inside a turn of the agent loop.")
+        frame = self._frame()
+        if frame.depth >= self.max_depth:
+            raise ToolError(
+                f"Subagents may nest at most {self.max_depth} deep; this agent cannot start "
+                "another one. Do the task yourself."
+            )
+        kind = str(args.get("subagent_type", ""))
+        definition = self.catalog.get(kind)
+        if definition is None:
+            known = ", ".join(self.catalog.agents)
+            raise ToolError(f"No agent type {kind!r}. Available: {known}.")
+        allowed = {n for n in frame.allowed if definition.allows(n)}
+        if frame.depth + 1 >= self.max_depth:
+            allowed.discard("Agent")
+        model = args.get("model")
+        model_id = MODEL_ALIASES.get(str(model), str(model)) if model else None
+        model_id = model_id or definition.model or parent.spec.model
+        agent_id = uuid.uuid4().hex[:12]
+        child_frame = Frame(
+            agent_id,
+            frame.depth + 1,
+            frozenset(allowed),
+            narrower(frame.mode, definition.permission_mode),
+            frame.root_call_id or ctx.call_id,
+        )
+        prompt = str(args.get("prompt", ""))
+        if args.get("run_in_background"):
+            return self._start_background(parent, ctx, child_frame, definition, model_id, prompt)
+        slots = self._slots.setdefault(child_frame.depth, asyncio.Semaphore(self.concurrency))
+        async with slots:
+            # checked once it has a slot: a child that waited for one while the tree spent
+            # B must not start (the overshoot bound counts only agents running at B)
+            root = parent.root()
+            cap = root.limits.max_budget_usd
+            if cap is not None and root.cost >= cap:
+                raise ToolError("The budget is spent; the agent was not started.")
+            token = CURRENT_FRAME.set(child_frame)
+            try:
+                child = Child(
+                    self, parent, ctx, child_frame, definition, model_id, prompt, ctx.call_id
+                )
+                self.running[agent_id] = child
+                try:
+                    outcome = await child.run(prompt)
+                finally:
+                    self.running.pop(agent_id, None)
+            finally:
+                CURRENT_FRAME.reset(token)
+        return await self._finish(child, outcome)
+
+    async def _finish(self, child: Child, outcome: TurnOutcome) -> ToolResult:
+        """The parent's result for ``child`` (its SubagentStop hooks ran as its turn's
+        ``on_stop``: agent/subagents/child.py)."""
+        definition, agent_id = child.definition, child.frame.agent_id
+        text, is_error = child.result_text(outcome)
+        display = {
+            "kind": "subagent",
+            "agent_id": agent_id,
+            "agent_type": definition.name,
+            "subtype": outcome.subtype,
+            "turns": child.turn.turns,
+            "cost_usd": child.turn.cost,
+        }
+        return ToolResult(text, is_error=is_error, display=display)
+
+    def _start_background(
+        self,
+        parent: Turn,
+        ctx: ToolContext,
+        frame: Frame,
+        definition: AgentDefinition,
+        model_id: str,
+        prompt: str,
+    ) -> ToolResult:
+        """Start a child that outlives the call: the result says so at once, and its answer
+        comes as a notice the model reads at its next call.
+
+        It is not in its parent's tree (that turn may end first): its own interrupt (the
+        session's close stops it), what was left of the budget B when it started, and its
+        cost added to the session's when it ends.
+        """
+        root = parent.root()
+        cap = root.limits.max_budget_usd
+        if cap is not None and root.cost >= cap:
+            raise ToolError("The budget is spent; the agent was not started.")
+        token = CURRENT_FRAME.set(frame)
+        try:
+            child = Child(self, parent, ctx, frame, definition, model_id, prompt, ctx.call_id)
+        finally:
+            CURRENT_FRAME.reset(token)
+        child.turn.parent = None
+        child.turn.interrupt = asyncio.Event()
+        child.turn.limits.max_budget_usd = None if cap is None else cap - root.cost
+        agent_id = frame.agent_id
+        self.running[agent_id] = child
+
+        async def run() -> None:
+            outcome = TurnOutcome("interrupted", 0, 0, 0.0, child.turn.usage)
+            try:
+                outcome = await child.run(prompt)
+            finally:
+                self.running.pop(agent_id, None)
+                self.background.pop(agent_id, None)
+                self.session.spend.total_cost += child.turn.cost
+            result = await self._finish(child, outcome)
+            self.notify(
+                f"<system-reminder>The background agent {agent_id} ({definition.name}) "
+                f"finished ({outcome.subtype}). Its report:\n{result.content}</system-reminder>"
+            )
+
+        ctx_copy = contextvars.copy_context()
+        ctx_copy.run(CURRENT_FRAME.set, frame)
+        task = asyncio.get_running_loop().create_task(run(), context=ctx_copy)
+        self.background[agent_id] = task
+        text = (
+            f"Started the {definition.name} agent {agent_id} in the background. You will be "
+            "told when it finishes; go on with other work meanwhile."
+        )
+        display = {"kind": "subagent", "agent_id": agent_id, "agent_type": definition.name}
+        return ToolResult(text, display=display | {"subtype": "background"})
+
+    def notify(self, text: str) -> None:
+        """A background completion for the model: a correction of the running turn (read at
+        its next call), else held for the next prompt."""
+        session = self.session
+        if session.busy:
+            session.corrections.add(text)
+        else:
+            self.notices.append(text)
+
+    def take_notices(self) -> list[str]:
+        """The held completions, for the next prompt (and forget them)."""
+        taken, self.notices = self.notices, []
+        return taken
+
+    def route_correction(self, text: str) -> bool:
+        """``@agent-<name or id> text`` while that child runs: queue ``text`` for the child
+        (it reads it after its current tool results). True if it went to a child."""
+        if not text.startswith("@agent-"):
+            return False
+        head, _, rest = text[len("@agent-") :].partition(" ")
+        matches = [
+            c for c in self.running.values()
+            if head in (c.frame.agent_id, c.definition.name) or c.frame.agent_id.startswith(head)
+        ]  # fmt: skip
+        if not matches or not rest.strip():
+            return False
+        child = matches[-1]
+        child.queue.append(rest.strip())
+        notice = f"Queued for the agent {child.label}: {rest.strip()}"
+        self.session._emit(ev.Notice(self.session.runner.turn_id, notice))
+        return True
+
+    async def close(self) -> None:
+        """Stop the background children (their histories are closed validly)."""
+        tasks = list(self.background.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def attach_workspace_agents(session: Session, setting: Any, problems: list[str]) -> SubagentHost:
+    """``attach_subagents`` with the workspace's definitions and the ``subagents`` setting
+    (``{"maxConcurrency": 4}``); what cannot be used is added to ``problems``."""
+    from agent.subagents.definitions import load_agents
+
+    catalog = load_agents(session.config.workspace)
+    problems.extend(f"agents: {p}" for p in catalog.problems)
+    concurrency = DEFAULT_CONCURRENCY
+    if isinstance(setting, dict) and "maxConcurrency" in setting:
+        value = setting["maxConcurrency"]
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            concurrency = value
+        else:
+            problems.append("subagents.maxConcurrency: expected a whole number >= 1; ignored.")
+    elif setting is not None and not isinstance(setting, dict):
+        problems.append('subagents: expected an object such as {"maxConcurrency": 4}; ignored.')
+    return attach_subagents(session, catalog, concurrency=concurrency)
+
+
+def attach_subagents(
+    session: Session,
+    catalog: AgentCatalog,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    max_depth: int = MAX_DEPTH,
+) -> SubagentHost:
+    """Give ``session`` its subagents: the Agent tool (if it has one) lists ``catalog``'s
+    types and launches through the returned host. Call it before the first prompt (the
+    tools block must stay byte-stable after it)."""
+    from tools.agent import AgentTool
+
+    host = SubagentHost(session, catalog, concurrency=concurrency, max_depth=max_depth)
+    session.ctx.subagents = host
+    if "Agent" in session.runner.tools:
+        tool = AgentTool([(d.name, d.description, d.tools) for d in catalog.agents.values()])
+        session.runner.tools["Agent"] = tool
+        session.runner.tools["Task"] = tool  # resumed transcripts may call the old name
+        for i, param in enumerate(session.spec.tools):
+            if param.get("name") == "Agent":
+                session.spec.tools[i] = {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.input_schema,
+                }
+    return host
