@@ -162,31 +162,47 @@ def _need(module: str, extra: str, what: str) -> None:
         raise _config(f"{what} needs the {extra} extra: pip install 'eddy[{extra}]'")
 
 
-class _KeyHelper:
-    """SDK middleware for ``apiKeyHelper``: puts the helper's key on every request and, after
-    a 401, runs the helper once more and sends the request again with the new key."""
+class _KeyHelperTransport:
+    """The HTTP transport under the SDK client for ``apiKeyHelper``: puts the helper's key on
+    every request and, after a 401, runs the helper once more and sends the request again with
+    the new key. A transport (the SDK's HTTP library's own extension point, the same in httpx
+    and httpx2) rather than SDK middleware, which only some SDK versions have."""
 
-    def __init__(self, command: str, key: str) -> None:
+    def __init__(self, inner: Any, command: str, key: str) -> None:
+        self.inner = inner
         self.command = command
         self.key = key
 
-    async def __call__(self, request: Any, call_next: Any) -> Any:
+    async def handle_async_request(self, request: Any) -> Any:
         import asyncio
 
-        response = await call_next(self._with_key(request))
+        self._with_key(request)
+        response = await self.inner.handle_async_request(request)
         if response.status_code != 401:
             return response
         fresh = await asyncio.to_thread(run_api_key_helper, self.command)
         if fresh == self.key:
             return response
         self.key = fresh
-        await response.close()
-        return await call_next(self._with_key(request))
+        await response.aclose()
+        self._with_key(request)
+        return await self.inner.handle_async_request(request)
 
-    def _with_key(self, request: Any) -> Any:
-        headers = {**request.headers, "Authorization": f"Bearer {self.key}"}
-        headers.pop("X-Api-Key", None)
-        return request.copy(headers=headers)
+    def _with_key(self, request: Any) -> None:
+        # the SDK sends the key as x-api-key (before 2.0) or as a bearer token (2.x)
+        if request.headers.get("authorization", "").lower().startswith("bearer "):
+            request.headers["Authorization"] = f"Bearer {self.key}"
+        else:
+            request.headers["X-Api-Key"] = self.key
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _sdk_http(anthropic: Any) -> Any:
+    """The HTTP library the installed SDK uses (httpx2 from 2.0, httpx before)."""
+    base = anthropic._base_client
+    return getattr(base, "httpx2", None) or base.httpx
 
 
 def make_client(kwargs: dict[str, Any]) -> Any:
@@ -223,7 +239,9 @@ def make_client(kwargs: dict[str, Any]) -> Any:
         key = run_api_key_helper(_api_key_helper)
         kwargs.pop("auth_token", None)
         kwargs["api_key"] = key
-        kwargs["middleware"] = [_KeyHelper(_api_key_helper, key)]
+        http = _sdk_http(anthropic)
+        transport = _KeyHelperTransport(http.AsyncHTTPTransport(), _api_key_helper, key)
+        kwargs["http_client"] = anthropic.DefaultAsyncHttpxClient(transport=transport)  # type: ignore[arg-type]
     if chosen == "anthropic":
         return anthropic.AsyncAnthropic(**kwargs)
     for name in ("api_key", "auth_token"):
@@ -238,17 +256,33 @@ def make_client(kwargs: dict[str, Any]) -> Any:
 def _bedrock(anthropic: Any, kwargs: dict[str, Any]) -> Any:
     _need("botocore", "bedrock", "Amazon Bedrock (CLAUDE_CODE_USE_BEDROCK)")
     kwargs.pop("base_url", None)  # ANTHROPIC_BEDROCK_BASE_URL, read by the client
-    if _flag("CLAUDE_CODE_SKIP_BEDROCK_AUTH"):
-        kwargs["api_key"] = "unused"  # a gateway signs the request: no AWS signature
     if not (os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")):
         raise _config("Amazon Bedrock needs a region: set AWS_REGION (e.g. us-east-1).")
+    bearer = os.environ.get("AWS_BEARER_TOKEN_BEDROCK") or None
+    unsigned = bearer is not None or _flag("CLAUDE_CODE_SKIP_BEDROCK_AUTH")
+    cls = _unsigned_bedrock(anthropic, bearer) if unsigned else anthropic.AsyncAnthropicBedrock
     try:
-        return anthropic.AsyncAnthropicBedrock(
+        client = cls(
             aws_region=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION"),
             **kwargs,
         )
     except ValueError as exc:
         raise _config(f"Amazon Bedrock: {exc}") from None
+    client.bearer_token = bearer
+    return client
+
+
+def _unsigned_bedrock(anthropic: Any, bearer: str | None) -> Any:
+    """The Bedrock client without its AWS signature: a Bedrock API key
+    (``AWS_BEARER_TOKEN_BEDROCK``, sent as a bearer token) or a gateway that signs itself
+    (``CLAUDE_CODE_SKIP_BEDROCK_AUTH``)."""
+
+    class UnsignedBedrock(anthropic.AsyncAnthropicBedrock):  # type: ignore[misc,name-defined]
+        async def _prepare_request(self, request: Any) -> None:
+            if bearer is not None:
+                request.headers["Authorization"] = f"Bearer {bearer}"
+
+    return UnsignedBedrock
 
 
 def _vertex(anthropic: Any, kwargs: dict[str, Any]) -> Any:
