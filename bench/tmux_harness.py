@@ -94,7 +94,7 @@ def time_startup(
         if prepare is not None:
             env = prepare(cwd)
         start = time.perf_counter()
-        tmux = Tmux(f"eddy-bench-{n}", command, env, cwd)
+        tmux = Tmux(f"eddy-bench-{os.getpid()}-{n}", command, env, cwd)
         try:
             tmux.wait_for(ready)
             frames.append(time.perf_counter() - start)
