@@ -8,7 +8,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import select
 import signal
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -247,6 +249,44 @@ def with_piped_prompt(prompt: str | None, piped: str) -> str | None:
     return piped
 
 
+def stdin_is_piped() -> bool:
+    """Whether stdin is a pipe or a regular file (``cat log | eddy -p``, ``eddy -p < f``):
+    only those are read for a prompt. A terminal is the user's, and an inherited socket or
+    character device (a test harness, cron with stdin left open) may never reach its end."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # closed, or replaced by a non-file
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+
+
+STDIN_FIRST_DATA_WAIT = 3.0
+"""Seconds a pipe may stay silent before eddy goes on without it (Claude Code's 3 s): a pipe
+left open by a parent that never writes must not hang ``eddy -p``."""
+
+
+def read_piped_stdin(wait: float = STDIN_FIRST_DATA_WAIT) -> str:
+    """The text piped into stdin ("" unless ``stdin_is_piped``). A pipe that brings neither
+    data nor its end within ``wait`` seconds is left alone, with a warning; once data comes,
+    it is read to its end. Bytes that are not UTF-8 (a binary log) become U+FFFD."""
+    if not stdin_is_piped():
+        return ""
+    fd = sys.stdin.fileno()
+    if stat.S_ISFIFO(os.fstat(fd).st_mode):
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            print(
+                f"Warning: no stdin data received in {wait:g}s, proceeding without it "
+                "(redirect stdin from /dev/null to skip the wait).",
+                file=sys.stderr,
+            )
+            return ""
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
 def reattach_keyboard() -> bool:
     """Make the terminal stdin again after a pipe was read (``echo x | eddy``), so the app
     reads keys; False when there is no controlling terminal to open."""
@@ -267,7 +307,7 @@ def _interactive_from_pipe(options: LaunchOptions) -> LaunchOptions:
     """``echo "explain this" | eddy``: the piped text is the first prompt. With the screen a
     terminal the app starts with it (keys read from the terminal); otherwise there is no one
     to type, so it runs as ``eddy -p``."""
-    piped = sys.stdin.read()
+    piped = read_piped_stdin()
     prompt = with_piped_prompt(options.prompt, piped)
     if sys.stdout.isatty() and reattach_keyboard():
         return options.replace(prompt=prompt)
@@ -308,8 +348,10 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
         options = _interactive_from_pipe(options)
     if options.print_mode:
         prompt = options.prompt
-        if (prompt is None or prompt == "-") and not sys.stdin.isatty():
-            prompt = sys.stdin.read()
+        if prompt == "-" and not sys.stdin.isatty():
+            prompt = sys.stdin.read()  # asked for by name: read whatever stdin is
+        else:  # cat log | eddy -p "explain": the pipe follows the prompt, as Claude Code does
+            prompt = with_piped_prompt(prompt, read_piped_stdin())
         if not prompt or not prompt.strip():
             print('eddy -p needs a prompt: eddy -p "fix the failing test"', file=sys.stderr)
             return 2
