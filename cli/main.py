@@ -53,6 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="accepted for scripts written for claude -p: stream-json always prints every message",
     )
+    p.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="with -p --output-format stream-json: also the raw API stream events as they "
+        "come (stream_event lines, as claude -p prints them)",
+    )
     p.add_argument("--max-turns", type=int, default=None, help="stop after N tool turns")
     p.add_argument("--max-budget-usd", type=float, default=None, help="stop at this spend")
     p.add_argument("--model", default=None, help=f"the model (default {DEFAULT_MODEL})")
@@ -197,6 +203,8 @@ def parse_launch(argv: Sequence[str] | None = None) -> LaunchOptions:
         raise UsageError("eddy: --rewind and --checkpoints need --resume ID")
     if ns.acp and (ns.print_mode or ns.plain or ns.demo or ns.prompt is not None):
         raise UsageError("eddy: --acp takes no prompt and no -p, --plain or --demo")
+    if ns.include_partial_messages and not (ns.print_mode and ns.output_format == "stream-json"):
+        raise UsageError("eddy: --include-partial-messages needs -p --output-format stream-json")
     fields = {f.name for f in dataclasses.fields(LaunchOptions)}
     values = {k: v for k, v in vars(ns).items() if k in fields}
     values.update(
