@@ -91,6 +91,9 @@ class ResponseAccumulator:
             msg = f"The response stream failed mid-way ({kind}: {detail}). Send a message to retry."
             raise ModelError("stream_error", msg, 200)
         kind = event.get("type", name)
+        raw = getattr(self.sink, "raw_event", None)
+        if raw is not None:  # an optional sink method: headless stream-json's stream_event
+            raw(event)
         if kind == "message_start":
             message = _usage(event.get("message"))
             self.usage = dict(_usage(message.get("usage")))

@@ -8,7 +8,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import select
 import signal
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,6 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--verbose",
         action="store_true",
         help="accepted for scripts written for claude -p: stream-json always prints every message",
+    )
+    p.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="with -p --output-format stream-json: also the raw API stream events as they "
+        "come (stream_event lines, as claude -p prints them)",
     )
     p.add_argument("--max-turns", type=int, default=None, help="stop after N tool turns")
     p.add_argument("--max-budget-usd", type=float, default=None, help="stop at this spend")
@@ -195,6 +203,8 @@ def parse_launch(argv: Sequence[str] | None = None) -> LaunchOptions:
         raise UsageError("eddy: --rewind and --checkpoints need --resume ID")
     if ns.acp and (ns.print_mode or ns.plain or ns.demo or ns.prompt is not None):
         raise UsageError("eddy: --acp takes no prompt and no -p, --plain or --demo")
+    if ns.include_partial_messages and not (ns.print_mode and ns.output_format == "stream-json"):
+        raise UsageError("eddy: --include-partial-messages needs -p --output-format stream-json")
     fields = {f.name for f in dataclasses.fields(LaunchOptions)}
     values = {k: v for k, v in vars(ns).items() if k in fields}
     values.update(
@@ -247,6 +257,44 @@ def with_piped_prompt(prompt: str | None, piped: str) -> str | None:
     return piped
 
 
+def stdin_is_piped() -> bool:
+    """Whether stdin is a pipe or a regular file (``cat log | eddy -p``, ``eddy -p < f``):
+    only those are read for a prompt. A terminal is the user's, and an inherited socket or
+    character device (a test harness, cron with stdin left open) may never reach its end."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # closed, or replaced by a non-file
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+
+
+STDIN_FIRST_DATA_WAIT = 3.0
+"""Seconds a pipe may stay silent before eddy goes on without it (Claude Code's 3 s): a pipe
+left open by a parent that never writes must not hang ``eddy -p``."""
+
+
+def read_piped_stdin(wait: float = STDIN_FIRST_DATA_WAIT) -> str:
+    """The text piped into stdin ("" unless ``stdin_is_piped``). A pipe that brings neither
+    data nor its end within ``wait`` seconds is left alone, with a warning; once data comes,
+    it is read to its end. Bytes that are not UTF-8 (a binary log) become U+FFFD."""
+    if not stdin_is_piped():
+        return ""
+    fd = sys.stdin.fileno()
+    if stat.S_ISFIFO(os.fstat(fd).st_mode):
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            print(
+                f"Warning: no stdin data received in {wait:g}s, proceeding without it "
+                "(redirect stdin from /dev/null to skip the wait).",
+                file=sys.stderr,
+            )
+            return ""
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
 def reattach_keyboard() -> bool:
     """Make the terminal stdin again after a pipe was read (``echo x | eddy``), so the app
     reads keys; False when there is no controlling terminal to open."""
@@ -267,7 +315,7 @@ def _interactive_from_pipe(options: LaunchOptions) -> LaunchOptions:
     """``echo "explain this" | eddy``: the piped text is the first prompt. With the screen a
     terminal the app starts with it (keys read from the terminal); otherwise there is no one
     to type, so it runs as ``eddy -p``."""
-    piped = sys.stdin.read()
+    piped = read_piped_stdin()
     prompt = with_piped_prompt(options.prompt, piped)
     if sys.stdout.isatty() and reattach_keyboard():
         return options.replace(prompt=prompt)
@@ -308,8 +356,10 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
         options = _interactive_from_pipe(options)
     if options.print_mode:
         prompt = options.prompt
-        if (prompt is None or prompt == "-") and not sys.stdin.isatty():
-            prompt = sys.stdin.read()
+        if prompt == "-" and not sys.stdin.isatty():
+            prompt = sys.stdin.read()  # asked for by name: read whatever stdin is
+        else:  # cat log | eddy -p "explain": the pipe follows the prompt, as Claude Code does
+            prompt = with_piped_prompt(prompt, read_piped_stdin())
         if not prompt or not prompt.strip():
             print('eddy -p needs a prompt: eddy -p "fix the failing test"', file=sys.stderr)
             return 2

@@ -37,6 +37,8 @@ class LaunchOptions:
     """The first prompt (with -p: the whole task)."""
     print_mode: bool = False
     output_format: str = "text"
+    include_partial_messages: bool = False
+    """With stream-json: also Claude Code's ``stream_event`` lines (the raw API events)."""
     max_turns: int | None = None
     max_budget_usd: float | None = None
     model: str = DEFAULT_MODEL

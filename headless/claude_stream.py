@@ -8,6 +8,8 @@ One JSON object per line, in the order Claude Code prints them:
   (text, thinking and tool_use blocks, the API's shapes);
 - ``{"type": "user", "message": {...}}``: each tool result (one line per result, as Claude Code
   does), and corrections queued while the turn ran;
+- ``{"type": "stream_event", "event": {...}}``: with ``--include-partial-messages``, each raw
+  API stream event of the main agent as it arrives (before its ``assistant`` line);
 - ``{"type": "result", ...}``: last, the outcome (``headless/run.py`` writes it).
 
 Every line but the result carries ``session_id``, ``uuid`` and ``parent_tool_use_id``: null
@@ -129,6 +131,19 @@ class ClaudeStream:
                 pass  # errors go to stderr (headless/run.py); the outcome is the result line
             case _:
                 assert_never(event)
+
+    def stream_event(self, event: dict[str, Any]) -> None:
+        """Claude Code's ``stream_event`` line (``--include-partial-messages``): one raw
+        Messages API stream event of the main agent, as it arrived."""
+        self._write(
+            {
+                "type": "stream_event",
+                "event": event,
+                "parent_tool_use_id": None,
+                "session_id": self.session_id,
+                "uuid": _uuid(),
+            }
+        )
 
     def result(self, result: dict[str, Any]) -> None:
         """Write the closing result line (``headless.run.result_object``), with Claude Code's

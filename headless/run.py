@@ -19,12 +19,14 @@ from typing import Any, assert_never
 
 from agent import events as ev
 from agent import ops
+from agent.model import ModelRequest
 from agent.session.core import Session
 from frontend.launch import LaunchOptions
 from frontend.server_blocks import server_tool_lines
 from frontend.session_open import SessionSetupError, build_session
 from frontend.termination import INTERRUPT_CODES, handle_termination
 from headless.claude_stream import ClaudeStream
+from headless.model_tap import TappedModel
 
 
 def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) -> dict[str, Any]:
@@ -164,6 +166,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         return 2
     for problem in problems:
         print(f"eddy: {problem}", file=sys.stderr)
+    model = _tap_model(session, claude if args.include_partial_messages else None)
     from frontend.pickup import pickup_line
 
     picked = pickup_line(session.config.picked_up)
@@ -190,6 +193,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     last = finished[-1]
     status = session.status()
     result = result_object(last, status.session_id, duration)
+    result["duration_api_ms"] = model.api_ms
     result["num_turns"] = status.turns
     # this run's spend, as --max-budget-usd counts it (a resumed session's earlier spend is
     # in its transcript), like Claude Code's print mode
@@ -210,6 +214,21 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     if last.subtype == "interrupted":
         return signals.code or 130
     return 0 if last.subtype == "success" else 1
+
+
+def _tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
+    """Put a timing wrapper round the session's model (``duration_api_ms``); with ``claude``
+    it also gets the main agent's raw stream events (``--include-partial-messages``)."""
+
+    def is_main(request: ModelRequest) -> bool:
+        # a subagent has its own system prompt; compaction's sink is no TurnSink
+        return request.system == session.spec.system
+
+    on_raw = claude.stream_event if claude is not None else None
+    model = TappedModel(session.model, on_raw, is_main)
+    session.model = model
+    session.compactor.model = model  # its calls are API time too
+    return model
 
 
 def run_headless(args: LaunchOptions, prompt: str, *, exit_process: bool = False) -> int:

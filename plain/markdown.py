@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from frontend.partial_markdown import close_partial
 from frontend.sanitize import sanitize
 from plain.style import Painter
 
@@ -103,11 +104,25 @@ class MarkdownStream:
             out.extend(self._line(line))
         return out
 
-    def finish(self) -> list[str]:
-        """Everything held back (the end of a message): the half line, an unclosed block."""
-        out = self._line(self._partial) if self._partial else []
-        self._partial = ""
+    def finish(self, *, interrupted: bool = False) -> list[str]:
+        """Everything held back (the end of a message): the half line, an unclosed block.
+
+        Args:
+            interrupted: the answer was cut short (Esc): close what it left open, as the TUI
+                does (frontend/partial_markdown.py), so a half line shows ``**bold`` as bold
+                and an open code block ends with its fence, not with raw markers.
+        """
+        partial, self._partial = self._partial, ""
+        if interrupted and partial and self._fence is None:
+            # only the half line is still unprinted; its closers are all that can matter now
+            partial = close_partial(partial).rstrip("\n")
+            if _FENCE.match(partial.split("\n")[0]) and "\n" in partial:
+                # a fence opened on the half line and closed by close_partial
+                return [self.paint(ln, "dim") for ln in partial.split("\n")]
+        out = self._line(partial) if partial else []
         out.extend(self._flush_code())
+        if interrupted and self._fence is not None:
+            out.append(self.paint(self._fence, "dim"))  # the block ends here, visibly
         self._fence = None
         return out
 

@@ -214,7 +214,8 @@ class Renderer:
         return [*self.text.finish(), self.paint(f"error: {sanitize(event.message)}", "red", "bold")]
 
     def _on_interrupted(self, event: ev.Interrupted) -> list[str]:
-        return [*self.text.finish(), self.paint("■ interrupted: the model stopped", "yellow")]
+        lines = self.text.finish(interrupted=True)
+        return [*lines, self.paint("■ interrupted: the model stopped", "yellow")]
 
     def _on_compacted(self, event: ev.Compacted) -> list[str]:
         line = wording.compaction_line(event)

@@ -3,7 +3,9 @@ as Claude Code users pipe it (``echo "explain this" | eddy``)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
 from importlib import metadata
 from pathlib import Path
 
@@ -68,3 +70,51 @@ def test_piped_text_in_a_terminal_is_the_apps_first_prompt_and_keys_still_work(
     pane.type("and again")  # the keyboard reaches the app although stdin was a pipe
     pane.keys("Enter")
     pane.wait(lambda s: "Second answer." in s, "the answer to a typed prompt", timeout=60)
+
+
+def test_print_mode_joins_piped_text_after_its_prompt(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    fake_api.push(Reply([text("A timeout.")]))
+    out = eddy(fake_api, tmp_path, "-p", "explain", stdin="ERROR: timed out\n", timeout=90)
+    assert out.returncode == 0, out.stderr
+    assert first_prompt(fake_api).startswith("explain\n\nERROR: timed out")
+    assert out.stdout == "A timeout.\n"
+
+
+def test_print_mode_joins_a_redirected_file(fake_api: FakeAnthropic, tmp_path: Path) -> None:
+    log = tmp_path / "build.log"
+    log.write_bytes(b"line one\nbad byte \xff here\n")
+    fake_api.push(Reply([text("Read it.")]))
+    with log.open("rb") as f:
+        out = eddy(fake_api, tmp_path, "-p", "summarise", stdin_from=f, timeout=90)
+    assert out.returncode == 0, out.stderr
+    assert first_prompt(fake_api).startswith("summarise\n\nline one\nbad byte \ufffd here")
+
+
+def test_print_mode_does_not_wait_on_a_socket_left_open_as_stdin(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    # a harness's inherited stdin that never ends: reading it would hang eddy -p forever
+    fake_api.push(Reply([text("Hi.")]))
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        out = eddy(fake_api, tmp_path, "-p", "hello", stdin_from=theirs, timeout=90)
+    assert out.returncode == 0, out.stderr
+    assert first_prompt(fake_api) == "hello"
+
+
+def test_print_mode_goes_on_without_a_pipe_that_stays_silent(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    # a parent that holds the pipe open and never writes: after 3 s eddy goes on without it
+    fake_api.push(Reply([text("Hi.")]))
+    read_end, write_end = os.pipe()
+    try:
+        out = eddy(fake_api, tmp_path, "-p", "hello", stdin_from=read_end, timeout=90)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert out.returncode == 0, out.stderr
+    assert first_prompt(fake_api) == "hello"
+    assert "no stdin data received" in out.stderr

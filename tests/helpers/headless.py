@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.fakes.fake_api import FakeAnthropic
 
@@ -17,9 +18,11 @@ def eddy(
     key: bool = True,
     timeout: float = 60,
     stdin: str | None = None,
+    stdin_from: Any = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run the installed ``eddy`` with ``args`` in ``cwd`` against ``fake``; its output
-    (``stdin``: text piped in; None leaves this process's stdin)."""
+    (``stdin``: text piped in; ``stdin_from``: a file or descriptor to inherit as stdin;
+    neither: /dev/null, so eddy never waits on whatever stdin pytest was given)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env["ANTHROPIC_BASE_URL"] = fake.base_url
     if key:
@@ -34,4 +37,5 @@ def eddy(
         text=True,
         timeout=timeout,
         input=stdin,
+        stdin=stdin_from if stdin_from is not None or stdin is not None else subprocess.DEVNULL,
     )

@@ -131,3 +131,36 @@ def test_plain_never_imports_textual():
     code = f"import sys, {modules}\nprint('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _interrupted(deltas: list[str], color: bool = False) -> list[str]:
+    """What line mode prints for an answer streamed as ``deltas`` and then stopped by Esc."""
+    return render([*(ev.TextDelta(1, d) for d in deltas), ev.Interrupted(1)], color=color)
+
+
+def test_an_interrupted_code_block_is_closed_with_its_fence():
+    lines = _interrupted(["Here:\n```python\nx = 1\ny = ", "2"])
+    assert lines == [
+        "Here:",
+        "```python",
+        "x = 1",
+        "y = 2",
+        "```",
+        "■ interrupted: the model stopped",
+    ]
+
+
+def test_an_interrupted_half_line_shows_bold_and_code_closed():
+    assert _interrupted(["Done. The **important", " part"])[0] == "Done. The important part"
+    coloured = _interrupted(["- an **important", " item"], color=True)[0]
+    assert coloured == "• an \x1b[1mimportant item\x1b[0m"
+    assert _interrupted(["run `make", " test"], color=True)[0] == "run \x1b[36mmake test\x1b[0m"
+
+
+def test_an_interrupted_fence_on_the_half_line_is_closed():
+    assert _interrupted(["Look:\n```s", "h"])[:3] == ["Look:", "```sh", "```"]
+
+
+def test_a_finished_answer_is_not_closed_by_the_renderer():
+    lines = render([ev.TextDelta(1, "a **b")])  # the message ended so: shown as written
+    assert lines == ["a **b"]

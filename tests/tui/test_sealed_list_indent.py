@@ -52,3 +52,64 @@ async def test_the_sealed_forty_items_keep_their_indent() -> None:
             lines[n + 1]
             == " " * column + "It then moves on to the next part of the plan without delay."
         )
+
+
+LONG_ITEM = " ".join(f"word{n}" for n in range(80))
+"""One source line much wider than the screen."""
+
+
+async def _sealed_screen_lines(text: str, width: int) -> list[str]:
+    """The sealed answer's lines as painted at ``width`` (render_line, as the screen asks)."""
+    app = AnswerApp()
+    async with app.run_test(size=(width, 30)) as pilot:
+        answer = AssistantText()
+        await app.query_one(VerticalScroll).mount(answer)
+        answer.add(text)
+        answer.finish()
+        while not answer.finished:
+            await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        sealed = answer.sealed
+        assert sealed is not None and sealed.materialized
+        return [sealed.render_line(y).text.rstrip() for y in range(sealed.size.height)]
+
+
+async def test_a_long_list_item_wraps_under_its_text_once_sealed() -> None:
+    filler = "".join(f"- short item {i} of the list before the long one\n" for i in range(70))
+    text = f"Intro.\n\n{filler}- {LONG_ITEM}\n12. no: a numbered one\n\nThe end.\n"
+    assert len(text) > SEAL_CHARS
+    lines = await _sealed_screen_lines(text, 60)
+    first = next(n for n, line in enumerate(lines) if line.startswith("• word0 "))
+    wrapped = []
+    for line in lines[first + 1 :]:
+        if not line.startswith("  word"):
+            break
+        wrapped.append(line)
+    assert len(wrapped) >= 8  # 80 words of 6-7 characters at 58 columns
+    assert all(len(line) <= 60 for line in [lines[first], *wrapped])
+    joined = " ".join([lines[first][2:], *(line[2:] for line in wrapped)])
+    assert joined == LONG_ITEM  # nothing lost or doubled at the wraps
+
+
+async def test_a_numbered_items_long_line_hangs_under_its_number() -> None:
+    filler = "".join(f"{i}. a short step of the plan, one of many\n" for i in range(1, 80))
+    text = f"Plan.\n\n{filler}80. {LONG_ITEM}\n\nDone.\n"
+    assert len(text) > SEAL_CHARS
+    lines = await _sealed_screen_lines(text, 70)
+    first = next(n for n, line in enumerate(lines) if line.startswith("80. word0 "))
+    assert lines[first + 1].startswith("    word") and lines[first + 2].startswith("    word")
+
+
+def test_hanging_lines_name_where_each_line_starts_in_the_paragraph() -> None:
+    from textual.content import Content
+
+    from tui.widgets.conversation.hanging import hanging_lines
+
+    paragraph = Content(f"  • {LONG_ITEM}")
+    parts = hanging_lines(paragraph, 40)
+    assert len(parts) > 5
+    for part, dx in parts:  # selection maps a drawn column x to paragraph column x + dx
+        drawn = part.plain
+        assert paragraph.plain[4 + dx : 4 + dx + len(drawn) - 4] == drawn[4:]
+    assert hanging_lines(Content("plain text " * 10), 40) == [(Content("plain text " * 10), 0)]

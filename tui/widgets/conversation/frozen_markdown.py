@@ -24,6 +24,7 @@ from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
 
+from tui.widgets.conversation.hanging import hang_of, hanging_lines
 from tui.widgets.conversation.markdown_content import estimate_height, markdown_to_content
 
 
@@ -36,6 +37,29 @@ def _on_line(strip: Strip, y: int) -> Strip:
         offset = style.meta.get("offset") if style is not None else None
         if style is not None and offset is not None:
             style = style + Style.from_meta({"offset": (offset[0], y)})
+            segment = Segment(segment.text, style, segment.control)
+        segments.append(segment)
+    return Strip(segments, strip.cell_length)
+
+
+def _height(paragraph: Content, width: int, rules: Any) -> int:
+    """The screen lines of a paragraph too long for ``width``: with its hanging indent."""
+    if hang_of(paragraph.plain, width):
+        return len(hanging_lines(paragraph, width))
+    return paragraph.get_height(rules, width)
+
+
+def _shifted(strip: Strip, dx: int) -> Strip:
+    """``strip`` with ``dx`` added to the x of its selection offsets: a wrapped line drawn
+    under a hanging indent starts ``dx`` characters into its paragraph."""
+    if not dx:
+        return strip
+    segments = []
+    for segment in strip:
+        style = segment.style
+        offset = style.meta.get("offset") if style is not None else None
+        if style is not None and offset is not None:
+            style = style + Style.from_meta({"offset": (offset[0] + dx, offset[1])})
             segment = Segment(segment.text, style, segment.control)
         segments.append(segment)
     return Strip(segments, strip.cell_length)
@@ -79,7 +103,7 @@ class _Piece:
             for paragraph in self.paragraphs:
                 starts.append(line)  # most lines fit: no need to wrap them
                 fits = paragraph.cell_length <= width
-                line += 1 if fits else paragraph.get_height(rules, width)
+                line += 1 if fits else _height(paragraph, width, rules)
             starts.append(line)
             self.starts = (width, starts)
         return self.starts[1]
@@ -213,7 +237,14 @@ class FrozenMarkdown(Widget):
         strips = piece.strips.get(line)
         if strips is None:
             paragraph = piece.paragraphs[line] if line >= 0 else Content("")
-            strips = Visual.to_strips(self, paragraph, width, None, style)
+            if paragraph.cell_length > width and hang_of(paragraph.plain, width):
+                strips = [
+                    _shifted(strip, dx)
+                    for part, dx in hanging_lines(paragraph, width)
+                    for strip in Visual.to_strips(self, part, width, None, style)
+                ]
+            else:
+                strips = Visual.to_strips(self, paragraph, width, None, style)
             piece.strips[line] = strips
         if not self.materialized:
             return strips
