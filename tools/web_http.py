@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -68,6 +69,46 @@ def is_private_host(host: str) -> bool:
     return ip.is_loopback or ip.is_private or ip.is_link_local
 
 
+_DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
+"""The dots IDNA reads as label separators (as httpx and browsers do): a host written with
+one must be judged as the host it names."""
+_LABEL = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?")
+
+
+def canonical_host(host: str) -> str | None:
+    """The one spelling of ``host`` that both the permission rules and the fetch use: lower
+    case, IDNA (punycode) ASCII, no trailing dot; an IP address in its compact form. None when
+    it is not a host name (``%``, ``\\``, ``;`` in it, empty labels, ...).
+
+    Why: ``example.com.``, ``EXAMPLE.com``, ``example\u3002com`` and ``xn--...`` name the same
+    host as their plain spelling, so a ``WebFetch(domain:...)`` rule compared as raw text could
+    be stepped around (a deny rule missed, an allow rule matched by a host that is not it).
+    """
+    host = host.strip().strip("[]").translate(_DOTS)
+    if host.endswith("."):
+        host = host[:-1]
+    try:
+        return ipaddress.ip_address(host).compressed
+    except ValueError:
+        pass
+    try:
+        ascii_host = host.encode("idna").decode("ascii").lower()
+    except (UnicodeError, ValueError):
+        return None
+    labels = ascii_host.split(".")
+    if len(ascii_host) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
+        return None
+    return ascii_host
+
+
+def url_host(url: str) -> str:
+    """The canonical host of ``url`` (see :func:`canonical_host`), or "" if it has none."""
+    try:
+        return canonical_host(urlsplit(url.strip()).hostname or "") or ""
+    except ValueError:
+        return ""
+
+
 def normalise_url(raw: str) -> str:
     """The URL to fetch: checked, and upgraded to https unless the host is private.
 
@@ -84,7 +125,17 @@ def normalise_url(raw: str) -> str:
         raise ToolError(f"{url} is not a fully-formed http or https URL (e.g. https://host/path)")
     if parts.username or parts.password:
         raise ToolError("URLs with a user name or password in them are not fetched")
-    if parts.scheme == "http" and not is_private_host(parts.hostname):
+    host = canonical_host(parts.hostname)
+    try:
+        port = parts.port
+    except ValueError:
+        port, host = None, None
+    if host is None:
+        raise ToolError(f"{url} does not name a valid host")
+    # the fetch goes to the very host the rules judged (url_host), nothing httpx reads otherwise
+    netloc = f"[{host}]" if ":" in host else host
+    parts = parts._replace(netloc=netloc + (f":{port}" if port is not None else ""))
+    if parts.scheme == "http" and not is_private_host(host):
         parts = parts._replace(scheme="https")
     return urlunsplit(parts)
 

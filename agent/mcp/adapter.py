@@ -9,6 +9,7 @@ hints from a program eddy does not control. A ``readOnlyHint`` only makes the ca
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -33,9 +34,20 @@ def tool_name(server: str, tool: str) -> str:
     return f"mcp__{api_name(server)}__{api_name(tool)}"[:MAX_NAME]
 
 
+MAX_SCHEMA_CHARS = 32_000
+"""A server's schema longer than this (as JSON) is not sent: one server must not flood every
+request (or push it past the API's size limit); the server still checks the arguments."""
+
+
 def input_schema(schema: Any) -> dict[str, Any]:
     """The server's schema, as an object schema the API accepts."""
     if not isinstance(schema, dict) or schema.get("type") != "object":
+        return {"type": "object", "properties": {}}
+    try:
+        size = len(json.dumps(schema))
+    except (TypeError, ValueError, RecursionError):
+        size = MAX_SCHEMA_CHARS + 1  # not JSON: not sent either
+    if size > MAX_SCHEMA_CHARS:
         return {"type": "object", "properties": {}}
     return schema
 

@@ -10,6 +10,7 @@ arguments in order (the last takes the rest of the line) and sends the result as
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,6 +21,14 @@ Line = tuple[str, str]
 
 DOWN = ("failed", "needs-auth", "stopped")
 
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _inert(text: str) -> str:
+    """A server's text with no control character left: the listing is printed as it is by
+    line mode, and an ESC in a tool name or an error would be a terminal sequence."""
+    return _CONTROLS.sub("", text)
+
 
 def listing(manager: McpManager) -> list[Line]:
     """Every server with its state, tools, prompts and resources."""
@@ -27,17 +36,17 @@ def listing(manager: McpManager) -> list[Line]:
     for conn in manager.connections.values():
         c = conn.config
         where = c.command if c.kind == "stdio" else c.url
-        state = conn.state + (f" ({conn.reason})" if conn.reason else "")
+        state = conn.state + (f" ({_inert(conn.reason)})" if conn.reason else "")
         if c.kind != "stdio":
             from agent.mcp.oauth import has_tokens
 
             state += ", logged in (/mcp logout)" if has_tokens(c) else ""
         lines.append(f"  {conn.name}  [{c.scope}, {c.kind}: {where}]  {state}")
         if conn.tools:
-            names = ", ".join(t.name for t in conn.tools)
+            names = ", ".join(_inert(t.name) for t in conn.tools)
             lines.append(f"      tools: {names}")
         if conn.prompts:
-            names = ", ".join(f"/mcp__{conn.name}__{p.name}" for p in conn.prompts)
+            names = ", ".join(f"/mcp__{conn.name}__{_inert(p.name)}" for p in conn.prompts)
             lines.append(f"      prompts: {names}")
         if conn.resources:
             lines.append(f"      resources: {len(conn.resources)} (@{conn.name}:URI attaches one)")

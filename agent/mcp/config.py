@@ -36,6 +36,8 @@ SCOPES: tuple[Scope, ...] = ("user", "project", "local", "flag")
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+MAX_SERVER_NAME = 48
+"""Room in a 64-character tool name for ``mcp__``, the server, ``__`` and some of the tool."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,15 @@ def parse_entry(
     where = f"{source}: mcpServers.{name}"
     if not _NAME.match(name):
         problems.append(f"{where}: a server name may hold only letters, digits, _ and -.")
+        return None
+    # The permission rules read a tool's server from its name, mcp__<server>__<tool>: a
+    # server named "github__x" would have its tools match the rules of a server "github", and
+    # one too long would leave no "__" in its (64-character) tool names for a deny rule to see.
+    if "__" in name or len(name) > MAX_SERVER_NAME:
+        problems.append(
+            f"{where}: a server name may not hold '__' nor be longer than {MAX_SERVER_NAME} "
+            "characters (its tools' names would read as another server's); ignored."
+        )
         return None
     if not isinstance(entry, dict):
         problems.append(f"{where}: expected an object; ignored.")

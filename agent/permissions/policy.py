@@ -67,13 +67,13 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlparse
 
 from agent.permissions.paths import path_rule, protected_reason, spec_matches_path
 from agent.permissions.wildcard import is_wildcard, match_words
 from agent.shell import parser as shellparse
 from agent.shell.words import ShellParseError, Word
 from tools.base import ResolvedPath, Tool, ToolContext, ToolError
+from tools.web_http import canonical_host, url_host
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
 Verdict = Literal["allow", "ask", "deny"]
@@ -262,8 +262,10 @@ class Rule:
         """Specifiers that are neither commands nor paths: ``domain:`` for a url argument."""
         if self.specifier is None or not self.specifier.startswith("domain:"):
             return False
-        host = (urlparse(str(args.get("url", ""))).hostname or "").lower()
-        domain = self.specifier[len("domain:") :].strip().lower()
+        # both sides in the one spelling the fetch uses (tools/web_http.py canonical_host)
+        host = url_host(str(args.get("url", "")))
+        raw = self.specifier[len("domain:") :].strip().lower()
+        domain = canonical_host(raw) or raw
         return bool(host) and (host == domain or host.endswith("." + domain))
 
     def matches(self, name: str, args: dict[str, Any], ctx: ToolContext | None = None) -> bool:
@@ -413,7 +415,7 @@ class Policy:
             r.specifier is not None and r.matches_args("WebFetch", args) for r in self.allow
         ):
             return Decision("allow")
-        host = (urlparse(str(args.get("url", ""))).hostname or "").lower()
+        host = url_host(str(args.get("url", "")))
         if not host:
             return Decision("allow")  # not a URL: the tool says so, fetching nothing
         return Decision("ask", f"WebFetch of {host} needs permission.", f"WebFetch(domain:{host})")

@@ -203,6 +203,14 @@ class SubagentHost:
         cap = root.limits.max_budget_usd
         if cap is not None and root.cost >= cap:
             raise ToolError("The budget is spent; the agent was not started.")
+        # the concurrency cap holds for background children too: they take no slot (they
+        # outlive the call), so without this one response could start any number of them
+        if len(self.background) >= self.concurrency:
+            raise ToolError(
+                f"{len(self.background)} background agents are already running (at most "
+                f"{self.concurrency}); the agent was not started. Wait for one to finish, or "
+                "run this one in the foreground."
+            )
         token = CURRENT_FRAME.set(frame)
         try:
             child = Child(self, parent, ctx, frame, definition, model_id, prompt, ctx.call_id)
