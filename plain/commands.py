@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent import ops
 from frontend.commands import BUILTINS, Kind, custom_commands, run_command
+from frontend.sanitize import sanitize
 from frontend.wording import rewind_undoes
 from plain.questions import Question, rewind_mode
 from plain.render import first_line
@@ -85,7 +86,8 @@ class Commands:
     def say(self, text: str, kind: Kind = "hint", *styles: str) -> None:
         paint = self.app.paint
         chosen = styles or STYLES.get(kind, (kind,))
-        self.app.printer.lines(paint(line, *chosen) for line in text.split("\n"))
+        # sanitised: command output carries outside text (a server's tool names, file names)
+        self.app.printer.lines(paint(sanitize(line), *chosen) for line in text.split("\n"))
 
     def send(self, prompt: str) -> None:
         self.app.send(prompt, echo=True)

@@ -35,8 +35,15 @@ if TYPE_CHECKING:
     from agent.store.transcript import Transcript
     from agent.subagents.host import SubagentHost
 
-MODE_RANK = {"plan": 0, "default": 1, "acceptEdits": 2, "bypassPermissions": 3}
-"""Permission modes from the narrowest; a child gets the narrower of its parent's and its own."""
+MODE_RANK = {
+    "plan": 0.0,
+    "dontAsk": 0.5,
+    "default": 1.0,
+    "acceptEdits": 2.0,
+    "bypassPermissions": 3.0,
+}
+"""Permission modes from the narrowest; a child gets the narrower of its parent's and its own.
+dontAsk (what would ask is refused) allows less than default and more than plan."""
 
 
 def narrower(parent: str, child: str | None) -> str:

@@ -119,3 +119,13 @@ async def test_background_children_count_against_the_concurrency_cap(tmp_path: P
     assert [r.is_error for r in results] == [False, False, True, True, True]
     assert all("already running" in str(r.content) for r in results[2:])
     await session.close()
+
+
+def test_a_child_never_gets_a_wider_mode_than_dontask_allows() -> None:
+    from agent.subagents.child import narrower
+
+    assert narrower("dontAsk", "plan") == "plan"  # plan stays plan under a dontAsk parent
+    assert narrower("dontAsk", "bypassPermissions") == "dontAsk"
+    assert narrower("dontAsk", "default") == "dontAsk"
+    assert narrower("default", "dontAsk") == "dontAsk"  # narrower than asking
+    assert narrower("plan", "dontAsk") == "plan"
