@@ -20,6 +20,8 @@ from acp_agent.client_fs import EditorFiles, offers_files
 from acp_agent.client_terminal import EditorTerminal, offers_terminal
 from acp_agent.commands import available_commands, run_slash
 from acp_agent.live import LiveSession
+from acp_agent.mcp_servers import CAPABILITIES as MCP_CAPABILITIES
+from acp_agent.mcp_servers import mcp_config_text
 from acp_agent.prompts import attachments_dir, prompt_text
 from acp_agent.updates import MODE_NAMES, plan_entries
 from agent import events as ev
@@ -91,6 +93,7 @@ class EddyAgent:
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
+                mcp_capabilities=MCP_CAPABILITIES,
                 prompt_capabilities=schema.PromptCapabilities(
                     image=True, audio=False, embedded_context=True
                 ),
@@ -114,10 +117,10 @@ class EddyAgent:
         workspace = Path(cwd).expanduser().resolve()
         if not workspace.is_dir():
             raise RequestError.invalid_params({"cwd": f"{cwd} is not a directory"})
+        editor_mcp, mcp_problems = mcp_config_text(mcp_servers)
         if mcp_servers:
-            # MCP is not in eddy yet: say so in the log, run without them
             names = [getattr(s, "name", "?") for s in mcp_servers]
-            log.info("ignoring MCP servers from the client (no MCP support yet): %s", names)
+            log.info("starting the client's MCP servers: %s", names)
         live = LiveSession(self.conn, workspace)
         args = self.options.replace(
             cwd=workspace,
@@ -127,11 +130,16 @@ class EddyAgent:
             session_id=None,
             add_dirs=(*self.options.add_dirs, attachments_dir(workspace)),
         )
+        if editor_mcp is not None:  # the editor's servers: no approval, the same manager
+            args = args.replace(mcp_config=(*args.mcp_config, editor_mcp))
         model: Model | None = self.model_factory() if self.model_factory else None
         try:
             session, problems = build_session(args, live.emit, headless=False, model=model)
         except SessionSetupError as exc:
             raise RequestError.invalid_params({"sessionId": str(exc)}) from exc
+        problems += mcp_problems
+        if editor_mcp is not None and session.mcp is not None:
+            session.mcp.wait_before_first_call()  # the editor expects them on the first prompt
         live.start(session)
         if offers_files(self.client_capabilities):
             # reads see the editor's unsaved buffers; changes go through it (checkpointed)

@@ -28,7 +28,7 @@ from plain.permission import ask_permission
 from plain.printer import Printer
 from plain.questions import Question, Questions
 from plain.render import Renderer
-from plain.session_setup import folder_trusted, open_session
+from plain.session_setup import ask_mcp_approval, folder_trusted, open_session
 from plain.signals import catch_sigint, catch_termination
 from plain.status import Status
 from plain.style import Painter, color_wanted
@@ -326,6 +326,7 @@ class PlainApp:
         if not await folder_trusted(self) or not await self.open_session():
             self.printer.flush()
             return 1
+        await ask_mcp_approval(self)
         if not self.interactive:
             catch_sigint(self)
         catch_termination(self)

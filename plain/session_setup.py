@@ -82,6 +82,36 @@ async def folder_trusted(app: PlainApp) -> bool:
     return True
 
 
+async def ask_mcp_approval(app: PlainApp) -> None:
+    """Before the first prompt: the project's new MCP servers (agent/mcp/ask.py), as a
+    numbered question; the answer is remembered and approved servers start at once. Line
+    mode fed from a pipe is not asked (they wait for /mcp approve)."""
+    from agent.mcp.ask import RISK, answer, options, title, unanswered
+
+    session = app.session
+    if session is None or not app.interactive:
+        return
+    workspace = session.config.workspace
+    names = unanswered(session.mcp, workspace)
+    if not names:
+        return
+    choices = options(names)
+    app.say(title(names), "bold")
+    app.say(RISK, "yellow")
+    for i, (_key, label) in enumerate(choices, 1):
+        app.say(f"  {i}. {label}")
+    app.say("Choose 1-3 (anything else: continue without, ask again next time)", "bold")
+    try:
+        reply = (await app.input.read()).strip()
+    except EOFError:
+        reply = ""
+    if reply not in ("1", "2", "3"):
+        app.say("MCP: continuing without the project's new servers.", "cyan")
+        return
+    for line in answer(session.mcp, workspace, names, choices[int(reply) - 1][0]):
+        app.say(line, "cyan")
+
+
 def build_session(
     args: LaunchOptions, emit: Callable[[ev.Event], None], model: Any
 ) -> tuple[Any, list[str]]:

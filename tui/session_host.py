@@ -214,6 +214,7 @@ class SessionHost:
         self._warming = False
         main.connect = self._warm_up
         main.attach(session)
+        self._ask_mcp_approval(session)
         if app.args.prompt:
             prompt, app.args = app.args.prompt, app.args.replace(prompt=None)
             main.send(prompt)
@@ -221,6 +222,27 @@ class SessionHost:
             app.set_timer(WARM_UP_DELAY, self._warm_up)
         else:
             gc.freeze()  # start-up is over (with the SDK: once it is imported)
+
+    def _ask_mcp_approval(self, session: Any) -> None:
+        """The project's new MCP servers: ask once (a modal over the ready screen)."""
+        from agent.mcp.ask import unanswered
+
+        names = unanswered(session.mcp, session.config.workspace)
+        if not names:
+            return
+        from tui.screens.mcp_approval import McpApprovalScreen
+
+        def answered(choice: Any) -> None:
+            from agent.mcp.ask import answer
+
+            if choice is None:
+                self.app.main.say("MCP: continuing without the project's new servers.")
+            else:
+                for line in answer(session.mcp, session.config.workspace, names, choice):
+                    self.app.main.say(line)
+            self.app.main.prompt.focus()
+
+        self.app.push_screen(McpApprovalScreen(names), answered)
 
     def _warm_up(self) -> None:
         """Make the SDK client in a thread (once per session); the screen sends what waits

@@ -3,8 +3,9 @@
 A repository can name any program as an MCP server, so, as Claude Code does, eddy starts a
 project's servers only after the user said yes to each, once per project; the answer is kept
 in the user's data directory (``mcp-approvals.json``: ``{"<project>": {"approved": [...],
-"denied": [...]}}``). User, local and ``--mcp-config`` servers are the user's own and start
-without asking; ``eddy -p`` starts project servers without asking (nobody could answer).
+"denied": [...], "all": true}}``, ``all`` approving the project's future servers too). User,
+local and ``--mcp-config`` servers are the user's own and start without asking; ``eddy -p``
+starts project servers without asking (nobody could answer).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def approvals_path() -> Path:
     return data_dir() / APPROVALS_FILE
 
 
-def _load() -> dict[str, dict[str, list[str]]]:
+def _load() -> dict[str, dict[str, object]]:
     try:
         data = json.loads(approvals_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -37,10 +38,14 @@ def _key(workspace: Path) -> str:
 def answer_of(workspace: Path, name: str) -> bool | None:
     """True (approved), False (denied) or None (not asked yet) for server ``name``."""
     entry = _load().get(_key(workspace), {})
-    if name in entry.get("approved", []):
+    if not isinstance(entry, dict):
+        return None
+    if name in _names(entry, "approved"):
         return True
-    if name in entry.get("denied", []):
+    if name in _names(entry, "denied"):
         return False
+    if entry.get("all") is True:  # "use this and all future servers of this project"
+        return True
     return None
 
 
@@ -55,9 +60,30 @@ def remember(workspace: Path, name: str, approved: bool) -> None:
     data = _load()
     entry = data.setdefault(_key(workspace), {"approved": [], "denied": []})
     for kind in ("approved", "denied"):
-        entry[kind] = [n for n in entry.get(kind, []) if n != name]
-    entry["approved" if approved else "denied"].append(name)
+        entry[kind] = [n for n in _names(entry, kind) if n != name]
+    _names(entry, "approved" if approved else "denied").append(name)
     write_json_file(approvals_path(), data)
+
+
+def remember_all(workspace: Path) -> None:
+    """Approve every server ``workspace``'s project names, now and in future (those denied
+    by name stay denied).
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    from agent.settings.edit import write_json_file
+
+    data = _load()
+    data.setdefault(_key(workspace), {"approved": [], "denied": []})["all"] = True
+    write_json_file(approvals_path(), data)
+
+
+def _names(entry: dict[str, object], kind: str) -> list[str]:
+    names = entry.get(kind)
+    if not isinstance(names, list):
+        names = entry[kind] = []
+    return names
 
 
 def needs_approval(config: ServerConfig) -> bool:

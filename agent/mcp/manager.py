@@ -117,6 +117,11 @@ class McpManager:
         self._approved = lambda c: c.name == name or base(c)
         self.start_server(name)
 
+    def wait_before_first_call(self) -> None:
+        """Make the first model call wait until every server finished starting (as ``-p``:
+        an editor that named servers expects their tools on its first prompt)."""
+        self._wait_first = True
+
     def start(self) -> None:
         """Start every approved server in the background; returns at once."""
         if not self.connections:

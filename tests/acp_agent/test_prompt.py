@@ -133,7 +133,7 @@ async def test_stdout_carries_only_protocol_lines_and_logs_go_to_stderr(
     fake_api: FakeAnthropic, workspace: Path
 ) -> None:
     """The raw stdout of ``eddy --acp``: every line a JSON-RPC 2.0 message; the log line about
-    the client's MCP servers (not supported yet) is on stderr; eddy's fd 1 itself is its stderr
+    the client's MCP servers is on stderr; eddy's fd 1 itself is its stderr
     (so a stray print cannot corrupt the stream: the protocol has its own copy of stdout)."""
     fake_api.push(
         Reply([tool_use("toolu_1", "Bash", {"command": FDS})], "tool_use"),
@@ -178,7 +178,7 @@ async def test_stdout_carries_only_protocol_lines_and_logs_go_to_stderr(
         lines.append(json.loads(raw))
     assert all(m.get("jsonrpc") == "2.0" for m in lines)
     assert any(m.get("method") == "session/update" for m in lines)
-    assert b"ignoring MCP servers" in err and b"files" in err
+    assert b"the client's MCP servers" in err and b"files" in err
     assert proc.returncode == 0
     result = fake_api.requests[1]["messages"][-1]["content"][0]["content"]
     fd1, fd2 = str(result).split()[:2]

@@ -118,3 +118,13 @@ async def test_a_denied_project_server_stays_off(tmp_path: Path) -> None:
         assert mgr.connections["proj"].state == "needs-approval"
     finally:
         await mgr.aclose()
+
+
+def test_all_future_servers_keep_those_denied_by_name(tmp_path: Path) -> None:
+    from agent.mcp.approval import answer_of, remember, remember_all
+
+    remember(tmp_path, "no", False)
+    assert answer_of(tmp_path, "new") is None
+    remember_all(tmp_path)
+    assert answer_of(tmp_path, "new") is True and answer_of(tmp_path, "no") is False
+    assert answer_of(tmp_path / "elsewhere", "new") is None  # per project
