@@ -95,8 +95,11 @@ async def test_the_same_files_act_once_the_folder_is_trusted(
     h.type("y" + ENTER)
     await h.idle()
     assert h.app.session is not None and h.app.session.config.policy.mode == "acceptEdits"
+    await h.printed("Choose 1-3")  # the project's MCP server is asked about, once trusted
+    h.type("3" + ENTER)  # continue without it
+    await h.printed("MCP: not using planted")
     h.type("hi" + ENTER)
     await h.event(ev.TurnFinished)
     assert (markers / "hook").exists()  # the planted hook runs: the files do steer, once trusted
-    assert not (markers / "mcp").exists()  # a project server still waits for /mcp approve
+    assert not (markers / "mcp").exists()  # a project server starts only when approved
     assert await h.exit() == 0
