@@ -31,6 +31,9 @@ SESSION_END_MAX_S = 5.0
 """SessionEnd hooks may hold up eddy's exit this long at most (then they are killed)."""
 IDLE_NOTIFY_S = 60.0
 """Seconds of waiting for the user before the ``idle_prompt`` Notification (Claude Code's)."""
+END_REASONS = ("clear", "logout", "prompt_input_exit", "other")
+"""SessionEnd's reasons (Claude Code's): /clear; a logout (eddy has none); the user quit at the
+prompt (/exit, Ctrl+D, Ctrl+C twice); anything else (a signal, end of piped input, /resume)."""
 OUTPUT_EXCERPT_CHARS = 300
 _PATH_KEYS = ("file_path", "path", "notebook_path")
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
@@ -77,6 +80,8 @@ class HookEngine:
         """SessionStart output waiting for the next prompt (it joins that user message)."""
         self.started = False
         """SessionStart ran for this session."""
+        self.start_source = "startup"
+        """SessionStart's source for a session that resumes nothing (``clear`` after /clear)."""
         self.idle_seconds = IDLE_NOTIFY_S
         self.on_halt: Callable[[str], None] | None = None
         """Called when a tool event's hook returns ``continue: false`` (``ToolRunner.halt``)."""
@@ -249,8 +254,8 @@ class HookEngine:
         return taken
 
     async def session_end(self, reason: str) -> None:
-        """SessionEnd (clear, logout, prompt_input_exit, other): it cannot block, and it may
-        delay the exit by :data:`SESSION_END_MAX_S` at most."""
+        """SessionEnd (:data:`END_REASONS`): it cannot block, and it may delay the exit by
+        :data:`SESSION_END_MAX_S` at most."""
         if not self.has("SessionEnd"):
             return
         work = self.run("SessionEnd", reason, {"reason": reason}, ev.NO_TURN)
@@ -268,7 +273,7 @@ class HookEngine:
             to it as text blocks.
         """
         if not self.started:
-            await self.session_start("resume" if resumed else "startup")
+            await self.session_start("resume" if resumed else self.start_source)
         verdict = await self.user_prompt_submit(prompt)
         if verdict.stop:
             return verdict.stop_reason or "A UserPromptSubmit hook stopped eddy.", []
