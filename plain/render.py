@@ -168,6 +168,7 @@ class Renderer:
                 | ev.QuestionsAsked()
                 | ev.PlanReviewRequested()
                 | ev.UsageUpdated()
+                | ev.HookStarted()  # its HookRan line says it ran
             ):
                 return []  # the toolbar's (plain/status.py) or the question's
             case _:
