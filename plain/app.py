@@ -90,6 +90,7 @@ class PlainApp:
         self.end_reason = "other"
         """SessionEnd's reason at exit: ``prompt_input_exit`` when the user quit at the prompt."""
         self.workspace = Path(args.cwd or Path.cwd()).resolve()
+        self.renderer.workspace = self.workspace
         self._exit = False
         self._default = ""
         self._ctrl_c_at: float | None = None
