@@ -78,7 +78,7 @@ def attached_image_lines(prompt: str, workspace: Path) -> list[str]:
     not a readable image gets no chip (the engine attaches a note instead)."""
     from agent.prompt_images import image_paths
 
-    lines = []
+    lines: list[str] = []
     for path in image_paths(prompt, workspace):
         size = _image_size(path)
         if size is not None:
