@@ -262,6 +262,7 @@ class UpdateMapper:
                 | ev.PermissionResolved()
                 | ev.Interrupted()
                 | ev.TurnFinished()
+                | ev.HookStarted()
             ):
                 return []
             case _:

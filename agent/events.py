@@ -264,6 +264,25 @@ class Error:
 
 
 @dataclass(frozen=True)
+class HookStarted:
+    """A hook handler started (agent/hooks): stream-json's ``hook_started`` system message.
+    Its :class:`HookRan` follows with the same ``hook_id``.
+
+    Attributes:
+        hook_event: the event it runs for (PreToolUse, Stop, ...).
+        command: its command line; ``source`` the settings file that defined it.
+        hook_id: this run's id (its HookRan has it too).
+    """
+
+    turn_id: int
+    hook_event: str
+    command: str
+    source: str
+    hook_id: str
+    type: Literal["hook_started"] = "hook_started"
+
+
+@dataclass(frozen=True)
 class HookRan:
     """A hook handler ran (agent/hooks): shown collapsed in the TUI, as a line in line mode,
     as a ``hook_response`` system message in stream-json, and saved in the transcript.
@@ -272,9 +291,13 @@ class HookRan:
         hook_event: the event it ran for (PreToolUse, Stop, ...).
         command: its command line; ``source`` the settings file that defined it.
         exit_code: its exit status, or None (timed out, could not start, killed).
-        outcome: ``success``, ``blocked`` (exit 2 or a deny/block decision), ``error``.
+        outcome: ``success``, ``blocked`` (exit 2 or a deny/block decision), ``error``,
+            ``cancelled`` (Esc killed it).
         decision: what it decided (allow, deny, ask, block), if anything.
         output: a short excerpt of what it printed (stdout, else stderr) or its error.
+        hook_id: this run's id (its HookStarted's).
+        suppressed: its JSON said ``suppressOutput: true``: its stdout is not shown or kept
+            (``stdout`` and ``output`` leave it out); the views show only that it ran.
     """
 
     turn_id: int
@@ -288,6 +311,8 @@ class HookRan:
     stdout: str
     stderr: str
     duration_ms: int
+    hook_id: str = ""
+    suppressed: bool = False
     type: Literal["hook_ran"] = "hook_ran"
 
 
@@ -447,6 +472,7 @@ Event = (
     | TodosUpdated
     | Notice
     | Error
+    | HookStarted
     | HookRan
     | PromptBlocked
     | Interrupted

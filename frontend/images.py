@@ -72,6 +72,20 @@ def pasted_images(text: str, base: Path) -> list[PastedImage] | None:
     return found
 
 
+def attached_image_lines(prompt: str, workspace: Path) -> list[str]:
+    """The chips of the images a sent prompt attaches (agent.prompt_images finds the same
+    files), for line mode to print under it: ``[image 1: shot.png 640x480]``; a file that is
+    not a readable image gets no chip (the engine attaches a note instead)."""
+    from agent.prompt_images import image_paths
+
+    lines: list[str] = []
+    for path in image_paths(prompt, workspace):
+        size = _image_size(path)
+        if size is not None:
+            lines.append(PastedImage(path, *size).chip(len(lines) + 1))
+    return lines
+
+
 def image_result_line(display: dict[str, Any]) -> str:
     """A Read of an image, in one line: ``Read image 640x480 (image/png, 12.0 KB)``."""
     size = display.get("size")

@@ -66,6 +66,8 @@ class LaunchOptions:
     fork_session: bool = False
     session_id: str | None = None
     """The id for a new session (or for the fork)."""
+    cleared: bool = False
+    """This new session replaces one the user cleared (/clear): SessionStart's source ``clear``."""
     rewind: int | None = None
     code_only: bool = False
     conversation_only: bool = False
@@ -86,14 +88,17 @@ class LaunchOptions:
         resume: str | None = None,
         fork_session: bool = False,
         session_id: str | None = None,
+        cleared: bool = False,
     ) -> LaunchOptions:
-        """The same options opening another session: a new one by default."""
+        """The same options opening another session: a new one by default (``cleared``: the
+        one /clear opens)."""
         return dataclasses.replace(
             self,
             continue_=continue_,
             resume=resume,
             fork_session=fork_session,
             session_id=session_id,
+            cleared=cleared,
         )
 
     def replace(self, **changes: object) -> LaunchOptions:

@@ -165,6 +165,8 @@ def build_session(
         emit(event)
 
     session = Session(config, model, tools, emit_ending_grants if skills.found else emit, ctx)
+    if args.cleared:  # SessionStart says how this session began
+        session.hooks.start_source = "clear"
     session.runner.result_note = lambda tool, args: (
         memory.note_for(tool, args) + grants.note_for(tool, args)
     )

@@ -152,6 +152,7 @@ class StatusModel:
                 | ev.Interrupted()
                 | ev.SessionRenamed()
                 | ev.HookRan()
+                | ev.HookStarted()
                 | ev.PromptBlocked()
             ):
                 pass

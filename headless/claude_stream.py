@@ -95,6 +95,8 @@ class ClaudeStream:
                 self._assistant(event)
             case ev.ToolCallFinished():
                 self._tool_result(event)
+            case ev.HookStarted():
+                self._hook_started(event)
             case ev.HookRan():
                 self._hook_response(event)
             case ev.SubagentEvent():
@@ -181,20 +183,37 @@ class ClaudeStream:
             )
         self._message("user", {"role": "user", "content": [block]})
 
+    def _hook_started(self, event: ev.HookStarted) -> None:
+        """Claude Code's ``system`` / ``hook_started`` line: a hook began; its
+        ``hook_response`` follows with the same ``hook_id``."""
+        self._write(
+            {
+                "type": "system",
+                "subtype": "hook_started",
+                "hook_id": event.hook_id,
+                "hook_name": event.command,
+                "hook_event": event.hook_event,
+                "session_id": self.session_id,
+                "uuid": _uuid(),
+            }
+        )
+
     def _hook_response(self, event: ev.HookRan) -> None:
-        """Claude Code's ``system`` / ``hook_response`` line for one hook run."""
+        """Claude Code's ``system`` / ``hook_response`` line for one hook run (outcome
+        ``success``, ``error`` or ``cancelled``; a block is Claude Code's ``error``)."""
+        outcome = event.outcome if event.outcome in ("success", "cancelled") else "error"
         self._write(
             {
                 "type": "system",
                 "subtype": "hook_response",
-                "hook_id": _uuid(),
+                "hook_id": event.hook_id or _uuid(),
                 "hook_name": event.command,
                 "hook_event": event.hook_event,
                 "output": event.output,
                 "stdout": event.stdout,
                 "stderr": event.stderr,
                 "exit_code": event.exit_code,
-                "outcome": "success" if event.outcome == "success" else "error",
+                "outcome": outcome,
                 "session_id": self.session_id,
                 "uuid": _uuid(),
             }

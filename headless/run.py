@@ -82,6 +82,7 @@ def stderr_line(event: ev.Event, fmt: str) -> str | None:
             | ev.TodosUpdated()
             | ev.Notice()
             | ev.HookRan()
+            | ev.HookStarted()
             | ev.PromptBlocked()
             | ev.Interrupted()
             | ev.PermissionModeChanged()

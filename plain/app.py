@@ -87,7 +87,10 @@ class PlainApp:
         self.event_hook = event_hook
         self.session: Any = None
         self.exit_code = 0
+        self.end_reason = "other"
+        """SessionEnd's reason at exit: ``prompt_input_exit`` when the user quit at the prompt."""
         self.workspace = Path(args.cwd or Path.cwd()).resolve()
+        self.renderer.workspace = self.workspace
         self._exit = False
         self._default = ""
         self._ctrl_c_at: float | None = None
@@ -267,13 +270,14 @@ class PlainApp:
         """Build the session (a new one with ``fresh``); False if that failed (said why)."""
         return open_session(self, fresh=fresh)
 
-    async def close_session(self) -> None:
-        """Stop the running turn, close the model's connection and the transcript."""
+    async def close_session(self, reason: str = "other") -> None:
+        """Stop the running turn, close the model's connection and the transcript (``reason``:
+        SessionEnd's)."""
         session, self.session = self.session, None
         if session is None:
             return
         self.printer.lines(self.renderer.finish_text())
-        await session.close()  # the model, the transcript, the checkpoint store
+        await session.close(reason)  # the model, the transcript, the checkpoint store
         self.questions.clear()
 
     def send(self, text: str, *, echo: bool = False) -> None:
@@ -338,13 +342,15 @@ class PlainApp:
                 try:
                     text = await self.input.read(default)
                 except EOFError:
+                    if not self._exit and self.interactive:  # Ctrl+D (or Ctrl+C twice)
+                        self.end_reason = "prompt_input_exit"
                     if not self._exit and not self.interactive:
                         await self._finish_input()
                     break
                 await self.dispatch(text)
         finally:
             last = self.session.status() if self.session is not None else None
-            await self.close_session()
+            await self.close_session(self.end_reason)
             await self.status_script.close()
             for task in list(self._tasks):
                 task.cancel()

@@ -113,7 +113,7 @@ class Commands:
         app = self.app
         old = app.session
         saved = old.status().session_id if old is not None and old.status().saved else None
-        await app.close_session()
+        await app.close_session("clear")
         if await app.open_session(fresh=True):
             note = f" The previous one is saved: eddy --resume {saved}" if saved else ""
             self.say(f"New session: the conversation is empty.{note}", "notice")
@@ -211,6 +211,7 @@ class Commands:
         return None
 
     def quit(self) -> None:
+        self.app.end_reason = "prompt_input_exit"  # SessionEnd's reason
         self.app.request_exit()
 
     # -- /rewind --------------------------------------------------------------------------

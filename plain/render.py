@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import assert_never
 
 from agent import events as ev
@@ -98,6 +99,8 @@ class Renderer:
         self.queue: tuple[str, ...] = ()
         self.echo_next: str | None = None
         """The prompt the user just typed (already on screen): TurnStarted does not echo it."""
+        self.workspace: Path | None = None
+        """Where relative image paths in a prompt start (the app's workspace)."""
         self._thinking = False
         self._previewed: set[str] = set()
         """Calls whose diff was shown with their permission question (not shown again)."""
@@ -168,6 +171,7 @@ class Renderer:
                 | ev.QuestionsAsked()
                 | ev.PlanReviewRequested()
                 | ev.UsageUpdated()
+                | ev.HookStarted()  # its HookRan line says it ran
             ):
                 return []  # the toolbar's (plain/status.py) or the question's
             case _:
@@ -181,9 +185,17 @@ class Renderer:
     def _on_turn_started(self, event: ev.TurnStarted) -> list[str]:
         self._thinking = False
         expected, self.echo_next = self.echo_next, None
-        if event.prompt == expected:
-            return []
-        return [self.paint("› ", "bold") + sanitize(event.prompt).replace("\n", "\n  ")]
+        lines = (
+            []
+            if event.prompt == expected
+            else [self.paint("› ", "bold") + sanitize(event.prompt).replace("\n", "\n  ")]
+        )
+        if self.workspace is not None:  # the images it attaches, as the TUI's chips
+            from frontend.images import attached_image_lines  # Pillow: only when needed
+
+            chips = attached_image_lines(event.prompt, self.workspace)
+            lines += [self.paint(sanitize(chip), "cyan") for chip in chips]
+        return lines
 
     def _on_model_call_started(self, event: ev.ModelCallStarted) -> list[str]:
         self._thinking = False

@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 
 
 def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
-    """Open ``app``'s session (a new one with ``fresh``); False if that failed (said why).
+    """Open ``app``'s session (a new one with ``fresh``, /clear's); False if that failed (said why).
 
     Says what a resumed session holds and why a resume failed; the toolbar shows the session.
     """
-    if fresh:
-        app.args = app.args.opening()
+    if fresh:  # /clear
+        app.args = app.args.opening(cleared=True)
     model = app.model_factory() if app.model_factory is not None else None
     try:
         session, problems = build_session(app.args, app.emit, model)

@@ -119,6 +119,8 @@ class EddyApp(App[int]):
         self._no_color: Any = None
         self.saved_session: str | None = None
         """The id of the session saved at exit (the resume hint names it)."""
+        self.end_reason = "other"
+        """SessionEnd's reason at exit: ``prompt_input_exit`` when the user quit at the prompt."""
         self.problems: list[str] = []
         self._event_hook = event_hook
         self.session_host = SessionHost(self, self._emit, model, tools)
@@ -348,6 +350,7 @@ class EddyApp(App[int]):
 
     def quit_app(self) -> None:
         """Quit as /exit does (the session is closed and saved on the way out)."""
+        self.end_reason = "prompt_input_exit"  # SessionEnd's: the user quit at the prompt
         self.exit(0)
 
     def action_toggle_output(self) -> None:
@@ -376,7 +379,8 @@ class EddyApp(App[int]):
             # the demo's scratch folder is removed at exit: its session cannot be resumed
             if now.saved and now.messages and not self.args.demo:
                 self.saved_session = now.session_id
-            await self.session.close()  # the model, the transcript, the checkpoint store
+            # the model, the transcript, the checkpoint store
+            await self.session.close(self.end_reason)
 
 
 def run_app(args: LaunchOptions) -> int:

@@ -287,8 +287,9 @@ class SessionHost:
         if old is not None:
             last = old.status()
             saved = last.session_id if last.saved else None
-            await old.close()  # the model, the transcript, the checkpoint store
-        app.args = app.args.opening(resume=resume)
+            # the model, the transcript, the checkpoint store; SessionEnd says why
+            await old.close("clear" if resume is None else "other")
+        app.args = app.args.opening(resume=resume, cleared=resume is None)
         await main.reset_conversation()
         status = main.status
         status.cost, status.turns, status.context_tokens, status.context_window = 0.0, 0, 0, 0
@@ -379,4 +380,6 @@ def build_session(
     base, problems = session_open.build_session(
         args, emit, headless=False, model=model, persist=False
     )
-    return Session(base.config, base.model, tools, emit), problems
+    session = Session(base.config, base.model, tools, emit)
+    session.hooks.start_source = base.hooks.start_source  # clear, after /clear
+    return session, problems

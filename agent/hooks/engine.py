@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from agent import events as ev
-from agent.hooks.config import HookConfig
+from agent.hooks.config import HookConfig, HookHandler
 from agent.hooks.outcome import HookVerdict, cap_for_model, combine, interpret
 from agent.hooks.runner import HandlerRun, run_handlers
 from agent.messages import ToolUseBlock
@@ -31,6 +33,9 @@ SESSION_END_MAX_S = 5.0
 """SessionEnd hooks may hold up eddy's exit this long at most (then they are killed)."""
 IDLE_NOTIFY_S = 60.0
 """Seconds of waiting for the user before the ``idle_prompt`` Notification (Claude Code's)."""
+END_REASONS = ("clear", "logout", "prompt_input_exit", "other")
+"""SessionEnd's reasons (Claude Code's): /clear; a logout (eddy has none); the user quit at the
+prompt (/exit, Ctrl+D, Ctrl+C twice); anything else (a signal, end of piped input, /resume)."""
 OUTPUT_EXCERPT_CHARS = 300
 _PATH_KEYS = ("file_path", "path", "notebook_path")
 _TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
@@ -38,9 +43,18 @@ _TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 Emit = Callable[[ev.Event], None]
 
 
-def _excerpt(run: HandlerRun) -> str:
-    text = (run.stdout.strip() or run.stderr.strip() or run.error).strip()
+def _excerpt(run: HandlerRun, suppressed: bool = False) -> str:
+    stdout = "" if suppressed else run.stdout.strip()
+    text = (stdout or run.stderr.strip() or run.error).strip()
     return text if len(text) <= OUTPUT_EXCERPT_CHARS else text[:OUTPUT_EXCERPT_CHARS] + " ..."
+
+
+def _cancelled(tid: int, event: str, h: HookHandler, hook_id: str, ms: int) -> ev.HookRan:
+    """The HookRan of a handler Esc killed (its process group is gone)."""
+    text = "cancelled: the user interrupted"
+    return ev.HookRan(
+        tid, event, h.command, h.source, None, "cancelled", None, text, "", "", ms, hook_id
+    )
 
 
 def _result_text(result: ToolResult) -> str:
@@ -77,6 +91,8 @@ class HookEngine:
         """SessionStart output waiting for the next prompt (it joins that user message)."""
         self.started = False
         """SessionStart ran for this session."""
+        self.start_source = "startup"
+        """SessionStart's source for a session that resumes nothing (``clear`` after /clear)."""
         self.idle_seconds = IDLE_NOTIFY_S
         self.on_halt: Callable[[str], None] | None = None
         """Called when a tool event's hook returns ``continue: false`` (``ToolRunner.halt``)."""
@@ -103,11 +119,21 @@ class HookEngine:
             "hook_event_name": event,
             **fields,
         }
-        runs = await run_handlers(handlers, payload, self.project_dir)
         tid = self._turn_id() if turn_id is None else turn_id
+        ids = [f"hook_{uuid.uuid4().hex[:16]}" for _ in handlers]
+        for h, hook_id in zip(handlers, ids, strict=True):  # they start together
+            self._emit(ev.HookStarted(tid, event, h.command, h.source, hook_id))
+        started = time.monotonic()
+        try:
+            runs = await run_handlers(handlers, payload, self.project_dir)
+        except asyncio.CancelledError:  # Esc: each started hook still gets its one HookRan
+            ms = int((time.monotonic() - started) * 1000)
+            for h, hook_id in zip(handlers, ids, strict=True):
+                self._emit(_cancelled(tid, event, h, hook_id, ms))
+            raise
         verdicts = [interpret(run, event) for run in runs]
-        for run, verdict in zip(runs, verdicts, strict=True):
-            self._report(tid, event, run, verdict)
+        for run, verdict, hook_id in zip(runs, verdicts, ids, strict=True):
+            self._report(tid, event, run, verdict, hook_id)
         combined = combine(verdicts)
         for notice in combined.notices:
             self._emit(ev.Notice(tid, notice))
@@ -122,7 +148,9 @@ class HookEngine:
         combined.context = cap_for_model(combined.context)
         return combined
 
-    def _report(self, tid: int, event: str, run: HandlerRun, verdict: HookVerdict) -> None:
+    def _report(
+        self, tid: int, event: str, run: HandlerRun, verdict: HookVerdict, hook_id: str
+    ) -> None:
         if run.failed and not verdict.blocked:
             outcome = "error"
         elif verdict.blocked or run.exit_code == 2:
@@ -139,10 +167,12 @@ class HookEngine:
                 run.exit_code,
                 outcome,
                 verdict.decision,
-                _excerpt(run),
-                run.stdout,
+                _excerpt(run, verdict.suppress_output),
+                "" if verdict.suppress_output else run.stdout,  # not shown, not kept
                 run.stderr,
                 run.duration_ms,
+                hook_id,
+                verdict.suppress_output,
             )
         )
 
@@ -249,8 +279,8 @@ class HookEngine:
         return taken
 
     async def session_end(self, reason: str) -> None:
-        """SessionEnd (clear, logout, prompt_input_exit, other): it cannot block, and it may
-        delay the exit by :data:`SESSION_END_MAX_S` at most."""
+        """SessionEnd (:data:`END_REASONS`): it cannot block, and it may delay the exit by
+        :data:`SESSION_END_MAX_S` at most."""
         if not self.has("SessionEnd"):
             return
         work = self.run("SessionEnd", reason, {"reason": reason}, ev.NO_TURN)
@@ -268,7 +298,7 @@ class HookEngine:
             to it as text blocks.
         """
         if not self.started:
-            await self.session_start("resume" if resumed else "startup")
+            await self.session_start("resume" if resumed else self.start_source)
         verdict = await self.user_prompt_submit(prompt)
         if verdict.stop:
             return verdict.stop_reason or "A UserPromptSubmit hook stopped eddy.", []

@@ -9,7 +9,8 @@
   "hook error" notice, and the action goes on, unless the handler is ``failClosed`` (eddy's
   addition): then it blocks.
 
-JSON fields: ``continue: false`` + ``stopReason``; ``systemMessage``; ``decision: "block"`` +
+JSON fields: ``continue: false`` + ``stopReason``; ``systemMessage``; ``suppressOutput`` (stdout
+not shown in the transcript views); ``decision: "block"`` +
 ``reason``; ``hookSpecificOutput`` with ``permissionDecision`` (allow, deny, ask),
 ``permissionDecisionReason``, ``updatedInput`` and ``additionalContext``. Several hooks on one
 event combine: deny > ask > allow, and a block by any of them blocks.
@@ -64,6 +65,7 @@ class HookVerdict:
         stop_reason: shown to the user when ``stop``.
         system_message: shown to the user.
         notices: "hook error" lines shown to the user.
+        suppress_output: ``suppressOutput: true``: its stdout is not shown in the views.
     """
 
     decision: str | None = None
@@ -75,6 +77,7 @@ class HookVerdict:
     system_message: str = ""
     notices: list[str] = field(default_factory=list)
     runs: list[HandlerRun] = field(default_factory=list)
+    suppress_output: bool = False
 
     @property
     def blocked(self) -> bool:
@@ -135,6 +138,7 @@ def _apply_json(verdict: HookVerdict, data: dict[str, Any], event: str) -> None:
         verdict.stop = True
         verdict.stop_reason = _str(data.get("stopReason"))
     verdict.system_message = _str(data.get("systemMessage"))
+    verdict.suppress_output = data.get("suppressOutput") is True
     decision = data.get("decision")
     if event == "PreToolUse" and decision in ("approve", "block"):  # the older PreToolUse form
         verdict.decision = "allow" if decision == "approve" else "deny"

@@ -273,16 +273,20 @@ class Session:
         while self._task is not None and not self._task.done():
             await asyncio.gather(self._task, return_exceptions=True)
 
-    async def close(self) -> None:
+    async def close(self, reason: str = "other") -> None:
         """Stop any running turn, then close the model's connection, the transcript and the
-        checkpoint store. Safe to call twice; the front ends call nothing else."""
+        checkpoint store. Safe to call twice; the front ends call nothing else.
+
+        Args:
+            reason: SessionEnd's reason (agent.hooks.engine.END_REASONS).
+        """
         if self._closed:
             return
         self._closed = True
         self.submit(ops.Shutdown())
         await self.wait_idle()
         await self.shells.close()
-        await self.hooks.session_end("other")
+        await self.hooks.session_end(reason)
         await self.hooks.aclose()
         for closer in self.on_close:
             await closer()

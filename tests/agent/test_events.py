@@ -34,6 +34,7 @@ ONE_OF_EACH: list[ev.Event] = [
     ev.Notice(1, "cut off"),
     ev.Error(1, "overloaded", "overloaded"),
     ev.Interrupted(1),
+    ev.HookStarted(1, "PreToolUse", "./check.sh", "s.json", "h-1"),
     ev.HookRan(1, "PreToolUse", "./check.sh", "s.json", 2, "blocked", "deny", "no", "", "no", 4),
     ev.PromptBlocked("the prompt", "no secrets", 1),
     ev.Compacted(1, "summary", 10, 4, True, 1_200),

@@ -102,6 +102,7 @@ class EventRouter:
                 | ev.Notice()
                 | ev.Error()
                 | ev.HookRan()
+                | ev.HookStarted()
                 | ev.SubagentEvent()
             ):
                 pass  # the status model's or the conversation's alone

@@ -14,7 +14,9 @@ from frontend.wording import hook_line
 def hook_details(event: ev.HookRan) -> str:
     """What the expanded block shows: the source file, stdout and stderr."""
     parts = [f"from {event.source}" if event.source else "", f"$ {event.command}"]
-    if event.stdout.strip():
+    if event.suppressed:  # the hook asked: only that it ran is shown
+        parts.append("stdout hidden (suppressOutput)")
+    elif event.stdout.strip():
         parts.append("stdout:\n" + event.stdout.rstrip())
     if event.stderr.strip():
         parts.append("stderr:\n" + event.stderr.rstrip())
