@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import time
 from collections.abc import Callable
@@ -32,8 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tools import procgroup
 from tools.base import ToolContext, ToolError
-from tools.bash import DRAIN_S, ENV_EXTRA, PipeReader, output_cap
-from tools.childenv import child_env
+from tools.bash import DRAIN_S, PipeReader, output_cap, spawn_in_group
 from tools.outbuf import HeadTail
 from tools.spool import OutputSpool
 
@@ -117,23 +115,7 @@ class ShellRegistry:
     # -- starting ---------------------------------------------------------------------------
     async def start(self, argv: list[str], cwd: Path, command: str, description: str) -> str:
         """Start ``argv`` in a new process group; its shell id."""
-        read_fd, write_fd = os.pipe()
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=write_fd,
-                cwd=cwd,
-                env=child_env(ENV_EXTRA),
-                start_new_session=True,
-            )
-        except OSError as exc:
-            os.close(read_fd)
-            raise ToolError(f"Could not start the shell: {exc}") from None
-        finally:
-            os.close(write_fd)
-        procgroup.started(proc)
+        proc, read_fd = await spawn_in_group(argv, cwd)
         shell = self._register(proc, command, description)
         shell.reader = PipeReader(read_fd, shell.feed)
         self._watch(shell)

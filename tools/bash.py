@@ -97,6 +97,34 @@ class _Outcome:
     """The shell id when the user sent the command to the background (Ctrl+B)."""
 
 
+async def spawn_in_group(argv: list[str], cwd: Path) -> tuple[asyncio.subprocess.Process, int]:
+    """Start ``argv`` as the leader of a new process group, stdout and stderr on one pipe, no
+    stdin; the process and the pipe's read end (for a :class:`PipeReader`). Foreground calls
+    and background shells (agent/shells.py) start their commands the same way.
+
+    Raises:
+        ToolError: the command could not be started.
+    """
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            cwd=cwd,
+            env=child_env(ENV_EXTRA),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        os.close(read_fd)
+        raise ToolError(f"Could not start the shell: {exc}") from None
+    finally:
+        os.close(write_fd)
+    procgroup.started(proc)
+    return proc, read_fd
+
+
 class PipeReader:
     """Reads a non-blocking pipe from the event loop, handing decoded text to ``on_text``."""
 
@@ -335,23 +363,7 @@ class BashTool:
             with contextlib.suppress(Exception):  # a broken sink must not lose the output
                 sink(text)
 
-        read_fd, write_fd = os.pipe()
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=write_fd,
-                cwd=cwd,
-                env=child_env(ENV_EXTRA),
-                start_new_session=True,
-            )
-        except OSError as exc:
-            os.close(read_fd)
-            raise ToolError(f"Could not start the shell: {exc}") from None
-        finally:
-            os.close(write_fd)
-        procgroup.started(proc)
+        proc, read_fd = await spawn_in_group(argv, cwd)
         reader = PipeReader(read_fd, on_text)
         out = _Outcome()
         to_background = ctx.shells.foreground() if ctx.shells is not None else None
