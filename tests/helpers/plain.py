@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,6 +20,7 @@ from agent.pricing import DEFAULT_MODEL
 from cli.main import parse_launch
 from plain.app import PlainApp
 from tests.fakes.fake_api import FakeAnthropic
+from tests.helpers.wait import until  # noqa: F401 (tests import it from here)
 
 ENTER = "\r"
 ESC = "\x1b"
@@ -35,21 +35,6 @@ def plain_args(workspace: Path, *extra: str) -> Any:
     args = args.replace(model_explicit=False)
     args = args.replace(model=DEFAULT_MODEL)
     return args
-
-
-async def until(
-    condition: Callable[[], Any], timeout: float = 10.0, what: str | Callable[[], str] = ""
-) -> Any:
-    """Poll an observable condition until it holds (fails the test after ``timeout``)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            said = what() if callable(what) else what
-            raise AssertionError(f"timed out waiting for {said or condition}")
-        await asyncio.sleep(0.01)
 
 
 class Harness:

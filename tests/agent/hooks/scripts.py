@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
 from pathlib import Path
+
+from tests.helpers.wait import until
 
 
 def script(folder: Path, name: str, body: str) -> str:
@@ -55,10 +56,5 @@ def pid_alive(pid: int) -> bool:
 
 async def wait_for_file(path: Path, timeout: float = 20.0) -> str:
     """The file's text once it exists and is not empty (a condition wait, bounded)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not (path.exists() and path.read_text().strip()):
-        if loop.time() > end:
-            raise TimeoutError(path)
-        await asyncio.sleep(0.01)
+    await until(lambda: path.exists() and path.read_text().strip(), timeout, str(path))
     return path.read_text()

@@ -15,6 +15,7 @@ import pytest
 from agent.mcp.config import ServerConfig
 from agent.mcp.manager import McpManager
 from tests.agent.mcp.servers import config_of
+from tests.helpers.wait import until
 
 SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_http_server.py"
 
@@ -119,11 +120,7 @@ async def test_an_http_server_that_went_away_is_reconnected_with_backoff(
         servers.append(HttpServer(port))
         await servers[-1].ready()
 
-        async def back() -> None:
-            while conn.state != "connected":
-                await asyncio.sleep(0.05)
-
-        await asyncio.wait_for(back(), 30)
+        await until(lambda: conn.state == "connected", 30, "the reconnection")
         again = await mgr.call("web", "echo", {"text": "back"})
         assert again.content == "echo: back"
     finally:

@@ -23,6 +23,7 @@ from agent.session.core import Session
 from tests.agent.mcp.servers import config_of, fake
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
+from tests.helpers.wait import until
 from tools import default_tools
 
 
@@ -100,7 +101,7 @@ async def test_escape_during_a_slow_mcp_call_cancels_it_and_keeps_the_history_va
     session.submit(ops.SubmitPrompt("wait for it"))
     await events.wait_for(ev.ToolCallRunning)
     log = tmp_path / "server.log"
-    await _until(lambda: "call hang" in _read(log))
+    await until(lambda: "call hang" in _read(log))
     session.submit(ops.Interrupt())
     await session.wait_idle()
     assert events.of(ev.TurnFinished)[-1].subtype == "interrupted"
@@ -109,7 +110,7 @@ async def test_escape_during_a_slow_mcp_call_cancels_it_and_keeps_the_history_va
     result = last.content[0]
     assert result.tool_use_id == "h1" and result.is_error
     # the SDK told the server: it saw its call cancelled
-    await _until(lambda: "cancelled hang" in _read(log))
+    await until(lambda: "cancelled hang" in _read(log))
     # the server still serves, and the next prompt makes a valid request
     fake_api.push(Reply([tool_use("e1", "mcp__fake__echo", {"text": "again"})], "tool_use"))
     fake_api.push(Reply([text("ok")]))
@@ -155,7 +156,7 @@ async def test_list_changed_refreshes_the_tools_between_model_calls(
     session.submit(ops.SubmitPrompt("add a tool"))
     await session.wait_idle()
     conn = manager.connections["fake"]
-    await _until(lambda: any(t.name == "added" for t in conn.tools))
+    await until(lambda: any(t.name == "added" for t in conn.tools))
     fake_api.push(Reply([tool_use("n1", "mcp__fake__added", {})], "tool_use"))
     fake_api.push(Reply([text("it works")]))
     session.submit(ops.SubmitPrompt("use the new tool"))
@@ -211,17 +212,6 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except OSError:
         return ""
-
-
-async def _until(predicate: Any, timeout: float = 20) -> None:
-    """Wait for a condition another process or thread makes true (checked every 10 ms)."""
-    import asyncio
-
-    async def wait() -> None:
-        while not predicate():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(wait(), timeout)
 
 
 async def test_an_at_server_uri_mention_attaches_the_resource(
