@@ -12,29 +12,18 @@ Custom commands (markdown files sent as prompts) are in frontend/custom_commands
 from __future__ import annotations
 
 import difflib
-import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from agent import ops
+from frontend import extension_commands as ext
+from frontend import memory_commands as mem
 from frontend.custom_commands import CustomCommand, custom_commands, parse
 
 Kind = Literal["hint", "notice", "error"]
 """How a line is shown: a hint (dim), a notice (cyan), an error (red/yellow)."""
-
-INIT_PROMPT = """Survey this repository and write a concise AGENTS.md at its root for future \
-coding agents: what the project is, how to install, build, test and lint it (exact commands), \
-the layout of its main directories, and the conventions a contributor must follow. Read the \
-manifests, README and a few representative files first; keep it under 60 lines. If an \
-AGENTS.md exists, improve it instead of replacing what is still true."""
-
-MEMORY_STARTER = """# AGENTS.md
-
-Instructions for coding agents working in this repository (eddy loads this file into its
-system prompt).
-"""
 
 
 class FrontEnd(Protocol):
@@ -255,113 +244,6 @@ def _theme(fe: FrontEnd, arg: str) -> None:
         fe.say(f"No theme {arg!r}. eddy's: {', '.join(ours)}; others: {', '.join(others)}", "error")
 
 
-def _init(fe: FrontEnd, arg: str) -> None:
-    fe.send(INIT_PROMPT if not arg else f"{INIT_PROMPT}\n\n{arg}")
-
-
-async def _memory(fe: FrontEnd, arg: str) -> None:
-    path = fe.workspace / "AGENTS.md"
-    created = False
-    if not path.exists():
-        try:
-            path.write_text(MEMORY_STARTER, encoding="utf-8")
-            created = True
-        except OSError as exc:
-            fe.say(f"Could not create {path}: {exc.strerror or exc}", "error")
-            return
-    note = " (created)" if created else ""
-    error = fe.edit_file(path)
-    if inspect.isawaitable(error):
-        error = await error
-    if error:
-        fe.say(f"Project memory: {path}{note}. {error}", "error")
-        return
-    fe.say(
-        f"Project memory: {path}{note}. eddy reads it in new sessions (/clear) and after /compact."
-    )
-
-
-def _output_style(fe: FrontEnd, arg: str) -> None:
-    from agent.output_styles import DEFAULT, load_styles
-
-    if arg:
-        fe.submit(ops.SetOutputStyle(arg))  # the engine answers: a Notice, or an Error
-        return
-    problems: list[str] = []
-    styles = load_styles(fe.workspace, problems)
-    current = fe.session.config.output_style
-    name = current.name if current is not None else DEFAULT
-    lines = [f"Output style: {name}. /output-style NAME switches (this session only)."]
-    lines += [f"  {s.name:<14} {s.description}" for s in styles.values()]
-    fe.say("\n".join([*lines, *problems]))
-
-
-def _bashes(fe: FrontEnd, arg: str) -> None:
-    from frontend.bashes import bashes_command
-
-    lines, op = bashes_command(fe.session, arg)
-    if lines:
-        fe.say("\n".join(lines))
-    if op is not None:
-        fe.submit(op)  # the engine answers: a Notice, or an Error for no such shell
-
-
-def _hooks(fe: FrontEnd, arg: str) -> None:
-    from agent.hooks.config import load_hooks
-    from agent.hooks.report import describe
-    from agent.settings.files import load_settings
-
-    session = fe.session
-    if session is not None:
-        config = session.config.hooks  # what this session runs
-    else:
-        config = load_hooks(load_settings(fe.workspace)[0].raw, [])
-    fe.say("\n".join(describe(config, fe.workspace)))
-
-
-async def _mcp(fe: FrontEnd, arg: str) -> None:
-    from agent.mcp.command import mcp_command
-
-    for text, kind in await mcp_command(fe.session.mcp, arg, fe.workspace):
-        fe.say(text, kind)  # type: ignore[arg-type]
-
-
-def _mcp_prompt(fe: FrontEnd, name: str, arg: str) -> Awaitable[None] | None:
-    """``/mcp__server__prompt args``: the server's prompt, sent to the model; None if
-    ``name`` is no such prompt."""
-    from agent.mcp.command import run_prompt, split_prompt_command
-
-    manager = fe.session.mcp if fe.session is not None else None
-    if manager is None:
-        return None
-    found = split_prompt_command(name, manager)
-    if found is None:
-        return None
-    server, prompt = found
-
-    async def send() -> None:
-        try:
-            text = await run_prompt(manager, server, prompt, arg)
-        except Exception as exc:  # a server failure is a line, never a traceback
-            fe.say(f"/{name}: the MCP server {server} failed: {exc}", "error")
-            return
-        if text.strip():
-            fe.send(text)
-        else:
-            fe.say(f"/{name}: the MCP server {server} gave an empty prompt.", "error")
-
-    return send()
-
-
-def _agents(fe: FrontEnd, arg: str) -> None:
-    from agent.subagents import agents_listing, load_agents
-
-    session = fe.session
-    host = getattr(session.ctx, "subagents", None) if session is not None else None
-    catalog = host.catalog if host is not None else load_agents(fe.workspace)
-    fe.say(agents_listing(catalog))
-
-
 def _exit(fe: FrontEnd, arg: str) -> None:
     fe.quit()
 
@@ -389,21 +271,38 @@ COMMANDS: dict[str, Command] = {
             True,
         ),
         Command("theme", "switch the colour theme: /theme [name]", _theme, True, False),
-        Command("init", "survey the repository and write a starter AGENTS.md", _init),
-        Command("memory", "edit AGENTS.md in $EDITOR", _memory, False, False),
+        Command("init", "survey the repository and write a starter AGENTS.md", mem.init),
+        Command("memory", "edit AGENTS.md in $EDITOR", mem.memory, False, False),
         Command(
-            "output-style", "show or switch the output style: /output-style [name]", _output_style
+            "output-style",
+            "show or switch the output style: /output-style [name]",
+            ext.output_style,
         ),
-        Command("bashes", "list background shells; /bashes kill ID stops one", _bashes, True),
+        Command(
+            "bashes",
+            "list background shells; /bashes kill ID stops one",
+            ext.bashes,
+            True,
+        ),
         Command(
             "hooks",
             "the active hooks, from which file (missing scripts flagged)",
-            _hooks,
+            ext.hooks,
             True,
             False,
         ),
-        Command("mcp", "MCP servers: state, tools; /mcp reconnect|approve|deny NAME", _mcp, True),
-        Command("agents", "list the subagent types and where each is defined", _agents, True),
+        Command(
+            "mcp",
+            "MCP servers: state, tools; /mcp reconnect|approve|deny NAME",
+            ext.mcp,
+            True,
+        ),
+        Command(
+            "agents",
+            "list the subagent types and where each is defined",
+            ext.agents,
+            True,
+        ),
         Command("exit", "quit eddy", _exit, True, False),
         Command("quit", "quit eddy", _exit, True, False),
     )
@@ -452,7 +351,7 @@ def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None
     if name.startswith("mcp__"):
         if _not_ready(fe, f"/{name}", during_turn=False):
             return True, None
-        pending = _mcp_prompt(fe, name, arg)
+        pending = ext.mcp_prompt(fe, name, arg)
         if pending is not None:
             return True, pending
     custom = _custom(fe).get(name)

@@ -344,7 +344,7 @@ async def test_unknown_commands_paths_and_custom_commands(workspace: Path) -> No
 
 async def test_help_model_permissions_init(workspace: Path) -> None:
     from agent.pricing import known_models
-    from frontend.commands import INIT_PROMPT
+    from frontend.memory_commands import INIT_PROMPT
 
     model = ScriptedModel(["Surveyed."])
     app, events = make_app(

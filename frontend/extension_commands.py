@@ -1,0 +1,93 @@
+"""The handlers of the slash commands the extensions bring (output styles, background shells,
+hooks, MCP servers and their prompts, subagents), for the one table in frontend/commands.py."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING
+
+from agent import ops
+
+if TYPE_CHECKING:
+    from frontend.commands import FrontEnd
+
+
+def output_style(fe: FrontEnd, arg: str) -> None:
+    from agent.output_styles import DEFAULT, load_styles
+
+    if arg:
+        fe.submit(ops.SetOutputStyle(arg))  # the engine answers: a Notice, or an Error
+        return
+    problems: list[str] = []
+    styles = load_styles(fe.workspace, problems)
+    current = fe.session.config.output_style
+    name = current.name if current is not None else DEFAULT
+    lines = [f"Output style: {name}. /output-style NAME switches (this session only)."]
+    lines += [f"  {s.name:<14} {s.description}" for s in styles.values()]
+    fe.say("\n".join([*lines, *problems]))
+
+
+def bashes(fe: FrontEnd, arg: str) -> None:
+    from frontend.bashes import bashes_command
+
+    lines, op = bashes_command(fe.session, arg)
+    if lines:
+        fe.say("\n".join(lines))
+    if op is not None:
+        fe.submit(op)  # the engine answers: a Notice, or an Error for no such shell
+
+
+def hooks(fe: FrontEnd, arg: str) -> None:
+    from agent.hooks.config import load_hooks
+    from agent.hooks.report import describe
+    from agent.settings.files import load_settings
+
+    session = fe.session
+    if session is not None:
+        config = session.config.hooks  # what this session runs
+    else:
+        config = load_hooks(load_settings(fe.workspace)[0].raw, [])
+    fe.say("\n".join(describe(config, fe.workspace)))
+
+
+async def mcp(fe: FrontEnd, arg: str) -> None:
+    from agent.mcp.command import mcp_command
+
+    for text, kind in await mcp_command(fe.session.mcp, arg, fe.workspace):
+        fe.say(text, kind)  # type: ignore[arg-type]
+
+
+def mcp_prompt(fe: FrontEnd, name: str, arg: str) -> Awaitable[None] | None:
+    """``/mcp__server__prompt args``: the server's prompt, sent to the model; None if
+    ``name`` is no such prompt."""
+    from agent.mcp.command import run_prompt, split_prompt_command
+
+    manager = fe.session.mcp if fe.session is not None else None
+    if manager is None:
+        return None
+    found = split_prompt_command(name, manager)
+    if found is None:
+        return None
+    server, prompt = found
+
+    async def send() -> None:
+        try:
+            text = await run_prompt(manager, server, prompt, arg)
+        except Exception as exc:  # a server failure is a line, never a traceback
+            fe.say(f"/{name}: the MCP server {server} failed: {exc}", "error")
+            return
+        if text.strip():
+            fe.send(text)
+        else:
+            fe.say(f"/{name}: the MCP server {server} gave an empty prompt.", "error")
+
+    return send()
+
+
+def agents(fe: FrontEnd, arg: str) -> None:
+    from agent.subagents import agents_listing, load_agents
+
+    session = fe.session
+    host = getattr(session.ctx, "subagents", None) if session is not None else None
+    catalog = host.catalog if host is not None else load_agents(fe.workspace)
+    fe.say(agents_listing(catalog))
