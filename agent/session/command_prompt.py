@@ -157,7 +157,9 @@ async def run_command_prompt(session: Session, op: ops.SubmitPrompt) -> None:
             return
         if op.model:
             _set_model(session, op.model)
-        await session._run(text)
+        from agent.session.turns import run_prompt  # turns imports nothing of this module
+
+        await run_prompt(session, text)
     finally:
         for rule in rules:  # exactly the granted objects: rules added meanwhile stay
             for i, r in enumerate(policy.allow):

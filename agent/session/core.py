@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
-import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
@@ -23,11 +22,10 @@ from agent.checkpoints.rewind_list import (
     RewindError,
     marks_from_transcript,
 )
-from agent.hooks.engine import HookEngine, unless_interrupted
-from agent.loop import Turn, TurnOutcome
+from agent.hooks.engine import HookEngine
 from agent.messages import Message, TextBlock
 from agent.model import Model, ModelRequest
-from agent.pricing import Usage, context_window
+from agent.pricing import context_window
 from agent.sandbox import Sandbox
 from agent.session.budget import Spend
 from agent.session.command_prompt import has_extras, run_command_prompt
@@ -38,6 +36,7 @@ from agent.session.dialogs import SessionDialogs
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.session.status import SessionStatus
+from agent.session.turns import hook_fields, run_prompt
 from agent.shells import ShellRegistry
 from agent.side_model import side_query
 from agent.toolrun import ToolRunner, tool_param
@@ -127,7 +126,7 @@ class Session:
             config.hooks,
             config.workspace,
             self._emit,
-            self._hook_fields,
+            lambda: hook_fields(self),
             lambda: self.runner.turn_id,
         )
         """The configured hooks (agent/hooks): the gate, the runner and the turn call them."""
@@ -213,7 +212,7 @@ class Session:
                 elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
                     self._spawn(run_command_prompt(self, op))  # a custom command's prompt
                 elif op.text.strip():
-                    self._spawn(self._run(op.text))
+                    self._spawn(run_prompt(self, op.text))
             case ops.TakeQueued():
                 return self.corrections.take_back(op.index)
             case ops.Interrupt():
@@ -453,7 +452,7 @@ class Session:
         """Estimate the context of the next request (when no call has measured it)."""
         return self.conversation.estimate()
 
-    # -- turns ---------------------------------------------------------------------------
+    # -- turns (agent/session/turns.py runs them) -----------------------------------------
     def add_prompt(
         self,
         text: str,
@@ -480,120 +479,3 @@ class Session:
         if mark.checkpoint_id is not None:
             cid = mark.checkpoint_id
             self._write(lambda t: t.checkpoint(mark.keep, id=cid, prompt=text))
-
-    async def _run(self, text: str) -> None:
-        delivered: tuple[str, ...] = ()
-        while True:
-            turn_id = next(self._turn_ids)
-            await self.shells.catch_up()  # what background shells changed: the last prompt's
-            context: list[str] = []
-            if self.config.hooks.groups:  # SessionStart, UserPromptSubmit; Esc stops them
-                done, value = await unless_interrupted(
-                    self.hooks.before_prompt(text, self.transcript_resumed), self._interrupt
-                )
-                blocked, context = value if done else ("Interrupted while hooks ran.", [])
-                if blocked is not None:
-                    self._prompt_blocked(turn_id, text, blocked)
-                    return
-            self.add_prompt(text, delivered, tuple(context), await self._attachments(text))
-            self._emit(ev.TurnStarted(turn_id, text))
-            self._report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
-            started = time.monotonic()
-            self.runner.turn_id = turn_id
-            turn = Turn(
-                before_call=self._before_call,
-                on_stop=self.hooks.on_stop if self.config.hooks.has("Stop") else None,
-                history=self.history,
-                model=self.model,
-                spec=self.spec,
-                runner=self.runner,
-                emit=self._emit,
-                take_queue=self.corrections.take_all,
-                interrupt=self._interrupt,
-                limits=self.spend.turn_limits(self.config.limits, self.config.headless),
-                turn_id=turn_id,
-                checked_upto=self.conversation.checked_upto,
-            )
-            try:
-                outcome = await turn.run()  # catches every other exit, bugs included
-            except asyncio.CancelledError:
-                self._finish(turn, TurnOutcome("interrupted", 0, 0, 0.0, Usage()), started)
-                raise
-            self.conversation.checked_upto = turn.checked_upto
-            self._finish(turn, outcome, started)
-            # Interrupt with a queue sends it at once; a finished turn makes it the next prompt.
-            if outcome.subtype in ("success", "interrupted") and self.queue:
-                delivered = tuple(self.corrections.take_all())
-                text = "\n\n".join(delivered)
-                self._interrupt = asyncio.Event()
-                continue
-            self.hooks.idle_started()
-            return
-
-    @property
-    def transcript_resumed(self) -> bool:
-        """This session continues a saved one (SessionStart's source is ``resume``)."""
-        return self.transcript is not None and self.transcript.loaded is not None
-
-    def _hook_fields(self) -> dict[str, Any]:
-        """The fields every hook's stdin has."""
-        transcript = self.transcript
-        return {
-            "session_id": self.config.session_id,
-            "transcript_path": str(transcript.path) if transcript is not None else "",
-            "cwd": str(self.config.workspace),
-            "permission_mode": self.config.policy.mode,
-        }
-
-    def _prompt_blocked(self, turn_id: int, text: str, reason: str) -> None:
-        """A hook stopped the prompt: nothing was sent, the history is unchanged, and the
-        front ends put the prompt back in the input. The turn still starts and finishes."""
-        self._emit(ev.TurnStarted(turn_id, text))
-        self._emit(ev.PromptBlocked(text, reason, turn_id))
-        error = f"The prompt was not sent: {reason}"
-        self._emit(
-            ev.TurnFinished(
-                turn_id, "error_during_execution", 0, 0, 0.0, self.total_cost, 0, {}, "", error
-            )
-        )
-
-    async def _attachments(self, text: str) -> tuple[str, ...]:
-        """What the prompt hooks attach to ``text`` (MCP resources); Esc skips them."""
-        out: list[str] = []
-        for hook in self.prompt_hooks:
-            task = asyncio.ensure_future(hook(text))
-            stop = asyncio.ensure_future(self._interrupt.wait())
-            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
-            stop.cancel()
-            if not task.done():  # Esc: the turn that follows stops at once
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-                break
-            if not task.cancelled() and task.exception() is None:
-                out += task.result()
-        return tuple(out)
-
-    async def _before_call(self, turn: Turn) -> bool:
-        """Before each model call: the hooks (tools may change here), then compaction."""
-        for hook in self.before_model_call:
-            await hook()
-        return await self.compactor.before_call(turn)
-
-    def _finish(self, turn: Turn, outcome: TurnOutcome, started: float) -> None:
-        self.spend.add(turn)
-        self._emit(
-            ev.TurnFinished(
-                turn.turn_id,
-                outcome.subtype,
-                turn.turns,
-                turn.calls,
-                turn.cost,
-                self.total_cost,
-                int((time.monotonic() - started) * 1000),
-                turn.usage.to_dict(),
-                outcome.result,
-                outcome.error,
-                outcome.stop_reason,
-                outcome.dropped_tool_calls,
-            )
-        )

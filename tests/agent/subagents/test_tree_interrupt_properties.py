@@ -30,11 +30,17 @@ async def run_and_interrupt(
         session, events = tree_session(Path(tmp), model)
         seen = [0]
 
+        first_over = [False]
+
         def emit(event: ev.Event) -> None:
             events(event)
             seen[0] += 1
-            if seen[0] == after:  # Esc, from wherever the engine is at this event
+            # Esc, from wherever the engine is at this event of the first prompt's turn (an
+            # ``after`` past its end presses nothing: the "next" prompt must reach the model)
+            if seen[0] == after and not first_over[0]:
                 session.submit(ops.Interrupt())
+            if isinstance(event, ev.TurnFinished) and event.turn_id == 1:
+                first_over[0] = True
 
         session._emit_fn = emit
         session.submit(ops.SubmitPrompt("root"))
