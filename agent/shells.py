@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tools import procgroup
 from tools.base import ToolContext, ToolError
-from tools.bash import DRAIN_S, PipeReader, output_cap, spawn_in_group
+from tools.bash import output_cap
 from tools.outbuf import HeadTail
+from tools.shellproc import DRAIN_S, PipeReader, spawn_in_group
 from tools.spool import OutputSpool
 
 if TYPE_CHECKING:

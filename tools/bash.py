@@ -25,39 +25,23 @@ its PID namespace), and killing the group kills the namespace.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
 import os
 import shlex
 import shutil
 import signal
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tools import procgroup
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolLimits, ToolResult
-from tools.childenv import child_env
 from tools.outbuf import HeadTail
+from tools.shellproc import DRAIN_S, ENV_EXTRA, PipeReader, spawn_in_group
 from tools.spool import OutputSpool
 
-DRAIN_S = 0.25
-"""After the shell exits, how long to wait for the end of its output (background jobs)."""
-_READ = 1 << 16
-_READS_PER_WAKEUP = 16
-_F_SETPIPE_SZ = 1031
 _LIMITS = ToolLimits()
-ENV_EXTRA = {
-    "EDDY": "1",
-    "GIT_EDITOR": "true",
-    "PAGER": "cat",
-    "GIT_PAGER": "cat",
-    "GIT_TERMINAL_PROMPT": "0",
-}
-"""Added to the inherited environment (secrets removed, see :mod:`tools.childenv`): no
-editor or pager may wait for a terminal."""
 
 
 def _shell() -> str:
@@ -95,79 +79,6 @@ class _Outcome:
     survivors: str | None = None
     background_id: str | None = None
     """The shell id when the user sent the command to the background (Ctrl+B)."""
-
-
-async def spawn_in_group(argv: list[str], cwd: Path) -> tuple[asyncio.subprocess.Process, int]:
-    """Start ``argv`` as the leader of a new process group, stdout and stderr on one pipe, no
-    stdin; the process and the pipe's read end (for a :class:`PipeReader`). Foreground calls
-    and background shells (agent/shells.py) start their commands the same way.
-
-    Raises:
-        ToolError: the command could not be started.
-    """
-    read_fd, write_fd = os.pipe()
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=write_fd,
-            stderr=write_fd,
-            cwd=cwd,
-            env=child_env(ENV_EXTRA),
-            start_new_session=True,
-        )
-    except OSError as exc:
-        os.close(read_fd)
-        raise ToolError(f"Could not start the shell: {exc}") from None
-    finally:
-        os.close(write_fd)
-    procgroup.started(proc)
-    return proc, read_fd
-
-
-class PipeReader:
-    """Reads a non-blocking pipe from the event loop, handing decoded text to ``on_text``."""
-
-    def __init__(self, fd: int, on_text: Callable[[str], None]) -> None:
-        self.fd = fd
-        self.on_text = on_text
-        self.eof: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._loop = asyncio.get_running_loop()
-        os.set_blocking(fd, False)
-        with contextlib.suppress(OSError):
-            import fcntl
-
-            fcntl.fcntl(fd, _F_SETPIPE_SZ, 1 << 20)  # fewer wake-ups for chatty commands
-        self._loop.add_reader(fd, self._readable)
-
-    def _readable(self) -> None:
-        for _ in range(_READS_PER_WAKEUP):
-            try:
-                data = os.read(self.fd, _READ)
-            except BlockingIOError:
-                return
-            except OSError:
-                data = b""
-            if not data:
-                self._emit(self._decoder.decode(b"", final=True))
-                self._loop.remove_reader(self.fd)
-                if not self.eof.done():
-                    self.eof.set_result(None)
-                return
-            self._emit(self._decoder.decode(data))
-
-    def _emit(self, text: str) -> None:
-        if text:
-            self.on_text(text)
-
-    def close(self) -> None:
-        """Stop reading and close the pipe (a writer left behind gets EPIPE)."""
-        self._loop.remove_reader(self.fd)
-        with contextlib.suppress(OSError):
-            os.close(self.fd)
-        if not self.eof.done():
-            self.eof.cancel()
 
 
 class BashTool:
