@@ -41,7 +41,9 @@ class _NamedTool:
         return ""
 
 
-def _tool(name: str) -> Tool:
+def tool_named(name: str) -> Tool:
+    """The built-in tool ``name``, or a stand-in with that name (an MCP tool, WebFetch when not
+    built in): what the rules judge by name."""
     from tools import TOOL_MODULES
 
     module = TOOL_MODULES.get(name)
@@ -100,7 +102,7 @@ def decide(policy: Policy, ctx: ToolContext, text: str) -> tuple[Decision, str]:
         ValueError: ``text`` does not name a call.
     """
     name, args = call_for(text)
-    decision = policy.check(_tool(name), args, ctx)
+    decision = policy.check(tool_named(name), args, ctx)
     head = f"{text.strip()}: {decision.verdict} ({name} {_VERDICT[decision.verdict]})"
     lines = [head]
     if decision.by is not None:

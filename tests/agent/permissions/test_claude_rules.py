@@ -10,42 +10,14 @@ state (``npm``, ``git push``, ``docker``) to see the rule decide.
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent.permissions.policy import Policy, Rule
-from tools import TOOL_MODULES
-from tools.base import ResolvedPath, Tool, ToolContext, ToolResult
-
-
-@dataclass
-class OtherTool:
-    """A tool of another helper's (WebFetch, an MCP tool): only its name and flags matter."""
-
-    name: str
-    read_only: bool = False
-    description: str = "other"
-    input_schema: dict[str, Any] = field(default_factory=dict)
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        raise AssertionError("the policy never runs tools")
-
-    def paths(self, args: dict[str, Any], ctx: ToolContext) -> list[ResolvedPath]:
-        return []
-
-    def summary(self, args: dict[str, Any]) -> str:
-        return ""
-
-
-def _tool(name: str) -> Tool:
-    if name in TOOL_MODULES:
-        tool: Tool = importlib.import_module(TOOL_MODULES[name]).TOOL
-        return tool
-    return OtherTool(name)
+from agent.permissions.why import tool_named
+from tools.base import ToolContext
 
 
 @pytest.fixture
@@ -148,7 +120,7 @@ def test_a_rule_decides_as_claude_code_documents(
     filled = {k: _fill(v, out) for k, v in args.items()}
     if tool in ("Edit",):
         filled.setdefault("new_string", "y")
-    decision = policy.check(_tool(tool), filled, ToolContext(ws))
+    decision = policy.check(tool_named(tool), filled, ToolContext(ws))
     assert decision.verdict == expected, decision.reason
 
 
@@ -174,6 +146,6 @@ def test_rules_that_cannot_be_parsed_are_reported(text: str) -> None:
 def test_a_rule_made_by_a_decision_names_it(ws: Path) -> None:
     rule = Rule.parse("Bash(git * main)")
     decision = Policy("default", [rule]).check(
-        _tool(BASH), {"command": "git push origin main"}, ToolContext(ws)
+        tool_named(BASH), {"command": "git push origin main"}, ToolContext(ws)
     )
     assert decision.verdict == "allow" and decision.by == rule
