@@ -69,7 +69,7 @@ class SessionHost:
 
     # -- start-up -------------------------------------------------------------------------
     def start(self) -> None:
-        """Show the banner now; build the session (imports, transcript) in a thread."""
+        """Fill the first frame: the status line and the banner (then ``begin``)."""
         app = self.app
         main = app.main
         status = main.status
@@ -87,6 +87,10 @@ class SessionHost:
         status.refresh_line()
         main.conversation.add_line(self._banner(), "banner")
         main.workspace = main.prompt.workspace = app.workspace
+
+    def begin(self) -> None:
+        """After the first frame: build the session (imports, transcript) in a thread."""
+        gc.enable()  # held off while the app started (cli/main.py)
         self.build()
 
     def build(self) -> None:

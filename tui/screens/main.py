@@ -76,6 +76,8 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.session: Session | None = None
         self.clock = clock
+        self.when_mounted: Callable[[], None] | None = None
+        """Called once the screen and its widgets are mounted (the app fills its first frame)."""
         self.conversation = Conversation(clock, id="conversation")
         self.queued = QueuedList(id="queued")
         self.prompt = PromptInput(history, id="prompt")
@@ -123,6 +125,9 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.prompt.focus()
+        ready, self.when_mounted = self.when_mounted, None
+        if ready is not None:
+            ready()
 
     def attach(self, session: Session) -> None:
         """Start talking to ``session``; prompts typed before it existed are sent now."""
