@@ -27,8 +27,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_headless import PACKAGES, fresh_repo, timed_run  # noqa: E402
-from tests.fakes.fake_api import FakeAnthropic  # noqa: E402
 from tmux_harness import scratch_env, time_startup  # noqa: E402
+
+from tests.fakes.fake_api import FakeAnthropic  # noqa: E402
 
 
 def version(python: str) -> str:
@@ -75,15 +76,15 @@ def main() -> None:
           f"(load {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores)")  # fmt: skip
     first = pythons[0]
     med = {p: {k: statistics.median(v) for k, v in f.items()} for p, f in figures.items()}
-    print(f"  {'Python':8} {'import anthropic':>17} {'import tui.app':>15} {'eddy -p (3 turns)':>18}"
-          f" {'TUI until typing':>17}")  # fmt: skip
+    heads = ("import anthropic", "import tui.app", "eddy -p (3 turns)", "TUI until typing")
+    print(f"  {'Python':8} " + " ".join(f"{h:>18}" for h in heads))
     for python in pythons:
         m = med[python]
         cells = [
             f"{m[k]:.3f} s ({m[k] / med[first][k]:.2f}x)"
             for k in ("anthropic", "tui", "headless", "typing")
         ]
-        print(f"  {version(python):8} {cells[0]:>17} {cells[1]:>15} {cells[2]:>18} {cells[3]:>17}")
+        print(f"  {version(python):8} " + " ".join(f"{c:>18}" for c in cells))
 
 
 if __name__ == "__main__":
