@@ -82,6 +82,11 @@ class Limits:
     """Spent before this turn, of the cap B was cut from (only for the stop message)."""
     budget_scope: str = ""
     """What the cap is on ("this session", "this run"), for the stop message."""
+    live: Callable[[], float] | None = None
+    """The spend B is checked against, as it happens, when more than this turn's tree spends
+    from the same cap (a session with background agents, which outlive the turn that started
+    them): the turn stops once ``live() >= spent_before + max_budget_usd``. None: only this
+    turn's tree counts (``root().cost >= max_budget_usd``)."""
 
 
 @dataclass
@@ -190,6 +195,13 @@ class Turn:
         """The turn whose Agent call runs this one (a subagent's turn; None for the root).
         Its cost also counts in every ancestor's, and its budget check is the root's."""
 
+    def spent(self) -> float:
+        """What counts against this turn's budget so far: its root's tree's spend, or (with
+        ``Limits.live``) everything spent from the same cap since the root started."""
+        root = self.root()
+        live = root.limits.live
+        return root.cost if live is None else live() - root.limits.spent_before
+
     def root(self) -> Turn:
         """The turn at the top of this turn's tree (itself, when it is no subagent's)."""
         turn = self
@@ -284,8 +296,9 @@ class Turn:
             if t is not None and self.turns >= t:
                 raise TurnStopped("error_max_turns", f"Stopped: reached the turn limit ({t}).")
             #    the budget: total >= B and the response asks for tools: stop, without them
-            #    (B is the whole tree's: a subagent checks its root's spend, children included)
-            if b is not None and self.root().cost >= b:
+            #    (B is the whole tree's: a subagent checks its root's spend, children included,
+            #    and background agents' spend from the same cap as it happens)
+            if b is not None and self.spent() >= b:
                 raise TurnStopped("error_max_budget_usd", self._budget_stop(b))
             # 4. gate and run each call; b = user[results, corrections]; h = h·a·b; t += 1
             a = self._append_assistant(a, keep_tools=True, stop=response.stop_reason)
@@ -311,10 +324,10 @@ class Turn:
         if reason is None or not reason.strip():
             return False
         # one more model call, counted like a tool turn against T and B
-        t, b = self.limits.max_turns, self.limits.max_budget_usd
+        t, b = self.limits.max_turns, self.root().limits.max_budget_usd
         if t is not None and self.turns >= t:
             raise TurnStopped("error_max_turns", f"Stopped: reached the turn limit ({t}).")
-        if b is not None and self.cost >= b:
+        if b is not None and self.spent() >= b:
             raise TurnStopped("error_max_budget_usd", self._budget_stop(b))
         self.stop_blocks += 1
         self.turns += 1
@@ -444,11 +457,11 @@ class Turn:
         """The notice of a budget stop, in the figures of what the cap is on."""
         lim = self.limits
         if self.parent is not None:
-            spent = self.root().cost
+            spent = self.spent()
             return f"Stopped: the agents of this turn have spent ${spent:.4f} of ${b:.4f} budget."
         if not lim.budget_scope:
-            return f"Stopped: spent ${self.cost:.4f} of ${b:.4f} budget."
-        spent, cap = lim.spent_before + self.cost, lim.spent_before + b
+            return f"Stopped: spent ${self.spent():.4f} of ${b:.4f} budget."
+        spent, cap = lim.spent_before + self.spent(), lim.spent_before + b
         return f"Stopped: {lim.budget_scope} has spent ${spent:.4f} of its ${cap:.4f} budget."
 
     def close_interrupted(self) -> None:

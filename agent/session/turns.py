@@ -53,6 +53,7 @@ async def run_prompt(session: Session, text: str) -> None:
             turn_id=turn_id,
             checked_upto=session.conversation.checked_upto,
         )
+        session.spend.running.append(turn)  # until _finish counts it
         try:
             outcome = await turn.run()  # catches every other exit, bugs included
         except asyncio.CancelledError:
