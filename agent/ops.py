@@ -163,8 +163,9 @@ class SendToBackground:
 
 @dataclass(frozen=True)
 class KillShell:
-    """Kill background shell ``shell_id`` (``/bashes kill ID``); a ``Notice`` says how it went,
-    an ``Error`` if there is no such running shell."""
+    """Kill background shell ``shell_id`` or stop the background agent of that id (``/bashes
+    kill ID``, ``/tasks kill ID``); a ``Notice`` says how it went, an ``Error`` if there is no
+    such running shell or agent."""
 
     shell_id: str
 

@@ -1,4 +1,6 @@
-"""``/bashes``: the session's background shells, and killing one (``/bashes kill ID``)."""
+"""``/bashes`` (and ``/tasks``, Claude Code 2.1's name): the session's background shells and
+background agents, and stopping one (``/bashes kill ID``, ``/tasks kill ID``: ``ops.KillShell``,
+which the session hands to the same path as the TaskStop tool)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,9 @@ from typing import Any
 
 from agent import ops
 
-USAGE = "Usage: /bashes lists the background shells; /bashes kill ID stops one."
+USAGE = (
+    "Usage: /bashes (or /tasks) lists the background shells and agents; /bashes kill ID stops one."
+)
 
 
 def _age(seconds: float) -> str:
@@ -39,6 +43,26 @@ def shell_lines(shells: list[Any], now: float | None = None) -> list[str]:
     return lines
 
 
+def agent_lines(agents: list[Any], now: float | None = None) -> list[str]:
+    """One line per background agent: id, type, status (with its age), turns, cost, and the
+    first line of its prompt."""
+    from agent.subagents.background import first_line
+
+    now = time.time() if now is None else now
+    lines = []
+    for agent in agents:
+        state = agent.status
+        if state == "running":
+            state = f"running {_age(now - agent.started_at)}"
+        turn = agent.child.turn
+        facts = f"{turn.turns} turns, ${turn.cost:.4f}"
+        lines.append(
+            f"  {agent.id:<12} {agent.agent_type:<16} {state:<14} {facts:<20} "
+            f"{first_line(agent.prompt)}"
+        )
+    return lines
+
+
 def bashes_command(session: Any, arg: str) -> tuple[list[str], ops.Op | None]:
     """What ``/bashes ARG`` says, and the operation it submits (a kill), if any."""
     words = arg.split()
@@ -49,11 +73,18 @@ def bashes_command(session: Any, arg: str) -> tuple[list[str], ops.Op | None]:
     if words:
         return [USAGE], None
     shells = session.shells.listing()
-    if not shells:
+    host = getattr(session.ctx, "subagents", None)
+    agents = host.background_agents() if host is not None else []
+    if not shells and not agents:
         return [
-            "No background shells. (Bash with run_in_background starts one; Ctrl+B "
-            "sends a running command to the background.)"
+            "No background shells or agents. (Bash or Agent with run_in_background starts "
+            "one; Ctrl+B sends a running command to the background.)"
         ], None
-    running = sum(1 for s in shells if s.status == "running")
-    head = f"Background shells ({running} running):"
-    return [head, *shell_lines(shells), "/bashes kill ID stops one."], None
+    lines = []
+    if shells:
+        running = sum(1 for s in shells if s.status == "running")
+        lines += [f"Background shells ({running} running):", *shell_lines(shells)]
+    if agents:
+        running = sum(1 for a in agents if a.status == "running")
+        lines += [f"Background agents ({running} running):", *agent_lines(agents)]
+    return [*lines, "/bashes kill ID (or /tasks kill ID) stops one."], None

@@ -280,7 +280,13 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "bashes",
-            "list background shells; /bashes kill ID stops one",
+            "list background shells and agents; /bashes kill ID stops one",
+            ext.bashes,
+            True,
+        ),
+        Command(
+            "tasks",
+            "the same as /bashes (Claude Code's name); /tasks kill ID stops one",
             ext.bashes,
             True,
         ),

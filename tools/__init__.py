@@ -21,6 +21,7 @@ TOOL_MODULES: dict[str, str] = {
     "NotebookEdit": "tools.notebook_edit",
     "BashOutput": "tools.bash_output",
     "KillShell": "tools.kill_shell",
+    "TaskStop": "tools.task_stop",
     "AskUserQuestion": "tools.ask_user_question",
     "ExitPlanMode": "tools.exit_plan_mode",
     "Agent": "tools.agent",

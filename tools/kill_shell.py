@@ -1,10 +1,12 @@
-"""KillShell: end a background shell, its whole process group."""
+"""KillShell: end a background shell, its whole process group, or stop a background agent
+(the same path as TaskStop: :func:`tools.task_stop.stop_task`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tools.base import ResolvedPath, ToolContext, ToolError, ToolResult
+from tools.base import ResolvedPath, ToolContext, ToolResult
+from tools.task_stop import stop_task
 
 
 class KillShellTool:
@@ -14,6 +16,7 @@ class KillShellTool:
     description = (
         "Kills a running background bash shell by its ID (and every process it started).\n"
         "- Takes a shell_id parameter identifying the shell to kill.\n"
+        "- Also stops a background agent (Agent run_in_background) given its agent ID.\n"
         "- Returns a success or failure status.\n"
         "- Use this tool when you need to terminate a long-running shell.\n"
         "- Shell IDs can be found using the /bashes command."
@@ -21,7 +24,10 @@ class KillShellTool:
     input_schema: dict[str, Any] = {
         "type": "object",
         "properties": {
-            "shell_id": {"type": "string", "description": "The ID of the background shell to kill"}
+            "shell_id": {
+                "type": "string",
+                "description": "The ID of the background shell (or agent) to kill",
+            }
         },
         "required": ["shell_id"],
         "additionalProperties": False,
@@ -38,9 +44,7 @@ class KillShellTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Kill the shell; see the description."""
-        if ctx.shells is None:
-            raise ToolError("There are no background shells in this session.")
-        return ToolResult(await ctx.shells.kill(str(args["shell_id"])))
+        return ToolResult(await stop_task(str(args["shell_id"]), ctx))
 
 
 TOOL = KillShellTool()

@@ -82,7 +82,7 @@ MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions"
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
 HARMLESS_TOOLS = frozenset(
-    {"TodoWrite", "ExitPlanMode", "AskUserQuestion", "BashOutput", "KillShell"}
+    {"TodoWrite", "ExitPlanMode", "AskUserQuestion", "BashOutput", "KillShell", "TaskStop"}
 )
 """Tools that change nothing outside the session: they never ask, even in plan mode."""
 _FAMILIES = {"Edit": EDIT_TOOLS, "Read": READ_TOOLS, "Write": frozenset({"Write"})}

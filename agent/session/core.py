@@ -314,9 +314,10 @@ class Session:
 
     async def _kill_shell(self, shell_id: str) -> None:
         from tools.base import ToolError
+        from tools.task_stop import stop_task
 
-        try:
-            text = await self.shells.kill(shell_id)
+        try:  # a background shell or agent (/bashes kill, /tasks kill): TaskStop's path
+            text = await stop_task(shell_id, self.ctx)
         except ToolError as exc:
             self._emit(ev.Error(ev.NO_TURN, str(exc), "shell"))
             return

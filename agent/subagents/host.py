@@ -15,17 +15,28 @@ concurrency slots, the depth cap and the running children. Limits (LOOP-MODEL.md
   slot they need).
 - **Esc** sets the interrupt every agent of the tree races against: each child's history is
   closed validly by its own loop and the parent's Agent call gets an is_error result.
+
+Background children (``run_in_background``), the lead's decision: as in Claude Code, Esc stops
+the running turn and its foreground tree, and background agents keep running (the user or the
+model asked for them to outlive the turn). Unlike Claude Code (its issue 37218, "background
+agents cannot be stopped") one can be stopped: ``stop`` (the TaskStop and KillShell tools,
+``/tasks kill ID`` and ``/bashes kill ID`` through ``ops.KillShell``) sets that child's own
+interrupt, so its own loop closes its history validly, its transcript says interrupted, its
+cost is added to the session's, and the model gets the one completion notice, saying it was
+stopped. The session's close stops the rest.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent.loop import CURRENT_TURN, Turn, TurnOutcome
+from agent.subagents.background import BackgroundAgent, completion_notice, first_line
 from agent.subagents.child import Child, Frame, narrower
 from agent.subagents.definitions import MODEL_ALIASES, AgentCatalog, AgentDefinition
 from agent.subagents.locks import FileLocks
@@ -75,6 +86,8 @@ class SubagentHost:
         """Background children (``run_in_background``) still running, by agent id."""
         self.notices: list[str] = []
         """Completions of background children the model has not read yet."""
+        self.tasks: dict[str, BackgroundAgent] = {}
+        """Every background child of the session (running or ended), by agent id."""
 
     def report(self, event: ev.Event) -> None:
         """Where a child transcript's one failure report goes: the session's user."""
@@ -221,6 +234,8 @@ class SubagentHost:
         child.turn.limits.max_budget_usd = None if cap is None else cap - root.cost
         agent_id = frame.agent_id
         self.running[agent_id] = child
+        record = BackgroundAgent(child, prompt, time.time())
+        self.tasks[agent_id] = record
 
         async def run() -> None:
             outcome = TurnOutcome("interrupted", 0, 0, 0.0, child.turn.usage)
@@ -230,11 +245,12 @@ class SubagentHost:
                 self.running.pop(agent_id, None)
                 self.background.pop(agent_id, None)
                 self.session.spend.total_cost += child.turn.cost
+                # an interrupted background child was stopped: by ``stop`` or the close
+                status = {"success": "completed", "interrupted": "stopped"}
+                record.status = status.get(outcome.subtype, "failed")
+                record.stopping = record.stopping and record.status == "stopped"
             result = await self._finish(child, outcome)
-            self.notify(
-                f"<system-reminder>The background agent {agent_id} ({definition.name}) "
-                f"finished ({outcome.subtype}). Its report:\n{result.content}</system-reminder>"
-            )
+            self.notify(completion_notice(record, outcome.subtype, str(result.content)))
 
         ctx_copy = contextvars.copy_context()
         ctx_copy.run(CURRENT_FRAME.set, frame)
@@ -246,6 +262,44 @@ class SubagentHost:
         )
         display = {"kind": "subagent", "agent_id": agent_id, "agent_type": definition.name}
         return ToolResult(text, display=display | {"subtype": "background"})
+
+    def background_agents(self) -> list[BackgroundAgent]:
+        """Every background child of the session, oldest first (``/tasks``)."""
+        return list(self.tasks.values())
+
+    def describe_agents(self) -> str:
+        """The background agents and their status, for an error naming what exists."""
+        if not self.tasks:
+            return "background agents: none"
+        known = ", ".join(f"{r.id} ({r.agent_type}, {r.status})" for r in self.tasks.values())
+        return f"background agents: {known}"
+
+    async def stop(self, agent_id: str) -> str:
+        """Stop background child ``agent_id``: set its own interrupt and wait until its loop
+        has closed its history (its notice is queued then); what happened.
+
+        Raises:
+            ToolError: no such background agent, or it is not running (the message names
+                the background agents there are).
+        """
+        record = self.tasks.get(agent_id.strip())
+        if record is None:
+            raise ToolError(
+                f"No background agent found with ID: {agent_id} ({self.describe_agents()})."
+            )
+        task = self.background.get(record.id)
+        if record.status != "running" or task is None:
+            known = self.describe_agents()
+            raise ToolError(f"Agent {record.id} is not running (status: {record.status}; {known}).")
+        record.stopping = True
+        interrupt = record.child.turn.interrupt
+        interrupt.set()
+        # wait, not await: the caller's own Esc must not cancel the stopping child's close
+        await asyncio.wait({task})
+        what = f"{record.agent_type}: {first_line(record.prompt)}"
+        if record.status != "stopped":  # it ended on its own before it read the interrupt
+            return f"Agent {record.id} ({what}) ended ({record.status}) before it could be stopped."
+        return f"Successfully stopped agent: {record.id} ({what})"
 
     def notify(self, text: str) -> None:
         """A background completion for the model: a correction of the running turn (read at
