@@ -24,7 +24,7 @@ from typing import Any
 from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agent.store.load import LoadedSession, TranscriptError, load
 from agent.store.repair import INTERRUPTED_RESULT
-from agent.subagents.transcripts import PREFIX, child_transcripts
+from agent.subagents.transcripts import PREFIX, child_transcripts, subagents_dir
 from frontend.sanitize import sanitize
 from frontend.tool_summary import clip_lines, more_lines, result_text
 from frontend.wording import first_line
@@ -291,6 +291,32 @@ def _end_line(end: dict[str, Any]) -> str:
     return "— " + " · ".join(facts)
 
 
+def child_path(session_path: Path, agent_id: str) -> Path:
+    """Where the session at ``session_path`` keeps the transcript of child ``agent_id``."""
+    return subagents_dir(session_path) / f"{PREFIX}{agent_id}.jsonl"
+
+
+@dataclass(frozen=True)
+class TranscriptView:
+    """One child's transcript read once.
+
+    Attributes:
+        lines: what ``transcript_lines`` returns.
+        ended: the file records the child's end (a viewer can stop re-reading it).
+    """
+
+    lines: list[str]
+    ended: bool
+
+
+def transcript_view(path: Path, summary: Summary | None = None) -> TranscriptView:
+    """``transcript_lines`` of ``path`` and whether the child's end is recorded."""
+    child = _read(path)
+    if isinstance(child, str):
+        return TranscriptView([f"({child})"], False)
+    return TranscriptView(_transcript_lines(path, child, summary), bool(child.end))
+
+
 def transcript_lines(path: Path, summary: Summary | None = None) -> list[str]:
     """One child's whole transcript as readable, sanitised lines.
 
@@ -303,9 +329,10 @@ def transcript_lines(path: Path, summary: Summary | None = None) -> list[str]:
         path: the child's transcript.
         summary: a tool call's one-line summary (default: the built-in tool's own).
     """
-    child = _read(path)
-    if isinstance(child, str):
-        return [f"({child})"]
+    return transcript_view(path, summary).lines
+
+
+def _transcript_lines(path: Path, child: _ChildFile, summary: Summary | None) -> list[str]:
     about, loaded = child.about, child.loaded
     kind = sanitize(str(about.get("agent_type") or "agent"))
     agent_id = sanitize(str(about.get("agent_id") or _agent_id(path)))
