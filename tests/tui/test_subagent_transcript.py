@@ -159,3 +159,15 @@ async def test_an_unsaved_session_says_so_instead_of_opening_a_screen(tmp_path: 
         await pilot.pause()
         assert not isinstance(app.screen, SubagentTranscriptScreen)
         assert any("not saved" in n.message for n in app._notifications)
+
+
+async def test_a_click_on_the_block_leaves_the_focus_in_the_prompt(workspace: Path) -> None:
+    (workspace / "a.py").write_text("x = 1\n")
+    app = saved_app(workspace, tree_model())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "go")
+        await settle(app, pilot)
+        await pilot.click(SubagentBlock)
+        assert app.query_one(SubagentBlock).expanded
+        assert app.focused is app.main.prompt  # what the user types next goes there

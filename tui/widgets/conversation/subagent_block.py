@@ -1,10 +1,11 @@
 """The live block under an Agent call: one line per subagent it started (current tool,
 turns, cost, how it ended); a click expands it into the children's own lines.
 
-Each agent's whole transcript opens in ``SubagentTranscriptScreen``: focus the block (a
-click or Tab), pick the agent with ↑/↓ when it has several, press Enter; or double-click an
+Each agent's whole transcript opens in ``SubagentTranscriptScreen`` on a double-click on the
 agent's line (the first click of the pair toggles the lines as any click does, the second
-puts them back, so a double-click only opens)."""
+puts them back, so a double-click only opens). A click leaves the focus in the prompt, as
+everywhere in the conversation; a block given the focus opens the transcript of the agent
+picked with ↑/↓ on Enter."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ class SubagentBlock(Static, can_focus=True):
         Binding("down", "select(1)", show=False),
     ]
 
+    def focus_on_click(self) -> bool:
+        """What the user types next goes to the prompt (see ``Conversation``)."""
+        return False
+
     def __init__(self, call_id: str) -> None:
         super().__init__("")
         self.call_id = call_id
@@ -68,7 +73,7 @@ class SubagentBlock(Static, can_focus=True):
         if self.expanded:
             parts += [f"  {t}\n" for t in self.log_lines]
         elif self.log_lines:
-            parts.append("  (click to show what the agents did · Enter: an agent's transcript)\n")
+            parts.append("  (click: what the agents did · double-click an agent: all of it)\n")
         return Content.assemble(*parts).rstrip("\n") if parts else Content("")
 
     def on_click(self, event: events.Click) -> None:
