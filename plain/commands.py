@@ -120,6 +120,7 @@ class Commands:
 
     async def open_resume(self, arg: str) -> None:
         from agent.store.listing import find_session, list_sessions
+        from plain.resume_listing import CHILD_NUMBER, Listing, child_text
 
         app = self.app
         session = app.session
@@ -127,7 +128,7 @@ class Commands:
             self.say("This session is not saved, so there is nothing to resume here.")
             return
         current = session.status().session_id
-        if arg:
+        if arg and CHILD_NUMBER.fullmatch(arg) is None:  # 3.1 is a subagent's number
             path = find_session(app.workspace, arg)
             if path is None:
                 self.say(f"No session {arg!r} in this project (/resume lists them).", "error")
@@ -144,20 +145,29 @@ class Commands:
         if not sessions:
             self.say("No other session in this project.")
             return
-        shown = sessions[:20]
-        lines = ["Sessions of this project (newest first):"]
-        for n, s in enumerate(shown, 1):
-            agents = f" · {s.subagents} subagents" if s.subagents else ""
-            lines.append(
-                f"  {n:>2}. {first_line(s.title or s.first_prompt or '', 60)}  · {s.session_id}"
-                f"{agents}"
-            )
-        self.say("\n".join(lines))
+        listing = Listing.of(sessions)  # with each session's subagents (plain/resume_listing)
+        shown = listing.sessions
+
+        def show_child(text: str) -> bool:
+            """Print the subagent ``text`` numbers (3.1); False when it is not such a number."""
+            child = listing.child(text)
+            if isinstance(child, str):
+                self.say(child, "error")
+            elif child is not None:
+                self.say(child_text(child))
+            return child is not None
+
+        if arg:
+            show_child(arg)
+            return
+        self.say("\n".join(listing.lines()))
 
         def pick(text: str) -> bool:
             if not text.strip():
                 self.say("Resume cancelled.", "hint", "dim")
                 return True
+            if show_child(text):
+                return False  # a subagent is only read: the question stays for another
             number = _int(text)
             if number is None or not 1 <= number <= len(shown):
                 self.say("Type one of the numbers above, or Enter to cancel.", "error")
@@ -165,7 +175,8 @@ class Commands:
             app._spawn(self._switch(shown[number - 1].session_id))
             return True
 
-        app.ask(Question("Resume which session? (number; Enter cancels) › ", pick, lambda: None))
+        hint = "number, or 1.1 for a subagent's transcript" if listing.has_children() else "number"
+        app.ask(Question(f"Resume which session? ({hint}; Enter cancels) › ", pick, lambda: None))
 
     async def _switch(self, session_id: str) -> None:
         app = self.app

@@ -253,6 +253,10 @@ class Child:
                     outcome.stop_reason,
                 )
             )  # fmt: skip
+            end: dict[str, Any] = {"type": "subagent_end", "subtype": outcome.subtype}
+            end |= {"num_turns": turn.turns, "cost_usd": turn.cost}
+            end["duration_ms"] = self.duration_ms
+            self._recorder.write(lambda t: t.append(end))  # how it ended (load skips it)
             if self.transcript is not None:
                 try:
                     self.transcript.close()

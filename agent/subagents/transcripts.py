@@ -2,6 +2,11 @@
 
 Each child is recorded like the main session (``agent.store.transcript``: append-only JSONL,
 fsynced as the main one) in ``<sessions dir>/<session id>/subagents/agent-<id>.jsonl``.
+Besides the main session's records (``agent.store.format``), a child's file has two of its
+own, which loading skips: ``subagent`` after the header (``agent_id``, ``agent_type``,
+``parent_call_id``, ``depth``) and, when the child ends, ``subagent_end`` (``subtype``,
+``num_turns``, ``cost_usd``, ``duration_ms``). Files written before ``subagent_end`` existed
+lack it; readers (``frontend.subagent_transcripts``) show their end as unknown.
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
 """The resume picker (``eddy --resume`` without an id, or /resume).
 
 The project's sessions, most recently active first: title or first prompt, then when it was
-last active, its turns, its cost and its rewinds. Typing filters; Enter resumes the highlighted
-session (dismisses with its id), Esc dismisses with None.
+last active, its turns, its cost and its rewinds; under a session, its subagents (one line
+each, ``frontend.subagent_transcripts.child_summaries``). Typing filters the sessions; Enter
+resumes the highlighted session (dismisses with its id), or on a subagent opens its transcript
+read-only above the picker (a child is not a session: it cannot be resumed); Esc dismisses
+with None.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from frontend.subagent_transcripts import ChildSummary, child_summaries, hidden_children
 from frontend.wording import first_line
 from tools.textfile import plural
 from tui.screens.dialog import Dialog
@@ -68,6 +72,15 @@ def session_label(info: SessionInfo, now: float) -> Content:
     )
 
 
+CHILD_ID = "subagent:"
+"""How the options of subagents are told from sessions' (``subagent:<session>:<n>``)."""
+
+
+def child_label(child: ChildSummary) -> Content:
+    """A subagent's line under its session: ``↳ Explore a1b2c3: find the callers · 4 turns``."""
+    return Content.assemble(("    ↳ ", "dim"), (first_line(child.line(), 200), "dim"))
+
+
 class ResumeScreen(Dialog[str | None]):
     """Pick a session to resume; dismisses with its id, or None.
 
@@ -114,6 +127,9 @@ class ResumeScreen(Dialog[str | None]):
         self._filter = Input(placeholder="Type to filter by title or prompt", id="resume-filter")
         self._options = OptionList(id="resume-options")
         self._empty = Static(id="resume-empty")
+        self._children: dict[str, list[ChildSummary]] = {}
+        """Each session's subagents, read once (only for sessions that have some)."""
+        self._options_children: dict[str, ChildSummary] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="resume-dialog", classes="dialog"):
@@ -122,7 +138,11 @@ class ResumeScreen(Dialog[str | None]):
             yield self._options
             yield self._empty
             yield Static(
-                "↑/↓ choose · Enter resume · Esc cancel", id="resume-keys", classes="dialog-keys"
+                "↑/↓ choose · Enter resume (on a subagent: its transcript) · Esc cancel"
+                if any(s.subagents for s in self.sessions)
+                else "↑/↓ choose · Enter resume · Esc cancel",
+                id="resume-keys",
+                classes="dialog-keys",
             )
 
     def on_mount(self) -> None:
@@ -139,11 +159,30 @@ class ResumeScreen(Dialog[str | None]):
             if needle in (s.title or "").casefold() or needle in (s.first_prompt or "").casefold()
         ]
 
+    def children_of(self, info: SessionInfo) -> list[ChildSummary]:
+        """The subagents of ``info``'s session (read on first use)."""
+        if not info.subagents:
+            return []
+        if info.session_id not in self._children:
+            self._children[info.session_id] = child_summaries(info.path)
+        return self._children[info.session_id]
+
+    def _session_options(self, info: SessionInfo) -> list[Option]:
+        options = [Option(session_label(info, self.now), id=info.session_id)]
+        for n, child in enumerate(self.children_of(info)):
+            key = f"{CHILD_ID}{info.session_id}:{n}"
+            self._options_children[key] = child
+            options.append(Option(child_label(child), id=key))
+        hidden = hidden_children(info.path) if info.subagents else 0
+        if hidden:
+            more = Content.styled(f"    ↳ … {plural(hidden, 'older subagent')}", "dim")
+            options.append(Option(more, disabled=True))
+        return options
+
     def _refill(self, text: str) -> None:
         shown = self.matching(text)
-        self._options.set_options(
-            Option(session_label(s, self.now), id=s.session_id) for s in shown
-        )
+        self._options_children = {}
+        self._options.set_options(o for s in shown for o in self._session_options(s))
         self._options.display = bool(shown)
         if shown:
             self._options.highlighted = 0
@@ -162,12 +201,23 @@ class ResumeScreen(Dialog[str | None]):
         event.stop()
         index = self._options.highlighted
         if index is not None and self._options.option_count:
-            self.dismiss(self._options.get_option_at_index(index).id)
+            self._choose(self._options.get_option_at_index(index).id)
 
     @on(OptionList.OptionSelected, "#resume-options")
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(event.option.id)
+        self._choose(event.option.id)
+
+    def _choose(self, option_id: str | None) -> None:
+        """Resume a session; show a subagent's transcript (the picker stays under it)."""
+        child = self._options_children.get(option_id or "")
+        if child is None:
+            self.dismiss(option_id)
+            return
+        from tui.screens.subagent_transcript import SubagentTranscriptScreen, session_summary
+
+        title = f"{child.agent_type} {child.agent_id[:6]}"
+        self.app.push_screen(SubagentTranscriptScreen(child.path, title, session_summary(self.app)))
 
     def action_move(self, how: str) -> None:
         getattr(self._options, f"action_{'cursor_' if how in ('up', 'down') else ''}{how}")()
