@@ -163,9 +163,8 @@ class SubagentHost:
         async with slots:
             # checked once it has a slot: a child that waited for one while the tree spent
             # B must not start (the overshoot bound counts only agents running at B)
-            root = parent.root()
-            cap = root.limits.max_budget_usd
-            if cap is not None and root.cost >= cap:
+            cap = parent.root().limits.max_budget_usd
+            if cap is not None and parent.spent() >= cap:
                 raise ToolError("The budget is spent; the agent was not started.")
             token = CURRENT_FRAME.set(child_frame)
             try:
@@ -209,12 +208,13 @@ class SubagentHost:
         comes as a notice the model reads at its next call.
 
         It is not in its parent's tree (that turn may end first): its own interrupt (the
-        session's close stops it), what was left of the budget B when it started, and its
-        cost added to the session's when it ends.
+        session's close stops it), and the session's budget B, which it and every other running
+        turn check against the session's spend as it happens (``Limits.live``); its cost moves
+        into the session's totals when it ends.
         """
         root = parent.root()
         cap = root.limits.max_budget_usd
-        if cap is not None and root.cost >= cap:
+        if cap is not None and parent.spent() >= cap:
             raise ToolError("The budget is spent; the agent was not started.")
         # the concurrency cap holds for background children too: they take no slot (they
         # outlive the call), so without this one response could start any number of them
@@ -231,7 +231,18 @@ class SubagentHost:
             CURRENT_FRAME.reset(token)
         child.turn.parent = None
         child.turn.interrupt = asyncio.Event()
-        child.turn.limits.max_budget_usd = None if cap is None else cap - root.cost
+        limits = child.turn.limits
+        if cap is not None and root.limits.live is not None:
+            # one cap for the session: this child, the turn that started it and the turns
+            # after it all check the spend of every running tree as it happens
+            limits.max_budget_usd, limits.live = cap, root.limits.live
+            limits.spent_before, limits.budget_scope = (
+                root.limits.spent_before,
+                root.limits.budget_scope,
+            )
+        elif cap is not None:  # a turn run on its own (tests): what was left of its B
+            limits.max_budget_usd = cap - root.cost
+        self.session.spend.running.append(child.turn)
         agent_id = frame.agent_id
         self.running[agent_id] = child
         record = BackgroundAgent(child, prompt, time.time())
@@ -244,7 +255,7 @@ class SubagentHost:
             finally:
                 self.running.pop(agent_id, None)
                 self.background.pop(agent_id, None)
-                self.session.spend.total_cost += child.turn.cost
+                self.session.spend.add_background(child.turn)
                 # an interrupted background child was stopped: by ``stop`` or the close
                 status = {"success": "completed", "interrupted": "stopped"}
                 record.status = status.get(outcome.subtype, "failed")
