@@ -76,6 +76,9 @@ class FrontEnd(Protocol):
     def open_rewind(self, arg: str) -> Awaitable[None] | None:
         """/rewind [N [code|conversation|both]]: pick a prompt and what to restore."""
 
+    def show_subagent(self, path: Path, title: str) -> None:
+        """/agents ID: show a subagent's whole transcript (``path``), read-only."""
+
     def compact(self, focus: str) -> None:
         """/compact [focus]: summarise the conversation."""
 
@@ -305,7 +308,7 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "agents",
-            "list the subagent types and where each is defined",
+            "the subagent types and this session's subagents; /agents ID shows one's transcript",
             ext.agents,
             True,
         ),

@@ -4,7 +4,7 @@ hooks, MCP servers and their prompts, subagents), for the one table in frontend/
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent import ops
 
@@ -90,4 +90,42 @@ def agents(fe: FrontEnd, arg: str) -> None:
     session = fe.session
     host = getattr(session.ctx, "subagents", None) if session is not None else None
     catalog = host.catalog if host is not None else load_agents(fe.workspace)
+    transcript = getattr(session, "transcript", None) if session is not None else None
+    if arg.strip():
+        _show_subagent(fe, transcript, arg.strip())
+        return
     fe.say(agents_listing(catalog))
+    if transcript is None:
+        return
+    from frontend.subagent_transcripts import child_summaries
+
+    children = child_summaries(transcript.path)
+    if children:
+        lines = [f"This session's subagents ({len(children)}):"]
+        for child in children:
+            cost = "" if child.cost_usd is None else f" · ${child.cost_usd:.4f}"
+            state = child.ended or "running or stopped"
+            lines.append(
+                f"  {child.agent_id[:12]}  {child.agent_type} · {state}{cost}  {child.prompt}"
+            )
+        lines.append("/agents ID shows one's whole transcript.")
+        fe.say("\n".join(lines))
+
+
+def _show_subagent(fe: FrontEnd, transcript: Any, wanted: str) -> None:
+    """``/agents ID``: the transcript of this session's subagent whose id starts with ID."""
+    if transcript is None:
+        fe.say("This session is not saved, so its subagents' transcripts are not either.")
+        return
+    from frontend.subagent_transcripts import child_summaries
+
+    children = child_summaries(transcript.path)
+    found = [c for c in children if c.agent_id.startswith(wanted)]
+    if len(found) != 1:
+        known = ", ".join(c.agent_id[:12] for c in children) or "none yet"
+        how = "No" if not found else "More than one"
+        fe.say(f"{how} subagent of this session has an id starting {wanted!r} (ids: {known}).",
+               "error")  # fmt: skip
+        return
+    child = found[0]
+    fe.show_subagent(child.path, f"{child.agent_type} {child.agent_id[:6]}")

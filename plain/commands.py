@@ -226,6 +226,13 @@ class Commands:
         self.app.request_exit()
 
     # -- /rewind --------------------------------------------------------------------------
+    def show_subagent(self, path: Path, title: str) -> None:
+        from frontend.subagent_transcripts import transcript_lines
+
+        rule = "─" * 60
+        body = "\n".join(transcript_lines(path))
+        self.say(f"{rule} {title}\n{body}\n{rule} (read-only)")
+
     def open_rewind(self, arg: str) -> None:
         app = self.app
         session = app.session

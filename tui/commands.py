@@ -111,6 +111,11 @@ class SlashCommands:
     def open_rewind(self, arg: str) -> None:
         self.app.main.open_rewind()
 
+    def show_subagent(self, path: Path, title: str) -> None:
+        from tui.screens.subagent_transcript import SubagentTranscriptScreen, session_summary
+
+        self.app.push_screen(SubagentTranscriptScreen(path, title, session_summary(self.app)))
+
     def compact(self, focus: str) -> None:
         self.app.main.compact(focus)
 

@@ -171,3 +171,36 @@ async def test_a_click_on_the_block_leaves_the_focus_in_the_prompt(workspace: Pa
         await pilot.click(SubagentBlock)
         assert app.query_one(SubagentBlock).expanded
         assert app.focused is app.main.prompt  # what the user types next goes there
+
+
+async def test_slash_agents_lists_the_sessions_subagents_and_opens_one_by_id(
+    workspace: Path,
+) -> None:
+    """The keyboard's way in: /agents lists this session's subagents, /agents ID opens one's
+    transcript (a wrong id says which ids there are)."""
+    from tui.widgets.conversation.message_line import MessageLine
+
+    (workspace / "a.py").write_text("x = 1\n")
+    app = saved_app(workspace, tree_model())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "go")
+        await settle(app, pilot)
+        (live,) = app.query_one(SubagentBlock).tracker.agents.values()
+        app.main.dispatch("/agents")
+        await settle(app, pilot)
+        said = "\n".join(line.text for line in app.query(MessageLine))
+        assert "This session's subagents (1):" in said
+        assert f"{live.agent_id[:12]}  Explore · success" in said
+        app.main.dispatch("/agents zzz")
+        await settle(app, pilot)
+        said = "\n".join(line.text for line in app.query(MessageLine))
+        wrong = f"No subagent of this session has an id starting 'zzz' (ids: {live.agent_id[:12]})"
+        assert wrong in said
+        app.main.dispatch(f"/agents {live.agent_id[:4]}")
+        screen = await until(lambda: isinstance(app.screen, SubagentTranscriptScreen)
+                             and app.screen)  # fmt: skip
+        await until(lambda: screen.lines)
+        assert "› find the callers" in screen_text(screen) and "x is in a.py" in screen_text(screen)
+        await pilot.press("escape")
+        await until(lambda: not isinstance(app.screen, SubagentTranscriptScreen))
