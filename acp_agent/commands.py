@@ -128,6 +128,11 @@ class AcpFrontEnd:
         self.say(ELSEWHERE.format(what="rewind (eddy's _eddy/rewind method)"))
         return None
 
+    def show_subagent(self, path: Path, title: str) -> None:
+        from frontend.subagent_transcripts import transcript_lines
+
+        self.say("\n".join([f"{title}:", *transcript_lines(path)]))
+
     def compact(self, focus: str) -> None:
         self.submit(ops.Compact(focus))
 

@@ -263,6 +263,7 @@ class UpdateMapper:
                 | ev.Interrupted()
                 | ev.TurnFinished()
                 | ev.HookStarted()
+                | ev.BackgroundChanged()
             ):
                 return []
             case _:

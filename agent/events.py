@@ -32,7 +32,13 @@ from agent.events_ask import (
     QuestionsAnswered,
     QuestionsAsked,
 )
-from agent.events_ext import HookRan, HookStarted, PromptBlocked, SubagentEvent
+from agent.events_ext import (
+    BackgroundChanged,
+    HookRan,
+    HookStarted,
+    PromptBlocked,
+    SubagentEvent,
+)
 
 NO_TURN = 0
 """The ``turn_id`` of events that happen outside any turn."""
@@ -317,6 +323,7 @@ Event = (
     | RewindFinished
     | TurnFinished
     | SubagentEvent
+    | BackgroundChanged
 )
 
 

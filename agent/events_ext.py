@@ -1,6 +1,6 @@
-"""Events of what extends a turn: hooks running (agent/hooks), a prompt a hook blocked, and a
-subagent's events wrapped with its id (agent/subagents). Part of ``agent.events.Event``
-(import them from there)."""
+"""Events of what extends a turn: hooks running (agent/hooks), a prompt a hook blocked, a
+subagent's events wrapped with its id (agent/subagents), and what runs in the background.
+Part of ``agent.events.Event`` (import them from there)."""
 
 from __future__ import annotations
 
@@ -98,3 +98,19 @@ class SubagentEvent:
     depth: int
     event: dict[str, Any]
     type: Literal["subagent_event"] = "subagent_event"
+
+
+@dataclass(frozen=True)
+class BackgroundChanged:
+    """A background shell or agent started or ended: what runs beside the conversation now
+    (the status lines show it, as Claude Code's footer does).
+
+    Attributes:
+        shells: background shells running (Bash ``run_in_background``, Ctrl+B).
+        agents: background agents running (Agent ``run_in_background``).
+    """
+
+    turn_id: int
+    shells: int
+    agents: int
+    type: Literal["background_changed"] = "background_changed"

@@ -48,7 +48,20 @@ class StatusModel:
         self.busy = False
         self.mcp = ""
         """The MCP servers in a few words ("MCP 2/3"), or the last one that failed."""
+        self.background_shells = 0
+        self.background_agents = 0
+        """What runs in the background (``BackgroundChanged``): shells, agents."""
         self._tool_names: dict[str, str] = {}
+
+    @property
+    def background(self) -> str:
+        """``1 shell, 2 agents in background`` (/tasks lists them), or "" when none run."""
+        parts = [
+            f"{n} {word}{'s' if n != 1 else ''}"
+            for n, word in ((self.background_shells, "shell"), (self.background_agents, "agent"))
+            if n
+        ]
+        return f"{', '.join(parts)} in background" if parts else ""
 
     @property
     def context_percent(self) -> int | None:
@@ -125,6 +138,8 @@ class StatusModel:
                     self.context_tokens = event.context_tokens
             case ev.PermissionModeChanged():
                 self.mode = event.mode
+            case ev.BackgroundChanged():
+                self.background_shells, self.background_agents = event.shells, event.agents
             case ev.SubagentEvent():
                 kind = event.event.get("type")
                 if kind == "tool_call_started":

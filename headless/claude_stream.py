@@ -129,6 +129,7 @@ class ClaudeStream:
                 | ev.Compacted()
                 | ev.RewindFinished()
                 | ev.TurnFinished()
+                | ev.BackgroundChanged()
             ):
                 pass  # errors go to stderr (headless/run.py); the outcome is the result line
             case _:

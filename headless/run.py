@@ -91,6 +91,7 @@ def stderr_line(event: ev.Event, fmt: str) -> str | None:
             | ev.RewindFinished()
             | ev.TurnFinished()
             | ev.SubagentEvent()
+            | ev.BackgroundChanged()
         ):
             return None
         case _:

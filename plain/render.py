@@ -172,6 +172,7 @@ class Renderer:
                 | ev.PlanReviewRequested()
                 | ev.UsageUpdated()
                 | ev.HookStarted()  # its HookRan line says it ran
+                | ev.BackgroundChanged()
             ):
                 return []  # the toolbar's (plain/status.py) or the question's
             case _:

@@ -26,6 +26,8 @@ class Status(StatusModel):
         parts.append(money(self.cost))
         if self.mcp:
             parts.append(self.mcp)
+        if self.background:
+            parts.append(self.background)
         if self.queued:
             parts.append(f"{self.queued} queued (↑ takes back)")
         if busy:

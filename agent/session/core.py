@@ -102,7 +102,7 @@ class Session:
             sandbox=sandbox,
         )
         self.runner = ToolRunner(tools, self.ctx, self.gate, self._emit)
-        self.shells = ShellRegistry(self.ctx)
+        self.shells = ShellRegistry(self.ctx, on_change=self.background_changed)
         """Background shells (Bash ``run_in_background``, Ctrl+B); they outlive turns."""
         self.ctx.shells = self.shells
         self.dialogs = SessionDialogs(
@@ -173,6 +173,14 @@ class Session:
     def total_cost(self) -> float:
         """The session's spend, including what it had when resumed (``spend`` has more)."""
         return self.spend.total_cost
+
+    def background_changed(self) -> None:
+        """Tell the front ends what runs in the background now (a shell or agent started
+        or ended)."""
+        host = getattr(self.ctx, "subagents", None)
+        agents = len(host.background) if host is not None else 0
+        shells = len(self.shells.running())
+        self._emit(ev.BackgroundChanged(self.runner.turn_id, shells, agents))
 
     def status(self) -> SessionStatus:
         """A read-only snapshot of what front ends show (model, mode, cost, context, ...)."""

@@ -255,6 +255,7 @@ class SubagentHost:
             finally:
                 self.running.pop(agent_id, None)
                 self.background.pop(agent_id, None)
+                self.session.background_changed()
                 self.session.spend.add_background(child.turn)
                 # an interrupted background child was stopped: by ``stop`` or the close
                 status = {"success": "completed", "interrupted": "stopped"}
@@ -267,6 +268,7 @@ class SubagentHost:
         ctx_copy.run(CURRENT_FRAME.set, frame)
         task = asyncio.get_running_loop().create_task(run(), context=ctx_copy)
         self.background[agent_id] = task
+        self.session.background_changed()
         text = (
             f"Started the {definition.name} agent {agent_id} in the background. You will be "
             "told when it finishes; go on with other work meanwhile."

@@ -104,6 +104,7 @@ class EventRouter:
                 | ev.HookRan()
                 | ev.HookStarted()
                 | ev.SubagentEvent()
+                | ev.BackgroundChanged()
             ):
                 pass  # the status model's or the conversation's alone
             case _:

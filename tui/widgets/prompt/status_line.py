@@ -111,6 +111,8 @@ class StatusLine(Static, StatusModel):
         parts.append(Content.styled(turns, muted))
         if self.mcp:
             parts.append(Content.styled(self.mcp, muted))
+        if self.background:
+            parts.append(Content.styled(self.background, "$accent"))
         if self.queued:
             parts.append(Content.styled(f"{self.queued} queued", "bold $text-warning"))
         line = Content(" · ").join(parts)
