@@ -45,6 +45,7 @@ ONE_OF_EACH: list[ev.Event] = [
         1, "success", 2, 3, 0.1, 0.2, 1500, {"output_tokens": 9}, "done", None, "end_turn", 1
     ),
     ev.SubagentEvent(1, "t1", "a1b2c3", "Explore", 1, ev.to_json(ev.Notice(1, "child says"))),
+    ev.BackgroundChanged(1, 2, 1),
 ]
 
 
