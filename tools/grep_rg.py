@@ -91,6 +91,10 @@ async def run_rg(cmd: list[str], cwd: Path, out: LineCollector) -> None:
             # behind asyncio's child watcher (which then reports exit status 255)
             with contextlib.suppress(ProcessLookupError):
                 os.kill(proc.pid, signal.SIGKILL)
+        # read what is left: a reader stopped with a full buffer has paused its pipe, so it
+        # would never see the pipe's end, and wait() returns only once every pipe is closed
+        # (it hung there about once in 400 capped searches under load)
+        await asyncio.shield(_read_capped(proc.stdout))
         await asyncio.shield(proc.wait())
         stderr = (await asyncio.shield(errors)).decode("utf-8", errors="replace").strip()
     if complete and proc.returncode == 2 and not out.lines:

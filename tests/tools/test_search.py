@@ -270,3 +270,38 @@ async def test_grep_refuses_missing_and_outside_paths(corpus: ToolContext, backe
         await call(GrepTool(backend), corpus, pattern="x", path="/")
     with pytest.raises(ToolError, match="unrecognized file type"):
         await call(GrepTool(backend), corpus, pattern="x", type="klingon")
+
+
+async def test_a_capped_search_ends_even_when_its_pipe_was_paused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rg killed at the cap with its stdout reader paused (a full buffer: asyncio stops
+    reading the pipe) must still end: Python 3.11's wait() returns only once every pipe is
+    closed, so the rest is read first (it hung about once in 400 capped searches)."""
+    import asyncio
+
+    import tools.grep_rg as grep_rg
+
+    if not HAS_RG:
+        pytest.skip("no rg")
+    spawned: list[Any] = []
+    real_spawn, real_kill = asyncio.create_subprocess_exec, os.kill
+
+    async def spawn(*args: Any, **kw: Any) -> Any:
+        spawned.append(await real_spawn(*args, **kw))
+        return spawned[-1]
+
+    def kill(pid: int, sig: int) -> None:
+        reader = spawned[-1].stdout  # paused as StreamReader.feed_data does at a full buffer
+        reader._paused = True
+        reader._transport.pause_reading()
+        real_kill(pid, sig)
+
+    monkeypatch.setattr(grep_rg.asyncio, "create_subprocess_exec", spawn)
+    monkeypatch.setattr(grep_rg.os, "kill", kill)
+    ctx = make_ctx(tmp_path, limits=ToolLimits(output_max_chars=1000, read_max_line_chars=200))
+    build(ctx.workspace, {"big.txt": "match me\n" * 100_000})
+    out = await asyncio.wait_for(
+        call(GrepTool("rg"), ctx, pattern="match", output_mode="content"), 30
+    )
+    assert "[Results truncated at" in str(out.content)
