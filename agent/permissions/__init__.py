@@ -4,6 +4,7 @@
 - rule.py: ``Rule`` (``Tool`` or ``Tool(specifier)``) and what a rule names.
 - protected.py: shell commands that write to or name a protected place (they always ask).
 - bash.py: the check of one Bash command line, part by part.
+- bash_paths.py: the checks of the paths one part names (reads, redirections, cd, file commands).
 - paths.py: path rules (gitignore-style) and protected files.
 - program_rule.py: the rule "yes, don't ask again" saves for a command.
 - wildcard.py: Claude Code's wildcard Bash rules (``Bash(git * main)``).
