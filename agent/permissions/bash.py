@@ -1,9 +1,9 @@
 """The permission check of one Bash command line, part by part (``BashCheck``), and the
 rule "yes, don't ask again" saves for a call (``Finding.rule``, read by ``Policy.suggest``).
 The command is parsed by :mod:`agent.shell.parser`; a compound command is allowed only if
-every part is. Rules and the policy are :mod:`agent.permissions.policy`; the rule saved for
-one command is :mod:`agent.permissions.program_rule`, for a path
-:mod:`agent.permissions.paths`.
+every part is. Rules are :mod:`agent.permissions.rule`, the policy
+:mod:`agent.permissions.policy`; the rule saved for one command is
+:mod:`agent.permissions.program_rule`, for a path :mod:`agent.permissions.paths`.
 
 It fails closed: what the model of bash does not capture (:mod:`agent.shell.unmodelled`:
 ``let``, ``set -k``, ``find -exec``, ``git grep -O``, ...; unsafe variables; secrets expanded)

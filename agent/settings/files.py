@@ -39,7 +39,7 @@ Example::
 
 Keys:
     permissions.allow / ask / deny: lists of rules, ``Tool`` or ``Tool(specifier)`` (see
-        ``agent/permissions/policy.py``:
+        ``agent/permissions/rule.py``:
         ``Bash(git status)`` exact, ``Bash(npm run test:*)`` prefix,
         gitignore-style path patterns ``Edit(src/**)``, ``Read(./.env)``, ``Write(~/notes/**)``,
         ``Read(//etc/hosts)``). deny beats ask beats allow; deny holds in every mode.
