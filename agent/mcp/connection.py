@@ -17,11 +17,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agent.mcp.config import ServerConfig
+from agent.mcp.transport import (
+    is_transport_error,
+    open_transport,
+    status_of,
+    stderr_tail,
+    watched,
+)
 
 MAX_HTTP_RETRIES = 5
 DEFAULT_START_TIMEOUT_MS = 30_000
@@ -49,26 +56,6 @@ def tool_timeout() -> float | None:
 
 class McpUnavailable(Exception):
     """The server cannot take calls now; the message says why and what to do."""
-
-
-def _status_of(exc: BaseException) -> int | None:
-    """An HTTP status somewhere in ``exc`` (exception groups and causes included)."""
-    seen: set[int] = set()
-    stack = [exc]
-    while stack:
-        e = stack.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        response = getattr(e, "response", None)
-        code = getattr(response, "status_code", None)
-        if isinstance(code, int):
-            return code
-        stack.extend(getattr(e, "exceptions", ()))
-        for nxt in (e.__cause__, e.__context__):
-            if nxt is not None:
-                stack.append(nxt)
-    return None
 
 
 def _login_timeout() -> float:
@@ -210,7 +197,7 @@ class ServerConnection:
             except Exception as exc:
                 self._client = None
                 watchdog.cancel()
-                if _status_of(exc) == 401 or self._unauthorized or _has(exc, "NeedsLogin"):
+                if status_of(exc) == 401 or self._unauthorized or _has(exc, "NeedsLogin"):
                     why = "the server asks for authentication (HTTP 401)"
                     if self.config.kind != "stdio":
                         why += f": /mcp login {self.name}"
@@ -244,7 +231,7 @@ class ServerConnection:
         from mcp import Client
 
         async with contextlib.AsyncExitStack() as stack:
-            target = self.inproc or _watched(await self._transport(stack), self._gone.set)
+            target = self.inproc or watched(await self._transport(stack), self._gone.set)
             client = Client(target, message_handler=self._on_message)
             await stack.enter_async_context(client)
             await self._load_lists(client)
@@ -271,70 +258,27 @@ class ServerConnection:
                 await asyncio.gather(listen, return_exceptions=True)
                 self._client = None
 
-    async def _auth(self, stack: contextlib.AsyncExitStack) -> Any:
-        """The OAuth provider when logging in or logged in (and no header authorises)."""
-        config = self.config
-        if any(k.lower() == "authorization" for k in config.headers):
-            return None
-        from agent.mcp import oauth
+    async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
+        """This server's transport (:func:`agent.mcp.transport.open_transport`)."""
 
-        if not (self.logging_in or oauth.has_tokens(config)):
-            return None
-        return await oauth.provider(
-            config,
+        def unauthorized() -> None:
+            self._unauthorized = True
+
+        return await open_transport(
+            self.config,
             stack,
             interactive=self.logging_in,
-            opener=self.opener or oauth.open_in_browser,
+            opener=self.opener,
             say=self.say,
+            log_path=self._log_path(),
+            on_unauthorized=unauthorized,
         )
-
-    async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
-        config = self.config
-        if config.kind == "stdio":
-            from mcp import StdioServerParameters
-            from mcp.client.stdio import stdio_client
-
-            params = StdioServerParameters(
-                command=config.command, args=list(config.args), env=dict(config.env) or None
-            )
-            return stdio_client(params, errlog=stack.enter_context(self._errlog()))
-        if config.kind == "sse":
-            from mcp.client.sse import sse_client
-
-            return sse_client(
-                config.url, headers=dict(config.headers), auth=await self._auth(stack)
-            )
-        from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        http = create_mcp_http_client(headers=dict(config.headers), auth=await self._auth(stack))
-
-        async def saw(response: Any) -> None:  # the SDK reports a 401 as a generic error
-            if response.status_code == 401:
-                self._unauthorized = True
-
-        http.event_hooks = {"request": [], "response": [saw]}
-        return streamable_http_client(config.url, http_client=http)
 
     def _log_path(self) -> Path | None:
         return self._log_dir / f"{self.name}.log" if self._log_dir is not None else None
 
-    def _errlog(self) -> Any:
-        path = self._log_path()
-        if path is None:
-            return open(os.devnull, "w")  # noqa: SIM115 - closed by the exit stack
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by the exit stack
-
     def _stderr_tail(self) -> str:
-        path = self._log_path()
-        if path is None:
-            return ""
-        try:
-            lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
-        except OSError:
-            return ""
-        return f" (its last words: {lines[-1].strip()[:200]})" if lines else ""
+        return stderr_tail(self._log_path())
 
     async def _load_lists(self, client: Any) -> None:
         caps = client.server_capabilities
@@ -394,7 +338,7 @@ class ServerConnection:
         except OSError as exc:
             raise self._lost(exc) from None
         except Exception as exc:
-            if self.config.kind != "stdio" and _is_transport_error(exc):
+            if self.config.kind != "stdio" and is_transport_error(exc):
                 raise self._lost(exc) from None
             if not isinstance(exc, MCPError):
                 raise
@@ -427,11 +371,6 @@ class ServerConnection:
         return await self._ready().read_resource(uri)
 
 
-def _is_transport_error(exc: BaseException) -> bool:
-    """An HTTP transport failure (httpx2's errors), not an answer of the server."""
-    return any(c.__module__.startswith(("httpx", "httpcore")) for c in type(exc).__mro__)
-
-
 async def _all(method: Callable[..., Any], field: str) -> list[Any]:
     """Every page of a list method."""
     items: list[Any] = []
@@ -449,30 +388,3 @@ def _tool_key(tool: Any) -> tuple[Any, ...]:
     ann = tool.annotations
     read_only = bool(ann is not None and ann.read_only_hint)
     return (tool.name, tool.description, repr(tool.input_schema), read_only)
-
-
-@contextlib.asynccontextmanager
-async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[Any]:
-    """The transport's streams, with ``on_end`` called when the server's side ends (a stdio
-    process that exited, a dropped HTTP stream): a relay sees the end of the read stream."""
-    import anyio
-
-    async with transport as (read, write):
-        send, recv = anyio.create_memory_object_stream[Any](16)
-
-        async def relay() -> None:
-            try:
-                async with send:
-                    async for item in read:
-                        await send.send(item)
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                pass
-            finally:
-                on_end()
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(relay)
-            try:
-                yield recv, write
-            finally:
-                tg.cancel_scope.cancel()

@@ -1,15 +1,16 @@
 """The permission check of one Bash command line, part by part (``BashCheck``), and the
 rule "yes, don't ask again" saves for a call (``Finding.rule``, read by ``Policy.suggest``).
 The command is parsed by :mod:`agent.shell.parser`; a compound command is allowed only if
-every part is. Rules and the policy are :mod:`agent.permissions.policy`; the rule saved for
-one command is :mod:`agent.permissions.program_rule`, for a path
-:mod:`agent.permissions.paths`.
+every part is. Rules are :mod:`agent.permissions.rule`, the policy
+:mod:`agent.permissions.policy`; the rule saved for one command is
+:mod:`agent.permissions.program_rule`, for a path :mod:`agent.permissions.paths`.
 
 It fails closed: what the model of bash does not capture (:mod:`agent.shell.unmodelled`:
 ``let``, ``set -k``, ``find -exec``, ``git grep -O``, ...; unsafe variables; secrets expanded)
 asks whatever the allow rules say (only that exact command line, allowed on purpose, runs),
 and plan mode refuses it. Relative paths are checked from every directory the shell may be
-in (:class:`agent.shell.paths.Directories`: a ``cd`` may fail). In acceptEdits, ordinary file
+in (:class:`agent.shell.paths.Directories`: a ``cd`` may fail); the checks of the paths a
+part names are :mod:`agent.permissions.bash_paths`. In acceptEdits, ordinary file
 commands inside the workspace run (:mod:`agent.shell.fileops`); the decision is then not
 read-only, so the gate runs them in the writable sandbox, and read-only ones in the
 read-only one.
@@ -17,61 +18,24 @@ read-only one.
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
-from agent.permissions.paths import path_rule
-from agent.permissions.policy import (
-    Decision,
-    Policy,
-    Rule,
-    Verdict,
-)
+from agent.permissions.bash_paths import BashPathChecks, Finding
+from agent.permissions.policy import Decision, Policy, Rule
 from agent.permissions.program_rule import program_rule
 from agent.shell import parser as shellparse
 from agent.shell import readonly as shell_readonly
 from agent.shell import unmodelled as shell_unmodelled
 from agent.shell import variables as shell_variables
-from agent.shell.fileops import file_command, protected_name
 from agent.shell.parser import Command, Script
-from agent.shell.paths import (
-    Directories,
-    cd_targets,
-    lists_inside,
-    loop_argv,
-    loop_words,
-    word_paths,
-)
-from agent.shell.words import Redirect, ShellParseError, Word
-from tools.base import ResolvedPath, ToolContext
+from agent.shell.paths import Directories, lists_inside, loop_argv
+from agent.shell.words import ShellParseError
+from tools.base import ToolContext
 
-_SAFE_SINKS = frozenset(
-    {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"}
-)
-_SAFE_SOURCES = frozenset({"/dev/null", "/dev/stdin", "/dev/fd/0"})
+__all__ = ["BashCheck", "Finding"]
+
 _CD = frozenset({"cd", "pushd", "popd"})
 
 
-@dataclass
-class Finding:
-    verdict: Verdict
-    reason: str = ""
-    rule: str | None = None
-    changes: bool = False
-    """The part may change state (plan mode refuses it)."""
-    strict: bool = False
-    """It asks even in bypassPermissions: a deny rule might apply and cannot be checked."""
-    overridable: bool = True
-    """A verbatim allow rule for the whole command line settles it (not for ask rules)."""
-    part: str = ""
-    """The part of the command line it is about."""
-    by: Rule | None = None
-    """The permission rule behind it, if one (``/permissions why``)."""
-
-
-class BashCheck:
+class BashCheck(BashPathChecks):
     """The verdict for one shell command line: every part must be allowed."""
 
     def __init__(self, policy: Policy, ctx: ToolContext) -> None:
@@ -91,9 +55,6 @@ class BashCheck:
             (r for r in policy.allow if r.tool == "Bash" and r.specifier is None), None
         )
         self.bare_allow = self.bare_rule is not None
-
-    def add(self, verdict: Verdict, reason: str = "", rule: str | None = None, **kw: Any) -> None:
-        self.findings.append(Finding(verdict, reason, rule, part=self.part, **kw))
 
     def run(self, command: str) -> Decision:
         policy = self.policy
@@ -265,205 +226,3 @@ class BashCheck:
             self.add("allow", changes=True, by=naming or self.bare_rule)
         elif not self.file_command(cmd, cwds, text):
             self.add("ask", f"`{text}` needs permission.", suggestion, changes=True)
-
-    def file_command(self, cmd: Command, cwds: list[str] | None, text: str) -> bool:
-        """acceptEdits: an ordinary file command inside the workspace runs (True if added)."""
-        if self.policy.mode != "acceptEdits" or cmd.open_args or cmd.assignments:
-            return False
-        op = file_command(cmd.argv)
-        if op is None:
-            return False
-        ws = self.ctx.workspace
-        checked: list[tuple[Word, list[ResolvedPath]]] = []
-        for word in (*op.writes, *op.reads):
-            paths = self.targets(word, cwds)
-            if not paths:
-                return False
-            checked.append((word, paths))
-        for _word, paths in checked[: len(op.writes)]:
-            for rp in paths:
-                if not rp.inside or self._ruled_out("Write", "writes", rp.path, text, changes=True):
-                    return False
-                if rp.path == ws or rp.path in ws.parents or (op.removes and rp.path == ws):
-                    return False  # never the workspace itself or a directory above it
-                try:
-                    relative = rp.path.relative_to(ws)
-                except ValueError:
-                    return False  # inside an added directory: ask
-                if protected_name(relative):
-                    return False
-        for word, _paths in checked[len(op.writes) :]:
-            self.read(word, cwds, text, False, None)
-        self.add("allow", changes=True)
-        return True
-
-    def targets(self, word: Word, cwds: list[str] | None) -> list[ResolvedPath] | None:
-        """The real paths a word names (a glob expanded, a loop variable's values), or None."""
-        loop = loop_words(word, self.cmd.loop_vars, self.assigned) if not word.static else None
-        return word_paths(self.ctx, word, cwds, loop)
-
-    def _path_rules(
-        self, rules: list[Rule], family: str, path: Path, *, deny: bool = False
-    ) -> Rule | None:
-        """The first deny (``deny``: a Read deny also covers writes) or ask rule of ``family``
-        naming ``path``."""
-        ws = self.ctx.workspace
-        return next(
-            (
-                r
-                for r in rules
-                if (
-                    r.denies(family) or (family == "Write" and r.tool == "Read")
-                    if deny
-                    else r.applies_to(family)
-                )
-                and r.tool != "Bash"
-                and (r.specifier is None or r.matches_path(path, ws, broad=True))
-            ),
-            None,
-        )
-
-    def _ruled_out(self, family: str, verb: str, path: Path, text: str, *, changes: bool) -> bool:
-        """A deny or ask rule of ``family`` names ``path``: add its finding and return True.
-
-        Args:
-            family: "Read" or "Write".
-            verb: how ``text`` uses the path, for the message ("reads", "writes").
-            path: the real path.
-            text: the command, for messages.
-            changes: whether the command may change state (an ask rule's finding says so).
-        """
-        denied = self._path_rules(self.policy.deny, family, path, deny=True)
-        if denied is not None:
-            self.add(
-                "deny",
-                f"`{text}` {verb} {path}, which the permission rule {denied} denies.",
-                by=denied,
-            )
-            return True
-        asked = self._path_rules(self.policy.ask, family, path)
-        if asked is not None:
-            self.add(
-                "ask",
-                f"the permission rule {asked} asks before `{text}`.",
-                changes=changes,
-                overridable=False,
-                by=asked,
-            )
-            return True
-        return False
-
-    def read(
-        self, word: Word, cwds: list[str] | None, text: str, allowed: bool, rule: str | None
-    ) -> None:
-        """A path a read-only command (or ``<``) reads: inside, or named by a Read rule."""
-        paths = self.targets(word, cwds)
-        if paths is None:
-            if not (allowed or self.bare_allow):
-                what = "the working directory" if word.value == "." else word.text
-                self.add("ask", f"`{text}` reads {what}, which eddy cannot tell in advance.", rule)
-            return
-        policy = self.policy
-        for rp in paths:
-            if self._ruled_out("Read", "reads", rp.path, text, changes=False):
-                continue
-            if rp.inside or allowed:
-                continue
-            if any(
-                r.specifier is not None
-                and r.allows("Read")
-                and r.matches_path(rp.path, self.ctx.workspace)
-                for r in policy.allow
-            ):
-                continue
-            directory = os.path.isdir(rp.path)
-            self.add(
-                "ask",
-                f"`{text}` reads {rp.path}, outside the workspace.",
-                path_rule("Read", rp.path, self.ctx.workspace, directory=directory),
-            )
-
-    def redirect(self, redirect: Redirect, cwds: list[str] | None, text: str) -> None:
-        kind, target = redirect.kind, redirect.target
-        if kind in ("dup", "data") or target is None:
-            return
-        if kind == "read":
-            if not (target.static and target.value in _SAFE_SOURCES):
-                self.read(target, cwds, text, False, None)
-            return
-        if target.static and target.value in _SAFE_SINKS:
-            return
-        paths = None if target.glob else self.targets(target, cwds)
-        if not paths:
-            self.add(
-                "ask",
-                f"`{text}` writes to {target.text}, which is only known at run time.",
-                changes=True,
-            )
-            return
-        policy = self.policy
-        edits_inside = (
-            policy.mode == "acceptEdits"
-            or self.bare_allow
-            or any(r.specifier is None and r.applies_to("Write") for r in policy.allow)
-        )
-        for rp in paths:  # one per directory the shell may be in
-            if self._ruled_out("Write", "writes", rp.path, text, changes=True):
-                return
-            protected = rp.inside and _protected(rp.path, self.ctx.workspace)
-            named = any(
-                r.specifier is not None
-                and r.applies_to("Write")
-                and r.matches_path(rp.path, self.ctx.workspace)
-                for r in policy.allow
-            )
-            if named or (rp.inside and edits_inside and not protected):
-                continue
-            where = ", outside the workspace" if not rp.inside else ", a protected file" * protected
-            self.add(
-                "ask",
-                f"`{text}` writes to {rp.path}{where}.",
-                path_rule("Edit", rp.path, self.ctx.workspace),
-                changes=True,
-            )
-            return
-        self.add("allow", changes=True)
-
-    def cd(
-        self,
-        argv: tuple[Word, ...],
-        cwds: list[str] | None,
-        text: str,
-        allowed: bool,
-        rule: str | None,
-    ) -> None:
-        """``cd``: allowed within the workspace; later relative paths resolve from there."""
-        paths = cd_targets(self.ctx, argv[1:], cwds)
-        if paths is None:
-            if not (allowed or self.bare_allow):
-                self.add(
-                    "ask", f"`{text}` changes to a directory eddy cannot tell in advance.", rule
-                )
-            self.dirs.unknown()
-            return
-        for rp in paths:
-            named = any(
-                r.specifier is not None
-                and r.allows("Read")
-                and r.matches_path(rp.path, self.ctx.workspace)
-                for r in self.policy.allow
-            )
-            if not (rp.inside or allowed or named):
-                self.add(
-                    "ask",
-                    f"`{text}` leaves the workspace.",
-                    path_rule("Read", rp.path, self.ctx.workspace, directory=True),
-                )
-        self.dirs.moved([str(rp.path) for rp in paths], subshell=self.cmd.subshell)
-
-
-def _protected(path: Path, workspace: Path) -> bool:
-    try:
-        return protected_name(path.relative_to(workspace))
-    except ValueError:
-        return False

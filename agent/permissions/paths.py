@@ -2,7 +2,7 @@
 
 :func:`spec_matches_path` says whether a specifier (``Edit(src/**)``'s ``src/**``) names a
 path; :func:`path_rule` is the rule "don't ask again" saves for a path. The specifier forms
-are described in :mod:`agent.permissions.policy`. No I/O beyond resolving the literal directories of
+are described in :mod:`agent.permissions.rule`. No I/O beyond resolving the literal directories of
 a specifier (``os.path.realpath``).
 """
 

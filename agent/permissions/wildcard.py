@@ -4,7 +4,7 @@
 literal star. A specifier ending in `` *`` (space, star) matches at a word boundary and also
 the bare command: ``Bash(ls *)`` matches ``ls`` and ``ls -la`` but not ``lsof``, while
 ``Bash(ls*)`` matches all three, as Claude Code documents. The legacy ``Bash(npm:*)`` and the
-plain ``Bash(npm run *)`` keep the word matching of :mod:`agent.permissions.policy`; this
+plain ``Bash(npm run *)`` keep the word matching of :mod:`agent.permissions.rule`; this
 module serves the specifiers with a star elsewhere.
 
 The pattern is matched against ONE simple command of a parsed command line (its words joined

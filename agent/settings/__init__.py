@@ -1,6 +1,10 @@
 """Settings files, rule editing and trusted folders.
 
 - files.py: the settings files (user, project, local), merged: ``load_settings``, ``build_policy``.
+- sources.py: where the settings files are (per scope, eddy's and Claude Code's; managed).
+- extra_keys.py: the top-level keys beyond permissions and model (``env``, ``apiKeyHelper``, ...).
+- located.py: JSON whose strings remember their line (for messages and ``/permissions why``).
+- apply.py: what the merged settings change in the process at start-up.
 - edit.py: writing permission rules into them ("yes, don't ask again").
 - rule_editor.py: the /permissions editor and its text commands.
 - trust.py: trusted folders (a project's files steer eddy only once trusted).

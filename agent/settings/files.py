@@ -39,7 +39,7 @@ Example::
 
 Keys:
     permissions.allow / ask / deny: lists of rules, ``Tool`` or ``Tool(specifier)`` (see
-        ``agent/permissions/policy.py``:
+        ``agent/permissions/rule.py``:
         ``Bash(git status)`` exact, ``Bash(npm run test:*)`` prefix,
         gitignore-style path patterns ``Edit(src/**)``, ``Read(./.env)``, ``Write(~/notes/**)``,
         ``Read(//etc/hosts)``). deny beats ask beats allow; deny holds in every mode.
@@ -79,17 +79,46 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
-from agent.paths import config_dir
 from agent.permissions.policy import MODES, Mode, Policy, Rule
 from agent.settings import located
+from agent.settings.sources import (
+    CLAUDE_LOCAL_SETTINGS,
+    CLAUDE_PROJECT_SETTINGS,
+    LOCAL_SETTINGS,
+    MANAGED_ENV,
+    MANAGED_SETTINGS,
+    PROJECT_SETTINGS,
+    SettingsSource,
+    claude_user_settings_path,
+    local_settings_path,
+    managed_settings_path,
+    project_settings_path,
+    settings_sources,
+    user_settings_path,
+)
 
-LOCAL_SETTINGS = ".eddy/settings.local.json"
-PROJECT_SETTINGS = ".eddy/settings.json"
-CLAUDE_PROJECT_SETTINGS = ".claude/settings.json"
-CLAUDE_LOCAL_SETTINGS = ".claude/settings.local.json"
-MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
-MANAGED_ENV = "EDDY_MANAGED_SETTINGS"
-"""The variable that names another managed settings file (tests, systems other than Linux)."""
+__all__ = [
+    "CLAUDE_LOCAL_SETTINGS",
+    "CLAUDE_PROJECT_SETTINGS",
+    "LOCAL_SETTINGS",
+    "MANAGED_ENV",
+    "MANAGED_SETTINGS",
+    "PROJECT_SETTINGS",
+    "RULE_LISTS",
+    "Settings",
+    "SettingsError",
+    "SettingsSource",
+    "build_policy",
+    "claude_user_settings_path",
+    "load_settings",
+    "local_settings_path",
+    "managed_settings_path",
+    "project_settings_path",
+    "read_settings_file",
+    "settings_sources",
+    "user_settings_path",
+]
+
 RULE_LISTS = ("allow", "ask", "deny")
 _PERMISSION_KEYS = (*RULE_LISTS, "defaultMode", "additionalDirectories")
 _SETTING_MODES = tuple(m for m in MODES if m != "bypassPermissions")
@@ -142,74 +171,6 @@ class Settings:
     def get(self, key: str, default: Any = None) -> Any:
         """A top-level key that has no attribute of its own."""
         return self.extra.get(key, default)
-
-
-@dataclass(frozen=True)
-class SettingsSource:
-    """One settings file eddy reads: its scope (user, project, local, managed), path, display
-    label, and whether it is Claude Code's (read-only to eddy; unknown keys ignored silently)."""
-
-    scope: str
-    path: Path
-    label: str
-    claude: bool = False
-
-
-def settings_sources(workspace: Path) -> list[SettingsSource]:
-    """The settings files of ``workspace``, lowest precedence first (whether they exist or not):
-    per scope Claude Code's file, then eddy's; the managed file last."""
-    workspace = Path(workspace)
-    home = claude_user_settings_path()
-    return [
-        SettingsSource("user", home, _home_label(home), claude=True),
-        SettingsSource("user", user_settings_path(), _label(user_settings_path(), workspace)),
-        SettingsSource(
-            "project", workspace / CLAUDE_PROJECT_SETTINGS, CLAUDE_PROJECT_SETTINGS, True
-        ),
-        SettingsSource("project", project_settings_path(workspace), PROJECT_SETTINGS),
-        SettingsSource("local", workspace / CLAUDE_LOCAL_SETTINGS, CLAUDE_LOCAL_SETTINGS, True),
-        SettingsSource("local", local_settings_path(workspace), LOCAL_SETTINGS),
-        SettingsSource("managed", managed_settings_path(), str(managed_settings_path()), True),
-    ]
-
-
-def claude_user_settings_path() -> Path:
-    """Claude Code's user settings: ``~/.claude/settings.json`` (``Path.home()``; tests set
-    HOME)."""
-    return Path.home() / ".claude" / "settings.json"
-
-
-def managed_settings_path() -> Path:
-    """The managed (organisation) settings file: ``$EDDY_MANAGED_SETTINGS`` or Claude Code's
-    Linux path."""
-    given = os.environ.get(MANAGED_ENV)
-    return Path(given) if given else MANAGED_SETTINGS
-
-
-def _home_label(path: Path) -> str:
-    try:
-        return "~/" + path.relative_to(Path.home()).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def user_settings_path() -> Path:
-    return config_dir() / "settings.json"
-
-
-def project_settings_path(workspace: Path) -> Path:
-    return Path(workspace) / PROJECT_SETTINGS
-
-
-def local_settings_path(workspace: Path) -> Path:
-    return Path(workspace) / LOCAL_SETTINGS
-
-
-def _label(path: Path, workspace: Path) -> str:
-    try:
-        return path.relative_to(workspace).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def load_settings(workspace: Path) -> tuple[Settings, list[str]]:
