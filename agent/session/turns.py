@@ -61,14 +61,25 @@ async def run_prompt(session: Session, text: str) -> None:
             raise
         session.conversation.checked_upto = turn.checked_upto
         _finish(session, turn, outcome, started)
-        # Interrupt with a queue sends it at once; a finished turn makes it the next prompt.
-        if outcome.subtype in ("success", "interrupted") and session.queue:
+        # Interrupt with a queue sends it at once; a finished turn makes it the next prompt,
+        # unless the budget is spent: nobody asked for that call (a background agent's report
+        # or a correction that came too late), so it waits for the user's next prompt
+        if outcome.subtype == "success" and session.queue and _budget_spent(session):
+            text = "The budget is spent: what is queued waits for your next prompt (/budget)."
+            session._emit(ev.Notice(turn_id, text))
+        elif outcome.subtype in ("success", "interrupted") and session.queue:
             delivered = tuple(session.corrections.take_all())
             text = "\n\n".join(delivered)
             session._interrupt = asyncio.Event()
             continue
         session.hooks.idle_started()
         return
+
+
+def _budget_spent(session: Session) -> bool:
+    """Whether the session's cap B is reached (the running trees' spend included)."""
+    cap = session.config.limits.max_budget_usd
+    return cap is not None and session.spend.live(session.config.headless) >= cap
 
 
 def transcript_resumed(session: Session) -> bool:

@@ -63,3 +63,35 @@ async def test_a_background_agent_and_its_parent_share_one_budget(tmp_path: Path
     assert model.calls - before <= 1
     assert events.of(ev.TurnFinished)[-1].subtype == "error_max_budget_usd"
     await session.close()
+
+
+async def test_a_report_queued_after_b_waits_for_the_users_next_prompt(tmp_path: Path) -> None:
+    """A background agent's report that reaches a turn as a queued message would make the
+    finished turn go on (one more model call nobody asked for); past B it waits instead."""
+    start = tool_call("bg", "Agent", description="bg", prompt="bgkid",
+                      subagent_type="general-purpose", run_in_background=True)  # fmt: skip
+    scripts = {
+        "root": [response(1.0, start), response(1.0), response(1.0)],
+        "bgkid": [response(1.0)],
+    }
+    calls = 0
+    holder: dict[str, object] = {}
+
+    async def root_waits_for_the_report() -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # the child ends (its report queued) before the root's answer
+            await asyncio.gather(*holder["host"].background.values())  # type: ignore[attr-defined]
+
+    model = TreeModel(scripts, hold={"root": root_waits_for_the_report})
+    session, events = tree_session(tmp_path, model)
+    holder["host"] = session.ctx.subagents
+    session.submit(ops.SetLimits(max_budget_usd=2.0))
+    session.submit(ops.SubmitPrompt("root"))
+    await session.wait_idle()
+    assert len(model.by_prompt["root"]) == 2 and len(model.by_prompt["bgkid"]) == 1
+    assert session.total_cost == 3.0  # B = 2: one response each of the two running agents
+    notices = [e.text for e in events.of(ev.Notice)]
+    assert any("what is queued waits for your next prompt" in t for t in notices), notices
+    assert session.queue  # the report is still there for the next prompt
+    await session.close()

@@ -1,6 +1,7 @@
 """The budget B covers the whole tree (LOOP-MODEL.md, "Subagents"): the spend counts as it
 happens, and at B every running agent stops at its next check, so the overshoot is at most
-one response per agent running when B was reached. A property over random trees and costs."""
+one response per agent running when B was reached. A property over random trees and costs,
+some children in the background (outliving their call, spending from the same B)."""
 
 from __future__ import annotations
 
@@ -36,9 +37,11 @@ def draw_tree(data: st.DataObject, name: str, depth: int, scripts: dict[str, lis
         calls = []
         for i in range(kids):
             child = f"{name}.{r}.{i}"
+            # some run in the background: they outlive the call, and spend from the same B
+            background = data.draw(st.booleans(), label=f"{child} in the background")
             calls.append(
                 tool_call(f"{child}-call", "Agent", description="sub", prompt=child,
-                          subagent_type="general-purpose")
+                          subagent_type="general-purpose", run_in_background=background)
             )  # fmt: skip
             draw_tree(data, child, depth + 1, scripts)
         if not calls:
@@ -78,6 +81,8 @@ async def run_tree(scripts: dict[str, list], budget: float) -> tuple[Any, Any, T
         session.submit(ops.SetLimits(max_budget_usd=budget))
         session.submit(ops.SubmitPrompt("root"))
         await asyncio.wait_for(session.wait_idle(), 60)
+        while background := list(session.ctx.subagents.background.values()):
+            await asyncio.wait_for(asyncio.gather(*background), 60)  # they may start more
         await session.close()
     return session, events, model
 
