@@ -241,6 +241,14 @@ class Child:
         self._recorder.write(lambda t: t.record_history(self.history, prompt=prompt))
         outcome = TurnOutcome("interrupted", 0, 0, 0.0, self.turn.usage)
         try:
+            cap = self.turn.root().limits.max_budget_usd
+            if cap is not None and self.turn.spent() >= cap:
+                # B was reached after it was launched (a background agent starts a moment
+                # later): it makes no call at all, so the overshoot stays one response per
+                # agent that was running at B
+                why = "The budget was spent before the agent began; it made no call."
+                outcome = TurnOutcome("error_max_budget_usd", 0, 0, 0.0, self.turn.usage, error=why)
+                return outcome
             outcome = await self.turn.run()
             return outcome
         finally:
