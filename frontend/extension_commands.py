@@ -102,13 +102,8 @@ def agents(fe: FrontEnd, arg: str) -> None:
     children = child_summaries(transcript.path)
     if children:
         lines = [f"This session's subagents ({len(children)}):"]
-        for child in children:
-            cost = "" if child.cost_usd is None else f" · ${child.cost_usd:.4f}"
-            state = child.ended or "running or stopped"
-            lines.append(
-                f"  {child.agent_id[:12]}  {child.agent_type} · {state}{cost}  {child.prompt}"
-            )
-        lines.append("/agents ID shows one's whole transcript.")
+        lines += [f"  {child.line()}" for child in children]
+        lines.append("/agents ID (the id after the type) shows one's whole transcript.")
         fe.say("\n".join(lines))
 
 
@@ -122,10 +117,10 @@ def _show_subagent(fe: FrontEnd, transcript: Any, wanted: str) -> None:
     children = child_summaries(transcript.path)
     found = [c for c in children if c.agent_id.startswith(wanted)]
     if len(found) != 1:
-        known = ", ".join(c.agent_id[:12] for c in children) or "none yet"
+        known = ", ".join(c.agent_id[:6] for c in children) or "none yet"
         how = "No" if not found else "More than one"
         fe.say(f"{how} subagent of this session has an id starting {wanted!r} (ids: {known}).",
                "error")  # fmt: skip
         return
     child = found[0]
-    fe.show_subagent(child.path, f"{child.agent_type} {child.agent_id[:6]}")
+    fe.show_subagent(child.path, child.title)

@@ -43,6 +43,11 @@ _HIDDEN = ("<system-reminder>",)
 """Text only the model reads."""
 
 
+def agent_title(agent_type: str, agent_id: str) -> str:
+    """What the views call a subagent: ``Explore a1b2c3`` (an id prefix ``/agents`` takes)."""
+    return f"{agent_type} {agent_id[:6]}"
+
+
 @dataclass(frozen=True)
 class ChildSummary:
     """What a picker shows of one child transcript.
@@ -70,9 +75,14 @@ class ChildSummary:
     last_activity: float | None
     problem: str = ""
 
+    @property
+    def title(self) -> str:
+        """``Explore a1b2c3``: its type and the start of its id."""
+        return agent_title(self.agent_type, self.agent_id)
+
     def line(self) -> str:
         """``Explore a1b2c3: find the callers · 4 turns · $0.0123 · success``."""
-        head = f"{self.agent_type} {self.agent_id[:6]}"
+        head = self.title
         if self.problem:
             return f"{head}: {self.problem}"
         facts = [f"{self.turns} turn{'s' if self.turns != 1 else ''}"]

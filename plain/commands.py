@@ -227,11 +227,9 @@ class Commands:
 
     # -- /rewind --------------------------------------------------------------------------
     def show_subagent(self, path: Path, title: str) -> None:
-        from frontend.subagent_transcripts import transcript_lines
+        from plain.resume_listing import transcript_text
 
-        rule = "─" * 60
-        body = "\n".join(transcript_lines(path))
-        self.say(f"{rule} {title}\n{body}\n{rule} (read-only)")
+        self.say(transcript_text(path, title))
 
     def open_rewind(self, arg: str) -> None:
         app = self.app

@@ -21,6 +21,8 @@ from frontend.subagent_transcripts import (
 from frontend.wording import first_line
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agent.store.listing import SessionInfo
 
 SHOWN = 20
@@ -86,6 +88,12 @@ class Listing:
 
 def child_text(child: ChildSummary) -> str:
     """A subagent's whole transcript as printed, between two rules."""
+    return transcript_text(child.path)
+
+
+def transcript_text(path: Path, title: str = "") -> str:
+    """The transcript at ``path`` as line mode prints it, between two rules."""
     rule = "─" * 60
-    body = transcript_lines(child.path)
-    return "\n".join([f"{rule}", *body, f"{rule} (read-only: a subagent cannot be resumed)"])
+    head = f"{rule} {title}" if title else rule
+    body = transcript_lines(path)
+    return "\n".join([head, *body, f"{rule} (read-only: a subagent cannot be resumed)"])

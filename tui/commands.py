@@ -112,9 +112,9 @@ class SlashCommands:
         self.app.main.open_rewind()
 
     def show_subagent(self, path: Path, title: str) -> None:
-        from tui.screens.subagent_transcript import SubagentTranscriptScreen, session_summary
+        from tui.screens.subagent_transcript import open_transcript
 
-        self.app.push_screen(SubagentTranscriptScreen(path, title, session_summary(self.app)))
+        open_transcript(self.app, path, title)
 
     def compact(self, focus: str) -> None:
         self.app.main.compact(focus)

@@ -50,7 +50,7 @@ async def test_resume_lists_children_and_prints_one_by_its_number(
     assert await h.exit() == 0
 
 
-async def test_a_sessions_number_still_resumes_it(
+async def test_a_sessions_number_resumes_it_and_agents_shows_its_subagents(
     harness, fake_api: FakeAnthropic, workspace: Path, tmp_path: Path
 ) -> None:
     await session_with_child(tmp_path, directory=sessions_dir(workspace))
@@ -63,29 +63,14 @@ async def test_a_sessions_number_still_resumes_it(
     await until(lambda: h.app.session is not None
                 and h.app.session.status().session_id == old.session_id,
                 what="the old session resumed")  # fmt: skip
-    assert await h.exit() == 0
-
-
-async def test_slash_agents_lists_the_resumed_sessions_subagents_and_prints_one(
-    harness, fake_api: FakeAnthropic, workspace: Path, tmp_path: Path
-) -> None:
-    await session_with_child(tmp_path, directory=sessions_dir(workspace))
-    (old,) = list_sessions(workspace)
-    h = harness()
-    await h.start()
-    h.type("/resume" + ENTER)
-    await until(lambda: "Resume which session?" in h.app.message(), what="question")
-    h.type("1" + ENTER)
-    await until(lambda: h.app.session is not None
-                and h.app.session.status().session_id == old.session_id,
-                what="the old session resumed")  # fmt: skip
+    # /agents lists the resumed session's subagents; /agents ID prints one's transcript
     h.type("/agents" + ENTER)
     await h.printed("This session's subagents (1):")
-    line = next(x for x in h.output.splitlines() if "Explore · success" in x)
-    agent_id = line.split()[0]
+    line = next(x for x in h.output.splitlines() if x.startswith("  Explore ") and "success" in x)
+    agent_id = line.split()[1].rstrip(":")
     before = len(h.output)
     h.type(f"/agents {agent_id[:5]}" + ENTER)
-    await h.printed("(read-only)")
+    await h.printed("(read-only: a subagent cannot be resumed)")
     for shown in ("Explore", "› find the callers", "● Read(a.py)", "x is in a.py"):
         assert shown in h.output[before:]
     assert fake_api.requests == [] and fake_api.violations == []

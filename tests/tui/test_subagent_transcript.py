@@ -191,11 +191,13 @@ async def test_slash_agents_lists_the_sessions_subagents_and_opens_one_by_id(
         await settle(app, pilot)
         said = "\n".join(line.text for line in app.query(MessageLine))
         assert "This session's subagents (1):" in said
-        assert f"{live.agent_id[:12]}  Explore · success" in said
+        assert (
+            f"  Explore {live.agent_id[:6]}: find the callers · 1 turn · $0.0200 · success" in said
+        )
         app.main.dispatch("/agents zzz")
         await settle(app, pilot)
         said = "\n".join(line.text for line in app.query(MessageLine))
-        wrong = f"No subagent of this session has an id starting 'zzz' (ids: {live.agent_id[:12]})"
+        wrong = f"No subagent of this session has an id starting 'zzz' (ids: {live.agent_id[:6]})"
         assert wrong in said
         app.main.dispatch(f"/agents {live.agent_id[:4]}")
         screen = await until(lambda: isinstance(app.screen, SubagentTranscriptScreen)

@@ -214,10 +214,9 @@ class ResumeScreen(Dialog[str | None]):
         if child is None:
             self.dismiss(option_id)
             return
-        from tui.screens.subagent_transcript import SubagentTranscriptScreen, session_summary
+        from tui.screens.subagent_transcript import open_transcript
 
-        title = f"{child.agent_type} {child.agent_id[:6]}"
-        self.app.push_screen(SubagentTranscriptScreen(child.path, title, session_summary(self.app)))
+        open_transcript(self.app, child.path, child.title)
 
     def action_move(self, how: str) -> None:
         getattr(self._options, f"action_{'cursor_' if how in ('up', 'down') else ''}{how}")()

@@ -49,6 +49,11 @@ def session_summary(app: App[Any]) -> Summary | None:
     return summary
 
 
+def open_transcript(app: App[Any], path: Path, title: str) -> None:
+    """Show the transcript at ``path`` (a subagent called ``title``) over the current screen."""
+    app.push_screen(SubagentTranscriptScreen(path, title, session_summary(app)))
+
+
 class SubagentTranscriptScreen(Dialog[None]):
     """A child's transcript, scrollable and read-only; re-read while the child runs.
 

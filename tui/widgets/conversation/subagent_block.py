@@ -103,11 +103,8 @@ class SubagentBlock(Static, can_focus=True):
 
     def action_open_transcript(self) -> None:
         """Open the selected agent's whole transcript (a note when the session is unsaved)."""
-        from tui.screens.subagent_transcript import (
-            SubagentTranscriptScreen,
-            running_child_path,
-            session_summary,
-        )
+        from frontend.subagent_transcripts import agent_title
+        from tui.screens.subagent_transcript import open_transcript, running_child_path
 
         agents = list(self.tracker.agents.values())
         if not agents:
@@ -117,5 +114,4 @@ class SubagentBlock(Static, can_focus=True):
         if path is None:
             self.notify("This session is not saved, so the agent's transcript is not either.")
             return
-        title = f"{agent.agent_type} {agent.agent_id[:6]}"
-        self.app.push_screen(SubagentTranscriptScreen(path, title, session_summary(self.app)))
+        open_transcript(self.app, path, agent_title(agent.agent_type, agent.agent_id))
