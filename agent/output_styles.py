@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from agent import events as ev
 from agent.memory.files import claude_user_dir
-from agent.memory.frontmatter import parse_front_matter
+from agent.memory.frontmatter import read_front_matter
 
 if TYPE_CHECKING:
     from agent.session.core import Session
@@ -94,13 +94,9 @@ def load_styles(workspace: Path, problems: list[str] | None = None) -> dict[str,
         except OSError:
             continue
         for f in files:
-            try:
-                text = f.read_text(encoding="utf-8", errors="replace")
-            except OSError as exc:
-                sink.append(f"{f} cannot be read ({exc.strerror or exc}); style skipped.")
+            fm = read_front_matter(f, sink, "style skipped")
+            if fm is None:
                 continue
-            fm = parse_front_matter(text, f)
-            sink.extend(fm.problems)
             keep = fm.fields.get("keep-coding-instructions", False)
             if not isinstance(keep, bool):
                 sink.append(f"{f}: keep-coding-instructions must be true or false; false used.")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.memory.files import claude_user_dir
-from agent.memory.frontmatter import parse_front_matter
+from agent.memory.frontmatter import parse_front_matter, read_front_matter
 from agent.paths import config_dir
 from tools.skill import SkillEntry, SkillTool
 
@@ -76,13 +76,9 @@ def skill_body(path: Path) -> str:
 
 
 def _read_skill(path: Path, problems: list[str]) -> Skill | None:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        problems.append(f"{path} cannot be read ({exc.strerror or exc}); skill skipped.")
+    fm = read_front_matter(path, problems, "skill skipped")
+    if fm is None:
         return None
-    fm = parse_front_matter(text, path)
-    problems.extend(fm.problems)
     name = (fm.text("name") or "").strip()
     description = " ".join((fm.text("description") or "").split())
     if not name or not description:

@@ -128,3 +128,18 @@ def parse_front_matter(text: str, source: Path | str) -> FrontMatter:
         out.fields[key] = _scalar(raw) if raw.strip() else []
         out.raw[key] = _unquote(raw)
     return out
+
+
+def read_front_matter(
+    path: Path, problems: list[str], skipped: str = "skipped"
+) -> FrontMatter | None:
+    """Read and parse the markdown file ``path``; None (and a problem saying it was
+    ``skipped``) when it cannot be read. The parser's own problems are appended too."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        problems.append(f"{path} cannot be read ({exc.strerror or exc}); {skipped}.")
+        return None
+    fm = parse_front_matter(text, path)
+    problems.extend(fm.problems)
+    return fm

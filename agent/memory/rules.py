@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.memory.frontmatter import parse_front_matter
+from agent.memory.frontmatter import read_front_matter
 from agent.memory.imports import strip_comments
 from tools.globpattern import compile_glob
 
@@ -67,13 +67,9 @@ def load_rules(workspace: Path, user_dir: Path, problems: list[str]) -> list[Rul
         except OSError:
             continue
         for f in files:
-            try:
-                text = f.read_text(encoding="utf-8", errors="replace")
-            except OSError as exc:
-                problems.append(f"{f} cannot be read ({exc.strerror or exc}); skipped.")
+            fm = read_front_matter(f, problems)
+            if fm is None:
                 continue
-            fm = parse_front_matter(text, f)
-            problems.extend(fm.problems)
             globs = tuple(fm.items("paths") or fm.items("globs"))
             for g in globs:
                 try:
