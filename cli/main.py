@@ -21,7 +21,6 @@ from cli.arguments import (
 )
 from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
 
-
 START_UP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 """The signals that end a start-up quietly, with status 128 + the signal's number (130, 143,
 129: what a shell reports for their default action)."""
