@@ -5,6 +5,8 @@ lines. While a turn runs, what is typed is queued as a correction; Esc or Ctrl+C
 turn; permission questions and /rewind choices take over the prompt until answered. When stdin
 or stdout is not a terminal, prompt-toolkit is not used at all: one line is one prompt, and
 nothing prints an escape code.
+
+What runs before the app exists (``run_plain``: the key check, the demo) is plain/run.py.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from plain.permission import ask_permission
 from plain.printer import Printer
 from plain.questions import Question, Questions
 from plain.render import Renderer
+from plain.run import run_plain as run_plain  # the entry point, imported from here
 from plain.session_setup import ask_mcp_approval, folder_trusted, open_session
 from plain.signals import catch_sigint, catch_termination
 from plain.status import Status
@@ -43,7 +46,6 @@ DEMO_BANNER = (
     "({path}). Ask anything; press Esc mid-answer, type while it works, answer its permission "
     "questions."
 )
-DEMO_NOTE = "Or try `eddy --plain --demo`: a scripted demo in a scratch project, no key needed."
 
 
 class PlainApp:
@@ -373,34 +375,3 @@ def _isatty(stream: Any) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
-
-
-def run_plain(args: LaunchOptions) -> int:
-    """``eddy --plain``: run the line-mode front end; returns the exit code.
-
-    Without an API key (and without ``--demo``) it says how to set one and returns 2.
-    """
-    from frontend.launch import NO_KEY_MESSAGE, has_api_key
-
-    if not args.demo and not has_api_key():
-        print(NO_KEY_MESSAGE + "\n" + DEMO_NOTE, file=sys.stderr)
-        return 2
-    if args.resume == "":
-        args = args.opening(continue_=True)  # no picker in line mode: the latest session
-    with_reconfigure = getattr(sys.stdout, "reconfigure", None)
-    if with_reconfigure is not None:
-        try:
-            with_reconfigure(errors="replace", line_buffering=True)
-        except (ValueError, OSError):
-            pass
-    model_factory = None
-    if args.demo:
-        from frontend.demo import DemoModel, prepare_workspace
-
-        args = args.replace(cwd=prepare_workspace())
-        model_factory = DemoModel
-    app = PlainApp(args, model_factory=model_factory)
-    try:
-        return asyncio.run(app.run())
-    except KeyboardInterrupt:
-        return 130

@@ -9,9 +9,6 @@ ready (or at the first ``@``).
 from __future__ import annotations
 
 import gc
-import json
-import os
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,13 +22,17 @@ from textual.driver import Driver
 
 from agent import events as ev
 from agent import ops
-from agent.paths import config_dir, project_data_dir
+from agent.paths import project_data_dir
 from frontend.launch import LaunchOptions
 from frontend.prompt_history import PromptHistory
 from themes import DEFAULT_THEME, MONOCHROME_THEME, THEMES
 from tui.commands import SlashCommands
 from tui.screens.main import MainScreen
 from tui.session_host import SessionHost
+from tui.settings import load_settings, save_settings, settings_path
+from tui.termination import handle_signals
+
+__all__ = ["GC_THRESHOLDS", "EddyApp", "run_app", "settings_path"]
 
 GC_THRESHOLDS = (2_000, 10, 10)
 """The collector's thresholds while the app runs. Textual and a streaming answer allocate
@@ -44,28 +45,6 @@ Measured (bench_tui and a loop-lag probe): loop-lag p99 at 2,000 tok/s 70 -> 35-
 after 200 turns 86 MB (79 MB with the defaults). Raising the older generations' thresholds
 too (20000, 20, 50) cut the lag further but let cyclic garbage grow without bound (290 MB
 after 500 turns)."""
-
-
-def settings_path() -> Path:
-    """The TUI's settings file (the theme choice)."""
-    return config_dir() / "tui.json"
-
-
-def load_settings() -> dict[str, Any]:
-    try:
-        data = json.loads(settings_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def save_settings(settings: dict[str, Any]) -> None:
-    path = settings_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
-    except OSError:
-        pass
 
 
 class EddyApp(App[int]):
@@ -217,7 +196,7 @@ class EddyApp(App[int]):
         self.main.when_mounted = self._first_frame
         if self.main.is_mounted:
             self._first_frame()
-        self._handle_signals()
+        handle_signals(self)
 
     def _first_frame(self) -> None:
         """The banner is in the first frame; the session is built once that is drawn (its
@@ -225,47 +204,6 @@ class EddyApp(App[int]):
         self.main.when_mounted = None
         self.session_host.start()
         self.call_after_refresh(self.session_host.begin)
-
-    def _handle_signals(self) -> None:
-        """SIGTERM (kill, a shutdown) and SIGHUP (the terminal closed) end the app the way
-        /exit does: the session closed and saved, the terminal restored (no alternate screen
-        or mouse reporting left behind, which the default action of either signal would do),
-        the exit status 143 / 129. If that hangs (closing the session waits on something
-        stuck), a second signal or a few seconds end the process anyway (frontend/termination.py),
-        the terminal first put back by ``restore`` below unless Textual has done it already."""
-        from frontend.termination import handle_termination
-
-        def on_signal(code: int) -> None:
-            self.exit(code, return_code=code)
-
-        def restore() -> None:
-            # What the Linux driver's stop_application_mode undoes, done directly: that method
-            # writes through the driver's writer thread (the bytes would be lost to os._exit,
-            # or wait behind a stuck queue) and joins its input thread. This runs in a thread
-            # while the main one may be stuck anywhere, so only os.write and termios.
-            driver = self._driver
-            if driver is None or driver.is_headless:
-                return
-            keys = getattr(driver, "_key_thread", None)
-            if (keys is None and not self._running) or (keys is not None and not keys.is_alive()):
-                return  # Textual left application mode already (it does before on_unmount)
-            attrs = getattr(driver, "attrs_before", None)
-            if attrs is not None:
-                import termios
-
-                termios.tcsetattr(getattr(driver, "fileno"), termios.TCSANOW, attrs)  # noqa: B009
-            out: Any = getattr(driver, "_file", None) or sys.__stderr__  # Textual draws on stderr
-            os.write(
-                out.fileno(),
-                b"\x1b[?2026l"  # end a synchronized update a frame may have begun
-                b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1015l\x1b[?1006l\x1b[?1016l"  # mouse
-                b"\x1b[?2004l\x1b[?1004l\x1b[?2048l"  # bracketed paste, focus, resize reports
-                b"\x1b[?7h"  # line wrap back on
-                b"\x1b[<u"  # kitty keyboard protocol popped, before leaving the alt screen
-                b"\x1b[?1049l\x1b[?25h",  # main screen, cursor shown
-            )
-
-        handle_termination(on_signal, restore=restore)
 
     def _history_path(self) -> Path:
         if self.args.demo:

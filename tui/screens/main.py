@@ -4,6 +4,8 @@ Attributes down, messages up: the screen routes engine events to its widgets (th
 ``EventRouter``, tui/screens/main_events.py) and turns their messages (a submitted prompt, a
 permission answer, Up on an empty prompt) into operations on the session. It never touches
 the history.
+Completing ``/command`` and ``@path`` at the prompt is its base class's
+(``CompletingScreen``, tui/screens/main_completion.py).
 
 What the prompt sends: ``/command`` goes to the app's command handler, ``!command`` runs in
 the shell (``ops.RunShell``), anything else is a prompt (or, while a turn runs, a correction).
@@ -11,16 +13,13 @@ the shell (``ops.RunShell``), anything else is a prompt (or, while a turn runs, 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Static
 
 from agent import events as ev
@@ -28,10 +27,12 @@ from agent import ops
 from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from frontend.prompt_history import PromptHistory
 from frontend.statusline import StatusScript
+from tui.screens.main_completion import SEARCH_IN_THREAD_ABOVE as SEARCH_IN_THREAD_ABOVE
+from tui.screens.main_completion import CompletingScreen
 from tui.screens.main_events import EventRouter
 from tui.widgets.conversation.conversation import Conversation
 from tui.widgets.conversation.permission_prompt import PermissionPrompt
-from tui.widgets.prompt.completion import Candidate, CompletionMenu, Token, path_candidate, token_at
+from tui.widgets.prompt.completion import CompletionMenu
 from tui.widgets.prompt.prompt_input import PromptInput
 from tui.widgets.prompt.queued_list import QueuedList
 from tui.widgets.prompt.status_line import StatusLine
@@ -39,19 +40,13 @@ from tui.widgets.prompt.status_line import StatusLine
 if TYPE_CHECKING:
     from agent.messages import Message
     from agent.session.core import Session
-    from frontend.fileindex import FileIndex
 
 DOUBLE_ESC_SECONDS = 0.8
 SCROLL_LINES = 3
 """Lines that Shift+Up / Shift+Down scroll the conversation."""
-INDEX_MAX_AGE = 30.0
-"""Seconds before the file list behind @-completion is listed again (in the background)."""
-MAX_PATHS = 12
-SEARCH_IN_THREAD_ABOVE = 5000
-"""File lists longer than this are searched in a thread, off the keystroke's path."""
 
 
-class MainScreen(Screen[None]):
+class MainScreen(CompletingScreen):
     """Everything the user sees while working.
 
     Args:
@@ -96,17 +91,7 @@ class MainScreen(Screen[None]):
         """Asks the app to make the model's client now (a prompt is waiting for it)."""
         self.unavailable: str | None = None
         """Why prompts cannot be sent (no API key); shown again on each attempt."""
-        self.workspace: Path | None = None
-        """The session's workspace (set by the app): custom commands live there."""
-        self.file_index: FileIndex | None = None
-        """The workspace's files for @-completion (built by the app in a thread)."""
-        self.index_files: Callable[[], None] | None = None
-        """Asks the app to list the files again (in the background)."""
-        self.index_built_at = 0.0
-        self.index_stale = False
-        """The file list may be out of date (a turn ran): listed again at the next ``@``."""
-        self._path_query: Token | None = None
-        self._searching = False
+        self.workspace = None  # set by the app: custom commands live there
         self._last_esc = -1.0
         self._last_ctrl_c: float | None = None
         self.router = EventRouter(self)
@@ -333,78 +318,6 @@ class MainScreen(Screen[None]):
             return
         # the engine applies and records it; PermissionModeChanged updates the status line
         session.submit(ops.SetPermissionMode(cycle_mode(session.status().mode)))
-
-    # -- completion -----------------------------------------------------------------------
-    def complete(self, token: Token) -> list[Candidate] | None:
-        """Candidates for the ``/command`` or ``@path`` at the prompt's cursor.
-
-        None when a large file list is searched in a thread: the menu shows the result when
-        it comes (a keystroke never waits for a search of 100,000 paths).
-        """
-        if token.kind == "command":
-            from frontend.commands import completions
-
-            workspace = self.workspace or Path.cwd()
-            try:
-                found = completions(token.query, workspace)
-            except OSError:
-                found = []
-            return [Candidate(name, name, description) for name, description in found]
-        stale = self.index_stale or time.monotonic() - self.index_built_at > INDEX_MAX_AGE
-        if (self.file_index is None or stale) and self.index_files is not None:
-            self.index_stale = False
-            self.index_files()
-        index = self.file_index
-        if index is None:
-            return []
-        if len(index.files) <= SEARCH_IN_THREAD_ABOVE:
-            return [path_candidate(p) for p in index.search(token.query, MAX_PATHS)]
-        self._path_query = token
-        if not self._searching:
-            self._search_paths(index, token)
-        return None
-
-    def _search_paths(self, index: FileIndex, token: Token) -> None:
-        """Search ``index`` in a thread; one search at a time, the newest query next."""
-        self._searching = True
-        app = self.app
-
-        def search() -> None:
-            try:
-                found = index.search(token.query, MAX_PATHS)
-            except Exception:
-                found = []
-            try:
-                app.call_from_thread(self._paths_found, token, found)
-            except RuntimeError:  # the app is closing
-                pass
-
-        self.run_worker(search, thread=True, group="path-search", exit_on_error=False)
-
-    def _paths_found(self, token: Token, found: list[str]) -> None:
-        self._searching = False
-        latest = self._path_query
-        if latest is not None and latest != token and self.file_index is not None:
-            self._search_paths(self.file_index, latest)
-            return
-        self._path_query = None
-        current = token_at(self.prompt.text, self.prompt.cursor_location)
-        if current is not None and (current.kind, current.row, current.start, current.query) == (
-            token.kind,
-            token.row,
-            token.start,
-            token.query,
-        ):
-            self.completion.show(current, [path_candidate(p) for p in found])
-
-    def set_file_index(self, index: FileIndex) -> None:
-        """The app listed the workspace's files: use them (and refresh an open menu)."""
-        self.file_index = index
-        self.index_built_at = time.monotonic()
-        if self.completion.shown or self.prompt.has_focus:
-            token = token_at(self.prompt.text, self.prompt.cursor_location)
-            if token is not None and token.kind == "path":
-                self.prompt.update_completion()
 
     # -- rewind ---------------------------------------------------------------------------
     def open_rewind(self) -> None:
