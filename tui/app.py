@@ -193,15 +193,12 @@ class EddyApp(App[int]):
     def on_mount(self) -> None:
         gc.set_threshold(*GC_THRESHOLDS)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
-        self.main.when_mounted = self._first_frame
-        if self.main.is_mounted:
-            self._first_frame()
+        self.main.when_mounted = self._first_frame  # the screen mounts after the app
         handle_signals(self)
 
     def _first_frame(self) -> None:
         """The banner is in the first frame; the session is built once that is drawn (its
         imports, in a thread, would compete with drawing it for the GIL)."""
-        self.main.when_mounted = None
         self.session_host.start()
         self.call_after_refresh(self.session_host.begin)
 
