@@ -9,7 +9,8 @@ what it touches):
 - ``Transcript``, ``list_sessions``: saved sessions (agent/store/).
 - ``CheckpointStore``: rewind (agent/checkpoints/).
 
-Also here: loop.py (one turn; its stream sink in turn_sink.py), toolrun.py (a response's
+Also here: loop.py (one turn; its stream sink in turn_sink.py, its limits, outcome and early
+exits in turn_outcome.py, its interrupt race in race.py), toolrun.py (a response's
 calls: validate, gate, run, results in order), messages.py (blocks and the pairing invariant),
 normalise.py (the one way an assistant message enters the history), model.py and
 anthropic_model.py (the model client; retry.py its overload retries), response_stream.py (the

@@ -11,7 +11,8 @@ The unusual exits are exceptions caught in one place, ``Turn.run``: a limit or a
 (``TurnStopped``), Esc (``TurnInterrupted``), cancellation, and a bug in the engine. Each
 leaves the history valid: every tool_use gets exactly one result. Every assistant message
 enters the history through ``normalise_assistant``, and the history is checked against the
-invariant before every model call.
+invariant before every model call. The limits, the outcome and those exceptions are defined in
+agent/turn_outcome.py, the interrupt race in agent/race.py (both importable from here).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import asyncio
 import contextvars
 import dataclasses
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from agent import events as ev
@@ -35,14 +35,20 @@ from agent.messages import (
 from agent.model import Model, ModelError, ModelRequest, ModelResponse
 from agent.normalise import normalise_assistant, without_server_calls
 from agent.pricing import Usage, context_window, cost_usd
+from agent.race import race_interrupt
 from agent.toolrun import ToolRunner
+from agent.turn_outcome import (
+    MAX_PAUSE_CONTINUATIONS,
+    MAX_STOP_HOOK_BLOCKS,
+    Limits,
+    TurnInterrupted,
+    TurnOutcome,
+    TurnStopped,
+    end_notice,
+)
 from agent.turn_sink import TurnSink
 
 INTERRUPT_NOTE = "[Request interrupted by user]"
-MAX_PAUSE_CONTINUATIONS = 8
-"""How many times one response may be continued after ``stop_reason: pause_turn``."""
-MAX_STOP_HOOK_BLOCKS = 8
-"""How many times in a row Stop hooks may send the model back to work (Claude Code's cap)."""
 
 Emit = Callable[[ev.Event], None]
 
@@ -51,84 +57,6 @@ CURRENT_TURN: contextvars.ContextVar[Turn | None] = contextvars.ContextVar(
 )
 """The turn whose loop is running in this task: a tool it runs (the Agent tool) finds its
 parent turn here (tasks copy the context, so a nested turn shadows it only inside itself)."""
-
-_NOTICES = {
-    "max_tokens": "The response was cut off at max_tokens.",
-    "refusal": "The model declined to continue (refusal).",
-    "model_context_window_exceeded": (
-        "The response stopped: the conversation fills the model's context window. "
-        "Compact it (/compact) or start a new session."
-    ),
-    "pause_turn": (
-        "The API paused the turn and eddy did not continue it further "
-        f"(at most {MAX_PAUSE_CONTINUATIONS} times); send a message to go on."
-    ),
-}
-_WHY_NOT_RUN = {
-    "max_tokens": "the response hit max_tokens",
-    "refusal": "the model refused",
-    "model_context_window_exceeded": "the response filled the context window",
-}
-_ORDINARY_STOPS = ("end_turn", "stop_sequence", "tool_use")
-
-
-@dataclass
-class Limits:
-    """The only bounds an agent loop has: a turn limit T and a budget B (None = unlimited)."""
-
-    max_turns: int | None = None
-    max_budget_usd: float | None = None
-    spent_before: float = 0.0
-    """Spent before this turn, of the cap B was cut from (only for the stop message)."""
-    budget_scope: str = ""
-    """What the cap is on ("this session", "this run"), for the stop message."""
-    live: Callable[[], float] | None = None
-    """The spend B is checked against, as it happens, when more than this turn's tree spends
-    from the same cap (a session with background agents, which outlive the turn that started
-    them): the turn stops once ``live() >= spent_before + max_budget_usd``. None: only this
-    turn's tree counts (``root().cost >= max_budget_usd``)."""
-
-
-@dataclass
-class TurnOutcome:
-    """How a turn ended. ``stop_reason`` is the last response's; ``dropped_tool_calls`` counts
-    the calls of a final response that were not run (max_tokens, refusal, ...)."""
-
-    subtype: ev.TurnSubtype
-    calls: int
-    turns: int
-    cost_usd: float
-    usage: Usage
-    result: str = ""
-    error: str | None = None
-    stop_reason: str | None = None
-    dropped_tool_calls: int = 0
-
-
-class TurnInterrupted(Exception):
-    """The user's interrupt (Esc) won a race inside the turn."""
-
-
-class TurnStopped(Exception):
-    """The turn ends early: a limit was reached (a notice) or a call failed (an error).
-
-    Attributes:
-        subtype: the outcome's subtype.
-        message: what the user reads.
-        kind: the error kind; None for a notice (a limit is not a failure).
-    """
-
-    def __init__(self, subtype: ev.TurnSubtype, message: str, kind: str | None = None) -> None:
-        super().__init__(message)
-        self.subtype = subtype
-        self.message = message
-        self.kind = kind
-
-
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    """Mark a cancelled task's outcome as seen."""
-    if not task.cancelled():
-        task.exception()
 
 
 class Turn:
@@ -215,25 +143,7 @@ class Turn:
         Raises:
             TurnInterrupted: the interrupt fired first.
         """
-        if self.interrupt.is_set():
-            if asyncio.iscoroutine(aw):
-                aw.close()
-            raise TurnInterrupted
-        task = asyncio.ensure_future(aw)
-        waiter = asyncio.ensure_future(self.interrupt.wait())
-        try:
-            done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            task.cancel()
-            waiter.cancel()
-            task.add_done_callback(_retrieve)  # no "exception was never retrieved" on shutdown
-            raise
-        if task in done:
-            waiter.cancel()
-            return task.result()
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        raise TurnInterrupted
+        return await race_interrupt(self.interrupt, aw)
 
     def _tool_ids(self) -> dict[str, int]:
         """The history's tool_use ids (``tool_use_index``), extended as the history grows so
@@ -418,13 +328,8 @@ class Turn:
         """Step 2: the response ends the turn; say why when it is not an ordinary end."""
         msg, stop = response.message, response.stop_reason
         dropped = len(msg.tool_uses)
-        if dropped:
-            why = _WHY_NOT_RUN.get(str(stop), f"the response stopped with {stop}")
-            self.emit(ev.Notice(self.turn_id, f"Tool calls not run: {why}."))
-        elif stop not in _ORDINARY_STOPS:
-            notice = _NOTICES.get(
-                str(stop), f"The response stopped for a reason eddy does not know ({stop})."
-            )
+        notice = end_notice(stop, dropped)
+        if notice is not None:
             self.emit(ev.Notice(self.turn_id, notice))
         self._append_assistant(msg, keep_tools=False, stop=stop)
         return self._outcome(

@@ -9,10 +9,9 @@ checkpoint store.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import itertools
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent import ops
@@ -28,15 +27,15 @@ from agent.model import Model, ModelRequest
 from agent.pricing import context_window
 from agent.sandbox import Sandbox
 from agent.session.budget import Spend
-from agent.session.command_prompt import has_extras, run_command_prompt
 from agent.session.compaction import Compactor
 from agent.session.config import SessionConfig, prompt_blocks
 from agent.session.conversation import Conversation, CorrectionQueue
 from agent.session.dialogs import SessionDialogs
 from agent.session.gate import PermissionGate
+from agent.session.operations import apply_op, set_mode
 from agent.session.record import SessionRecorder
 from agent.session.status import SessionStatus
-from agent.session.turns import hook_fields, run_prompt
+from agent.session.turns import hook_fields
 from agent.shells import ShellRegistry
 from agent.side_model import side_query
 from agent.toolrun import ToolRunner, tool_param
@@ -106,7 +105,10 @@ class Session:
         """Background shells (Bash ``run_in_background``, Ctrl+B); they outlive turns."""
         self.ctx.shells = self.shells
         self.dialogs = SessionDialogs(
-            self._emit, lambda: self.runner.turn_id, lambda: config.policy.mode, self._set_mode
+            self._emit,
+            lambda: self.runner.turn_id,
+            lambda: config.policy.mode,
+            lambda mode: set_mode(self, mode),
         )
         """AskUserQuestion and ExitPlanMode ask through it; headless, nobody can answer."""
         self.ctx.dialogs = None if config.headless else self.dialogs
@@ -209,71 +211,7 @@ class Session:
     # -- operations ---------------------------------------------------------------------
     def submit(self, op: ops.Op) -> Any:
         """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
-        match op:
-            case ops.SubmitPrompt() | ops.QueueCorrection():
-                # while a turn runs, anything typed is a correction for its next call
-                # (``@agent-<name> text``: for that running subagent)
-                if self.busy:
-                    host = self.ctx.subagents
-                    if host is None or not host.route_correction(op.text):
-                        self.corrections.add(op.text)
-                elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
-                    self._spawn(run_command_prompt(self, op))  # a custom command's prompt
-                elif op.text.strip():
-                    self._spawn(run_prompt(self, op.text))
-            case ops.TakeQueued():
-                return self.corrections.take_back(op.index)
-            case ops.Interrupt():
-                if self.busy:
-                    self._interrupt.set()
-            case ops.AnswerPermission():
-                self.gate.answer(op)
-            case ops.AnswerQuestions() | ops.AnswerPlan():
-                self.dialogs.answer(op)
-            case ops.SetLimits():
-                limits = self.config.limits
-                if op.max_turns is not None:
-                    limits.max_turns = op.max_turns if op.max_turns > 0 else None
-                if op.max_budget_usd is not None:
-                    limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
-            case ops.RunShell():
-                if self.busy:
-                    text = "Wait for the turn to finish (or Esc) to run !commands."
-                    self._emit(ev.Error(ev.NO_TURN, text, "shell"))
-                else:
-                    self._spawn(self._user_shell(op.command))
-            case ops.SetModel():
-                self.config.model = self.spec.model = op.model
-                if hasattr(self.model, "name"):
-                    self.model.name = op.model
-                self._write(lambda t: t.settings(model=op.model))
-                self._emit(ev.Notice(ev.NO_TURN, f"Model set to {op.model}."))
-            case ops.SetPermissionMode():
-                self._set_mode(op.mode)
-            case ops.Rename():
-                self._rename(op.title)
-            case ops.Rewind():
-                self._rewind(op)
-            case ops.Compact():
-                if self.busy:
-                    self.corrections.add(f"/compact {op.focus}".strip())
-                else:
-                    self._spawn(self.compactor.compact(op.focus))
-            case ops.SetOutputStyle():
-                from agent.output_styles import set_output_style
-
-                self._emit(set_output_style(self, op.name))
-            case ops.SendToBackground():
-                if not self.shells.detach_foreground():
-                    self._emit(ev.Notice(ev.NO_TURN, "No command is running in the foreground."))
-            case ops.KillShell():
-                self._spawn_side(self._kill_shell(op.shell_id))
-            case ops.Shutdown():
-                if self._task is not None and self.busy:
-                    self._task.cancel()
-            case _:
-                assert_never(op)
-        return None
+        return apply_op(self, op)
 
     async def wait_idle(self) -> None:
         """Wait until no turn is running (including turns the queue starts)."""
@@ -320,17 +258,6 @@ class Session:
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
 
-    async def _kill_shell(self, shell_id: str) -> None:
-        from tools.base import ToolError
-        from tools.task_stop import stop_task
-
-        try:  # a background shell or agent (/bashes kill, /tasks kill): TaskStop's path
-            text = await stop_task(shell_id, self.ctx)
-        except ToolError as exc:
-            self._emit(ev.Error(ev.NO_TURN, str(exc), "shell"))
-            return
-        self._emit(ev.Notice(ev.NO_TURN, text))
-
     def _spawn(self, work: Any) -> None:
         self.hooks.idle_ended()
         self._interrupt = asyncio.Event()
@@ -347,38 +274,6 @@ class Session:
                 self.todos = list(event.todos)
             self.recorder.record_event(event, self.history)
         self._emit_fn(event)
-
-    def _set_mode(self, mode: str) -> None:
-        from agent.permissions.policy import MODES
-
-        if mode not in MODES:
-            self._emit(ev.Error(ev.NO_TURN, f"Unknown permission mode {mode!r}.", "mode"))
-            return
-        self.config.policy.mode = mode  # type: ignore[assignment]
-        self._write(lambda t: t.settings(permission_mode=mode))
-        self._emit(ev.PermissionModeChanged(mode))
-
-    def _rename(self, title: str) -> None:
-        transcript = self.transcript
-        if transcript is None:
-            text = "This session is not saved, so it has no title to change."
-            self._emit(ev.Error(ev.NO_TURN, text, "rename"))
-            return
-        try:
-            transcript.rename(title)
-        except (OSError, ValueError) as exc:
-            self._emit(ev.Error(ev.NO_TURN, f"Could not rename the session: {exc}", "rename"))
-            return
-        self.title = title
-        self._emit(ev.SessionRenamed(title))
-
-    async def _user_shell(self, command: str) -> None:
-        from agent.user_shell import run_user_shell
-
-        block = await run_user_shell(self.runner.tools.get("Bash"), self.ctx, self._emit, command)
-        if block is not None:
-            self.conversation.add_user((block,))
-            self._write(lambda t: t.record_history(self.history))
 
     # -- the transcript and the checkpoints -------------------------------------------------
     def attach_transcript(self, transcript: Transcript) -> None:
@@ -436,26 +331,6 @@ class Session:
             return self.rewinder.conflicts(number)
         except RewindError:
             return []
-
-    def _rewind(self, op: ops.Rewind) -> None:
-        """Code and/or conversation back to before a prompt; an Error explains a refusal."""
-        if self.busy:
-            text = "Stop the running turn (Esc) before rewinding."
-            self._emit(ev.Error(ev.NO_TURN, text, "rewind"))
-            return
-        try:
-            new, done = self.rewinder.apply(
-                op.number, op.mode, op.overwrite_conflicts, self.history
-            )
-        except RewindError as exc:
-            self._emit(ev.Error(ev.NO_TURN, str(exc), "rewind"))
-            return
-        if new is not None:
-            self.conversation.rewrite(new)
-            self._write(lambda t: t.record_history(self.history))
-            done = dataclasses.replace(done, context_tokens=self.context_tokens)
-        self._report_checkpoint_error(ev.NO_TURN)
-        self._emit(done)
 
     def estimate_context(self) -> int:
         """Estimate the context of the next request (when no call has measured it)."""
