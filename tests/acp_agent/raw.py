@@ -67,7 +67,8 @@ class RawAcp:
         """Send a request and return its response."""
         self._next_id += 1
         rid = self._next_id
-        await self.send(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}))
+        message = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
+        await self.send(json.dumps(message))
         return await self.answer_to(rid)
 
     async def initialize(self) -> dict[str, Any]:
