@@ -23,12 +23,12 @@ SH_BLOCK = f"cat >/dev/null; echo '{REASON}' >&2; exit 2"
 FORMS = {
     "python3 -c": f'python3 -c "{PY_BLOCK}"',
     "python3 -c reading the JSON": (
-        "python3 -c \"import json, sys; d = json.load(sys.stdin); "
+        'python3 -c "import json, sys; d = json.load(sys.stdin); '
         f"sys.stderr.write('{REASON}'); sys.exit(2 if d['hook_event_name'] else 0)\""
     ),
-    "sh -c": f"sh -c \"{SH_BLOCK}\"",
-    "bash -c": f"bash -c \"{SH_BLOCK}\"",
-    "an env assignment": f"GUARD=strict sh -c \"{SH_BLOCK}\"",
+    "sh -c": f'sh -c "{SH_BLOCK}"',
+    "bash -c": f'bash -c "{SH_BLOCK}"',
+    "an env assignment": f'GUARD=strict sh -c "{SH_BLOCK}"',
     "env and python3 -c": f'env GUARD=strict python3 -c "{PY_BLOCK}"',
     "a quoted project path with spaces": '"$CLAUDE_PROJECT_DIR"/.eddy/hooks/guard.sh',
     "an interpreter and a quoted project path": 'sh "$CLAUDE_PROJECT_DIR/.eddy/hooks/guard.sh"',
@@ -36,7 +36,7 @@ FORMS = {
     "a pipeline": f'cat | python3 -c "{PY_BLOCK}"',
     "a list": f"cat >/dev/null; echo '{REASON}' >&2; exit 2",
     "cd and a relative script": 'cd "$CLAUDE_PROJECT_DIR" && ./.eddy/hooks/guard.sh',
-    "a redirection": f"sh -c \"{SH_BLOCK}\" 2>&1 1>/dev/null >&2",
+    "a redirection": f'sh -c "{SH_BLOCK}" 2>&1 1>/dev/null >&2',
 }
 
 
