@@ -149,7 +149,8 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         nonlocal errors_shown
         if isinstance(event, ev.TurnFinished):
             finished.append(event)
-        errors_shown = errors_shown or isinstance(event, ev.Error)
+        # an MCP server's failure is not the turn's: the turn's own error is still said
+        errors_shown = errors_shown or (isinstance(event, ev.Error) and event.kind != "mcp")
         if fmt == "eddy-events":
             out.write(json.dumps(ev.to_json(event), default=str) + "\n")
             out.flush()
@@ -175,6 +176,9 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     if picked is not None and args.output_format != "stream-json":
         print(f"eddy: {picked}", file=sys.stderr)
     if claude is not None:
+        mcp = session.mcp
+        if mcp is not None:  # -p waits for them before its first call anyway: init says how
+            await mcp.wait_started()  # each one started, as Claude Code's does
         opened = session.status()
         claude.start(
             session_id=opened.session_id,
@@ -182,6 +186,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             cwd=str(opened.workspace),
             tools=[str(tool["name"]) for tool in session.spec.tools],
             permission_mode=opened.mode,
+            mcp_servers=mcp.server_states() if mcp is not None else [],
         )
     # The prompt is submitted even if a signal came while the session was built: it is then
     # recorded and interrupted at once, so the transcript keeps it (resumable with --continue).

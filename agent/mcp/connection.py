@@ -35,6 +35,7 @@ from agent.mcp.transport import (
     Unreadable,
     errlog,
     is_transport_error,
+    load_sdk,
     open_transport,
     sdk_logs_to,
     status_of,
@@ -203,6 +204,9 @@ class ServerConnection:
             self._gone = asyncio.Event()
             self._unauthorized = False
             self._set("connecting", "")
+            if self.inproc is None:
+                # importing the SDK takes seconds on a loaded machine: not the server's time
+                load_sdk(self.config.kind)
             limit = start_timeout() if not self.logging_in else _login_timeout()
             watchdog = asyncio.get_running_loop().call_later(
                 limit, self._start_timed_out, asyncio.current_task()

@@ -260,6 +260,14 @@ class McpManager:
         """A server's resource (``ReadResourceResult``)."""
         return await self._bridge(self.connections[server].read_resource(uri))
 
+    def server_states(self) -> list[dict[str, str]]:
+        """Each server's name and state, as Claude Code's stream-json init line lists them
+        (``pending`` while it connects; ``connected``, ``failed``, ``needs-auth``, ...)."""
+        return [
+            {"name": name, "status": "pending" if c.state == "connecting" else c.state}
+            for name, c in self.connections.items()
+        ]
+
     def summary(self) -> str:
         """For the status line: "" without servers, else e.g. "MCP 2/3" or "MCP 1 failed"."""
         if not self.connections:

@@ -41,6 +41,19 @@ SHOWN_CHARS = 200
 """How much of an unreadable line a message quotes."""
 
 
+def load_sdk(kind: str) -> None:
+    """Import the SDK modules a server of ``kind`` needs (once per process; 2-3 s on a loaded
+    machine), so that a start's timeout measures the server, not the import."""
+    import mcp  # noqa: F401 - the client and the types
+
+    if kind == "stdio":
+        import mcp.client.stdio  # noqa: F401
+    elif kind == "sse":
+        import mcp.client.sse  # noqa: F401
+    else:
+        import mcp.client.streamable_http  # noqa: F401
+
+
 async def open_transport(
     config: ServerConfig,
     stack: contextlib.AsyncExitStack,
