@@ -66,7 +66,7 @@ class RawAcp:
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send a request and return its response."""
         self._next_id += 1
-        rid = self._next_id
+        rid = f"req-{self._next_id}"  # a string: random test lines use numbers
         message = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
         await self.send(json.dumps(message))
         return await self.answer_to(rid)
@@ -83,8 +83,11 @@ class RawAcp:
 
 
 @contextlib.asynccontextmanager
-async def raw_acp(fake: FakeAnthropic, *args: str, cwd: Path) -> AsyncIterator[RawAcp]:
-    """``eddy --acp ARGS`` in ``cwd`` against the fake API; killed at the end if still up."""
+async def raw_acp(
+    fake: FakeAnthropic, *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> AsyncIterator[RawAcp]:
+    """``eddy --acp ARGS`` in ``cwd`` against the fake API (``env`` added to its
+    environment); killed at the end if still up."""
     stderr = cwd.parent / "eddy-stderr.txt"
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
@@ -95,7 +98,7 @@ async def raw_acp(fake: FakeAnthropic, *args: str, cwd: Path) -> AsyncIterator[R
             "--acp",
             *args,
             cwd=str(cwd),
-            env=agent_env(fake),
+            env={**agent_env(fake), **(env or {})},
             stdin=asyncio.subprocess.PIPE,
             stdout=write_fd,
             stderr=err,

@@ -20,7 +20,9 @@ Tools:
 - ``tick``: send a progress notification every 50 ms, forever, never answering (it reads
   nothing more).
 
-``FAKE_MCP_LOG`` names a file where it appends one line per request method.
+``FAKE_MCP_LOG`` names a file where it appends one line per request method;
+``FAKE_MCP_PIDS`` one where it appends its process id when it starts (a test checks that no
+server outlives eddy).
 """
 
 from __future__ import annotations
@@ -116,6 +118,10 @@ def call(request_id: Any, params: dict[str, Any]) -> None:
 
 def main() -> None:
     start = sys.argv[sys.argv.index("--start") + 1] if "--start" in sys.argv else "ok"
+    pids = os.environ.get("FAKE_MCP_PIDS")
+    if pids:
+        with open(pids, "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
     if start == "exit":
         sys.stderr.write("odd server: cannot start, no config\n")
         sys.stderr.flush()
