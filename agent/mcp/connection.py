@@ -417,7 +417,9 @@ class ServerConnection:
         self._calls.add(garbage)
         answered = False
         try:
-            await asyncio.wait({task, garbage}, timeout=timeout, return_when="FIRST_COMPLETED")
+            await asyncio.wait(
+                {task, garbage}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
             answered = task.done()
         finally:  # also on Esc (CancelledError here): the call is cancelled, the server told
             self._calls.discard(garbage)
