@@ -382,6 +382,7 @@ class ServerConnection:
             Exception: an MCP error (``mcp.MCPError``) or a transport failure.
         """
         from mcp import MCPError
+        from pydantic import ValidationError
 
         client = self._ready()
         try:
@@ -390,6 +391,10 @@ class ServerConnection:
             raise
         except McpCallFailed:
             raise
+        except ValidationError as exc:  # a JSON-RPC answer whose result is not a tool result
+            first = str(exc).splitlines()
+            detail = " ".join(first[1:3]).strip() if len(first) > 1 else str(exc)
+            raise self._unanswered(f"its result does not follow MCP's schema: {detail}") from None
         except OSError as exc:
             raise self._lost(exc) from None
         except Exception as exc:
