@@ -17,7 +17,15 @@ from typing import Any
 
 from agent.model import ModelError, ModelRequest, ModelResponse, StreamSink
 from agent.response_stream import ResponseAccumulator, sse_events
-from agent.retry import DEFAULT_SLEEP, RetryPolicy, Sleep, describe, retry_notice, should_retry
+from agent.retry import (
+    DEFAULT_SLEEP,
+    NO_ANSWER_KINDS,
+    RetryPolicy,
+    Sleep,
+    describe,
+    retry_notice,
+    should_retry,
+)
 
 CACHE = {"type": "ephemeral"}
 
@@ -287,7 +295,7 @@ class AnthropicModel:
                 return await self._stream(client, params, accumulator)
             except _BeforeBody as failed:
                 error, headers = failed.error, failed.headers
-                connection = error.kind == "connection"
+                connection = error.kind in NO_ANSWER_KINDS
                 limit = self.retry.connection_attempts if connection else self.retry.attempts
                 if retry >= limit or not (connection or should_retry(error.status, headers)):
                     if retry:
@@ -344,15 +352,14 @@ class _BeforeBody(Exception):
 
 
 def _before_body(exc: Exception) -> bool:
-    """Whether ``exc`` is an HTTP error answer or a failure to connect (not a timeout: a stall
-    waits the whole timeout each time, and is said at once instead)."""
+    """Whether ``exc`` is an HTTP error answer, a failure to connect, or a timeout waiting for
+    the response headers (the SDK's ``APITimeoutError``; a stall after the headers is the
+    transport's own ReadTimeout, not retried: the response had begun)."""
     import anthropic
 
     if isinstance(exc, anthropic.APIStatusError):
         return exc.status_code != 200  # 200: an SSE error event, after the body began
-    return isinstance(exc, anthropic.APIConnectionError) and not isinstance(
-        exc, anthropic.APITimeoutError
-    )
+    return isinstance(exc, anthropic.APIConnectionError)
 
 
 def prepare_client(model: Any) -> None:
