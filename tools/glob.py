@@ -1,8 +1,11 @@
 """Glob: files whose path matches a glob pattern, newest first, honouring .gitignore.
 
-The walk starts at the pattern's literal leading directories (``src/**/*.ts`` reads only
-``src``), goes no deeper than the pattern can match when it has no ``**``, and prunes ignored
-directories (see :mod:`tools.ignore`), so an ignored ``node_modules`` is never read.
+The listing (:mod:`tools.search_files`: ``rg --files`` on every core, or the Python walk without
+rg) starts at the pattern's literal leading directories (``src/**/*.ts`` reads only ``src``),
+goes no deeper than the pattern can match when it has no ``**``, lets rg filter file names when
+the pattern's last segment is a plain name glob (``*.ts``), and prunes ignored directories (see
+:mod:`tools.ignore`), so an ignored ``node_modules`` is never read. The order is eddy's, not the
+walk's: newest first, then by path, so the same tree gives the same list every time.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolResult
 from tools.globpattern import CompiledGlob, compile_glob
-from tools.ignore import IgnoreRules, walk_files
+from tools.search_files import list_files, printable
 from tools.textfile import summary_path
 
 TRUNCATED_NOTE = "(Results are truncated. Consider using a more specific path or pattern.)"
@@ -41,6 +44,7 @@ def find_files(
     glob: CompiledGlob,
     workspace: Path | None = None,
     stop: threading.Event | None = None,
+    backend: str | None = None,
 ) -> list[tuple[float, str]]:
     """``(mtime, path)`` of every file below ``start`` matching ``glob`` (unsorted).
 
@@ -49,27 +53,32 @@ def find_files(
         glob: the compiled pattern, relative to ``start``.
         workspace: the workspace root, above which no ignore file is read.
         stop: set it to end the walk early.
+        backend: ``"python"`` forces the Python walk (see ``list_files``).
     """
+    paths = list_files(
+        start,
+        workspace,
+        max_depth=glob.max_depth,
+        names=glob.names,
+        keep=glob.regex.match,
+        stop=stop,
+        backend=backend,
+    )
     found: list[tuple[float, str]] = []
-    match = glob.regex.match
-
-    def keep(path: str, rel: str, is_dir: bool, rules: IgnoreRules) -> bool:
-        # the pattern first: it is cheaper than the ignore rules, and rules out most files
-        return (is_dir or match(rel) is not None) and not rules.ignored(path, is_dir)
-
-    rules = IgnoreRules.for_start(start, workspace)
-    for path, _rel in walk_files(
-        str(start), rules, max_depth=glob.max_depth, stop=stop, keep=keep, follow_file_links=True
-    ):
+    for path in paths:
         try:
             found.append((os.stat(path).st_mtime, path))
-        except OSError:
+        except OSError:  # gone since it was listed
             continue
     return found
 
 
 class GlobTool:
-    """The Glob tool (Claude Code's name and input fields)."""
+    """The Glob tool (Claude Code's name and input fields).
+
+    Args:
+        backend: ``"python"`` forces the Python walk; None lists with rg when it can.
+    """
 
     name = "Glob"
     description = (
@@ -104,6 +113,9 @@ class GlobTool:
     }
     read_only = True
 
+    def __init__(self, backend: str | None = None) -> None:
+        self.backend = backend
+
     def _root_raw(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, str]:
         base, pattern = split_absolute(args["pattern"])
         raw = args.get("path")
@@ -134,7 +146,9 @@ class GlobTool:
             return ToolResult("No files found")
         stop = threading.Event()
         try:
-            found = await asyncio.to_thread(find_files, start, glob, ctx.workspace, stop)
+            found = await asyncio.to_thread(
+                find_files, start, glob, ctx.workspace, stop, self.backend
+            )
         finally:
             stop.set()
         denied = ctx.read_denied
@@ -147,7 +161,7 @@ class GlobTool:
         lines = [path for _mtime, path in found[:limit]]
         if len(found) > limit:
             lines.append(TRUNCATED_NOTE)
-        return ToolResult("\n".join(lines))
+        return ToolResult(printable("\n".join(lines)))
 
 
 TOOL = GlobTool()
