@@ -1,11 +1,14 @@
 """Glob: files whose path matches a glob pattern, newest first, honouring .gitignore.
 
-The listing (:mod:`tools.search_files`: ``rg --files`` on every core, or the Python walk without
-rg) starts at the pattern's literal leading directories (``src/**/*.ts`` reads only ``src``),
-goes no deeper than the pattern can match when it has no ``**``, lets rg filter file names when
-the pattern's last segment is a plain name glob (``*.ts``), and prunes ignored directories (see
-:mod:`tools.ignore`), so an ignored ``node_modules`` is never read. The order is eddy's, not the
-walk's: newest first, then by path, so the same tree gives the same list every time.
+The listing (:mod:`tools.search_files`) starts at the pattern's literal leading directories
+(``src/**/*.ts`` reads only ``src``), goes no deeper than the pattern can match when it has no
+``**``, lets rg filter file names when the pattern's last segment is a plain name glob
+(``*.ts``), and prunes ignored directories (see :mod:`tools.ignore`), so an ignored
+``node_modules`` is never read. With rg, ``newest_files`` has rg processes (one per CPU, each on
+a share of the subdirectories) list and sort by modification time, and reads only the head of
+each list; without rg (or where only the Python rules are exact) every file is listed, stat'ed
+and sorted here. Either way the order is newest first, then by path, so the same tree gives the
+same list every time; a read deny rule is asked only about the files up to the cut.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolResult
 from tools.globpattern import CompiledGlob, compile_glob
-from tools.search_files import list_files, printable
+from tools.search_files import iter_files, newest_files, printable
 from tools.textfile import summary_path
 
 TRUNCATED_NOTE = "(Results are truncated. Consider using a more specific path or pattern.)"
@@ -45,17 +49,19 @@ def find_files(
     workspace: Path | None = None,
     stop: threading.Event | None = None,
     backend: str | None = None,
-) -> list[tuple[float, str]]:
-    """``(mtime, path)`` of every file below ``start`` matching ``glob`` (unsorted).
+) -> list[str]:
+    """Every file below ``start`` matching ``glob``: newest first, then by path.
+
+    Each file is stat'ed as the listing streams it, while rg still walks.
 
     Args:
         start: the directory to walk (absolute, real).
         glob: the compiled pattern, relative to ``start``.
         workspace: the workspace root, above which no ignore file is read.
         stop: set it to end the walk early.
-        backend: ``"python"`` forces the Python walk (see ``list_files``).
+        backend: ``"python"`` forces the Python walk (see ``iter_files``).
     """
-    paths = list_files(
+    listing = iter_files(
         start,
         workspace,
         max_depth=glob.max_depth,
@@ -64,13 +70,28 @@ def find_files(
         stop=stop,
         backend=backend,
     )
-    found: list[tuple[float, str]] = []
-    for path in paths:
+    keyed: list[tuple[int, str]] = []
+    for path in listing:
         try:
-            found.append((os.stat(path).st_mtime, path))
+            keyed.append((-os.stat(path).st_mtime_ns, path))
         except OSError:  # gone since it was listed
             continue
-    return found
+    keyed.sort()
+    return [path for _key, path in keyed]
+
+
+def _first(paths: list[str], limit: int, denied: Callable[[str], bool] | None) -> list[str]:
+    """The first ``limit + 1`` of ``paths`` that no read deny rule hides (the one past the
+    limit says the list was cut); each path's rules are checked only until then."""
+    if denied is None:
+        return paths[: limit + 1]
+    kept: list[str] = []
+    for path in paths:
+        if not denied(path):
+            kept.append(path)
+            if len(kept) > limit:
+                break
+    return kept
 
 
 class GlobTool:
@@ -144,22 +165,37 @@ class GlobTool:
         start = ctx.resolve_for(self.name, str(root / glob.prefix)) if glob.prefix else root
         if not start.is_dir():
             return ToolResult("No files found")
+        rule = ctx.read_denied
+        # a read deny rule: its files are not even named
+        denied = None if rule is None else lambda p: rule(self.name, Path(os.path.realpath(p)))
+        limit = ctx.limits.glob_max_results
         stop = threading.Event()
+
+        def listing() -> tuple[list[str], bool]:
+            if self.backend != "python":
+                newest = newest_files(
+                    start,
+                    ctx.workspace,
+                    limit,
+                    max_depth=glob.max_depth,
+                    names=glob.names,
+                    keep=glob.regex.match,
+                    wanted=None if denied is None else lambda p: not denied(p),
+                    stop=stop,
+                )
+                if newest is not None:
+                    return newest
+            found = find_files(start, glob, ctx.workspace, stop, self.backend)
+            kept = _first(found, limit, denied)
+            return kept[:limit], len(kept) > limit
+
         try:
-            found = await asyncio.to_thread(
-                find_files, start, glob, ctx.workspace, stop, self.backend
-            )
+            lines, more = await asyncio.to_thread(listing)
         finally:
             stop.set()
-        denied = ctx.read_denied
-        if denied is not None:  # a read deny rule: its files are not even named
-            found = [f for f in found if not denied(self.name, Path(os.path.realpath(f[1])))]
-        if not found:
+        if not lines:
             return ToolResult("No files found")
-        found.sort(key=lambda item: (-item[0], item[1]))
-        limit = ctx.limits.glob_max_results
-        lines = [path for _mtime, path in found[:limit]]
-        if len(found) > limit:
+        if more:
             lines.append(TRUNCATED_NOTE)
         return ToolResult(printable("\n".join(lines)))
 

@@ -25,9 +25,9 @@ from typing import Any
 from tools import grep_fallback
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolResult
 from tools.grep_fallback import GrepOptions
-from tools.grep_rg import find_rg, search
+from tools.grep_rg import search
 from tools.outbuf import LineCollector
-from tools.search_files import printable
+from tools.search_files import find_rg, printable
 from tools.textfile import summary_path
 
 MODES = ("content", "files_with_matches", "count")

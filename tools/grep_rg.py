@@ -27,9 +27,7 @@ import asyncio
 import codecs
 import contextlib
 import os
-import shutil
 import signal
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -47,16 +45,6 @@ file's path, which may itself hold ``:`` or ``-``."""
 
 Sink = Callable[[bytes], bool]
 """Takes a chunk of rg's output; False once it wants no more."""
-
-
-def find_rg() -> str | None:
-    """The ripgrep executable: the one the ``ripgrep`` package installed beside
-    ``sys.executable`` (the version eddy is tested with), else the first on PATH; None
-    without one."""
-    candidate = Path(sys.executable).parent / "rg"
-    if os.access(candidate, os.X_OK):
-        return str(candidate)
-    return shutil.which("rg")
 
 
 def rg_command(rg: str, opts: GrepOptions, root: Path, *, sort: bool) -> list[str]:

@@ -203,22 +203,28 @@ class IgnoreRules:
         ``start`` lies in the workspace, and not at all otherwise: an ignore file in, say, the
         home directory must not hide a whole project that is not under git.
         """
-        if (start / ".git").exists():
-            return cls()
-        chain: list[Path] = []
-        for parent in start.parents:
-            chain.append(parent)
-            if (parent / ".git").exists():
-                break
-        else:
-            if workspace is not None and workspace in chain:
-                chain = chain[: chain.index(workspace) + 1]
-            else:
-                chain = []
         rules = cls()
-        for directory in reversed(chain):
+        for directory in ancestors_read(start, workspace):
             rules = rules.enter(str(directory))
         return rules
+
+
+def ancestors_read(start: Path, workspace: Path | None = None) -> list[Path]:
+    """The ancestors of ``start`` whose ignore files apply below it, the topmost first (see
+    ``IgnoreRules.for_start``)."""
+    if (start / ".git").exists():
+        return []
+    chain: list[Path] = []
+    for parent in start.parents:
+        chain.append(parent)
+        if (parent / ".git").exists():
+            break
+    else:
+        if workspace is not None and workspace in chain:
+            chain = chain[: chain.index(workspace) + 1]
+        else:
+            chain = []
+    return chain[::-1]
 
 
 Keep = Callable[[str, str, bool, IgnoreRules], bool]

@@ -19,39 +19,54 @@ from tests.tools.test_search import build, call, lines_of
 from tools.base import ToolContext, ToolLimits
 from tools.glob import GlobTool, find_files
 from tools.globpattern import compile_glob
-from tools.grep_rg import find_rg
-from tools.search_files import list_files
+from tools.search_files import find_rg, list_files, newest_files
 
 pytestmark = pytest.mark.skipif(find_rg() is None, reason="ripgrep is not available")
 
 
-def both(start: Path, workspace: Path, pattern: str = "**") -> tuple[list[str], list[str]]:
-    """The relative paths each listing gives for ``pattern`` below ``start``, sorted."""
-    glob = compile_glob(pattern)
-    out = []
-    for backend in (None, "python"):
-        found = find_files(start / glob.prefix, glob, workspace, backend=backend)
-        out.append(sorted(os.path.relpath(p, start) for _m, p in found))
-    return out[0], out[1]
-
-
 def spy_on_rg(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """The rg command lines the listings run from now on (rg still runs)."""
+    """The rg command lines the listings start from now on (rg still runs)."""
     ran: list[list[str]] = []
-    real = search_files._rg_list
+    real = search_files._start_rg
 
-    def record(cmd: list[str], stop: Any) -> list[str] | None:
+    def record(cmd: list[str], cwd: Path) -> Any:
         ran.append(cmd)
-        return real(cmd, stop)
+        return real(cmd, cwd)
 
-    monkeypatch.setattr(search_files, "_rg_list", record)
+    monkeypatch.setattr(search_files, "_start_rg", record)
     return ran
 
 
+def listings(start: Path, workspace: Path, pattern: str = "**") -> dict[str, list[str]]:
+    """The relative paths each way of listing gives for ``pattern`` below ``start``, sorted:
+    the Python walk, rg's parallel walk, and rg's newest-first lists (one process, and split
+    between three)."""
+    glob = compile_glob(pattern)
+    where = start / glob.prefix
+    out = {
+        "python": find_files(where, glob, workspace, backend="python"),
+        "rg": find_files(where, glob, workspace),
+    }
+    for processes in (1, 3):
+        newest = newest_files(
+            where,
+            workspace,
+            100_000,
+            max_depth=glob.max_depth,
+            names=glob.names,
+            keep=glob.regex.match,
+            processes=processes,
+        )
+        if newest is not None:  # None: only the Python rules are exact here
+            out[f"newest/{processes}"] = newest[0]
+    return {how: sorted(os.path.relpath(p, start) for p in found) for how, found in out.items()}
+
+
 def the_same(start: Path, workspace: Path, pattern: str = "**") -> list[str]:
-    via_rg, via_python = both(start, workspace, pattern)
-    assert via_rg == via_python
-    return via_rg
+    found = listings(start, workspace, pattern)
+    python = found.pop("python")
+    assert found == dict.fromkeys(found, python)
+    return python
 
 
 NESTED: dict[str, str | bytes] = {
@@ -155,15 +170,48 @@ def test_rules_above_the_searched_directory_apply_up_to_the_repository_root(
     ]
 
 
+def test_rg_reads_the_ignore_files_above_only_where_they_are_eddys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(tmp_path, {"ws/.gitignore": "*.log\n", "ws/src/a.py": "", "ws/src/b.log": ""})
+    ws = tmp_path / "ws"
+    ran = spy_on_rg(monkeypatch)
+    assert the_same(ws / "src", ws) == ["a.py"]
+    assert ran and not any("--no-ignore-parent" in cmd for cmd in ran)  # rg reads ws/.gitignore
+    # an ignore file above the workspace: rg would read it, eddy does not
+    (tmp_path / ".ignore").write_text("*.py\n")
+    ran.clear()
+    assert the_same(ws / "src", ws) == ["a.py"]
+    assert ran and all("--no-ignore-parent" in cmd for cmd in ran)
+
+
 def test_an_ancestor_ignore_file_with_a_negation_makes_the_python_walk_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # the root .ignore re-includes what src/.gitignore hides: only the full rules know it
-    build(tmp_path, {".ignore": "!*.gen\n", "src/.gitignore": "*.gen\n", "src/a.gen": ""})
+    # the .ignore re-includes what src/.gitignore hides: only the full rules know it, and rg
+    # cannot be let read it (the .gitignore above the workspace must stay unread)
+    build(
+        tmp_path,
+        {
+            ".gitignore": "*.gen\n",
+            "ws/.ignore": "!*.gen\n",
+            "ws/src/.gitignore": "*.gen\n",
+            "ws/src/a.gen": "",
+        },
+    )
     ran = spy_on_rg(monkeypatch)
-    assert the_same(tmp_path / "src", tmp_path) == [".gitignore", "a.gen"]
+    assert the_same(tmp_path / "ws" / "src", tmp_path / "ws") == [".gitignore", "a.gen"]
     assert ran == []
-    assert list_files(tmp_path, tmp_path) and ran  # at the root there is no ancestor: rg lists
+
+
+def test_directories_named_with_glob_characters_are_shared_between_processes(
+    tmp_path: Path,
+) -> None:
+    names = ["a[1]", "b*", "{c,d}", "!e", "f?", "g\\h", "plain", "a1"]
+    build(tmp_path, {f"{n}/{n}/x.py": "" for n in names} | {"root.py": ""})
+    assert the_same(tmp_path, tmp_path, "**/*.py") == sorted(
+        [f"{n}/{n}/x.py" for n in names] + ["root.py"]
+    )
 
 
 def test_symbolic_links_are_neither_followed_nor_listed(tmp_path: Path) -> None:
@@ -229,13 +277,28 @@ async def test_glob_output_is_newest_first_then_by_path_whatever_the_walk(tmp_pa
         assert out[:50] == expected and out[50].startswith("(Results are truncated")
 
 
-def test_glob_lists_through_rg_when_it_is_there(
+async def test_ties_at_the_cut_are_broken_by_path_whatever_the_listing(tmp_path: Path) -> None:
+    files = [f"d{i % 3}/f{i:02d}.txt" for i in range(30)]
+    build(tmp_path, dict.fromkeys(files, ""))
+    for name in files:  # all as old as each other, but one
+        os.utime(tmp_path / name, (1_000_000, 1_000_000))
+    os.utime(tmp_path / "d2/f29.txt", (2_000_000, 2_000_000))
+    ctx = ToolContext(workspace=tmp_path, limits=ToolLimits(glob_max_results=5))
+    expected = ["d2/f29.txt"] + sorted(files)[:4]
+    for backend in (None, "python"):
+        out = lines_of(await call(GlobTool(backend), ctx, pattern="**/*.txt"))
+        assert out[:5] == [str(tmp_path / n) for n in expected] and len(out) == 6
+
+
+async def test_glob_lists_through_rg_newest_first_when_it_is_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    build(tmp_path, {"a.py": "", "b.md": ""})
+    build(tmp_path, {"a/x.py": "", "b/y.py": "", "c.py": "", "d.md": ""})
     ran = spy_on_rg(monkeypatch)
-    assert the_same(tmp_path, tmp_path, "**/*.py") == ["a.py"]
-    assert len(ran) == 1 and "--type-add=eddyglob:*.py" in ran[0]  # rg filters the names
+    out = lines_of(await call(GlobTool(), ToolContext(workspace=tmp_path), pattern="**/*.py"))
+    assert sorted(out) == [str(tmp_path / p) for p in ("a/x.py", "b/y.py", "c.py")]
+    assert ran and all("--sortr=modified" in cmd for cmd in ran)
+    assert all("--type-add=eddyglob:*.py" in cmd for cmd in ran)  # rg filters the names
 
 
 def test_without_a_working_rg_the_python_walk_lists(
@@ -279,12 +342,15 @@ def trees(draw: Any) -> dict[str, str]:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(tree=trees(), start=st.sampled_from(["", "a", "a/d", "b"]))
+@given(tree=trees(), start=st.sampled_from(["", "a", "a/d", "b"]), stray=st.booleans())
 def test_random_trees_list_alike(
-    tmp_path_factory: pytest.TempPathFactory, tree: Any, start: str
+    tmp_path_factory: pytest.TempPathFactory, tree: Any, start: str, stray: bool
 ) -> None:
-    root = tmp_path_factory.mktemp("tree")
+    # stray: an ignore file above the repository, which rg must not read
+    root = tmp_path_factory.mktemp("tree") / "repo"
     build(root, tree)
+    if stray:
+        (root.parent / ".gitignore").write_text("*.py\n")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     if (root / start).is_dir():
         the_same(root / start, root)

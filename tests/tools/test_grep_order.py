@@ -15,7 +15,7 @@ import tools.grep_rg as grep_rg
 from tests.tools.test_search import BACKENDS, build, call, lines_of
 from tools.base import ToolContext, ToolLimits
 from tools.grep import GrepTool
-from tools.grep_rg import find_rg
+from tools.search_files import find_rg
 
 needs_rg = pytest.mark.skipif(find_rg() is None, reason="ripgrep is not available")
 
