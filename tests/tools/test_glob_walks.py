@@ -354,3 +354,14 @@ def test_random_trees_list_alike(
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     if (root / start).is_dir():
         the_same(root / start, root)
+
+
+def test_the_mention_index_outside_git_lists_through_rg_as_glob_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from frontend.fileindex import list_files as index_files
+
+    build(tmp_path, NESTED)
+    ran = spy_on_rg(monkeypatch)
+    assert index_files(tmp_path) == EXPECTED
+    assert ran  # rg listed it (the Python walk gives the same list: see above)
