@@ -11,9 +11,11 @@ average. Beside them, in the same loop: eddy's tool object alone (``TOOL.run`` i
 and the floor ``rg --files`` (Glob) or the same ``rg`` search (Grep) as a bare process.
 
 The two agents' tools do not do the same work: Claude Code's Glob lists with ``--no-ignore``
-(node_modules included) and sorts with rg's single-threaded ``--sort=modified``; eddy's honours
-.gitignore, walks in parallel and sorts by mtime itself. Each prints the number of lines it
-returned, to check that both answered.
+(node_modules included, no ignore file read) in one ``rg --sort=modified``; eddy's honours
+.gitignore (more work for rg: reading and matching the ignore files, leaving ``.git`` out) in
+one ``rg --sortr=modified`` per CPU, each on a share of the top-level directories. Claude
+Code's Grep runs rg without ``--sort`` (its parallel walk); eddy's too, and orders the output
+by path. The number of lines each returned is printed, to check that both answered.
 
 Run: .venv/bin/python bench/bench_search.py [RUNS [CASE]]   (CASE: a part of a case's label;
 CLAUDE_BIN: Claude Code's native binary)
@@ -210,7 +212,7 @@ def main() -> None:
                     f"  Claude Code   {ms([g.seconds for g in c_gaps])}  {c_gaps[-1].lines} lines"
                 )
             print(f"  eddy's tool object alone      {ms(alone)}")
-            print(f"  bare rg {' '.join(case.floor):<22}{ms(floor)}")
+            print(f"  bare rg {' '.join(case.floor):<22} {ms(floor)}")
             side = sum(g.side_requests for g in e_gaps + c_gaps)
             if side:
                 print(

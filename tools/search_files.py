@@ -19,11 +19,11 @@ difference, in that mode only: an ancestor ``.gitignore``'s ``!`` line does not 
 file that the ``.git/info/exclude`` of a repository nested inside the tree excludes.)
 
 ``newest_files`` serves Glob's newest-first cut: rg sorts by modification time itself
-(``--sortr=modified``: it stats the files on one thread, far cheaper than a parallel walk whose
-every file is then stat'ed in Python: 108 against 180 ms of CPU on a 50,000-file tree), in one
-process per CPU, each walking the whole tree but for the top-level directories given to the
-others (``--glob=!/name/``, which excludes without re-including anything), and only the head of
-each list is read.
+(``--sortr=modified``: it stats the files on one thread, cheaper than a parallel walk whose
+every file is then stat'ed in Python: 153-168 against 218 ms of CPU for ``**/*.py`` on a
+50,000-file tree), in one process per CPU, each walking the whole tree but for the top-level
+directories given to the others (``--glob=!/name/``, which excludes without re-including
+anything), and only the head of each list is read.
 """
 
 from __future__ import annotations
