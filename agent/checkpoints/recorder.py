@@ -9,10 +9,20 @@ The engine records the prior state of every path that changes:
   tool call (which it should: that is "the state eddy left it in" for conflict detection).
 - **Shell commands** (Bash) are bracketed by :meth:`~ChangeRecorder.before_shell` and
   :meth:`~ChangeRecorder.after_shell`. The engine keeps a snapshot of the in-scope tree: a
-  stat cache plus the content of every file in the content-addressed blob store. Before a
-  command it rescans (stat only; it re-reads just the files whose stat changed); after it, it
-  rescans and records what was created, modified, deleted or chmod-ed, and which directories
-  were created or removed.
+  stat cache plus the content of every file, in its blob store or, for files git's index
+  vouches for, in git's object store (:mod:`agent.checkpoints.gitbase`). Before a command it
+  brings the snapshot up to date; after it, it records what was created, modified, deleted or
+  chmod-ed, and which directories were created or removed.
+
+How it knows what changed: an inotify watcher (:mod:`agent.checkpoints.watch`) names the
+directories something happened in, and only those are listed again; where there is no watcher,
+or it may have missed something, the whole tree is stat-ed (one ``lstat`` per file, files read
+again only when their stat changed). The first snapshot is the expensive one:
+:meth:`~ChangeRecorder.prepare_in_background` takes it as soon as the session opens, in a
+thread at low priority. A command that comes while it is still being taken waits for it; after
+``SNAPSHOT_WAIT_S`` the snapshot stops reading file contents (it still lists every file), and
+a command's changes to files not read by then are reported as not restorable, with the reason,
+and once for the checkpoint (``problems``): never silently less.
 
 In scope is everything inside the workspace except ``.git`` (never read, never touched), what
 ``.gitignore`` files ignore, and files over the size cap (their changes are detected but their
@@ -26,6 +36,8 @@ captured is reported in the summaries (``not_restorable``, ``problems``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import os
 import threading
 import time
@@ -33,10 +45,22 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agent.checkpoints.blobs import BlobStore
+from agent.checkpoints.gitbase import GitRepo
 from agent.checkpoints.records import PROMPT, Change, Entry
 from agent.checkpoints.scan import Scanner, Snapshot
 from agent.checkpoints.scope import Scope, stat_key
 from agent.checkpoints.snapshot import FILE, GONE, State, capture, diff
+from agent.checkpoints.snapshot import Entry as Scanned
+from agent.checkpoints.watch import TreeWatcher, open_watcher
+
+SNAPSHOT_WAIT_S = 3.0
+"""How long a command waits for the first snapshot's reading before it runs anyway."""
+PREPARE_NICE = 10
+"""The niceness of the thread taking the first snapshot in the background."""
+NOT_IN_TIME = (
+    "The workspace was too large to snapshot in time: {n} files had not been saved when a "
+    "command ran, and what commands change in them cannot be rewound."
+)
 
 
 class ChangeRecorder:
@@ -46,11 +70,14 @@ class ChangeRecorder:
     Args:
         workspace: the workspace root (its real path is used).
         blobs: where file contents are kept.
+        state_dir: a directory of the store's own (the watcher's barrier goes there).
         max_file_bytes: files larger than this are not kept (their changes are reported as
             not restorable).
         max_snapshot_bytes: the most file content one snapshot of the tree keeps; files past
             it are only stat-ed (shell changes to them are not restorable).
         racy_window_ns: files modified this recently before a scan are read again next scan.
+        watch: use a watcher where there is one (False: always scan the tree).
+        use_git: let git's object store hold what it has (False: read every file).
     """
 
     def __init__(
@@ -58,9 +85,12 @@ class ChangeRecorder:
         workspace: Path,
         blobs: BlobStore,
         *,
+        state_dir: Path,
         max_file_bytes: int,
         max_snapshot_bytes: int | None,
         racy_window_ns: int,
+        watch: bool = True,
+        use_git: bool = True,
     ) -> None:
         self.workspace = Path(os.path.realpath(workspace))
         self.cap = max_file_bytes
@@ -78,8 +108,20 @@ class ChangeRecorder:
         self._seq = 0
         self._pending: dict[str, Entry] = {}
         self._snapshot: Snapshot | None = None
+        """The tree as last seen (written only under ``_scan_lock``)."""
+        self._live = False
+        """Whether ``_snapshot`` was taken by this process (not only loaded from the cache)."""
         self._snapshot_saved = True
-        self._pre: tuple[Snapshot, Entry] | None = None
+        self._garbage = True
+        """Whether blobs may have lost their last reference since the last gc."""
+        self._pre: Entry | None = None
+        self._state_dir = str(state_dir)
+        self._want_watch = watch
+        self._want_git = use_git
+        self._watcher: TreeWatcher | None = None
+        self._repo: GitRepo | None = None
+        self._preparing: threading.Thread | None = None
+        self._said_not_in_time = False
         self._lock = threading.RLock()
         self._scan_lock = threading.Lock()
         """Held while scanning (and by gc, which must not remove blobs a scan just wrote)."""
@@ -88,24 +130,67 @@ class ChangeRecorder:
         """Save the entries (the store writes ``checkpoints.json``)."""
         raise NotImplementedError
 
+    def prepare_in_background(self) -> None:
+        """Start taking the first snapshot now, in a thread at low priority, so that the first
+        command need not wait for it (call once the session is open; calling again is harmless).
+        """
+        with self._lock:
+            if self._live or self._preparing is not None:
+                return
+            thread = threading.Thread(
+                target=self._prepare_niced, name="eddy-checkpoints", daemon=True
+            )
+            self._preparing = thread
+        thread.start()
+
+    def _prepare_niced(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PREPARE_NICE)
+        try:
+            self._prepare()
+        except OSError:
+            pass  # the first command scans again, and says what went wrong
+
     async def prepare(self) -> None:
         """Take the first snapshot of the tree now (in a thread), not at the first command."""
         await asyncio.to_thread(self._prepare)
 
     def _prepare(self) -> None:
         # Only the scan lock is held while scanning, so begin() and the reports stay quick.
-        with self._lock:
-            prev = self._snapshot
         with self._scan_lock:
-            snap = self.scanner.scan(prev)
-        with self._lock:
-            if self._snapshot is prev:
-                self._snapshot = snap
-                self._snapshot_saved = False
+            if not self._live:
+                self._first_scan()
 
-    def _scan(self, prev: Snapshot | None) -> Snapshot:
-        with self._scan_lock:
-            return self.scanner.scan(prev)
+    def _first_scan(self) -> None:
+        """The first snapshot: git's index spares reading what it holds; the watcher starts."""
+        repo = GitRepo.find(self._root) if self._want_git else None
+        index = repo.read_index() if repo is not None else None
+        if self._watcher is None and self._want_watch:
+            self._watcher = open_watcher(self._root, self._state_dir)
+        watcher = self._watcher
+        watch = watcher.watch if watcher is not None else None
+        if watcher is not None:
+            watcher.dirty()  # what happened before this scan: the scan sees it
+        snap = self.scanner.scan(self._snapshot, git=index, watch=watch)
+        self._repo = repo if index is not None else None
+        self._snapshot, self._live = snap, True
+        self._snapshot_saved = False
+        self._garbage = True
+
+    def _wait_prepared(self) -> None:
+        """Wait for a background first snapshot; past ``SNAPSHOT_WAIT_S``, hurry it."""
+        thread = self._preparing
+        if thread is None or not thread.is_alive():
+            return
+        native = thread.native_id
+        if native is not None:  # it is in the way now: no longer at low priority
+            with contextlib.suppress(OSError, AttributeError):
+                os.setpriority(os.PRIO_PROCESS, native, 0)
+        thread.join(SNAPSHOT_WAIT_S)
+        if thread.is_alive():
+            self.scanner.hurry.set()
+            thread.join()
+            self.scanner.hurry.clear()
 
     async def before_change(self, paths: list[Path], tool_use_id: str | None = None) -> None:
         """Save the prior state of ``paths``, which a tool is about to write (ToolContext hook)."""
@@ -147,19 +232,19 @@ class ChangeRecorder:
         await asyncio.to_thread(self._before_shell)
 
     def _before_shell(self) -> None:
+        self._wait_prepared()
         with self._lock:
             self._settle()
             entry = self._current()
             entry.shell_commands += 1
             self._pre = None
             try:
-                self._snapshot = self._scan(self._snapshot)
+                self._refresh()
             except OSError as exc:
-                self._snapshot = None
-                self._problem(entry, f"a command's changes were not captured ({error_text(exc)})")
+                self._lost_track(entry, exc)
                 return
-            self._snapshot_saved = False
-            self._pre = (self._snapshot, entry)
+            self._pre = entry
+            self._say_not_in_time(entry)
 
     async def after_shell(self) -> None:
         """Record what the shell command changed in the workspace (ToolContext hook)."""
@@ -169,25 +254,8 @@ class ChangeRecorder:
         with self._lock:
             if self._pre is None:
                 return
-            pre, entry = self._pre
-            self._pre = None
-            try:
-                post = self._scan(pre)
-                changes, blocked = diff(pre, post, self.scope, self.blobs, self.cap)
-            except OSError as exc:
-                self._snapshot = None
-                self._problem(entry, f"a command's changes were not captured ({error_text(exc)})")
-                return
-            self._snapshot = post
-            for rel, (before, after) in changes.items():
-                change = entry.changes.get(rel)
-                if change is None:
-                    entry.changes[rel] = Change(before, after, shell=True)
-                else:
-                    change.after, change.shell, change.lines = after, True, None
-            for rel, why in blocked.items():
-                entry.blocked.setdefault(rel, why)
-            self._save_log()
+            entry, self._pre = self._pre, None
+            self._record(entry)
 
     async def catch_up(self) -> None:
         """Record what changed since the last scan although no hook bracketed it (background
@@ -195,14 +263,122 @@ class ChangeRecorder:
         await asyncio.to_thread(self._catch_up)
 
     def _catch_up(self) -> None:
+        self._wait_prepared()
         with self._lock:
             self._settle()
-            if self._snapshot is None:  # nothing to compare with: the next command's baseline
-                self._before_shell()
-                self._pre = None
+            if not self._live:  # nothing to compare with: the next command's baseline
+                try:
+                    self._refresh()
+                except OSError as exc:
+                    self._lost_track(self._current(), exc)
                 return
-            self._pre = (self._snapshot, self._current())
-            self._after_shell()
+            self._record(self._current())
+
+    def _record(self, entry: Entry) -> None:
+        """Put what changed since the last refresh into ``entry``."""
+        try:
+            region = self._refresh()
+            if region is None:
+                return
+            pre, post = region
+            changes, blocked = diff(pre, post, self.scope, self.blobs, self.cap, self._from_git)
+        except OSError as exc:
+            self._lost_track(entry, exc)
+            return
+        for rel, (before, after) in changes.items():
+            change = entry.changes.get(rel)
+            if change is None:
+                entry.changes[rel] = Change(before, after, shell=True)
+            else:
+                change.after, change.shell, change.lines = after, True, None
+        for rel, why in blocked.items():
+            entry.blocked.setdefault(rel, why)
+        if changes or blocked:
+            self._save_log()
+
+    def _refresh(self) -> tuple[Snapshot, Snapshot] | None:
+        """Bring the snapshot up to date: the region that was looked at (before, after), or
+        None when nothing was (or there was no snapshot to compare with yet).
+
+        Raises:
+            OSError: the tree could not be scanned (the caller reports it).
+        """
+        with self._scan_lock:
+            if not self._live:
+                self._first_scan()
+                return None
+            snap = self._snapshot
+            assert snap is not None
+            watcher = self._watcher
+            dirty = watcher.dirty() if watcher is not None else None
+            if dirty is not None and self._base_rules_changed(snap):
+                dirty = None
+            if dirty is None:  # no watcher, or it may have missed something: scan it all
+                post = self.scanner.scan(snap, watch=watcher.watch if watcher is not None else None)
+                self._snapshot = post
+                self._snapshot_saved = False
+                self._garbage = True
+                return snap, post
+            if not dirty:
+                return None
+            assert watcher is not None
+            pre, post = self.scanner.update(snap, dirty, watch=watcher.watch, forget=watcher.forget)
+            if pre.files or post.files or pre.dirs or post.dirs:
+                self._snapshot_saved = False
+                self._garbage = True
+            return pre, post
+
+    def _base_rules_changed(self, snap: Snapshot) -> bool:
+        """Whether the rules from outside the workspace (or .git/info/exclude) changed."""
+        keys: dict[str, object] = {}
+        self.scope.base_frames(keys)
+        return any(snap.ignore_keys.get(path) != key for path, key in keys.items())
+
+    def _from_git(self, entries: dict[str, Scanned]) -> dict[str, State]:
+        """The content of entries kept in git, now copied into the blob store (diff's resolve)."""
+        repo = self._repo
+        why = "its earlier content is no longer in git's object store"
+        found: dict[str, bytes | None] = {}
+        if repo is None:
+            why = "its earlier content was left to git, which is not available any more"
+        else:
+            try:
+                found = repo.read_blobs([e.git for e in entries.values() if e.git])
+            except OSError as exc:
+                why = f"its earlier content could not be read from git ({error_text(exc)})"
+        out: dict[str, State] = {}
+        for rel, e in entries.items():
+            s = e.state
+            data = found.get(e.git) if e.git else None
+            if data is None or len(data) != s.size:
+                if data is not None:
+                    why = "git's copy of its earlier content differs from the file"
+                out[rel] = State(FILE, s.mode, None, s.size, s.mtime_ns, why=why)
+                continue
+            sha = hashlib.sha256(data).hexdigest()
+            self.blobs.put_hashed(sha, data)
+            out[rel] = State(FILE, s.mode, sha, s.size)
+        return out
+
+    def _lost_track(self, entry: Entry, exc: OSError) -> None:
+        """A scan failed: report it; the next command starts from a new snapshot."""
+        with self._scan_lock:
+            self._snapshot, self._live = None, False
+        self._problem(entry, f"a command's changes were not captured ({error_text(exc)})")
+
+    def _say_not_in_time(self, entry: Entry) -> None:
+        """Once: the first snapshot could not read everything before a command ran."""
+        n = self.scanner.not_saved
+        if n and not self._said_not_in_time:
+            self._said_not_in_time = True
+            self._problem(entry, NOT_IN_TIME.format(n=n))
+
+    def close_watcher(self) -> None:
+        """Stop watching the tree (later commands scan it)."""
+        with self._scan_lock:
+            watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.close()
 
     def _problem(self, entry: Entry, text: str) -> None:
         if text not in entry.problems:
@@ -234,7 +410,7 @@ class ChangeRecorder:
         path = self._abs(rel)
         snap = self._snapshot
         known = snap.files.get(rel) if snap is not None else None
-        if known is not None and not known.racy and known.state.restorable:
+        if known is not None and not known.racy and known.state.restorable and not known.git:
             try:
                 if stat_key(os.lstat(path)) == known.key:
                     return known.state

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -93,15 +94,25 @@ class State:
 GONE = State(ABSENT)
 
 
+IN_GIT = "kept in git's object store"
+"""The ``why`` of the State of a file whose content is a git blob (see ``Entry.git``)."""
+
+
 class Entry:
-    """A scanned file or link: its stat key, its State, and whether it must be read again."""
+    """A scanned file or link: its stat key, its State, whether it must be read again, and
+    (``git``) the id of the git blob holding its content when the engine did not copy it; then
+    ``state.sha`` is None until :func:`diff` needs the content (see
+    :mod:`agent.checkpoints.gitbase`)."""
 
-    __slots__ = ("key", "racy", "state")
+    __slots__ = ("git", "key", "racy", "state")
 
-    def __init__(self, key: tuple[int, ...], state: State, racy: bool) -> None:
+    def __init__(
+        self, key: tuple[int, ...], state: State, racy: bool, git: str | None = None
+    ) -> None:
         self.key = key
         self.state = state
         self.racy = racy
+        self.git = git
 
 
 # -- reading files ---------------------------------------------------------------------------
@@ -196,6 +207,8 @@ def ignore_rules_changed(pre: Snapshot, post: Snapshot) -> bool:
 
 
 Change = tuple[State, State]
+Resolve = Callable[[dict[str, Entry]], dict[str, State]]
+"""Reads the content of entries kept in git (``Entry.git``) into the blob store: their States."""
 
 
 def diff(
@@ -204,8 +217,12 @@ def diff(
     scope: Scope,
     blobs: BlobStore,
     cap: int,
+    resolve: Resolve | None = None,
 ) -> tuple[dict[str, Change], dict[str, str]]:
     """What changed between two scans: ``({path: (before, after)}, {path: why not restorable})``.
+
+    The two may be whole snapshots or the region of the tree an update looked at (see
+    ``Scanner.update``). ``resolve`` gives the content of a changed entry kept in git.
 
     A path that left the scan but still exists (a .gitignore now ignores it) is read directly.
     A path new to the scan whose ctime is older than the first scan was there unseen and did
@@ -218,16 +235,22 @@ def diff(
     blocked: dict[str, str] = {}
     root = scope.root
     pre_files, post_files = pre.files, post.files
+    kept = {rel: e for rel, e in pre_files.items() if e.git and post_files.get(rel) is not e}
+    kept.update((rel, e) for rel, e in post_files.items() if e.git and pre_files.get(rel) is not e)
+    states = resolve(kept) if kept and resolve is not None else {}
     for rel, old in pre_files.items():
         new = post_files.get(rel)
         if new is old:
             continue
+        before = states.get(rel, old.state)
         if new is None:
             after, _ = capture(os.path.join(root, rel), blobs, cap)
+        elif new.git and old.git == new.git and old.state.mode == new.state.mode:
+            continue  # the same blob
         else:
-            after = new.state
-        if not old.state.same(after):
-            changes[rel] = (old.state, after)
+            after = states.get(rel, new.state) if new.git else new.state
+        if not before.same(after):
+            changes[rel] = (before, after)
     for rel, mode in pre.dirs.items():
         if rel in post.dirs:
             if post.dirs[rel] != mode:
@@ -253,7 +276,7 @@ def diff(
         if rules_changed and scope.out_of_scope(rel, False, pre.rules_of, pre.base):
             blocked[rel] = "ignored before a .gitignore changed: its earlier state is unknown"
             continue
-        changes[rel] = (GONE, new.state)
+        changes[rel] = (GONE, states.get(rel, new.state))
     for rel, mode in post.dirs.items():
         if rel in pre.dirs or rel in changes:
             continue

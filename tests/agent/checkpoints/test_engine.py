@@ -663,7 +663,7 @@ async def test_a_failed_scan_is_reported_not_raised(
     ws, store = make(tmp_path)
     store.begin("p1", "x")
 
-    def broken(prev: object) -> None:
+    def broken(prev: object, **options: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(store.scanner, "scan", broken)
