@@ -19,10 +19,12 @@ directories something happened in, and only those are listed again; where there 
 or it may have missed something, the whole tree is stat-ed (one ``lstat`` per file, files read
 again only when their stat changed). The first snapshot is the expensive one:
 :meth:`~ChangeRecorder.prepare_in_background` takes it as soon as the session opens, in a
-thread at low priority. A command that comes while it is still being taken waits for it; after
-``SNAPSHOT_WAIT_S`` the snapshot stops reading file contents (it still lists every file), and
-a command's changes to files not read by then are reported as not restorable, with the reason,
-and once for the checkpoint (``problems``): never silently less.
+thread. A command that comes while it is still being taken waits for it up to
+``SNAPSHOT_WAIT_S``; then the snapshot stops where it is and the command runs. The files it had
+not read and the directories it had not listed are then looked at after the command, in the
+background: what a command may have changed there (their ctime says) is reported as not
+restorable, with the reason, and the user is told once for the checkpoint (``problems``):
+never silently less.
 
 In scope is everything inside the workspace except ``.git`` (never read, never touched), what
 ``.gitignore`` files ignore, and files over the size cap (their changes are detected but their
@@ -36,12 +38,11 @@ captured is reported in the summaries (``not_restorable``, ``problems``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from agent.checkpoints.blobs import BlobStore
@@ -53,13 +54,11 @@ from agent.checkpoints.snapshot import FILE, GONE, State, capture, diff
 from agent.checkpoints.snapshot import Entry as Scanned
 from agent.checkpoints.watch import TreeWatcher, open_watcher
 
-SNAPSHOT_WAIT_S = 3.0
-"""How long a command waits for the first snapshot's reading before it runs anyway."""
-PREPARE_NICE = 10
-"""The niceness of the thread taking the first snapshot in the background."""
+SNAPSHOT_WAIT_S = 1.0
+"""How long a command waits for the first snapshot before it runs anyway."""
 NOT_IN_TIME = (
-    "The workspace was too large to snapshot in time: {n} files had not been saved when a "
-    "command ran, and what commands change in them cannot be rewound."
+    "The workspace was too large to snapshot in time: {what} when a command ran, and what "
+    "commands changed there cannot be rewound."
 )
 
 
@@ -121,7 +120,11 @@ class ChangeRecorder:
         self._watcher: TreeWatcher | None = None
         self._repo: GitRepo | None = None
         self._preparing: threading.Thread | None = None
+        """The background thread taking (or completing) the first snapshot."""
         self._said_not_in_time = False
+        self._late: dict[str, str] = {}
+        """Paths found not restorable in the background, for the current entry."""
+        self._late_lock = threading.Lock()
         self._lock = threading.RLock()
         self._scan_lock = threading.Lock()
         """Held while scanning (and by gc, which must not remove blobs a scan just wrote)."""
@@ -131,29 +134,38 @@ class ChangeRecorder:
         raise NotImplementedError
 
     def prepare_in_background(self) -> None:
-        """Start taking the first snapshot now, in a thread at low priority, so that the first
-        command need not wait for it (call once the session is open; calling again is harmless).
-        """
+        """Start taking the first snapshot now, in a thread, so that the first command need not
+        wait for it (call once the session is open; calling again is harmless)."""
+        if not self._live:
+            self._in_background(self._prepare)
+
+    def _in_background(self, work: Callable[[], None]) -> None:
         with self._lock:
-            if self._live or self._preparing is not None:
+            if self._preparing is not None and self._preparing.is_alive():
                 return
             thread = threading.Thread(
-                target=self._prepare_niced, name="eddy-checkpoints", daemon=True
+                target=self._background, args=(work,), name="eddy-checkpoints", daemon=True
             )
             self._preparing = thread
         thread.start()
 
-    def _prepare_niced(self) -> None:
-        with contextlib.suppress(OSError, AttributeError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PREPARE_NICE)
+    @staticmethod
+    def _background(work: Callable[[], None]) -> None:
         try:
-            self._prepare()
+            work()
         except OSError:
-            pass  # the first command scans again, and says what went wrong
+            pass  # the next command scans again, and says what went wrong
 
     async def prepare(self) -> None:
-        """Take the first snapshot of the tree now (in a thread), not at the first command."""
-        await asyncio.to_thread(self._prepare)
+        """Take the first snapshot of the tree now (in a thread), not at the first command; or
+        wait until the one being taken (or completed) in the background is done."""
+        await asyncio.to_thread(self._prepare_now)
+
+    def _prepare_now(self) -> None:
+        thread = self._preparing
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+        self._prepare()
 
     def _prepare(self) -> None:
         # Only the scan lock is held while scanning, so begin() and the reports stay quick.
@@ -178,19 +190,30 @@ class ChangeRecorder:
         self._garbage = True
 
     def _wait_prepared(self) -> None:
-        """Wait for a background first snapshot; past ``SNAPSHOT_WAIT_S``, hurry it."""
+        """Wait for the background snapshot; past ``SNAPSHOT_WAIT_S``, make it stop where it is
+        (the rest is looked at after the command)."""
         thread = self._preparing
         if thread is None or not thread.is_alive():
             return
-        native = thread.native_id
-        if native is not None:  # it is in the way now: no longer at low priority
-            with contextlib.suppress(OSError, AttributeError):
-                os.setpriority(os.PRIO_PROCESS, native, 0)
         thread.join(SNAPSHOT_WAIT_S)
         if thread.is_alive():
             self.scanner.hurry.set()
             thread.join()
             self.scanner.hurry.clear()
+
+    def _resume(self) -> None:
+        """List what the hurried first snapshot left; what a command may have changed there is
+        not restorable (kept for the current entry)."""
+        with self._scan_lock:
+            snap, watcher = self._snapshot, self._watcher
+            if not self._live or snap is None or not snap.unlisted:
+                return
+            watch = watcher.watch if watcher is not None else _unwatched
+            pre, post = self.scanner.resume(snap, watch=watch)
+            _, blocked = diff(pre, post, self.scope, self.blobs, self.cap, self._from_git)
+        if blocked:
+            with self._late_lock:
+                self._late.update(blocked)
 
     async def before_change(self, paths: list[Path], tool_use_id: str | None = None) -> None:
         """Save the prior state of ``paths``, which a tool is about to write (ToolContext hook)."""
@@ -244,6 +267,9 @@ class ChangeRecorder:
                 self._lost_track(entry, exc)
                 return
             self._pre = entry
+            snap = self._snapshot
+            if snap is not None and snap.unlisted and not snap.partial_since:
+                snap.partial_since = time.time_ns()
             self._say_not_in_time(entry)
 
     async def after_shell(self) -> None:
@@ -256,6 +282,7 @@ class ChangeRecorder:
                 return
             entry, self._pre = self._pre, None
             self._record(entry)
+        self._list_the_rest()
 
     async def catch_up(self) -> None:
         """Record what changed since the last scan although no hook bracketed it (background
@@ -273,6 +300,7 @@ class ChangeRecorder:
                     self._lost_track(self._current(), exc)
                 return
             self._record(self._current())
+        self._list_the_rest()
 
     def _record(self, entry: Entry) -> None:
         """Put what changed since the last refresh into ``entry``."""
@@ -295,6 +323,12 @@ class ChangeRecorder:
             entry.blocked.setdefault(rel, why)
         if changes or blocked:
             self._save_log()
+
+    def _list_the_rest(self) -> None:
+        """After a command: go on with what a hurried first snapshot left, in the background."""
+        snap = self._snapshot
+        if snap is not None and snap.unlisted:
+            self._in_background(self._resume)
 
     def _refresh(self) -> tuple[Snapshot, Snapshot] | None:
         """Bring the snapshot up to date: the region that was looked at (before, after), or
@@ -367,11 +401,15 @@ class ChangeRecorder:
         self._problem(entry, f"a command's changes were not captured ({error_text(exc)})")
 
     def _say_not_in_time(self, entry: Entry) -> None:
-        """Once: the first snapshot could not read everything before a command ran."""
-        n = self.scanner.not_saved
-        if n and not self._said_not_in_time:
+        """Once: the first snapshot had not seen everything when a command ran."""
+        snap = self._snapshot
+        dirs = len(snap.unlisted) if snap is not None else 0
+        files = self.scanner.not_saved
+        if (dirs or files) and not self._said_not_in_time:
             self._said_not_in_time = True
-            self._problem(entry, NOT_IN_TIME.format(n=n))
+            what = [f"{dirs} directories had not been listed"] if dirs else []
+            what += [f"{files} files had not been saved"] if files else []
+            self._problem(entry, NOT_IN_TIME.format(what=" and ".join(what)))
 
     def close_watcher(self) -> None:
         """Stop watching the tree (later commands scan it)."""
@@ -431,6 +469,13 @@ class ChangeRecorder:
         self._pending[rel] = entry
 
     def _settle(self) -> None:
+        if self._late:
+            with self._late_lock:
+                late, self._late = self._late, {}
+            entry = self._current()
+            for rel, why in late.items():
+                entry.blocked.setdefault(rel, why)
+            self._save_log()
         pending, self._pending = self._pending, {}
         for rel, entry in pending.items():
             change = entry.changes.get(rel)
@@ -439,6 +484,10 @@ class ChangeRecorder:
                     change.after = self._capture(rel)
                 except OSError as exc:
                     change.after = State(FILE, why=f"could not be read ({error_text(exc)})")
+
+
+def _unwatched(rel: str) -> None:
+    """Where there is no watcher: nothing to tell."""
 
 
 def error_text(exc: OSError) -> str:

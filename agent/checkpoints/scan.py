@@ -76,6 +76,11 @@ class Snapshot:
     listings: dict[str, Listing] = field(default_factory=dict)
     content_bytes: int = 0
     """The content of the files this snapshot keeps (what counts against its budget)."""
+    unlisted: dict[str, tuple[Frames, tuple[int, ...]]] = field(default_factory=dict)
+    """Directories a hurried first scan did not list yet (their frames and stat key); their
+    modes are in ``dirs``. Not watched either: :meth:`Scanner.resume` lists them later."""
+    partial_since: int = 0
+    """When the first command ran while directories were unlisted (0: none did)."""
 
     def rules_of(self, rel_dir: str) -> Any:
         return self.rules.get(rel_dir)
@@ -122,6 +127,8 @@ class Scanner:
         self.racy_window_ns = racy_window_ns
         self.files_read = 0
         """How many files the scans read (for tests and benchmarks)."""
+        self.dirs_listed = 0
+        """How many directories the scans listed (``scandir``)."""
         self.not_saved = 0
         """Files a scan found but did not read because ``hurry`` was set."""
         self.hurry = threading.Event()
@@ -188,6 +195,9 @@ class Scanner:
         stack: list[tuple[str, Frames, tuple[int, ...]]] = [(start, frames, start_key)]
         while stack:
             rel_dir, frames, dkey = stack.pop()
+            if self.hurry.is_set() and rel_dir != start:  # a command waits: the rest later
+                snap.unlisted[rel_dir] = (frames, dkey)
+                continue
             if done is not None:
                 done.add(rel_dir)
             abs_dir = os.path.join(root, rel_dir) if rel_dir else root
@@ -269,6 +279,7 @@ class Scanner:
         budget = None if self.max_total is None else self.max_total - snap.content_bytes
         self._start(now, budget, None, watch)
         pre = Snapshot(taken_ns=snap.taken_ns, rules=dict(snap.rules), base=snap.base)
+        pre.partial_since = snap.partial_since
         post = Snapshot(taken_ns=now, rules=snap.rules, base=snap.base)
         self._prev_files = snap.files
         done: set[str] = set()
@@ -279,6 +290,44 @@ class Scanner:
         finally:
             snap.taken_ns = now
             self._finish()
+        return pre, post
+
+    def resume(self, snap: Snapshot, *, watch: Hook) -> tuple[Snapshot, Snapshot]:
+        """List the directories a hurried first scan left (``snap.unlisted``) into ``snap``;
+        stops again when ``hurry`` is set. Returns the region, as :meth:`update` does: what
+        was found there is new to the snapshot, and ``diff`` tells which of it a command may
+        have changed while it was not listed."""
+        now = time.time_ns()
+        budget = None if self.max_total is None else self.max_total - snap.content_bytes
+        self._start(now, budget, None, watch)
+        pre = Snapshot(taken_ns=snap.taken_ns, rules=dict(snap.rules), base=snap.base)
+        pre.partial_since = snap.partial_since
+        pre.unlisted = dict(snap.unlisted)
+        post = Snapshot(taken_ns=now, rules=snap.rules, base=snap.base)
+        self._prev_files = snap.files
+        try:
+            while snap.unlisted and not self.hurry.is_set():
+                rel_dir, (frames, _) = snap.unlisted.popitem()
+                try:
+                    st = os.lstat(os.path.join(self.scope.root, rel_dir))
+                except OSError:
+                    st = None
+                if st is None or not stat.S_ISDIR(st.st_mode):  # gone before it was listed
+                    pre.dirs[rel_dir] = snap.dirs.pop(rel_dir, 0)
+                    continue
+                region = Snapshot(taken_ns=now)
+                self._walk(snap, region, rel_dir, frames, _dir_key(st), {})
+                post.files.update(region.files)
+                post.dirs.update(region.dirs)
+                post.listings.update(region.listings)
+                for path, key in region.ignore_keys.items():
+                    pre.ignore_keys.setdefault(path, None)
+                    post.ignore_keys[path] = key
+                snap.content_bytes += sum(x.content_bytes for x in region.listings.values())
+        finally:
+            self._finish()
+        for rel_dir in snap.unlisted:
+            pre.unlisted.pop(rel_dir, None)  # still unlisted: nothing about them yet
         return pre, post
 
     def _redo(
@@ -338,6 +387,9 @@ class Scanner:
             if sst is None:
                 continue
             snap.dirs[sub] = post.dirs[sub] = stat.S_IMODE(sst.st_mode)
+            if sub in snap.unlisted:  # not listed yet: resume() will
+                snap.unlisted[sub] = (listing.frames, _dir_key(sst))
+                continue
             if known is None:
                 region = Snapshot(taken_ns=post.taken_ns)
                 self._walk(snap, region, sub, frames, _dir_key(sst), {}, done)
@@ -359,10 +411,13 @@ class Scanner:
             mode = snap.dirs.pop(rel_dir, None)
             if mode is not None:
                 pre.dirs.setdefault(rel_dir, mode)
+            if snap.unlisted.pop(rel_dir, None) is not None:
+                pre.unlisted[rel_dir] = ((), (0, 0, 0, 0))  # gone before it was ever listed
             listing = snap.listings.pop(rel_dir, None)
             snap.rules.pop(rel_dir, None)
             if listing is None:
                 continue
+            pre.listings.setdefault(rel_dir, listing)
             snap.content_bytes -= listing.content_bytes
             if self._budget is not None:
                 self._budget += listing.content_bytes
@@ -401,6 +456,7 @@ class Scanner:
     def _list(
         self, abs_dir: str, rel_dir: str, frames: Frames, dkey: tuple[int, ...], racy: bool
     ) -> Listing | None:
+        self.dirs_listed += 1
         try:
             with os.scandir(abs_dir) as it:
                 dir_entries = list(it)

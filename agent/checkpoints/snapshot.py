@@ -206,6 +206,24 @@ def ignore_rules_changed(pre: Snapshot, post: Snapshot) -> bool:
     return pre.ignore_keys != post.ignore_keys
 
 
+UNKNOWN_FILE = (
+    "changed while the workspace was still being snapshotted: its earlier state is unknown"
+)
+UNKNOWN_DIR = (
+    "changed while the workspace was still being snapshotted: what was deleted from it is unknown"
+)
+
+
+def _below(rel: str, dirs: Any) -> bool:
+    """Whether ``rel`` lies below one of ``dirs`` (a set or dict of directory paths)."""
+    head = rel.rpartition("/")[0]
+    while head:
+        if head in dirs:
+            return True
+        head = head.rpartition("/")[0]
+    return False
+
+
 Change = tuple[State, State]
 Resolve = Callable[[dict[str, Entry]], dict[str, State]]
 """Reads the content of entries kept in git (``Entry.git``) into the blob store: their States."""
@@ -227,9 +245,12 @@ def diff(
     A path that left the scan but still exists (a .gitignore now ignores it) is read directly.
     A path new to the scan whose ctime is older than the first scan was there unseen and did
     not change (it came with a directory moved in, say): it is not a creation, and is never
-    deleted by a rewind. When a .gitignore changed, a path new to the scan counts as
-    created only if the old rules would have seen it; otherwise it existed unseen and, having
-    been changed, cannot be restored.
+    deleted by a rewind, unless its inode left a path of the scan (a directory moved within
+    the workspace): then its old path comes back and it goes. When a .gitignore changed, a path
+    new to the scan counts as created only if the old rules would have seen it; otherwise it
+    existed unseen and, having been changed, cannot be restored. Below a directory a hurried
+    first scan had not listed (``pre.unlisted``), nothing counts as created: what a command
+    may have changed there (by its ctime) is reported as not restorable.
     """
     changes: dict[str, Change] = {}
     blocked: dict[str, str] = {}
@@ -243,6 +264,8 @@ def diff(
         if new is old:
             continue
         before = states.get(rel, old.state)
+        if new is not None and new.key == old.key and not before.restorable:
+            continue  # read again only because it had not been read: the stat says unchanged
         if new is None:
             after, _ = capture(os.path.join(root, rel), blobs, cap)
         elif new.git and old.git == new.git and old.state.mode == new.state.mode:
@@ -260,13 +283,28 @@ def diff(
         if after.kind != DIR:
             changes[rel] = (State(DIR, mode), after)
     # A path new to the scan counts as created only if it could not have been there unseen:
-    # its ctime (which every write, chmod and rename sets, and nothing sets back) is recent.
+    # its ctime (which every write, chmod and rename sets, and nothing sets back) is recent, or
+    # it is a file or directory of the scan that moved (the same inode left its old path).
     unseen_before = pre.taken_ns - RACY_WINDOW_NS
     rules_changed = ignore_rules_changed(pre, post)
+    moved_files = {old.key[3] for rel, old in pre_files.items() if rel not in post_files}
+    moved_dirs = {x.key[2] for rel, x in pre.listings.items() if rel and rel not in post.dirs}
+    unknown = pre.unlisted
+    since = pre.partial_since - RACY_WINDOW_NS if pre.partial_since else None
+    for rel in pre.dirs:  # listed or not, the parent knew its mode
+        if rel in unknown and rel not in post.dirs and since is not None:
+            blocked[rel] = UNKNOWN_DIR
+    for rel, listed in post.listings.items():
+        if rel in unknown and since is not None and max(listed.key[0], listed.key[1]) >= since:
+            blocked[rel] = UNKNOWN_DIR  # something in it was created, deleted or renamed
     for rel, new in post_files.items():
         if rel in pre_files or rel in changes:
             continue
-        if new.key[2] < unseen_before:
+        if unknown and _below(rel, unknown):
+            if since is not None and max(new.key[1], new.key[2]) >= since:
+                blocked[rel] = UNKNOWN_FILE
+            continue  # there before any command, or changed when its state was not known
+        if new.key[2] < unseen_before and not (new.key[3] in moved_files and new.state.restorable):
             # There all along but unseen, and unchanged since: moved in with its directory (a
             # rewind must not delete what may exist nowhere else), or unreadable before.
             parent = rel.rpartition("/")[0]
@@ -278,10 +316,14 @@ def diff(
             continue
         changes[rel] = (GONE, states.get(rel, new.state))
     for rel, mode in post.dirs.items():
-        if rel in pre.dirs or rel in changes:
+        if rel in pre.dirs or rel in changes or (unknown and _below(rel, unknown)):
             continue
         listing = post.listings.get(rel)
-        if listing is not None and listing.key[1] < unseen_before:
+        if (
+            listing is not None
+            and listing.key[1] < unseen_before
+            and listing.key[2] not in moved_dirs
+        ):
             continue
         if rules_changed and scope.out_of_scope(rel, True, pre.rules_of, pre.base):
             continue

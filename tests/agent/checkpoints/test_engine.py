@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent.checkpoints import recorder as recorder_mod
 from agent.checkpoints import snapshot as snapshot_mod
 from agent.checkpoints.engine import CheckpointError, CheckpointStore, session_checkpoint_dir
 from tools import edit as edit_mod
@@ -25,6 +26,18 @@ from tools import write as write_mod
 from tools.base import ToolContext
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(autouse=True, scope="module", params=["watcher", "scanning"])
+def how_changes_are_found(request: pytest.FixtureRequest) -> Any:
+    """Every test twice: with the inotify watcher, and scanning the tree as where there is none."""
+    if request.param == "watcher":
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(recorder_mod, "open_watcher", lambda *args: None)
+        yield
+
 
 # -- helpers --------------------------------------------------------------------------------------
 
