@@ -144,16 +144,17 @@ class CheckpointStore(ChangeRecorder):
             pruned = self._prune()
             self._save_log()
             self._save_index()
-            if pruned or self._garbage:
+            if pruned or self.tracker.garbage:
                 self._gc()
 
     def close(self) -> None:
-        """Settle pending changes, save everything (the stat cache too), stop watching."""
+        """Stop the background snapshot and the watcher; settle pending changes and save
+        everything (the stat cache too)."""
+        self.tracker.close()
         with self._lock:
             self._settle()
             self._save_log()
             self._save_index()
-        self.close_watcher()
 
     # -- reports ---------------------------------------------------------------------------------
 
@@ -250,19 +251,10 @@ class CheckpointStore(ChangeRecorder):
         return False
 
     def _gc(self) -> None:
-        if not self._scan_lock.acquire(blocking=False):
-            return  # a scan is writing blobs no snapshot refers to yet: next time
-        try:
-            keep: set[str] = set()
-            for entry in self.entries:
-                keep |= entry.shas()
-            snap = self._snapshot
-            if snap is not None:
-                keep.update(e.state.sha for e in snap.files.values() if e.state.sha)
-            self.blobs.gc(keep)
-            self._garbage = False
-        finally:
-            self._scan_lock.release()
+        keep: set[str] = set()
+        for entry in self.entries:
+            keep |= entry.shas()
+        self.tracker.collect(keep)
 
     # -- persistence -----------------------------------------------------------------------------
 
@@ -282,14 +274,14 @@ class CheckpointStore(ChangeRecorder):
             self.save_error = f"checkpoints could not be saved: {error_text(exc)}"
 
     def _save_index(self) -> None:
-        snap = self._snapshot
-        if snap is None or self._snapshot_saved:
+        data = self.tracker.cache_json()
+        if data is None:
             return
         try:
-            write_json(self.store_dir, INDEX_NAME, snap.to_json())
+            write_json(self.store_dir, INDEX_NAME, data)
         except OSError:
             return  # only a cache: the next process reads the files again
-        self._snapshot_saved = True
+        self.tracker.saved = True
 
     def _load(self) -> None:
         loaded = load_log(self.store_dir)
@@ -302,4 +294,4 @@ class CheckpointStore(ChangeRecorder):
             for rel, change in entry.changes.items():
                 if change.after is None:
                     self._pending[rel] = entry
-        self._snapshot = load_index(self.store_dir, self.blobs.has)
+        self.tracker.load(load_index(self.store_dir, self.blobs.has))

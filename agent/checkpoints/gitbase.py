@@ -33,6 +33,8 @@ RISKY_ATTRIBUTE = re.compile(
 EXTENDED, STAGE_MASK, ASSUME_VALID = 0x4000, 0x3000, 0x8000
 SKIP_WORKTREE, INTENT_TO_ADD = 0x4000, 0x2000
 REGULAR, EXECUTABLE = 0o100644, 0o100755
+EXEC_BITS = 0o170000 | stat.S_IXUSR
+"""What of ``st_mode`` the index's mode tells: a regular file, and whether it is executable."""
 
 Stat = tuple[int, ...]
 """The engine's stat key: size, mtime_ns, ctime_ns, inode, mode."""
@@ -123,10 +125,10 @@ class GitRepo:
             written = os.stat(self.index).st_mtime_ns
         except OSError:
             return None
-        entries = parse_index(data, self.hash_len, self.prefix)
+        entries = parse_index(data, self.hash_len, self.prefix, written)
         if entries is None:
             return None
-        return GitIndex(entries, written)
+        return GitIndex(entries)
 
     def read_blobs(self, oids: list[str]) -> dict[str, bytes | None]:
         """The content of each blob (None for one git no longer has).
@@ -172,43 +174,34 @@ class GitRepo:
 class GitIndex:
     """The index entries of the workspace's files: path -> (stat as git saw it, blob id)."""
 
-    def __init__(self, entries: dict[str, tuple[int, int, int, int, int, bytes]], written: int):
+    def __init__(self, entries: dict[str, tuple[tuple[int, int, int, int], int, bytes]]):
         self._entries = entries
-        self._written = written
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def blob_of(self, rel: str, key: Stat) -> str | None:
-        """The blob id holding ``rel``'s content when its stat ``key`` still matches the index
-        (and the entry is not racily clean), else None."""
+        """The blob id holding ``rel``'s content when its stat ``key`` (size, mtime_ns,
+        ctime_ns, inode, mode) still matches the index, else None. Entries that were racily
+        clean when the index was written are left out by :func:`parse_index`."""
         entry = self._entries.get(rel)
-        if entry is None:
-            return None
-        size, mtime, ctime, ino, mode, oid = entry
-        st_size, st_mtime, st_ctime, st_ino, st_mode = key
-        if (
-            size != st_size & 0xFFFFFFFF
-            or mtime != st_mtime
-            or ctime != st_ctime
-            or ino != st_ino & 0xFFFFFFFF
-            or not stat.S_ISREG(st_mode)
-            or (mode == EXECUTABLE) != bool(st_mode & stat.S_IXUSR)
-            or mtime >= self._written  # racily clean: git would look at the content too
-        ):
-            return None
-        return oid.hex()
+        if entry is None or key[:4] != entry[0] or entry[1] != key[4] & EXEC_BITS:
+            return None  # changed since (or an inode or size past 32 bits: read it)
+        return entry[2].hex()
 
 
 _HEAD = struct.Struct(">4sII")
 
 
 def parse_index(
-    data: bytes, hash_len: int, prefix: str
-) -> dict[str, tuple[int, int, int, int, int, bytes]] | None:
+    data: bytes, hash_len: int, prefix: str, written: int
+) -> dict[str, tuple[tuple[int, int, int, int], int, bytes]] | None:
     """The stage-0 regular-file entries of a git index (versions 2 to 4) below ``prefix``,
-    keyed by their path relative to it; None for what this parser does not trust (a split
-    index, an unknown version, a damaged file)."""
+    keyed by their path relative to it: ((size, mtime_ns, ctime_ns, inode), the ``st_mode``
+    bits of :data:`EXEC_BITS` they imply, blob id). Left out: entries git would look at the
+    content of (modified at or after ``written``, the index's mtime: "racily clean"), assumed
+    unchanged, skipped in the work tree, conflicted, or not regular files. None for what this
+    parser does not trust (a split index, an unknown version, a damaged file)."""
     if len(data) < 12:
         return None
     sig, version, count = _HEAD.unpack_from(data, 0)
@@ -217,7 +210,7 @@ def parse_index(
     entry = struct.Struct(f">10I{hash_len}sH")
     fixed = entry.size
     cut = len(prefix)
-    out: dict[str, tuple[int, int, int, int, int, bytes]] = {}
+    out: dict[str, tuple[tuple[int, int, int, int], int, bytes]] = {}
     pos, previous = 12, b""
     try:
         for _ in range(count):
@@ -253,7 +246,11 @@ def parse_index(
                 if not rel.startswith(prefix):
                     continue
                 rel = rel[cut:]
-            out[rel] = (size, ms * 1_000_000_000 + mn, cs * 1_000_000_000 + cn, ino, mode, oid)
+            mtime = ms * 1_000_000_000 + mn
+            if mtime >= written:
+                continue
+            bits = stat.S_IFREG | (stat.S_IXUSR if mode == EXECUTABLE else 0)
+            out[rel] = ((size, mtime, cs * 1_000_000_000 + cn, ino), bits, oid)
         while pos + 8 <= len(data) - hash_len:  # extensions
             sig = data[pos : pos + 4]
             length = int.from_bytes(data[pos + 4 : pos + 8], "big")

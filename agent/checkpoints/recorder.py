@@ -14,17 +14,8 @@ The engine records the prior state of every path that changes:
   brings the snapshot up to date; after it, it records what was created, modified, deleted or
   chmod-ed, and which directories were created or removed.
 
-How it knows what changed: an inotify watcher (:mod:`agent.checkpoints.watch`) names the
-directories something happened in, and only those are listed again; where there is no watcher,
-or it may have missed something, the whole tree is stat-ed (one ``lstat`` per file, files read
-again only when their stat changed). The first snapshot is the expensive one:
-:meth:`~ChangeRecorder.prepare_in_background` takes it as soon as the session opens, in a
-thread. A command that comes while it is still being taken waits for it up to
-``SNAPSHOT_WAIT_S``; then the snapshot stops where it is and the command runs. The files it had
-not read and the directories it had not listed are then looked at after the command, in the
-background: what a command may have changed there (their ctime says) is reported as not
-restorable, with the reason, and the user is told once for the checkpoint (``problems``):
-never silently less.
+How it knows what changed, and how the first snapshot is taken without keeping the first
+command waiting: :mod:`agent.checkpoints.tracker`.
 
 In scope is everything inside the workspace except ``.git`` (never read, never touched), what
 ``.gitignore`` files ignore, and files over the size cap (their changes are detected but their
@@ -38,28 +29,18 @@ captured is reported in the summaries (``not_restorable``, ``problems``).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from agent.checkpoints.blobs import BlobStore
-from agent.checkpoints.gitbase import GitRepo
 from agent.checkpoints.records import PROMPT, Change, Entry
-from agent.checkpoints.scan import Scanner, Snapshot
+from agent.checkpoints.scan import Scanner
 from agent.checkpoints.scope import Scope, stat_key
-from agent.checkpoints.snapshot import FILE, GONE, State, capture, diff
-from agent.checkpoints.snapshot import Entry as Scanned
-from agent.checkpoints.watch import TreeWatcher, open_watcher
-
-SNAPSHOT_WAIT_S = 1.0
-"""How long a command waits for the first snapshot before it runs anyway."""
-NOT_IN_TIME = (
-    "The workspace was too large to snapshot in time: {what} when a command ran, and what "
-    "commands changed there cannot be rewound."
-)
+from agent.checkpoints.snapshot import FILE, GONE, State, capture
+from agent.checkpoints.tracker import TreeTracker
 
 
 class ChangeRecorder:
@@ -102,32 +83,21 @@ class ChangeRecorder:
             max_total_bytes=max_snapshot_bytes,
             racy_window_ns=racy_window_ns,
         )
+        self.tracker = TreeTracker(
+            str(self.workspace),
+            self.scope,
+            self.scanner,
+            self.blobs,
+            state_dir=str(state_dir),
+            watch=watch,
+            use_git=use_git,
+        )
         self.entries: list[Entry] = []
         self._root = str(self.workspace)
         self._seq = 0
         self._pending: dict[str, Entry] = {}
-        self._snapshot: Snapshot | None = None
-        """The tree as last seen (written only under ``_scan_lock``)."""
-        self._live = False
-        """Whether ``_snapshot`` was taken by this process (not only loaded from the cache)."""
-        self._snapshot_saved = True
-        self._garbage = True
-        """Whether blobs may have lost their last reference since the last gc."""
         self._pre: Entry | None = None
-        self._state_dir = str(state_dir)
-        self._want_watch = watch
-        self._want_git = use_git
-        self._watcher: TreeWatcher | None = None
-        self._repo: GitRepo | None = None
-        self._preparing: threading.Thread | None = None
-        """The background thread taking (or completing) the first snapshot."""
-        self._said_not_in_time = False
-        self._late: dict[str, str] = {}
-        """Paths found not restorable in the background, for the current entry."""
-        self._late_lock = threading.Lock()
         self._lock = threading.RLock()
-        self._scan_lock = threading.Lock()
-        """Held while scanning (and by gc, which must not remove blobs a scan just wrote)."""
 
     def _save_log(self) -> None:
         """Save the entries (the store writes ``checkpoints.json``)."""
@@ -136,84 +106,12 @@ class ChangeRecorder:
     def prepare_in_background(self) -> None:
         """Start taking the first snapshot now, in a thread, so that the first command need not
         wait for it (call once the session is open; calling again is harmless)."""
-        if not self._live:
-            self._in_background(self._prepare)
-
-    def _in_background(self, work: Callable[[], None]) -> None:
-        with self._lock:
-            if self._preparing is not None and self._preparing.is_alive():
-                return
-            thread = threading.Thread(
-                target=self._background, args=(work,), name="eddy-checkpoints", daemon=True
-            )
-            self._preparing = thread
-        thread.start()
-
-    @staticmethod
-    def _background(work: Callable[[], None]) -> None:
-        try:
-            work()
-        except OSError:
-            pass  # the next command scans again, and says what went wrong
+        self.tracker.prepare_in_background()
 
     async def prepare(self) -> None:
         """Take the first snapshot of the tree now (in a thread), not at the first command; or
         wait until the one being taken (or completed) in the background is done."""
-        await asyncio.to_thread(self._prepare_now)
-
-    def _prepare_now(self) -> None:
-        thread = self._preparing
-        if thread is not None and thread is not threading.current_thread():
-            thread.join()
-        self._prepare()
-
-    def _prepare(self) -> None:
-        # Only the scan lock is held while scanning, so begin() and the reports stay quick.
-        with self._scan_lock:
-            if not self._live:
-                self._first_scan()
-
-    def _first_scan(self) -> None:
-        """The first snapshot: git's index spares reading what it holds; the watcher starts."""
-        repo = GitRepo.find(self._root) if self._want_git else None
-        index = repo.read_index() if repo is not None else None
-        if self._watcher is None and self._want_watch:
-            self._watcher = open_watcher(self._root, self._state_dir)
-        watcher = self._watcher
-        watch = watcher.watch if watcher is not None else None
-        if watcher is not None:
-            watcher.dirty()  # what happened before this scan: the scan sees it
-        snap = self.scanner.scan(self._snapshot, git=index, watch=watch)
-        self._repo = repo if index is not None else None
-        self._snapshot, self._live = snap, True
-        self._snapshot_saved = False
-        self._garbage = True
-
-    def _wait_prepared(self) -> None:
-        """Wait for the background snapshot; past ``SNAPSHOT_WAIT_S``, make it stop where it is
-        (the rest is looked at after the command)."""
-        thread = self._preparing
-        if thread is None or not thread.is_alive():
-            return
-        thread.join(SNAPSHOT_WAIT_S)
-        if thread.is_alive():
-            self.scanner.hurry.set()
-            thread.join()
-            self.scanner.hurry.clear()
-
-    def _resume(self) -> None:
-        """List what the hurried first snapshot left; what a command may have changed there is
-        not restorable (kept for the current entry)."""
-        with self._scan_lock:
-            snap, watcher = self._snapshot, self._watcher
-            if not self._live or snap is None or not snap.unlisted:
-                return
-            watch = watcher.watch if watcher is not None else _unwatched
-            pre, post = self.scanner.resume(snap, watch=watch)
-            _, blocked = diff(pre, post, self.scope, self.blobs, self.cap, self._from_git)
-        if blocked:
-            with self._late_lock:
-                self._late.update(blocked)
+        await asyncio.to_thread(self.tracker.prepare)
 
     async def before_change(self, paths: list[Path], tool_use_id: str | None = None) -> None:
         """Save the prior state of ``paths``, which a tool is about to write (ToolContext hook)."""
@@ -255,22 +153,21 @@ class ChangeRecorder:
         await asyncio.to_thread(self._before_shell)
 
     def _before_shell(self) -> None:
-        self._wait_prepared()
+        self.tracker.wait_ready()
         with self._lock:
             self._settle()
             entry = self._current()
             entry.shell_commands += 1
             self._pre = None
             try:
-                self._refresh()
+                self.tracker.refresh()
             except OSError as exc:
                 self._lost_track(entry, exc)
                 return
             self._pre = entry
-            snap = self._snapshot
-            if snap is not None and snap.unlisted and not snap.partial_since:
-                snap.partial_since = time.time_ns()
-            self._say_not_in_time(entry)
+            said = self.tracker.command_started()
+            if said is not None:
+                self._problem(entry, said)
 
     async def after_shell(self) -> None:
         """Record what the shell command changed in the workspace (ToolContext hook)."""
@@ -282,7 +179,7 @@ class ChangeRecorder:
                 return
             entry, self._pre = self._pre, None
             self._record(entry)
-        self._list_the_rest()
+        self.tracker.list_the_rest()
 
     async def catch_up(self) -> None:
         """Record what changed since the last scan although no hook bracketed it (background
@@ -290,26 +187,17 @@ class ChangeRecorder:
         await asyncio.to_thread(self._catch_up)
 
     def _catch_up(self) -> None:
-        self._wait_prepared()
+        self.tracker.wait_ready()
         with self._lock:
             self._settle()
-            if not self._live:  # nothing to compare with: the next command's baseline
-                try:
-                    self._refresh()
-                except OSError as exc:
-                    self._lost_track(self._current(), exc)
-                return
             self._record(self._current())
-        self._list_the_rest()
+        self.tracker.list_the_rest()
 
     def _record(self, entry: Entry) -> None:
-        """Put what changed since the last refresh into ``entry``."""
+        """Put what changed since the last refresh into ``entry`` (nothing when there was no
+        snapshot yet: this one is the baseline)."""
         try:
-            region = self._refresh()
-            if region is None:
-                return
-            pre, post = region
-            changes, blocked = diff(pre, post, self.scope, self.blobs, self.cap, self._from_git)
+            changes, blocked = self.tracker.changes()
         except OSError as exc:
             self._lost_track(entry, exc)
             return
@@ -324,99 +212,10 @@ class ChangeRecorder:
         if changes or blocked:
             self._save_log()
 
-    def _list_the_rest(self) -> None:
-        """After a command: go on with what a hurried first snapshot left, in the background."""
-        snap = self._snapshot
-        if snap is not None and snap.unlisted:
-            self._in_background(self._resume)
-
-    def _refresh(self) -> tuple[Snapshot, Snapshot] | None:
-        """Bring the snapshot up to date: the region that was looked at (before, after), or
-        None when nothing was (or there was no snapshot to compare with yet).
-
-        Raises:
-            OSError: the tree could not be scanned (the caller reports it).
-        """
-        with self._scan_lock:
-            if not self._live:
-                self._first_scan()
-                return None
-            snap = self._snapshot
-            assert snap is not None
-            watcher = self._watcher
-            dirty = watcher.dirty() if watcher is not None else None
-            if dirty is not None and self._base_rules_changed(snap):
-                dirty = None
-            if dirty is None:  # no watcher, or it may have missed something: scan it all
-                post = self.scanner.scan(snap, watch=watcher.watch if watcher is not None else None)
-                self._snapshot = post
-                self._snapshot_saved = False
-                self._garbage = True
-                return snap, post
-            if not dirty:
-                return None
-            assert watcher is not None
-            pre, post = self.scanner.update(snap, dirty, watch=watcher.watch, forget=watcher.forget)
-            if pre.files or post.files or pre.dirs or post.dirs:
-                self._snapshot_saved = False
-                self._garbage = True
-            return pre, post
-
-    def _base_rules_changed(self, snap: Snapshot) -> bool:
-        """Whether the rules from outside the workspace (or .git/info/exclude) changed."""
-        keys: dict[str, object] = {}
-        self.scope.base_frames(keys)
-        return any(snap.ignore_keys.get(path) != key for path, key in keys.items())
-
-    def _from_git(self, entries: dict[str, Scanned]) -> dict[str, State]:
-        """The content of entries kept in git, now copied into the blob store (diff's resolve)."""
-        repo = self._repo
-        why = "its earlier content is no longer in git's object store"
-        found: dict[str, bytes | None] = {}
-        if repo is None:
-            why = "its earlier content was left to git, which is not available any more"
-        else:
-            try:
-                found = repo.read_blobs([e.git for e in entries.values() if e.git])
-            except OSError as exc:
-                why = f"its earlier content could not be read from git ({error_text(exc)})"
-        out: dict[str, State] = {}
-        for rel, e in entries.items():
-            s = e.state
-            data = found.get(e.git) if e.git else None
-            if data is None or len(data) != s.size:
-                if data is not None:
-                    why = "git's copy of its earlier content differs from the file"
-                out[rel] = State(FILE, s.mode, None, s.size, s.mtime_ns, why=why)
-                continue
-            sha = hashlib.sha256(data).hexdigest()
-            self.blobs.put_hashed(sha, data)
-            out[rel] = State(FILE, s.mode, sha, s.size)
-        return out
-
     def _lost_track(self, entry: Entry, exc: OSError) -> None:
         """A scan failed: report it; the next command starts from a new snapshot."""
-        with self._scan_lock:
-            self._snapshot, self._live = None, False
+        self.tracker.lose()
         self._problem(entry, f"a command's changes were not captured ({error_text(exc)})")
-
-    def _say_not_in_time(self, entry: Entry) -> None:
-        """Once: the first snapshot had not seen everything when a command ran."""
-        snap = self._snapshot
-        dirs = len(snap.unlisted) if snap is not None else 0
-        files = self.scanner.not_saved
-        if (dirs or files) and not self._said_not_in_time:
-            self._said_not_in_time = True
-            what = [f"{dirs} directories had not been listed"] if dirs else []
-            what += [f"{files} files had not been saved"] if files else []
-            self._problem(entry, NOT_IN_TIME.format(what=" and ".join(what)))
-
-    def close_watcher(self) -> None:
-        """Stop watching the tree (later commands scan it)."""
-        with self._scan_lock:
-            watcher, self._watcher = self._watcher, None
-        if watcher is not None:
-            watcher.close()
 
     def _problem(self, entry: Entry, text: str) -> None:
         if text not in entry.problems:
@@ -446,8 +245,7 @@ class ChangeRecorder:
     def _capture(self, rel: str) -> State:
         """The current state of ``rel``; the snapshot spares reading a file whose stat held."""
         path = self._abs(rel)
-        snap = self._snapshot
-        known = snap.files.get(rel) if snap is not None else None
+        known = self.tracker.known(rel)
         if known is not None and not known.racy and known.state.restorable and not known.git:
             try:
                 if stat_key(os.lstat(path)) == known.key:
@@ -469,9 +267,8 @@ class ChangeRecorder:
         self._pending[rel] = entry
 
     def _settle(self) -> None:
-        if self._late:
-            with self._late_lock:
-                late, self._late = self._late, {}
+        late = self.tracker.take_late()
+        if late:
             entry = self._current()
             for rel, why in late.items():
                 entry.blocked.setdefault(rel, why)
@@ -484,10 +281,6 @@ class ChangeRecorder:
                     change.after = self._capture(rel)
                 except OSError as exc:
                     change.after = State(FILE, why=f"could not be read ({error_text(exc)})")
-
-
-def _unwatched(rel: str) -> None:
-    """Where there is no watcher: nothing to tell."""
 
 
 def error_text(exc: OSError) -> str:

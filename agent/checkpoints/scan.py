@@ -31,7 +31,7 @@ from agent.checkpoints.gitbase import GitIndex
 from agent.checkpoints.scope import IGNORE_FILE, SKIPPED_DIR, Frame, Frames, Scope, decide, stat_key
 from agent.checkpoints.snapshot import (
     FILE,
-    IN_GIT,
+    IN_GIT_STATE,
     LINK,
     RACY_WINDOW_NS,
     Entry,
@@ -532,8 +532,7 @@ class Scanner:
         elif not stat.S_ISREG(mode):
             return None
         elif self._git is not None and key[0] <= self.cap and (oid := self._git.blob_of(rel, key)):
-            state = State(FILE, stat.S_IMODE(mode), None, key[0], key[1], why=IN_GIT)
-            return Entry(key, state, max(key[1], key[2]) >= self._racy_after, oid)
+            return Entry(key, IN_GIT_STATE, max(key[1], key[2]) >= self._racy_after, oid)
         elif self._budget is not None and key[0] > self._budget:
             why = "over the workspace snapshot budget"
             state = State(FILE, stat.S_IMODE(mode), None, key[0], key[1], why=why)

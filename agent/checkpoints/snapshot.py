@@ -96,13 +96,15 @@ GONE = State(ABSENT)
 
 IN_GIT = "kept in git's object store"
 """The ``why`` of the State of a file whose content is a git blob (see ``Entry.git``)."""
+IN_GIT_STATE = State(FILE, why=IN_GIT)
+"""The State of every entry whose content is a git blob (one object for all of them)."""
 
 
 class Entry:
     """A scanned file or link: its stat key, its State, whether it must be read again, and
     (``git``) the id of the git blob holding its content when the engine did not copy it; then
-    ``state.sha`` is None until :func:`diff` needs the content (see
-    :mod:`agent.checkpoints.gitbase`)."""
+    ``state`` is :data:`IN_GIT_STATE` (mode and size are in the key) until :func:`diff` needs
+    the content (see :mod:`agent.checkpoints.gitbase`)."""
 
     __slots__ = ("git", "key", "racy", "state")
 
@@ -268,7 +270,7 @@ def diff(
             continue  # read again only because it had not been read: the stat says unchanged
         if new is None:
             after, _ = capture(os.path.join(root, rel), blobs, cap)
-        elif new.git and old.git == new.git and old.state.mode == new.state.mode:
+        elif new.git and old.git == new.git and old.key[4] == new.key[4]:
             continue  # the same blob
         else:
             after = states.get(rel, new.state) if new.git else new.state

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.checkpoints import recorder as recorder_mod
 from agent.checkpoints import snapshot as snapshot_mod
+from agent.checkpoints import tracker as tracker_mod
 from agent.checkpoints.engine import CheckpointError, CheckpointStore, session_checkpoint_dir
 from tools import edit as edit_mod
 from tools import read as read_mod
@@ -35,7 +35,7 @@ def how_changes_are_found(request: pytest.FixtureRequest) -> Any:
         yield
         return
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(recorder_mod, "open_watcher", lambda *args: None)
+        mp.setattr(tracker_mod, "open_watcher", lambda *args: None)
         yield
 
 

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -322,6 +323,39 @@ async def test_the_first_snapshot_prepared_in_the_background_is_the_baseline(
     assert store.scanner.files_read >= 1 and store.summary("p1").text == "1 file +1 -1"
     store.rewind("p1")
     assert (ws / "f").read_text() == "v1\n"
+
+
+async def test_close_stops_the_background_snapshot_and_the_watcher(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    for i in range(200):
+        (ws / f"d{i}").mkdir(parents=True)
+        (ws / f"d{i}" / "f").write_text(f"{i}\n")
+    store = CheckpointStore(ws, tmp_path / "store")
+    store.prepare_in_background()
+    store.close()  # on exit: nothing left running, nothing raised
+    assert not [t for t in threading.enumerate() if t.name == "eddy-checkpoints" and t.is_alive()]
+    assert not list((tmp_path / "store").glob(".watch-*"))
+    store.begin("p1", "x")  # a closed store still records, by scanning
+    async with Shell(store):
+        (ws / "d3" / "f").write_text("changed\n")
+    store.rewind("p1")
+    assert (ws / "d3" / "f").read_text() == "3\n"
+
+
+async def test_close_while_the_rest_of_a_hurried_snapshot_is_taken(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    for i in range(300):
+        (ws / f"d{i}").mkdir(parents=True)
+        (ws / f"d{i}" / "f").write_text(f"{i}\n")
+    store = CheckpointStore(ws, tmp_path / "store")
+    store.scanner.hurry.set()
+    await store.prepare()
+    store.scanner.hurry.clear()
+    store.begin("p1", "x")
+    async with Shell(store):  # after it, the other 300 directories are listed in the background
+        (ws / "top").write_text("made\n")
+    store.close()  # stops that, then saves the stat cache: nothing raised
+    assert (tmp_path / "store" / "snapshot.json").exists()
 
 
 # -- the property: random shell changes in a repository, then rewind ----------------------------
