@@ -91,6 +91,8 @@ class Run:
     first: float
     later: float
     wall: float
+    to_request: float
+    """Launch -> the first request (what the first snapshot, taken meanwhile, may delay)."""
 
 
 def timed_run(
@@ -113,7 +115,7 @@ def timed_run(
         if end is None or nxt is None:
             raise SystemExit(f"{argv[0]}: Bash call {k + 1} of {CALLS} was not seen")
         gaps.append(nxt - end)
-    return Run(gaps[0], statistics.median(gaps[1:]), wall)
+    return Run(gaps[0], statistics.median(gaps[1:]), wall, first_seen[(0, "start")] - start)
 
 
 def du(path: Path) -> int:
@@ -185,6 +187,7 @@ def main() -> None:
                     runs["claude"].append(timed_run(fake, cargv, cenv, repo, args.think))
             results[(files, mb)] = runs
             shutil.rmtree(repo, ignore_errors=True)
+            shutil.rmtree(home, ignore_errors=True)
 
     load = os.getloadavg()
     print(f"Bash in a big git repository, eddy -p vs Claude Code ({claude or 'not found'})")
@@ -210,6 +213,12 @@ def main() -> None:
             ratio = statistics.median(el) / statistics.median(cl)
             line += f"  Claude Code {ms(statistics.median(cl))} {spread(cl)}  {ratio:.2f}x"
         print(line + "  (target <= 1.5x)")
+        er = [r.to_request for r in e]
+        line = f"  launch -> first request  eddy {ms(statistics.median(er))} {spread(er)}"
+        if c:
+            cr = [r.to_request for r in c]
+            line += f"  Claude Code {ms(statistics.median(cr))} {spread(cr)}"
+        print(line)
         store, tree = stores[(files, mb)]
         print(
             f"  checkpoint store after a run: {store / 1e6:.2f} MB for a {tree / 1e6:.0f} MB "

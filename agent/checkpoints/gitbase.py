@@ -24,6 +24,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.childenv import child_env
+
 GIT_TIMEOUT_S = 30.0
 RISKY_ATTRIBUTE = re.compile(
     r"(?:^|\s)(?:text|eol|crlf|ident|filter|working-tree-encoding)(?:=|\s|$)"
@@ -146,6 +148,7 @@ class GitRepo:
                 capture_output=True,
                 timeout=GIT_TIMEOUT_S,
                 check=False,
+                env=child_env(),
             )
         except (OSError, subprocess.SubprocessError) as exc:
             raise OSError(f"git cat-file could not run ({exc})") from exc
@@ -283,6 +286,7 @@ def _git(cwd: str, *args: str) -> str | None:
             timeout=GIT_TIMEOUT_S,
             check=False,
             stdin=subprocess.DEVNULL,
+            env=child_env(),
         )
     except (OSError, subprocess.SubprocessError):
         return None
