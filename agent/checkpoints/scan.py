@@ -292,14 +292,16 @@ class Scanner:
             self._finish()
         return pre, post
 
-    def resume(self, snap: Snapshot, *, watch: Hook) -> tuple[Snapshot, Snapshot]:
+    def resume(
+        self, snap: Snapshot, *, git: GitIndex | None, watch: Hook
+    ) -> tuple[Snapshot, Snapshot]:
         """List the directories a hurried first scan left (``snap.unlisted``) into ``snap``;
         stops again when ``hurry`` is set. Returns the region, as :meth:`update` does: what
         was found there is new to the snapshot, and ``diff`` tells which of it a command may
-        have changed while it was not listed."""
+        have changed while it was not listed. ``git`` as for :meth:`scan`."""
         now = time.time_ns()
         budget = None if self.max_total is None else self.max_total - snap.content_bytes
-        self._start(now, budget, None, watch)
+        self._start(now, budget, git, watch)
         pre = Snapshot(taken_ns=snap.taken_ns, rules=dict(snap.rules), base=snap.base)
         pre.partial_since = snap.partial_since
         pre.unlisted = dict(snap.unlisted)

@@ -227,8 +227,9 @@ def _below(rel: str, dirs: Any) -> bool:
 
 
 Change = tuple[State, State]
-Resolve = Callable[[dict[str, Entry]], dict[str, State]]
-"""Reads the content of entries kept in git (``Entry.git``) into the blob store: their States."""
+Resolve = Callable[[list[Entry]], list[State]]
+"""Reads the content of entries kept in git (``Entry.git``) into the blob store: their States,
+in the same order."""
 
 
 def diff(
@@ -258,24 +259,18 @@ def diff(
     blocked: dict[str, str] = {}
     root = scope.root
     pre_files, post_files = pre.files, post.files
-    kept = {rel: e for rel, e in pre_files.items() if e.git and post_files.get(rel) is not e}
-    kept.update((rel, e) for rel, e in post_files.items() if e.git and pre_files.get(rel) is not e)
-    states = resolve(kept) if kept and resolve is not None else {}
+    # Files whose before or after may differ: (path, before, after); after None = read it now.
+    # Entries kept in git get their content (``resolve``) only once it is clear they changed.
+    compared: list[tuple[str, Entry | None, Entry | None]] = []
     for rel, old in pre_files.items():
         new = post_files.get(rel)
         if new is old:
             continue
-        before = states.get(rel, old.state)
-        if new is not None and new.key == old.key and not before.restorable:
+        if new is not None and new.key == old.key and not (old.git or old.state.restorable):
             continue  # read again only because it had not been read: the stat says unchanged
-        if new is None:
-            after, _ = capture(os.path.join(root, rel), blobs, cap)
-        elif new.git and old.git == new.git and old.key[4] == new.key[4]:
+        if new is not None and new.git and old.git == new.git and old.key[4] == new.key[4]:
             continue  # the same blob
-        else:
-            after = states.get(rel, new.state) if new.git else new.state
-        if not before.same(after):
-            changes[rel] = (before, after)
+        compared.append((rel, old, new))
     for rel, mode in pre.dirs.items():
         if rel in post.dirs:
             if post.dirs[rel] != mode:
@@ -306,7 +301,8 @@ def diff(
             if since is not None and max(new.key[1], new.key[2]) >= since:
                 blocked[rel] = UNKNOWN_FILE
             continue  # there before any command, or changed when its state was not known
-        if new.key[2] < unseen_before and not (new.key[3] in moved_files and new.state.restorable):
+        movable = new.git is not None or new.state.restorable
+        if new.key[2] < unseen_before and not (new.key[3] in moved_files and movable):
             # There all along but unseen, and unchanged since: moved in with its directory (a
             # rewind must not delete what may exist nowhere else), or unreadable before.
             parent = rel.rpartition("/")[0]
@@ -316,7 +312,17 @@ def diff(
         if rules_changed and scope.out_of_scope(rel, False, pre.rules_of, pre.base):
             blocked[rel] = "ignored before a .gitignore changed: its earlier state is unknown"
             continue
-        changes[rel] = (GONE, states.get(rel, new.state))
+        compared.append((rel, None, new))
+    in_git = [e for _, a, b in compared for e in (a, b) if e is not None and e.git]
+    states = dict(zip(map(id, in_git), resolve(in_git), strict=True)) if in_git and resolve else {}
+    for rel, was, now in compared:
+        before = GONE if was is None else states.get(id(was), was.state)
+        if now is None:
+            after, _ = capture(os.path.join(root, rel), blobs, cap)
+        else:
+            after = states.get(id(now), now.state)
+        if not before.same(after):
+            changes[rel] = (before, after)
     for rel, mode in post.dirs.items():
         if rel in pre.dirs or rel in changes or (unknown and _below(rel, unknown)):
             continue

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.checkpoints.blobs import BlobStore
-from agent.checkpoints.gitbase import GitRepo
+from agent.checkpoints.gitbase import GitIndex, GitRepo
 from agent.checkpoints.scan import Scanner, Snapshot
 from agent.checkpoints.scope import Scope
 from agent.checkpoints.snapshot import FILE, Change, Entry, State, diff
@@ -88,7 +88,11 @@ class TreeTracker:
         self._want_git = use_git
         self._watcher: TreeWatcher | None = None
         self._repo: GitRepo | None = None
+        self._index: GitIndex | None = None
+        """The index, kept while the first snapshot is not complete (see :meth:`_resume`)."""
         self._background: threading.Thread | None = None
+        self._completing = False
+        """Whether the background work is completing a hurried snapshot (not taking one)."""
         self._late: dict[str, str] = {}
         self._late_lock = threading.Lock()
         self._said_not_in_time = False
@@ -111,8 +115,9 @@ class TreeTracker:
         thread = self._background
         if thread is None or not thread.is_alive():
             return
-        thread.join(SNAPSHOT_WAIT_S)
-        if thread.is_alive():
+        if not self._completing:  # the first snapshot: worth a wait
+            thread.join(SNAPSHOT_WAIT_S)
+        if thread.is_alive():  # completing one stops at once: commands need not wait for it
             self._hurry(thread)
 
     def _prepare(self) -> None:
@@ -133,18 +138,19 @@ class TreeTracker:
             self.snapshot, git=index, watch=watcher.watch if watcher is not None else None
         )
         self._repo = repo if index is not None else None
+        self._index = index if snap.unlisted else None
         self.snapshot, self.live = snap, True
         self.saved = False
         self.garbage = True
 
-    def _in_background(self, work: Callable[[], None]) -> None:
+    def _in_background(self, work: Callable[[], None], *, completing: bool = False) -> None:
         thread = self._background
         if thread is not None and thread.is_alive():
             return
         thread = threading.Thread(
             target=_quietly, args=(work,), name="eddy-checkpoints", daemon=True
         )
-        self._background = thread
+        self._background, self._completing = thread, completing
         thread.start()
 
     def _join_background(self) -> None:
@@ -177,7 +183,9 @@ class TreeTracker:
             if dirty is not None and self._base_rules_changed(snap):
                 dirty = None
             if dirty is None:  # no watcher, or it may have missed something: scan it all
-                post = self.scanner.scan(snap, watch=watcher.watch if watcher is not None else None)
+                post = self.scanner.scan(
+                    snap, git=self._index, watch=watcher.watch if watcher is not None else None
+                )
                 self.snapshot = post
                 self.saved, self.garbage = False, True
                 return snap, post
@@ -222,7 +230,7 @@ class TreeTracker:
         """After a command: go on with what a hurried first snapshot left, in the background."""
         snap = self.snapshot
         if snap is not None and snap.unlisted:
-            self._in_background(self._resume)
+            self._in_background(self._resume, completing=True)
 
     def _resume(self) -> None:
         with self.scan_lock:
@@ -230,9 +238,11 @@ class TreeTracker:
             if not self.live or snap is None or not snap.unlisted:
                 return
             watch = watcher.watch if watcher is not None else _unwatched
-            pre, post = self.scanner.resume(snap, watch=watch)
+            pre, post = self.scanner.resume(snap, git=self._index, watch=watch)
             _, blocked = diff(pre, post, self.scope, self.blobs, self.scanner.cap, self._from_git)
             self.saved = False
+            if not snap.unlisted:
+                self._index = None  # complete: what changes from now on is read
         if blocked:
             with self._late_lock:
                 self._late.update(blocked)
@@ -262,7 +272,7 @@ class TreeTracker:
         self.scope.base_frames(keys)
         return any(snap.ignore_keys.get(path) != key for path, key in keys.items())
 
-    def _from_git(self, entries: dict[str, Entry]) -> dict[str, State]:
+    def _from_git(self, entries: list[Entry]) -> list[State]:
         """The content of entries kept in git, now copied into the blob store (diff's resolve)."""
         repo = self._repo
         why = "its earlier content is no longer in git's object store"
@@ -271,21 +281,21 @@ class TreeTracker:
             why = "its earlier content was left to git, which is not available any more"
         else:
             try:
-                found = repo.read_blobs([e.git for e in entries.values() if e.git])
+                found = repo.read_blobs([e.git for e in entries if e.git])
             except OSError as exc:
                 why = f"its earlier content could not be read from git ({exc.strerror or exc})"
-        out: dict[str, State] = {}
-        for rel, e in entries.items():
+        out: list[State] = []
+        for e in entries:
             size, mtime, mode = e.key[0], e.key[1], stat.S_IMODE(e.key[4])
             data = found.get(e.git) if e.git else None
             if data is None or len(data) != size:
                 if data is not None:
                     why = "git's copy of its earlier content differs from the file"
-                out[rel] = State(FILE, mode, None, size, mtime, why=why)
+                out.append(State(FILE, mode, None, size, mtime, why=why))
                 continue
             sha = hashlib.sha256(data).hexdigest()
             self.blobs.put_hashed(sha, data)
-            out[rel] = State(FILE, mode, sha, size)
+            out.append(State(FILE, mode, sha, size))
         return out
 
     # -- the store's upkeep ---------------------------------------------------------------------

@@ -308,6 +308,26 @@ async def test_what_a_hurried_first_snapshot_did_not_list_is_never_silently_lost
     assert (ws / "keep" / "a.txt").read_text() == "keep/a.txt\n"
 
 
+@needs_git
+async def test_a_hurried_snapshot_is_completed_from_git_without_copying(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    repo_with(ws, SEED)
+    store = CheckpointStore(ws, tmp_path / "store")
+    store.scanner.hurry.set()
+    await store.prepare()
+    store.scanner.hurry.clear()
+    store.begin("p1", "x")
+    for _ in range(2):  # the second command stops the completion, which goes on after it
+        async with Shell(store):
+            pass
+    await store.prepare()
+    assert store.scanner.files_read == 0 and store.blobs.disk_usage() == (0, 0)
+    async with Shell(store):
+        (ws / "src" / "deep" / "c.txt").write_text("changed\n")
+    store.rewind("p1")
+    assert (ws / "src" / "deep" / "c.txt").read_bytes() == SEED["src/deep/c.txt"]
+
+
 async def test_the_first_snapshot_prepared_in_the_background_is_the_baseline(
     tmp_path: Path,
 ) -> None:
