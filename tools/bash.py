@@ -203,7 +203,9 @@ class BashTool:
             except ToolError:
                 os.unlink(cwd_file)
                 raise
-        if ctx.before_shell is not None:
+        # A read-only grant runs in the read-only sandbox: it cannot change what checkpoints keep.
+        records = not (ctx.grant == "read_only" and ctx.sandbox is not None)
+        if records and ctx.before_shell is not None:
             await ctx.before_shell()
         outcome = _Outcome()
         buf = HeadTail(output_cap(limits))
@@ -222,7 +224,7 @@ class BashTool:
             spool.close()
             with contextlib.suppress(OSError):
                 os.unlink(cwd_file)
-            if ctx.after_shell is not None:
+            if records and ctx.after_shell is not None:
                 await ctx.after_shell()
         return self._result(buf, spool, outcome, timeout_ms, notes)
 

@@ -466,6 +466,7 @@ class Session:
         )
         self.add_extension(settler)
         self.shells.attach_checkpoints(store)
+        store.prepare_in_background()  # the first snapshot while the first request is out
 
     def report_checkpoint_error(self, turn_id: int) -> None:
         """A failed checkpoint save (disk full) reaches the user, once until it works again."""
