@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, assert_never
 
 from agent import events as ev
-from agent.retry import is_retry_notice
+from agent.model.retry import is_retry_notice
 
 if TYPE_CHECKING:
     from agent.session.status import SessionStatus

@@ -19,7 +19,7 @@ from typing import Any, assert_never
 
 from agent import events as ev
 from agent import ops
-from agent.model import ModelRequest
+from agent.model.protocol import ModelRequest
 from agent.open import SessionSetupError
 from agent.session.core import Session
 from frontend.launch import LaunchOptions
@@ -268,7 +268,7 @@ async def _checkpoints(args: LaunchOptions) -> int:
             for line in event.not_restorable:
                 print(f"  not restorable: {line}")
 
-    from agent.anthropic_model import AnthropicModel
+    from agent.model.anthropic import AnthropicModel
 
     try:
         opened = build_session(args, emit, headless=True, model=AnthropicModel(args.model))

@@ -12,9 +12,9 @@ a second, and is reaped (see :mod:`tools.procgroup`). When the shell exits but a
 still holds the pipe, reading stops after a short drain and the job is left running.
 
 ``run_in_background`` hands the command to the session's background shells
-(``ctx.shells``, :mod:`agent.shells`) after the same gate, sandbox and checkpoint bracket, and
-returns its id at once; Ctrl+B hands a running foreground command over the same way. Output
-past the cap is cut in the middle and saved whole to a file the result names
+(``ctx.shells``, :mod:`agent.session.shells`) after the same gate, sandbox and checkpoint
+bracket, and returns its id at once; Ctrl+B hands a running foreground command over the same
+way. Output past the cap is cut in the middle and saved whole to a file the result names
 (:mod:`tools.spool`).
 
 With ``ctx.sandbox`` set, the command line is wrapped in the OS sandbox the gate's grant calls

@@ -33,7 +33,7 @@ from agent.mcp.results import to_tool_result
 from tools.base import ToolResult
 
 if TYPE_CHECKING:
-    from agent.toolset import ToolSet
+    from agent.turn.toolset import ToolSet
 
 T = TypeVar("T")
 PREFIX = "mcp__"

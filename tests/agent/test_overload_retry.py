@@ -12,9 +12,9 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.messages import check_invariant, message_from_param
-from agent.retry import RetryPolicy
+from agent.model.anthropic import AnthropicModel
+from agent.model.retry import RetryPolicy
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from tests.fakes.fake_api import FakeAnthropic, HttpError, Reply, text

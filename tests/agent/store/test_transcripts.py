@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from agent import events as ev
 from agent import ops
-from agent.loop import INTERRUPT_NOTE
 from agent.messages import (
     Message,
     TextBlock,
@@ -28,7 +27,6 @@ from agent.messages import (
     check_invariant,
     user,
 )
-from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.store.format import encode, timestamp
@@ -36,6 +34,8 @@ from agent.store.listing import find_session, latest_session, list_sessions, ses
 from agent.store.load import TranscriptError, load
 from agent.store.repair import INTERRUPTED_RESULT, LOST_START, repair_history
 from agent.store.transcript import SessionInUse, Transcript, fork
+from agent.turn.loop import INTERRUPT_NOTE
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.events import Events
 

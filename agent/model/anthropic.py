@@ -15,9 +15,8 @@ import os
 import threading
 from typing import Any
 
-from agent.model import ModelError, ModelRequest, ModelResponse, StreamSink
-from agent.response_stream import ResponseAccumulator, sse_events
-from agent.retry import (
+from agent.model.protocol import ModelError, ModelRequest, ModelResponse, StreamSink
+from agent.model.retry import (
     DEFAULT_SLEEP,
     NO_ANSWER_KINDS,
     RetryPolicy,
@@ -26,6 +25,7 @@ from agent.retry import (
     retry_notice,
     should_retry,
 )
+from agent.model.stream import ResponseAccumulator, sse_events
 
 CACHE = {"type": "ephemeral"}
 
@@ -183,7 +183,7 @@ class AnthropicModel:
             429; connection failures get ``retry.connection_attempts`` at most); 0 for none.
             Default: ``retry.attempts``.
         timeout: seconds; also the longest silence tolerated inside a stream.
-        retry: the backoff schedule (see :mod:`agent.retry`).
+        retry: the backoff schedule (see :mod:`agent.model.retry`).
         sleep: how a retry waits (tests inject one that does not sleep).
     """
 
@@ -236,7 +236,9 @@ class AnthropicModel:
             kwargs["auth_token"] = token
         if self._base_url is not None:
             kwargs["base_url"] = self._base_url
-        from agent.providers import make_client  # Bedrock, Vertex, Foundry by Claude Code's env
+        from agent.model.providers import (
+            make_client,  # Bedrock, Vertex, Foundry by Claude Code's env
+        )
 
         return make_client(kwargs)
 
@@ -311,7 +313,7 @@ class AnthropicModel:
     ) -> ModelResponse:
         """One HTTP attempt. A failure before any event is a ``_BeforeBody`` (retryable)."""
         try:
-            # The raw event stream, not the SDK's accumulator: see agent/response_stream.py.
+            # The raw event stream, not the SDK's accumulator: see agent/model/stream.py.
             create = client.messages.with_streaming_response.create
             async with create(**params, stream=True) as http:
                 kind = http.headers.get("content-type", "")
