@@ -16,7 +16,8 @@ from acp import schema
 from acp_agent.live import LiveSession
 from agent import ops
 from agent.prompt.commands import custom_commands
-from frontend.commands import COMMANDS, Kind, start_command
+from frontend.command_frontend import Kind
+from frontend.commands import COMMANDS, start_command
 
 OFFERED = ("compact", "init", "cost", "context", "model", "rename", "budget", "turns", "help")
 """The built-in commands an editor lists (the rest need eddy's own screen)."""

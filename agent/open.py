@@ -265,21 +265,21 @@ def _config(
         )
         or options.model
     )
-    memory = SessionMemory(
-        workspace, config_dir(), lambda text, style: system_prompt(workspace, text, style=style)
-    )
+    memory = SessionMemory(workspace, config_dir())
     problems += memory.problems
     style = pick_style(workspace, settings.get("outputStyle"), problems)
     config = SessionConfig(
         workspace=workspace,
         model=model_id,
-        system=memory.system(style),
+        system=system_prompt(workspace, memory.text(), style=style),
         limits=Limits(options.max_turns, options.max_budget_usd),
         policy=policy,
         headless=options.headless,
         output_style=style,
     )
-    config.refresh_system = lambda: memory.refresh(config.output_style)
+    config.refresh_system = lambda: system_prompt(
+        workspace, memory.reread(), style=config.output_style
+    )
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
     config.hooks = load_hooks(settings.raw, problems)
     problems += missing_scripts(config.hooks, workspace)  # said at start-up, not when it fails

@@ -14,11 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from cli.arguments import (
-    UsageError,
-    _split_rules,  # noqa: F401  (tests import it from here, as before)
-    parse_launch,
-)
+from cli.arguments import UsageError, parse_launch
 from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
 
 START_UP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
@@ -176,7 +172,7 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
 
         return run_headless(options, prompt, exit_process=True)
     if options.plain:
-        from plain.app import run_plain
+        from plain.run import run_plain
 
         quiet_start_up(install=False)
         return _ended(run_plain(options), exit_process)

@@ -1,7 +1,7 @@
 """Slash commands: ONE table for every front end, and custom commands.
 
 Each entry of :data:`COMMANDS` has a name, a description, whether it may run while a turn runs,
-and a handler written against :class:`FrontEnd` (frontend/command_frontend.py, re-exported here),
+and a handler written against :class:`FrontEnd` (frontend/command_frontend.py),
 the little a front end must offer (say a line, send a prompt, switch sessions, open the rewind or
 permission dialogs, ...). The TUI and the line mode implement that protocol; the table, the
 checks ("the session is still starting", "eddy is working") and the wording are here, once.
@@ -20,10 +20,7 @@ from agent import ops
 from agent.prompt.commands import CustomCommand, custom_commands, parse
 from frontend import extension_commands as ext
 from frontend import memory_commands as mem
-from frontend.command_frontend import (
-    FrontEnd,
-    Kind,  # noqa: F401  (front ends import it from here)
-)
+from frontend.command_frontend import FrontEnd
 
 Handler = Callable[[FrontEnd, str], Awaitable[None] | None]
 

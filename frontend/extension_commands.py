@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from agent import ops
 
 if TYPE_CHECKING:
-    from frontend.commands import FrontEnd
+    from frontend.command_frontend import FrontEnd
 
 
 def output_style(fe: FrontEnd, arg: str) -> None:

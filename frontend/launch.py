@@ -25,8 +25,10 @@ def has_api_key() -> bool:
     if os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"):
         return True
     from agent.model.providers import has_credentials
+    from agent.settings.files import load_settings
 
-    return has_credentials()
+    settings, _ = load_settings(Path.cwd())  # cheap: it reads the settings files, no more
+    return has_credentials(settings.api_key_helper is not None, settings.env)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """A session's subagent transcripts as the user reads them (UI-free, every front end).
 
 Each child is recorded like the main session in ``<session>/subagents/agent-<id>.jsonl``
-(``agent.subagents.transcripts``): a header, a ``subagent`` record (who the child was: its id,
+(``agent.store.children``): a header, a ``subagent`` record (who the child was: its id,
 type, parent call, depth), its history as ``message`` records, ``usage`` records, and when it
 ends a ``subagent_end`` record (its subtype, turns, cost, duration). Files written before the
 end record existed still read: what they lack is shown as unknown.
@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agent.store.children import PREFIX, child_transcripts, subagents_dir
 from agent.store.load import LoadedSession, TranscriptError, load
 from agent.store.repair import INTERRUPTED_RESULT
-from agent.subagents.transcripts import PREFIX, child_transcripts, subagents_dir
 from frontend.sanitize import sanitize
 from frontend.tool_summary import clip_lines, more_lines, result_text
 from frontend.wording import first_line

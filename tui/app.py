@@ -29,10 +29,10 @@ from themes import DEFAULT_THEME, MONOCHROME_THEME, THEMES
 from tui.commands import SlashCommands
 from tui.screens.main import MainScreen
 from tui.session_host import SessionHost
-from tui.settings import load_settings, save_settings, settings_path
+from tui.settings import load_settings, save_settings
 from tui.termination import handle_signals
 
-__all__ = ["GC_THRESHOLDS", "EddyApp", "run_app", "settings_path"]
+__all__ = ["GC_THRESHOLDS", "EddyApp", "run_app"]
 
 GC_THRESHOLDS = (2_000, 10, 10)
 """The collector's thresholds while the app runs. Textual and a streaming answer allocate

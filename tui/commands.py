@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import ops
-from frontend.commands import Kind, start_command
+from frontend.command_frontend import Kind
+from frontend.commands import start_command
 from tools.childenv import child_env
 
 if TYPE_CHECKING:

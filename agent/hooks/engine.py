@@ -33,9 +33,6 @@ SESSION_END_MAX_S = 5.0
 """SessionEnd hooks may hold up eddy's exit this long at most (then they are killed)."""
 IDLE_NOTIFY_S = 60.0
 """Seconds of waiting for the user before the ``idle_prompt`` Notification (Claude Code's)."""
-END_REASONS = ("clear", "logout", "prompt_input_exit", "other")
-"""SessionEnd's reasons (Claude Code's): /clear; a logout (eddy has none); the user quit at the
-prompt (/exit, Ctrl+D, Ctrl+C twice); anything else (a signal, end of piped input, /resume)."""
 OUTPUT_EXCERPT_CHARS = 300
 _PATH_KEYS = ("file_path", "path", "notebook_path")
 
@@ -273,7 +270,9 @@ class HookEngine:
         return taken
 
     async def session_end(self, reason: str) -> None:
-        """SessionEnd (:data:`END_REASONS`): it cannot block, and it may delay the exit by
+        """SessionEnd (``clear`` after /clear, ``logout``, ``prompt_input_exit`` when the user
+        quit at the prompt: /exit, Ctrl+D, Ctrl+C twice; ``other``: a signal, the end of piped
+        input, /resume): it cannot block, and it may delay the exit by
         :data:`SESSION_END_MAX_S` at most."""
         if not self.has("SessionEnd"):
             return

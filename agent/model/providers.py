@@ -36,7 +36,7 @@ import os
 import shlex
 import subprocess
 import sys
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from agent.model.protocol import ModelError
@@ -137,19 +137,21 @@ def run_api_key_helper(command: str, timeout: float = HELPER_TIMEOUT_S) -> str:
     return key
 
 
-def has_credentials(workspace: Path | None = None) -> bool:
+def has_credentials(key_helper: bool, env: Mapping[str, str]) -> bool:
     """Whether eddy can reach a model without ANTHROPIC_API_KEY: a cloud provider is selected
-    (by the environment or a settings file's ``env``), or the settings name an ``apiKeyHelper``
-    or put a key in ``env``. Cheap: it reads the settings files, nothing more."""
+    (by the environment or the settings' ``env``), or the settings name an ``apiKeyHelper``
+    or put a key in their ``env``.
+
+    Args:
+        key_helper: whether the settings name an ``apiKeyHelper``.
+        env: the settings' ``env``.
+    """
     if provider() != "anthropic":
         return True
-    from agent.settings.files import load_settings
-
-    settings, _ = load_settings(Path.cwd() if workspace is None else workspace)
     keys = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
     switches = tuple(f"CLAUDE_CODE_USE_{n}" for n in ("BEDROCK", "VERTEX", "FOUNDRY"))
-    return settings.api_key_helper is not None or any(
-        settings.env.get(name, "").strip() not in ("", "0") for name in (*keys, *switches)
+    return key_helper or any(
+        env.get(name, "").strip() not in ("", "0") for name in (*keys, *switches)
     )
 
 

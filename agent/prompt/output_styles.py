@@ -14,14 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from agent import events as ev
 from agent.memory.files import claude_user_dir
 from agent.memory.frontmatter import read_front_matter
-
-if TYPE_CHECKING:
-    from agent.session.core import Session
 
 DEFAULT = "Default"
 
@@ -122,21 +117,3 @@ def pick_style(workspace: Path, setting: object, problems: list[str]) -> OutputS
         problems.append(f"outputStyle: no style {setting!r} (known: {known}); Default used.")
         return None
     return None if style.name == DEFAULT and style.path is None else style
-
-
-def set_output_style(session: Session, name: str) -> ev.Event:
-    """Switch ``session`` to style ``name`` (``/output-style NAME``); what to tell the user.
-
-    The system prompt is rebuilt at once (the next call misses the prompt cache once).
-    """
-    config = session.config
-    styles = load_styles(config.workspace)
-    style = styles.get(name.strip().lower())
-    if style is None:
-        known = ", ".join(s.name for s in styles.values())
-        return ev.Error(ev.NO_TURN, f"No output style {name!r}. Styles: {known}.", "style")
-    config.output_style = None if style.name == DEFAULT and style.path is None else style
-    if config.refresh_system is not None:
-        config.system = config.refresh_system()
-        session.spec.system = [{"type": "text", "text": config.system}]
-    return ev.Notice(ev.NO_TURN, f"Output style set to {style.name} for this session.")

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agent.model.pricing import Usage
-from agent.turn.loop import Limits, Turn
+from agent.turn.loop import Turn
+from agent.turn.outcome import Limits
 
 
 @dataclass

@@ -14,7 +14,7 @@ from agent.messages import Block, TextBlock
 from agent.permissions.policy import Policy
 from agent.prompt.output_styles import OutputStyle
 from agent.sandbox.config import SandboxSettings
-from agent.turn.loop import Limits
+from agent.turn.outcome import Limits
 
 
 @dataclass

@@ -26,7 +26,6 @@ from agent.extension import Extension, Extensions
 from agent.messages import Message, TextBlock
 from agent.model.pricing import context_window
 from agent.model.protocol import Model, ModelRequest
-from agent.model.side import side_query
 from agent.sandbox.runner import Sandbox
 from agent.session.budget import Spend
 from agent.session.command_prompt import has_extras, run_command_prompt
@@ -37,6 +36,7 @@ from agent.session.dialogs import SessionDialogs
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.session.shells import ShellRegistry
+from agent.session.side_model import side_query
 from agent.session.status import SessionStatus
 from agent.session.turns import PromptRunner, StopSignal
 from agent.turn.runner import ToolRunner
@@ -286,9 +286,7 @@ class Session:
                 else:
                     self._spawn(self.compactor.compact(op.focus))
             case ops.SetOutputStyle():
-                from agent.prompt.output_styles import set_output_style
-
-                self.emit(set_output_style(self, op.name))
+                self.emit(self._set_output_style(op.name))
             case ops.SendToBackground():
                 if not self.shells.detach_foreground():
                     self.emit(ev.Notice(ev.NO_TURN, "No command is running in the foreground."))
@@ -300,6 +298,23 @@ class Session:
             case _:
                 assert_never(op)
         return None
+
+    def _set_output_style(self, name: str) -> ev.Event:
+        """Switch to style ``name`` (``/output-style NAME``); what to tell the user. The system
+        prompt is rebuilt at once (the next call misses the prompt cache once)."""
+        from agent.prompt.output_styles import DEFAULT, load_styles
+
+        config = self.config
+        styles = load_styles(config.workspace)
+        style = styles.get(name.strip().lower())
+        if style is None:
+            known = ", ".join(s.name for s in styles.values())
+            return ev.Error(ev.NO_TURN, f"No output style {name!r}. Styles: {known}.", "style")
+        config.output_style = None if style.name == DEFAULT and style.path is None else style
+        if config.refresh_system is not None:
+            config.system = config.refresh_system()
+            self.spec.system = [{"type": "text", "text": config.system}]
+        return ev.Notice(ev.NO_TURN, f"Output style set to {style.name} for this session.")
 
     def use_model(self, model: str) -> None:
         """Call ``model`` from the next request on (``ops.SetModel`` also records it)."""
@@ -381,7 +396,7 @@ class Session:
         checkpoint store. Safe to call twice; the front ends call nothing else.
 
         Args:
-            reason: SessionEnd's reason (agent.hooks.engine.END_REASONS).
+            reason: SessionEnd's reason: ``clear``, ``logout``, ``prompt_input_exit``, ``other``.
         """
         if self._closed:
             return

@@ -24,7 +24,8 @@ from agent.model.protocol import Model, ModelRequest
 from agent.session.budget import Spend
 from agent.session.config import SessionConfig
 from agent.session.conversation import Conversation, CorrectionQueue
-from agent.turn.loop import Turn, TurnOutcome
+from agent.turn.loop import Turn
+from agent.turn.outcome import TurnOutcome
 from agent.turn.runner import ToolRunner
 
 if TYPE_CHECKING:

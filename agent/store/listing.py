@@ -185,7 +185,7 @@ def _summarize(path: Path, cached: Any) -> dict[str, Any]:
 
 
 def _info(path: Path, entry: dict[str, Any]) -> SessionInfo:
-    from agent.subagents.transcripts import child_transcripts
+    from agent.store.children import child_transcripts
 
     st = entry["state"]
     last = parse_timestamp(st["last_ts"] or "")

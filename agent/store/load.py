@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.messages import Message, TextBlock, ToolResultBlock, block_from_param, message_from_param
-from agent.store.repair import plural, repair_history
+from agent.store.repair import repair_history
+from tools.textfile import plural
 
 VERSION = 1
 SUFFIX = ".jsonl"
@@ -76,7 +77,6 @@ class LoadedSession:
             places a rewind can go back to.
         last_activity: the time of the last record (epoch seconds).
         rewinds: the number of rewinds (branches) in the file.
-        compactions: the number of compactions.
         checkpoints: the checkpoint records, in file order.
         problems: the repairs made, in words.
         context_tokens: the context after the last model call (its input, cache writes,
@@ -100,7 +100,6 @@ class LoadedSession:
     prompts: list[tuple[int, str]] = field(default_factory=list)
     last_activity: float | None = None
     rewinds: int = 0
-    compactions: int = 0
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     context_tokens: int | None = None
@@ -186,7 +185,6 @@ class _Replay:
         elif kind == "compaction":
             self.compacted_turns += len(self.prompts)
             self.truncate(0)
-            s.compactions += 1
             s.context_tokens = None
         elif kind == "usage":
             s.total_cost_usd += float(rec.get("cost_usd") or 0.0)

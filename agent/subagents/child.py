@@ -30,7 +30,8 @@ from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.subagents.definitions import AgentDefinition
 from agent.subagents.locks import LockedTool
-from agent.turn.loop import Limits, Turn, TurnOutcome
+from agent.turn.loop import Turn
+from agent.turn.outcome import Limits, TurnOutcome
 from agent.turn.runner import Gate, GateDecision, ToolRunner
 from tools.base import SessionFiles, ShellState, Tool, ToolContext
 
@@ -108,7 +109,6 @@ class Child:
         self.queue: list[str] = []
         """Corrections for this child (``@agent-name text`` while it runs)."""
         self.last_notice = ""
-        self.current_tool = ""
         self.transcript: Transcript | None = host.open_child_transcript(frame.agent_id, model_id)
         self._recorder = SessionRecorder(host.report)
         self._recorder.transcript = self.transcript
@@ -215,9 +215,7 @@ class Child:
     def _emit(self, event: ev.Event) -> None:
         if type(event) in (ev.TextDelta, ev.ThinkingDelta):
             return  # thousands a second; the parent shows the child's messages, not its deltas
-        if isinstance(event, ev.ToolCallStarted):
-            self.current_tool = event.summary or event.name
-        elif isinstance(event, ev.Notice):
+        if isinstance(event, ev.Notice):
             self.last_notice = event.text
         self._recorder.record_event(event, self.history)
         frame = self.frame

@@ -12,7 +12,7 @@ The unusual exits are exceptions caught in one place, ``Turn.run``: a limit or a
 leaves the history valid: every tool_use gets exactly one result. Every assistant message
 enters the history through ``normalise_assistant``, and the history is checked against the
 invariant before every model call. The limits, the outcome and those exceptions are defined in
-agent/turn/outcome.py, the interrupt race in agent/turn/race.py (both importable from here).
+agent/turn/outcome.py, the interrupt race in agent/turn/race.py.
 """
 
 from __future__ import annotations

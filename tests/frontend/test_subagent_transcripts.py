@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from agent.messages import Message, TextBlock, assistant
+from agent.store.children import child_transcripts, subagents_dir
 from agent.store.transcript import Transcript
-from agent.subagents.transcripts import child_transcripts, subagents_dir
 from frontend.subagent_transcripts import (
     NO_RESULT,
     RESULT_LINES,

@@ -13,7 +13,8 @@ import pytest
 
 from agent import events as ev
 from agent.model.pricing import DEFAULT_MODEL
-from plain.app import PlainApp, run_plain
+from plain.app import PlainApp
+from plain.run import run_plain
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.plain import plain_args
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from tools.base import Tool, ToolContext, ToolError, ToolLimits, ToolResult
-from tools.read import IMAGE_MAX_BYTES, TOOL
+from tools.image_block import IMAGE_MAX_BYTES
+from tools.read import TOOL
 from tools.schema import validate
 
 

@@ -11,7 +11,8 @@ import pytest
 from agent import events as ev
 from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, Events, make_app, make_args, settle, type_and_send, wait_ready
-from tui.app import EddyApp, settings_path
+from tui.app import EddyApp
+from tui.settings import settings_path
 from tui.widgets.conversation.message_line import MessageLine
 
 

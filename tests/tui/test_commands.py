@@ -244,7 +244,7 @@ async def test_at_completion_inserts_a_path(workspace: Path) -> None:
 
 async def test_at_completion_on_a_large_tree_searches_off_the_keystroke(workspace: Path) -> None:
     from frontend.fileindex import FileIndex
-    from tui.screens.main import SEARCH_IN_THREAD_ABOVE
+    from tui.screens.main_completion import SEARCH_IN_THREAD_ABOVE
 
     paths = [f"pkg{i // 100}/mod{i}.py" for i in range(SEARCH_IN_THREAD_ABOVE * 4)]
     app, _ = make_app(workspace, ScriptedModel([]))

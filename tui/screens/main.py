@@ -27,7 +27,6 @@ from agent import ops
 from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from frontend.prompt_history import PromptHistory
 from frontend.statusline import StatusScript
-from tui.screens.main_completion import SEARCH_IN_THREAD_ABOVE as SEARCH_IN_THREAD_ABOVE
 from tui.screens.main_completion import CompletingScreen
 from tui.screens.main_events import EventRouter
 from tui.widgets.conversation.conversation import Conversation
@@ -356,7 +355,8 @@ class MainScreen(CompletingScreen):
         returns how many were shown. ``session``: the session whose tools word the calls'
         summaries (default: the attached one; on resume it is not attached yet, and without
         its tools every replayed call would lose its command or path)."""
-        from tui.replay import REPLAY_MESSAGES, show_history
+        from frontend.history_events import REPLAY_MESSAGES
+        from tui.replay import show_history
 
         session = session if session is not None else self.session
         tools = session.runner.tools if session is not None else {}
