@@ -203,7 +203,7 @@ def tool_use_index(
 
 
 class InvariantViolation(Exception):
-    """The history breaks (P1)-(P3) of LOOP-MODEL.md; sending it would get an HTTP 400.
+    """The history breaks (P1)-(P3) of docs/loop.md; sending it would get an HTTP 400.
 
     Attributes:
         rule: "P1", "P2" or "P3"; or what else the API refuses: "ids" (a tool_use id used

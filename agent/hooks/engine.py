@@ -6,7 +6,7 @@ runs the matching handlers in parallel, reports every run (``events.HookRan``) a
 error (``events.Notice``), and returns the combined :class:`HookVerdict`. The callers decide
 what a verdict does (agent/session/gate.py, agent/turn/runner.py, agent/turn/loop.py,
 agent/session/core.py, agent/session/compaction.py), so hooks stay parts of the loop's gate
-and exec and every promise of LOOP-MODEL.md holds through them.
+and exec and every promise of docs/loop.md holds through them.
 
 Every adapter is awaited inside the running turn (or the session's task), so Esc cancels it
 and the runner kills each handler's process group.

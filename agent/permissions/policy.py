@@ -1,6 +1,6 @@
 """Pure permission policy: mode and rules -> allow / ask / deny.
 
-This is the gate g(name, input) of LOOP-MODEL.md before a user is involved: ``decide`` does no
+This is the gate g(name, input) of docs/loop.md before a user is involved: ``decide`` does no
 I/O beyond resolving paths (``ctx.resolve``, the real path behind ``..`` and symlinks, and the
 expansion of a shell glob), so it is tested table-driven.
 

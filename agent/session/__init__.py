@@ -3,7 +3,7 @@ corrections, the pending approvals and its own lifecycle (model, transcript, che
 
 - core.py: ``Session`` (submit ops, emit events) and the turn it runs.
 - config.py: ``SessionConfig``, how a session runs (built by the front door, agent/open.py).
-- gate.py: the gate of LOOP-MODEL.md made interactive: policy first, then the user.
+- gate.py: the gate of docs/loop.md made interactive: policy first, then the user.
 - turns.py, command_prompt.py: a prompt's turn, a custom command's prompt.
 - conversation.py, dialogs.py, status.py: the history and the queue, AskUserQuestion and
   ExitPlanMode, the status snapshot.

@@ -1,4 +1,4 @@
-"""The gate of LOOP-MODEL.md made interactive: policy first, then the user.
+"""The gate of docs/loop.md made interactive: policy first, then the user.
 
 ``allow`` runs the call, ``deny`` refuses it with the policy's reason, and ``ask`` becomes a
 ``PermissionRequested`` event answered by ``ops.AnswerPermission`` (an asyncio Future keyed by

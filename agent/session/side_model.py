@@ -6,7 +6,7 @@ key), with another model id; the fake API in the tests sees it like any other re
 
 Its cost is the turn's as it happens (:func:`charge_turn`): the session's total and the budget
 B count it like a response of the main model, so a budget that side calls use up stops the
-turn at its next model response (LOOP-MODEL.md: "after each response, add its cost").
+turn at its next model response (docs/loop.md: "after each response, add its cost").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One subagent: the same Turn loop (LOOP-MODEL.md) with its own history, tools and T.
+"""One subagent: the same Turn loop (docs/loop.md) with its own history, tools and T.
 
 What a child shares with its parent, and what it does not:
 

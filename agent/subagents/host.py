@@ -1,7 +1,7 @@
 """A session's subagents: what the Agent tool calls (``ctx.subagents.launch``).
 
 The host holds what the whole tree shares: the definitions, the per-file locks, the
-concurrency slots, the depth cap and the running children. Limits (LOOP-MODEL.md,
+concurrency slots, the depth cap and the running children. Limits (docs/loop.md,
 "Subagents"):
 
 - **B** is the tree's: a child's turn has the calling turn as its ``parent``, so each

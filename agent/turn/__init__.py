@@ -1,4 +1,4 @@
-"""One turn of the agent loop (LOOP-MODEL.md, docs/loop.md) and what it is made of.
+"""One turn of the agent loop (docs/loop.md, docs/loop.md) and what it is made of.
 
 - loop.py: ``Turn``, the loop step by step; outcome.py: its limits, outcome and unusual exits;
   race.py: Esc against whatever the turn awaits; sink.py: the stream of one model call.

@@ -1,4 +1,4 @@
-"""One turn of the agent loop, as in LOOP-MODEL.md ("One step of the loop").
+"""One turn of the agent loop, as in docs/loop.md ("One step of the loop").
 
     1. a = model(h)                      -- one model call (streamed)
     2. no tool_use in a  -> success      (h becomes h·a)
@@ -346,7 +346,7 @@ class Turn:
             cost = cost_usd(self.spec.model, response.usage)
         self.cost += cost
         ancestor = self.parent
-        while ancestor is not None:  # the tree's spend counts as it happens (LOOP-MODEL.md)
+        while ancestor is not None:  # the tree's spend counts as it happens (docs/loop.md)
             ancestor.cost += cost
             ancestor = ancestor.parent
         self.usage = self.usage + response.usage
@@ -374,7 +374,7 @@ class Turn:
         return f"Stopped: {lim.budget_scope} has spent ${spent:.4f} of its ${cap:.4f} budget."
 
     def close_interrupted(self) -> None:
-        """Make the history valid after an interrupt (LOOP-MODEL.md "Esc").
+        """Make the history valid after an interrupt (docs/loop.md "Esc").
 
         A response cut short keeps what the user saw of it (its complete text, never a tool
         call); every tool call in the history gets its result; a note says the user

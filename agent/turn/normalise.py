@@ -1,4 +1,4 @@
-"""The one normaliser every assistant message passes on its way into the history (LOOP-MODEL.md:
+"""The one normaliser every assistant message passes on its way into the history (docs/loop.md:
 "Every assistant message enters h through one normaliser, whatever path it came by")."""
 
 from __future__ import annotations

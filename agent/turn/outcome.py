@@ -1,8 +1,8 @@
-"""How a turn is bounded and how it ends (LOOP-MODEL.md): its ``Limits`` (T and B) and caps,
+"""How a turn is bounded and how it ends (docs/loop.md): its ``Limits`` (T and B) and caps,
 the ``TurnOutcome`` it returns, the two exceptions that end it early, which ``Turn.run`` in
 agent/turn/loop.py catches in one place (``TurnStopped``: a limit or a failed call;
 ``TurnInterrupted``: Esc), and the notice that says why a final response ended unusually.
-Kept apart from the loop so that the loop reads as the steps of LOOP-MODEL.md.
+Kept apart from the loop so that the loop reads as the steps of docs/loop.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Await something unless the user interrupts first: the race every wait of a turn runs in
-(a model call, a tool call, a hook), so that Esc can stop any of them (LOOP-MODEL.md "Esc")."""
+(a model call, a tool call, a hook), so that Esc can stop any of them (docs/loop.md "Esc")."""
 
 from __future__ import annotations
 

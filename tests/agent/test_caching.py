@@ -1,5 +1,5 @@
 """Context growth and caching with realistic token counts from the fake server (issue 8,
-LOOP-MODEL.md item 4): n_k grows by exactly a_k + r_k; cache reads dominate; <= 4 breakpoints."""
+docs/loop.md item 4): n_k grows by exactly a_k + r_k; cache reads dominate; <= 4 breakpoints."""
 
 from __future__ import annotations
 

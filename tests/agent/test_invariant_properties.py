@@ -1,4 +1,4 @@
-"""Property: Inv holds for every request and every reachable history (LOOP-MODEL.md item 1).
+"""Property: Inv holds for every request and every reachable history (docs/loop.md item 1).
 
 Random scripted models (text, tool calls, cut responses), random gate decisions, random tool
 outcomes (result, ToolError, crash, slow), random queued corrections and random interrupt points.

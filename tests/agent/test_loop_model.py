@@ -1,4 +1,4 @@
-"""The (test) items of LOOP-MODEL.md against the real loop, with scripted models."""
+"""The (test) items of docs/loop.md against the real loop, with scripted models."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """WebFetch's question to the small fast model is paid for like any response: its cost (the
 price table's, for the small model's id) counts in the turn's and the session's spend as it
 happens, so the budget B sees it, and a budget the side calls use up stops the turn at the
-main model's next response (LOOP-MODEL.md: total >= B and the response asks for tools: stop,
+main model's next response (docs/loop.md: total >= B and the response asks for tools: stop,
 without running them). Through the real loop, the SDK and the fake Messages API."""
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ class ScriptedModel:
 
     Args:
         script: the items or the function.
-        cost_per_call: a fixed cost per response (overrides pricing), e.g. 3 in LOOP-MODEL.md.
+        cost_per_call: a fixed cost per response (overrides pricing), e.g. 3 in docs/loop.md.
         name: the model name reported.
         chunk: characters per streamed text delta.
     """

@@ -1,4 +1,4 @@
-"""LOOP-MODEL.md's invariant with hooks in the gate and in exec: whatever the hooks decide
+"""docs/loop.md's invariant with hooks in the gate and in exec: whatever the hooks decide
 (allow, deny, ask, exit 2, crash, updatedInput valid or not, continue: false, PostToolUse
 block, Stop block), every request is valid and every tool_use gets exactly one result."""
 

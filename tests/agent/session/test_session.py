@@ -1,4 +1,4 @@
-"""The queue pair: prompts, Esc, queued corrections and permission answers (LOOP-MODEL "Esc")."""
+"""The queue pair: prompts, Esc, queued corrections and permission answers (docs/loop.md, "Esc")."""
 
 from __future__ import annotations
 

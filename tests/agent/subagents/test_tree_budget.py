@@ -1,4 +1,4 @@
-"""The budget B covers the whole tree (LOOP-MODEL.md, "Subagents"): the spend counts as it
+"""The budget B covers the whole tree (docs/loop.md, "Subagents"): the spend counts as it
 happens, and at B every running agent stops at its next check, so the overshoot is at most
 one response per agent running when B was reached. A property over random trees and costs,
 some children in the background (outliving their call, spending from the same B)."""
