@@ -238,8 +238,7 @@ def _tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
 
     on_raw = claude.stream_event if claude is not None else None
     model = TappedModel(session.model, on_raw, is_main)
-    session.model = model
-    session.compactor.model = model  # its calls are API time too
+    session.replace_model(model)  # compaction's calls are API time too
     return model
 
 

@@ -316,6 +316,11 @@ class Session:
             self.spec.system = [{"type": "text", "text": config.system}]
         return ev.Notice(ev.NO_TURN, f"Output style set to {style.name} for this session.")
 
+    def replace_model(self, model: Model) -> None:
+        """Call ``model`` instead of the session's model client from now on, for prompts and
+        compaction (a wrapper that times or taps the calls: headless ``duration_api_ms``)."""
+        self.model = self.prompts.model = self.compactor.model = model
+
     def use_model(self, model: str) -> None:
         """Call ``model`` from the next request on (``ops.SetModel`` also records it)."""
         self.config.model = self.spec.model = model

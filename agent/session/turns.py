@@ -24,7 +24,7 @@ from agent.model.protocol import Model, ModelRequest
 from agent.session.budget import Spend
 from agent.session.config import SessionConfig
 from agent.session.conversation import Conversation, CorrectionQueue
-from agent.turn.loop import Turn
+from agent.turn.loop import Turn, TurnHost
 from agent.turn.outcome import TurnOutcome
 from agent.turn.runner import ToolRunner
 
@@ -52,8 +52,9 @@ class StopSignal:
         return self.event
 
 
-class PromptRunner:
-    """Runs a session's prompts, one turn each (and the queue after it).
+class PromptRunner(TurnHost):
+    """Runs a session's prompts, one turn each (and the queue after it); the host of each
+    turn (its corrections, the extensions and compaction before a call, Stop after it).
 
     Args:
         config: the session's settings (limits, headless).
@@ -145,15 +146,12 @@ class PromptRunner:
         started = time.monotonic()
         self.runner.turn_id = turn_id
         turn = Turn(
-            before_call=self._before_call,
-            on_stop=self._on_stop,
-            history=self.conversation.history,
-            model=self.model,
-            spec=self.spec,
-            runner=self.runner,
-            emit=self.emit,
-            take_queue=self.corrections.take_all,
-            interrupt=self.stop.event,
+            self.conversation.history,
+            self.model,
+            self.spec,
+            self.runner,
+            self.stop.event,
+            self,
             limits=self.spend.turn_limits(config.limits, config.headless),
             turn_id=turn_id,
             checked_upto=self.conversation.checked_upto,
@@ -184,13 +182,17 @@ class PromptRunner:
             ev.TurnFinished(turn_id, "error_during_execution", 0, 0, 0.0, total, 0, {}, "", error)
         )
 
-    async def _before_call(self, turn: Turn) -> bool:
+    def take_queue(self) -> list[str]:
+        """The corrections queued while the calls ran (they follow the results)."""
+        return self.corrections.take_all()
+
+    async def before_call(self, turn: Turn) -> bool:
         """Before each model call: the extensions (the tool set may change here), then
         compaction."""
         await self.extensions.before_model_call()
         return await self.compactor.before_call(turn)
 
-    async def _on_stop(self, history: list[Message], active: bool) -> str | None:
+    async def on_stop(self, history: list[Message], active: bool) -> str | None:
         """The model answered without tools: an extension may send it back (Stop hooks)."""
         return await self.extensions.on_stop(StopRequest(history, active))
 

@@ -30,7 +30,7 @@ from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.subagents.definitions import AgentDefinition
 from agent.subagents.locks import LockedTool
-from agent.turn.loop import Turn
+from agent.turn.loop import Turn, TurnHost
 from agent.turn.outcome import Limits, TurnOutcome
 from agent.turn.runner import Gate, GateDecision, ToolRunner
 from tools.base import SessionFiles, ShellState, Tool, ToolContext
@@ -76,7 +76,7 @@ class Frame:
     root_call_id: str = ""
 
 
-class Child:
+class Child(TurnHost):
     """Builds and runs one subagent; ``run`` returns its outcome, ``result_text`` its answer.
 
     Args:
@@ -137,16 +137,13 @@ class Child:
             thinking=parent.spec.thinking,
         )
         self.turn = Turn(
-            history=self.history,
-            model=parent.model,
-            spec=spec,
-            runner=self.runner,
-            emit=self._emit,
-            take_queue=self._take_queue,
-            interrupt=parent.interrupt,
+            self.history,
+            parent.model,
+            spec,
+            self.runner,
+            parent.interrupt,
+            self,
             limits=Limits(max_turns=definition.max_turns),
-            turn_id=1,
-            on_stop=self._subagent_stop,
         )
         self.turn.parent = parent
 
@@ -155,21 +152,22 @@ class Child:
         """How the user sees this agent in questions and lines: ``a1b2c3 (Explore)``."""
         return f"{self.frame.agent_id} ({self.definition.name})"
 
-    async def _subagent_stop(self, history: list[Any], stop_hook_active: bool) -> str | None:
-        """``Turn.on_stop`` for a child: the session's extensions (SubagentStop hooks); a text
+    async def on_stop(self, history: list[Message], active: bool) -> str | None:
+        """The child answered without tools: the session's extensions (SubagentStop hooks); a text
         is the child's next prompt, a model call counted against its T and the tree's B like
         any other (at most 8 in a row, as for Stop)."""
         transcript = self.transcript
         stop = StopRequest(
             history,
-            stop_hook_active,
+            active,
             self.frame.agent_id,
             self.definition.name,
             str(transcript.path) if transcript is not None else "",
         )
         return await self.host.session.extensions.on_stop(stop)
 
-    def _take_queue(self) -> list[str]:
+    def take_queue(self) -> list[str]:
+        """The corrections for this child (``@agent-name text``), taken."""
         taken, self.queue = self.queue, []
         return taken
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any
 
 from agent import events as ev
@@ -50,7 +50,6 @@ from agent.turn.sink import TurnSink
 
 INTERRUPT_NOTE = "[Request interrupted by user]"
 
-Emit = Callable[[ev.Event], None]
 
 CURRENT_TURN: contextvars.ContextVar[Turn | None] = contextvars.ContextVar(
     "eddy_current_turn", default=None
@@ -59,8 +58,27 @@ CURRENT_TURN: contextvars.ContextVar[Turn | None] = contextvars.ContextVar(
 parent turn here (tasks copy the context, so a nested turn shadows it only inside itself)."""
 
 
+class TurnHost:
+    """What a turn asks of whoever runs it (the session's prompt runner, a subagent). Each
+    method does nothing until overridden."""
+
+    def take_queue(self) -> list[str]:
+        """The corrections queued since the last call, taken (they follow the results)."""
+        return []
+
+    async def before_call(self, turn: Turn) -> bool:
+        """Before each model call (extensions, automatic compaction); True if it rewrote the
+        history."""
+        return False
+
+    async def on_stop(self, history: list[Message], active: bool) -> str | None:
+        """The model answered without tools (``active``: a text already sent it back in
+        this turn); a text sends it back once more, counted against T and B."""
+        return None
+
+
 class Turn:
-    """Runs one turn over a shared history (a list the session owns).
+    """Runs one turn over a shared history (a list its host owns).
 
     Args:
         history: the conversation; ends with the user message that started this turn.
@@ -68,42 +86,33 @@ class Turn:
         spec: the stable request parts (its ``messages`` and ``tools`` are ignored: the
             history is sent, with the runner's tool set's parameters).
         runner: executes tool calls (schema checks, gate, concurrency, cancellation); its
-            ``tools`` are what each request offers.
-        emit: the event sink.
-        take_queue: returns and clears the queued corrections.
-        interrupt: set by the session when the user presses Esc.
+            ``tools`` are what each request offers, its ``emit`` where the turn's events go.
+        interrupt: set when the user presses Esc.
+        host: the corrections, and what runs before each call and after the last.
         limits: T and B for this turn.
         turn_id: names the turn in every event.
         checked_upto: messages before this index already passed the invariant check.
-        before_call: awaited before each model call (automatic compaction); True if it
-            rewrote the history.
-        on_stop: awaited when the model has answered (Stop hooks) with the history and
-            whether a Stop hook already sent it back; a text means "go on": it becomes the
-            next user text block and one more model call, counted against T and B.
     """
 
     def __init__(
         self,
-        *,
         history: list[Message],
         model: Model,
         spec: ModelRequest,
         runner: ToolRunner,
-        emit: Emit,
-        take_queue: Callable[[], list[str]],
         interrupt: asyncio.Event,
+        host: TurnHost | None = None,
+        *,
         limits: Limits | None = None,
         turn_id: int = 1,
         checked_upto: int = 0,
-        before_call: Callable[[Turn], Awaitable[bool]] | None = None,
-        on_stop: Callable[[list[Message], bool], Awaitable[str | None]] | None = None,
     ) -> None:
         self.history = history
         self.model = model
         self.spec = spec
         self.runner = runner
-        self.emit = emit
-        self.take_queue = take_queue
+        self.emit = runner.emit
+        self.host = host or TurnHost()
         self.interrupt = interrupt
         self.limits = limits or Limits()
         self.turn_id = turn_id
@@ -113,8 +122,6 @@ class Turn:
         self.usage = Usage()
         self.context_tokens = 0
         self.checked_upto = checked_upto
-        self.before_call = before_call
-        self.on_stop = on_stop
         self.stop_blocks = 0
         """How often Stop hooks sent the model back in this turn (``stop_hook_active``)."""
         self._window = context_window(spec.model)
@@ -215,7 +222,7 @@ class Turn:
             # 4. gate and run each call; b = user[results, corrections]; h = h·a·b; t += 1
             a = self._append_assistant(a, keep_tools=True, stop=response.stop_reason)
             results = await self.runner.run_all(a.tool_uses, self.race)
-            corrections = self.take_queue()
+            corrections = self.host.take_queue()
             self.history.append(Message("user", (*results, *(TextBlock(c) for c in corrections))))
             if corrections:
                 self.emit(ev.CorrectionsDelivered(self.turn_id, tuple(corrections)))
@@ -226,13 +233,13 @@ class Turn:
     async def _stop_hook_continues(self, outcome: TurnOutcome) -> bool:
         """Stop hooks after an ordinary answer: True if one blocked and the loop goes on,
         the reason (and any queued corrections) appended as the next user message."""
-        if self.on_stop is None or outcome.stop_reason not in ("end_turn", "stop_sequence"):
+        if outcome.stop_reason not in ("end_turn", "stop_sequence"):
             return False
         if self.stop_blocks >= MAX_STOP_HOOK_BLOCKS:
             text = f"Stop hooks blocked {MAX_STOP_HOOK_BLOCKS} times in a row; the turn ends."
             self.emit(ev.Notice(self.turn_id, text))
             return False
-        reason = await self.race(self.on_stop(self.history, self.stop_blocks > 0))
+        reason = await self.race(self.host.on_stop(self.history, self.stop_blocks > 0))
         if reason is None or not reason.strip():
             return False
         # one more model call, counted like a tool turn against T and B
@@ -243,7 +250,7 @@ class Turn:
             raise TurnStopped("error_max_budget_usd", self._budget_stop(b))
         self.stop_blocks += 1
         self.turns += 1
-        corrections = self.take_queue()
+        corrections = self.host.take_queue()
         blocks = (TextBlock(f"Stop hook feedback:\n{reason}"), *(TextBlock(c) for c in corrections))
         last = self.history[-1] if self.history else None
         if last is not None and last.role == "user":  # an empty answer was not kept
@@ -281,8 +288,7 @@ class Turn:
         ``continuing`` (a paused response is the last message): no compaction before it,
         which could not keep that message last.
         """
-        before = None if continuing else self.before_call
-        if before is not None and await self.race(before(self)):
+        if not continuing and await self.race(self.host.before_call(self)):
             self.checked_upto = self._ids_upto = 0  # rewritten: check and index it all again
             self._ids = {}
         try:

@@ -23,7 +23,7 @@ from agent.messages import (
 )
 from agent.model.pricing import Usage
 from agent.model.protocol import ModelResponse
-from agent.turn.loop import Limits
+from agent.turn.outcome import Limits
 from agent.turn.runner import GateDecision
 from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
@@ -144,24 +144,18 @@ def test_invariant_holds_everywhere(responses, max_turns, interrupt_at, queue_at
         from agent.model.protocol import ModelRequest
         from agent.turn.loop import Turn
         from agent.turn.runner import ToolRunner
+        from tests.helpers.engine import QueueHost
         from tools.base import ToolContext
 
         emit = Emit()
         runner = ToolRunner(TOOLS, ToolContext(Path(".")), gate, emit)
-
-        def take():
-            taken = list(queue)
-            queue.clear()
-            return taken
-
         turn = Turn(
-            history=history,
-            model=ScriptedModel(script),
-            spec=ModelRequest("claude-sonnet-5-5"),
-            runner=runner,
-            emit=emit,
-            take_queue=take,
-            interrupt=interrupt,
+            history,
+            ScriptedModel(script),
+            ModelRequest("claude-sonnet-5-5"),
+            runner,
+            interrupt,
+            QueueHost(queue),
             limits=Limits(max_turns=max_turns),
         )
         return await turn.run()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from agent.messages import ToolResultBlock, ToolUseBlock, assistant, check_invariant, is_valid
 from agent.model.pricing import Usage
 from agent.model.protocol import ModelResponse
-from agent.turn.loop import Limits
+from agent.turn.outcome import Limits
 from agent.turn.runner import GateDecision
 from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool

@@ -21,7 +21,8 @@ from urllib.parse import urlparse
 import pytest
 
 from agent import events as ev
-from agent import ops, providers
+from agent import ops
+from agent.model import providers
 from agent.model.anthropic import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session

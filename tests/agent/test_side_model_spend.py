@@ -17,7 +17,7 @@ from agent import ops
 from agent.model.pricing import Usage, cost_usd
 from agent.permissions.policy import Rule
 from agent.session.side_model import DEFAULT_SMALL_FAST_MODEL
-from agent.turn.loop import Limits
+from agent.turn.outcome import Limits
 from tests.agent.test_webfetch_session import MODEL, assert_all_requests_valid, session_for
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.tools.web_server import WebServer

@@ -17,7 +17,7 @@ from agent.permissions.policy import Policy, Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.settings.files import load_settings
-from agent.turn.loop import Limits
+from agent.turn.outcome import Limits
 from tests.fakes.fake_api import FakeAnthropic
 from tests.helpers.events import Events
 from tools.bash import BashTool

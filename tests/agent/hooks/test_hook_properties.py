@@ -19,7 +19,7 @@ from agent.messages import Message, assistant, check_invariant
 from agent.permissions.policy import Policy, Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from agent.turn.loop import Limits
+from agent.turn.outcome import Limits
 from tests.fakes.scripted import ScriptedModel, tool_call
 from tools.bash import BashTool
 
