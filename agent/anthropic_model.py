@@ -16,6 +16,7 @@ import threading
 from typing import Any
 
 from agent.model import ModelError, ModelRequest, ModelResponse, StreamSink
+from agent.request_body import EncodedMessages
 from agent.response_stream import ResponseAccumulator, sse_events
 from agent.retry import DEFAULT_SLEEP, RetryPolicy, Sleep, describe, retry_notice, should_retry
 
@@ -81,7 +82,7 @@ def request_params(request: ModelRequest, previous_breakpoint: int | None = None
     The cached params of the messages are copied, never modified.
     """
     messages = [m.to_param() for m in request.messages]
-    total = sum(len(m["content"]) for m in messages)
+    total = sum(len(m.content) for m in request.messages)
     if total:
         _mark(messages, total - 1, total)
         if previous_breakpoint is not None and total - 1 - previous_breakpoint > LOOKBACK_SAFE:
@@ -89,7 +90,7 @@ def request_params(request: ModelRequest, previous_breakpoint: int | None = None
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
-        "messages": messages,
+        "messages": EncodedMessages(messages, request.messages),
     }
     if request.system:
         system = [dict(b) for b in request.system]

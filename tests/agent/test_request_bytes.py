@@ -107,7 +107,10 @@ def rich_history() -> list[Message]:
                 {
                     "type": "tool_result",
                     "tool_use_id": "toolu_01",
-                    "content": [{"type": "text", "text": "1\tline one\n"}, image("image/jpeg")],
+                    "content": [
+                        {"type": "text", "text": "1\tline \x1b[1mone\x1b[0m\n"},
+                        image("image/jpeg"),
+                    ],
                 },
                 {
                     "type": "tool_result",
@@ -168,14 +171,16 @@ def rich_request() -> ModelRequest:
 
 
 async def sent_by_the_sdk(fake: FakeAnthropic, params: dict[str, Any]) -> bytes:
-    """The body the SDK's ordinary path (its request transform on every field) sends."""
-    model = AnthropicModel("claude-opus-5-5", api_key="k", base_url=fake.base_url)
-    client = await model.ready_client()
+    """The body the SDK's ordinary path sends: its own client and HTTP client, its request
+    transform on every field, httpx encoding the whole body."""
+    import anthropic
+
+    client = anthropic.AsyncAnthropic(api_key="k", base_url=fake.base_url, max_retries=0)
     try:
         async with client.messages.with_streaming_response.create(**params, stream=True) as http:
             await http.read()
     finally:
-        await model.aclose()
+        await client.close()
     return fake.raw_bodies[-1]
 
 
@@ -232,3 +237,20 @@ async def test_a_request_without_system_or_tools_is_sent_as_the_sdk_sends_it(fak
     reference = await sent_by_the_sdk(fake_api, request_params(request))
     assert await sent_by_eddy(fake_api, request) == reference
     assert list(fake_api.requests[-1]) == ["max_tokens", "messages", "model", "stream"]
+
+
+async def test_a_resumed_history_is_sent_as_the_sdk_sends_it(fake_api, tmp_path) -> None:
+    """Messages read back from a transcript keep the JSON their lines hold: the body is still
+    the SDK's, byte for byte."""
+    from agent.store.load import load
+    from agent.store.transcript import Transcript
+
+    fake_api.default = Reply([text("ok")])
+    request = rich_request()
+    with Transcript.create(tmp_path, model="claude-opus-5-5", directory=tmp_path) as saved:
+        saved.record_history(request.messages)
+    resumed = dataclasses.replace(request, messages=load(saved.path).history)
+    assert resumed.messages == request.messages
+    reference = await sent_by_the_sdk(fake_api, request_params(resumed))
+    assert await sent_by_eddy(fake_api, resumed) == reference
+    assert fake_api.violations == []
