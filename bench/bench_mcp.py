@@ -1,9 +1,19 @@
-"""MCP start-up benchmark; prints figures, asserts nothing. Run: .venv/bin/python bench/bench_mcp.py
+"""MCP start-up benchmark; prints figures, asserts nothing.
 
-Launch ``.venv/bin/eddy`` in tmux (as bench_tui.py does) with no MCP server and with 5 stdio
-servers configured (our fake server, tests/fakes/mcp_stdio_server.py, through --mcp-config):
-the median time to the first frame and until typed text shows in the prompt. The servers start
-in the background, so the target is: accepts typing within 1.1x of the run without servers.
+Run: .venv/bin/python bench/bench_mcp.py [tui|headless]   (both by default)
+
+``tui``: launch ``.venv/bin/eddy`` in tmux (as bench_tui.py does) with no MCP server and with 5
+stdio servers configured (our fake server, tests/fakes/mcp_stdio_server.py, through
+--mcp-config): the median time to the first frame and until typed text shows in the prompt.
+The servers start in the background, so the target is: accepts typing within 1.1x of the run
+without servers.
+
+``headless`` (issue 32: 5 stdio servers add <= 0.2 s to the first request): ``eddy -p`` and,
+with ``CLAUDE_BIN`` set, Claude Code's ``-p``, against the fake Messages API, each with no
+server and with 5 ``mcp-server-time`` servers (``--mcp-config FILE --strict-mcp-config``: both
+wait for their servers before the first request). The clock: launch -> the arrival of the
+first request that offers tools (the main loop's; a side call does not count). The four runs
+alternate; medians of ``BENCH_RUNS`` (7), the spread and the load are printed.
 """
 
 from __future__ import annotations
@@ -11,9 +21,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -24,6 +39,10 @@ SERVERS = 5
 RUNS = 7
 
 from tmux_harness import EDDY, scratch_env, time_startup  # noqa: E402
+
+from tests.fakes.fake_api import FakeAnthropic, Reply, text  # noqa: E402
+
+TIME_SERVER = ROOT / ".venv" / "bin" / "mcp-server-time"
 
 
 def servers_file(n: int) -> Path:
@@ -37,6 +56,97 @@ def servers_file(n: int) -> Path:
 
 
 def main() -> None:
+    modes = sys.argv[1:] or ["tui", "headless"]
+    if "headless" in modes:
+        headless(int(os.environ.get("BENCH_RUNS", "7")))
+    if "tui" in modes:
+        tui()
+
+
+class FirstCall(FakeAnthropic):
+    """The fake API, noting when the first request that offers tools arrived."""
+
+    def __init__(self) -> None:
+        super().__init__(default=Reply([text("ok")]))
+        self._local = threading.local()
+        self.first: float | None = None
+
+    def _handle(self, h: Any) -> None:
+        self._local.arrived = time.time()
+        super()._handle(h)
+
+    def _next_item(self, body: dict[str, Any]) -> Any:
+        if body.get("tools") and self.first is None:
+            self.first = self._local.arrived
+        return super()._next_item(body)
+
+
+def time_servers(n: int) -> Path:
+    entries = {f"time{i}": {"command": str(TIME_SERVER), "args": []} for i in range(n)}
+    path = Path(tempfile.mkdtemp(prefix="eddy-bench-mcp-")) / "servers.json"
+    path.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+    return path
+
+
+def headless(runs: int) -> None:
+    """``-p`` with no MCP server and with 5: launch -> first main request, eddy and Claude."""
+    from bench_headless import PACKAGES, claude_home
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *PACKAGES], cwd=ROOT, check=True)
+    key = "sk-ant-bench-not-a-key"
+    claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
+    servers = time_servers(SERVERS)
+    work = Path(tempfile.mkdtemp(prefix="eddy-bench-mcp-work-"))
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+    base |= {"ANTHROPIC_API_KEY": key, "EDDY_DATA_DIR": str(work / "data")}
+    strict = ["--mcp-config", str(servers), "--strict-mcp-config"]
+    cases: dict[str, tuple[list[str], dict[str, str]]] = {
+        "eddy, no server": ([str(EDDY), "-p", "hi", "--strict-mcp-config"], base),
+        f"eddy, {SERVERS} servers": ([str(EDDY), "-p", "hi", *strict], base),
+    }
+    if claude:
+        cenv = base | {
+            "HOME": claude_home(work, key),
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+        cases["Claude Code, no server"] = ([claude, "-p", "hi", "--strict-mcp-config"], cenv)
+        cases[f"Claude Code, {SERVERS} servers"] = ([claude, "-p", "hi", *strict], cenv)
+    first: dict[str, list[float]] = {label: [] for label in cases}
+    with FirstCall() as fake:
+        for _ in range(runs):
+            for label, (argv, env) in cases.items():
+                fake.validate = label.startswith("eddy")
+                fake.first = None
+                started = time.time()
+                out = subprocess.run(
+                    argv,
+                    cwd=work,
+                    env=env | {"ANTHROPIC_BASE_URL": fake.base_url},
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
+                if out.returncode != 0 or fake.first is None:
+                    raise SystemExit(f"{label} failed: {out.stdout[-800:]}{out.stderr[-800:]}")
+                first[label].append(fake.first - started)
+    shutil.rmtree(work, ignore_errors=True)
+    print(
+        f"-p, launch -> first main request; medians of {runs} alternating runs (min-max); "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    )
+    med = {label: statistics.median(times) for label, times in first.items()}
+    for label, times in first.items():
+        print(f"  {label:26s} {med[label]:.3f} s ({min(times):.3f}-{max(times):.3f})")
+    added = med[f"eddy, {SERVERS} servers"] - med["eddy, no server"]
+    line = f"{SERVERS} servers add: eddy {added:+.3f} s (target <= 0.2 s)"
+    if claude:
+        theirs = med[f"Claude Code, {SERVERS} servers"] - med["Claude Code, no server"]
+        line += f"; Claude Code {theirs:+.3f} s"
+    print(line)
+
+
+def tui() -> None:
     if not shutil.which("tmux"):
         print("mcp startup: tmux not found, skipped")
         return
