@@ -45,6 +45,7 @@ def attach_mcp(
         approved=lambda c: may_start(c, workspace, headless=headless),
         log_dir=project_data_dir(workspace) / "mcp-logs",
         wait_at_first_call=headless,
+        background=not headless,  # -p waits for them: nothing to keep responsive
     )
     manager.attach(session)
     manager.start()
