@@ -112,12 +112,17 @@ def same_json(a: Any, b: Any) -> bool:
     same key order (``==`` ignores both: ``{"a": 1, "b": 1.0} == {"b": 1, "a": 1}``)."""
     if a is b:  # a block's fields are the objects its param held: whole subtrees match here
         return True
-    if type(a) is not type(b):
+    kind = type(a)
+    if kind is not type(b):
         return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(map(same_json, a, b))
+    if kind is dict:
+        if list(a) != list(b):
+            return False
+        return all(v is b[k] or same_json(v, b[k]) for k, v in a.items())
+    if kind is list:
+        return len(a) == len(b) and all(
+            v is w or same_json(v, w) for v, w in zip(a, b, strict=True)
+        )
     return bool(a == b)
 
 

@@ -10,10 +10,13 @@ without servers.
 
 ``headless`` (issue 32: 5 stdio servers add <= 0.2 s to the first request): ``eddy -p`` and,
 with ``CLAUDE_BIN`` set, Claude Code's ``-p``, against the fake Messages API, each with no
-server and with 5 ``mcp-server-time`` servers (``--mcp-config FILE --strict-mcp-config``: both
-wait for their servers before the first request). The clock: launch -> the arrival of the
-first request that offers tools (the main loop's; a side call does not count). The four runs
-alternate; medians of ``BENCH_RUNS`` (7), the spread and the load are printed.
+server, with 5 ``mini`` servers (bench/mini_mcp_server.py, standard library only: what the
+agent's own MCP start costs) and with 5 ``mcp-server-time`` servers (built on the ``mcp``
+package: each imports for about a second of CPU on a busy 2-core machine), through
+``--mcp-config FILE --strict-mcp-config`` (both agents wait for their servers before the first
+request). The clock: launch -> the arrival of the first request that offers tools (the main
+loop's; a side call does not count). The runs alternate; medians of ``BENCH_RUNS`` (7), the
+spread and the load are printed.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from tmux_harness import EDDY, scratch_env, time_startup  # noqa: E402
 from tests.fakes.fake_api import FakeAnthropic, Reply, text  # noqa: E402
 
 TIME_SERVER = ROOT / ".venv" / "bin" / "mcp-server-time"
+MINI_SERVER = ROOT / "bench" / "mini_mcp_server.py"
 
 
 def servers_file(n: int) -> Path:
@@ -81,8 +85,11 @@ class FirstCall(FakeAnthropic):
         return super()._next_item(body)
 
 
-def time_servers(n: int) -> Path:
-    entries = {f"time{i}": {"command": str(TIME_SERVER), "args": []} for i in range(n)}
+def servers_of(kind: str, n: int) -> Path:
+    """A config of ``n`` servers: ``mini`` (bench/mini_mcp_server.py, standard library only)
+    or ``time`` (``mcp-server-time``, built on the ``mcp`` package)."""
+    command = [str(TIME_SERVER)] if kind == "time" else ["python3", str(MINI_SERVER)]
+    entries = {f"{kind}{i}": {"command": command[0], "args": command[1:]} for i in range(n)}
     path = Path(tempfile.mkdtemp(prefix="eddy-bench-mcp-")) / "servers.json"
     path.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
     return path
@@ -95,23 +102,24 @@ def headless(runs: int) -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", *PACKAGES], cwd=ROOT, check=True)
     key = "sk-ant-bench-not-a-key"
     claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
-    servers = time_servers(SERVERS)
+    kinds = ("mini", "time")
     work = Path(tempfile.mkdtemp(prefix="eddy-bench-mcp-work-"))
     base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
     base |= {"ANTHROPIC_API_KEY": key, "EDDY_DATA_DIR": str(work / "data")}
-    strict = ["--mcp-config", str(servers), "--strict-mcp-config"]
-    cases: dict[str, tuple[list[str], dict[str, str]]] = {
-        "eddy, no server": ([str(EDDY), "-p", "hi", "--strict-mcp-config"], base),
-        f"eddy, {SERVERS} servers": ([str(EDDY), "-p", "hi", *strict], base),
-    }
+    agents = [("eddy", str(EDDY), base)]
     if claude:
         cenv = base | {
             "HOME": claude_home(work, key),
             "DISABLE_AUTOUPDATER": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         }
-        cases["Claude Code, no server"] = ([claude, "-p", "hi", "--strict-mcp-config"], cenv)
-        cases[f"Claude Code, {SERVERS} servers"] = ([claude, "-p", "hi", *strict], cenv)
+        agents.append(("Claude Code", claude, cenv))
+    cases: dict[str, tuple[list[str], dict[str, str]]] = {}
+    for name, exe, env in agents:
+        cases[f"{name}, no server"] = ([exe, "-p", "hi", "--strict-mcp-config"], env)
+        for kind in kinds:
+            strict = ["--mcp-config", str(servers_of(kind, SERVERS)), "--strict-mcp-config"]
+            cases[f"{name}, {SERVERS} {kind}"] = ([exe, "-p", "hi", *strict], env)
     first: dict[str, list[float]] = {label: [] for label in cases}
     with FirstCall() as fake:
         for _ in range(runs):
@@ -138,12 +146,13 @@ def headless(runs: int) -> None:
     med = {label: statistics.median(times) for label, times in first.items()}
     for label, times in first.items():
         print(f"  {label:26s} {med[label]:.3f} s ({min(times):.3f}-{max(times):.3f})")
-    added = med[f"eddy, {SERVERS} servers"] - med["eddy, no server"]
-    line = f"{SERVERS} servers add: eddy {added:+.3f} s (target <= 0.2 s)"
-    if claude:
-        theirs = med[f"Claude Code, {SERVERS} servers"] - med["Claude Code, no server"]
-        line += f"; Claude Code {theirs:+.3f} s"
-    print(line)
+    for kind in kinds:
+        added = med[f"eddy, {SERVERS} {kind}"] - med["eddy, no server"]
+        line = f"{SERVERS} {kind} servers add: eddy {added:+.3f} s (target <= 0.2 s)"
+        if claude:
+            theirs = med[f"Claude Code, {SERVERS} {kind}"] - med["Claude Code, no server"]
+            line += f"; Claude Code {theirs:+.3f} s"
+        print(line)
 
 
 def tui() -> None:

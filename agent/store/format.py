@@ -78,6 +78,8 @@ from typing import Any
 from agent.messages import Message, compact_json
 
 _MESSAGE_KEY = b',"message":'
+_MESSAGE_TEXT = _MESSAGE_KEY.decode()
+_DECODER = json.JSONDecoder()
 _NOT_CONTROL_ESCAPE = re.compile(rb"\\u(?!00[01])")
 
 
@@ -135,23 +137,23 @@ def decode_line(line: bytes) -> tuple[Any, bytes | None]:
         ValueError: the line is not JSON.
     """
     start = line.find(_MESSAGE_KEY) if line.startswith(b'{"type":"message"') else -1
-    if start >= 0 and line.endswith(b"}"):
-        encoded = line[start + len(_MESSAGE_KEY) : -1]
-        try:
-            record = json.loads(line[:start] + b"}")
-            message = json.loads(encoded)
-        except ValueError:
-            pass
-        else:
-            if isinstance(record, dict) and "message" not in record:
-                record["message"] = message
-                ascii_escaped = (  # only an ASCII line may be escaped: most are not
-                    encoded.isascii()
-                    and b"\\u" in encoded
-                    and _NOT_CONTROL_ESCAPE.search(encoded) is not None
-                )
-                return record, None if ascii_escaped else encoded
-    return json.loads(line), None
+    if start < 0 or not line.endswith(b"}"):
+        return json.loads(line), None
+    text = line.decode("utf-8", "surrogatepass")  # as json.loads(line) decodes it
+    at = text.find(_MESSAGE_TEXT)
+    try:
+        record = json.loads(text[:at] + "}")
+        message, end = _DECODER.raw_decode(text, at + len(_MESSAGE_TEXT))
+    except ValueError:
+        return json.loads(text), None
+    if end != len(text) - 1 or not isinstance(record, dict) or "message" in record:
+        return json.loads(text), None  # more after the message, or a second one
+    record["message"] = message
+    encoded = line[start + len(_MESSAGE_KEY) : -1]
+    ascii_escaped = (  # only an ASCII line may have been escaped: most are not
+        encoded.isascii() and b"\\u" in encoded and _NOT_CONTROL_ESCAPE.search(encoded) is not None
+    )
+    return record, None if ascii_escaped else encoded
 
 
 def record_message(
