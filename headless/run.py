@@ -14,11 +14,13 @@ import contextlib
 import json
 import os
 import sys
+import threading
 import time
 from typing import Any, assert_never
 
 from agent import events as ev
 from agent import ops
+from agent.model.anthropic import prepare_client
 from agent.model.protocol import ModelRequest
 from agent.open import SessionSetupError
 from agent.session.core import Session
@@ -169,6 +171,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         print(f"eddy: {exc}", file=sys.stderr)
         return 2
     session = opened.session
+    _make_client_beside_mcp(session)
     for problem in opened.problems:
         print(f"eddy: {problem}", file=sys.stderr)
     model = _tap_model(session, claude if args.include_partial_messages else None)
@@ -226,6 +229,29 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     if last.subtype == "interrupted":
         return signals.code or 130
     return 0 if last.subtype == "success" else 1
+
+
+def _make_client_beside_mcp(session: Session) -> None:
+    """Make the SDK client in the background now, beside the MCP servers' start, which the
+    first request also waits for: ``import anthropic`` takes as long as the rest of the
+    start-up, and was done only after the servers were up.
+
+    With servers, the MCP SDK's import comes first (the MCP thread is doing it, and spawns the
+    servers after it): both imports at once would share the GIL and spawn the servers later,
+    and the import of ``anthropic`` then runs while they start.
+    """
+
+    # the manager's module is imported only for a session with servers (agent/mcp/setup.py)
+    manager = sys.modules.get("agent.mcp.manager")
+    servers = manager is not None and session.extension(manager.McpManager) is not None
+
+    def make() -> None:
+        if servers:
+            with contextlib.suppress(ImportError):
+                import mcp  # noqa: F401  (waits for the MCP thread's import, or does it)
+        prepare_client(session.model)
+
+    threading.Thread(target=make, name="eddy-sdk-client", daemon=True).start()
 
 
 def _tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:

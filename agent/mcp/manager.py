@@ -50,6 +50,9 @@ class McpManager(Extension):
         log_dir: where servers' stderr is written (one file each).
         wait_at_first_call: before the first model call, wait until every server finished
             starting (``-p``: a script expects the tools on its first request).
+        background: run the servers (and the MCP thread) at a lower CPU priority, behind a
+            UI; False where the first request waits for them and nothing else is typed
+            (``-p``).
     """
 
     def __init__(
@@ -59,8 +62,10 @@ class McpManager(Extension):
         approved: Callable[[ServerConfig], bool] = lambda _c: True,
         log_dir: Path | None = None,
         wait_at_first_call: bool = False,
+        background: bool = True,
     ) -> None:
         self.config = config
+        self._background = background
         self.connections = {
             name: ServerConnection(c, self._changed, log_dir) for name, c in config.servers.items()
         }
@@ -87,7 +92,8 @@ class McpManager(Extension):
         ready = threading.Event()
 
         def run() -> None:
-            _lower_priority()
+            if self._background:
+                _lower_priority()
             loop = asyncio.new_event_loop()
             self._loop = loop
             ready.set()

@@ -44,6 +44,7 @@ def start_mcp(
         approved=lambda c: may_start(c, workspace, headless=headless),
         log_dir=project_data_dir(workspace) / "mcp-logs",
         wait_at_first_call=headless,
+        background=not headless,  # -p waits for them: nothing to keep responsive
     )
     manager.start()
     waiting = [c.name for c in config.servers.values() if not manager.may_start(c)]

@@ -16,6 +16,7 @@ import threading
 from typing import Any
 
 from agent.model.protocol import ModelError, ModelRequest, ModelResponse, StreamSink
+from agent.model.request_body import EncodedMessages
 from agent.model.retry import (
     DEFAULT_SLEEP,
     NO_ANSWER_KINDS,
@@ -60,19 +61,24 @@ UNCACHEABLE = ("thinking", "redacted_thinking")
 """Blocks the API refuses cache_control on (a 400)."""
 
 
-def _mark(messages: list[dict[str, Any]], position: int) -> None:
-    """Put a cache breakpoint on the block at ``position`` (counted over all messages), or on
-    the nearest block before it that may carry one (never a thinking block)."""
-    located: list[tuple[int, int]] = []
-    for i, msg in enumerate(messages):
-        located.extend((i, j) for j in range(len(msg["content"])))
-    for i, j in reversed(located[: position + 1]):
-        content = list(messages[i]["content"])
-        if content[j].get("type") in UNCACHEABLE:
+def _mark(messages: list[dict[str, Any]], position: int, total: int) -> None:
+    """Put a cache breakpoint on the block at ``position`` (counted over all ``total`` blocks
+    of the messages), or on the nearest block before it that may carry one (never a thinking
+    block). Walks back from the end: breakpoints sit near it, whatever the history's length."""
+    end = total  # blocks up to the end of message i
+    for i in range(len(messages) - 1, -1, -1):
+        content = messages[i]["content"]
+        start = end - len(content)
+        end = start
+        if start > position:
             continue
-        content[j] = {**content[j], "cache_control": CACHE}
-        messages[i] = {"role": messages[i]["role"], "content": content}
-        return
+        for j in range(min(position - start, len(content) - 1), -1, -1):
+            if content[j].get("type") in UNCACHEABLE:
+                continue
+            marked = list(content)
+            marked[j] = {**content[j], "cache_control": CACHE}
+            messages[i] = {"role": messages[i]["role"], "content": marked}
+            return
 
 
 def request_params(request: ModelRequest, previous_breakpoint: int | None = None) -> dict[str, Any]:
@@ -84,15 +90,15 @@ def request_params(request: ModelRequest, previous_breakpoint: int | None = None
     The cached params of the messages are copied, never modified.
     """
     messages = [m.to_param() for m in request.messages]
-    total = sum(len(m["content"]) for m in messages)
+    total = sum(len(m.content) for m in request.messages)
     if total:
-        _mark(messages, total - 1)
+        _mark(messages, total - 1, total)
         if previous_breakpoint is not None and total - 1 - previous_breakpoint > LOOKBACK_SAFE:
-            _mark(messages, previous_breakpoint + LOOKBACK_SAFE)
+            _mark(messages, previous_breakpoint + LOOKBACK_SAFE, total)
     params: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
-        "messages": messages,
+        "messages": EncodedMessages(messages, request.messages),
     }
     if request.system:
         system = [dict(b) for b in request.system]
@@ -103,6 +109,30 @@ def request_params(request: ModelRequest, previous_breakpoint: int | None = None
     if request.thinking:
         params["thinking"] = request.thinking
     return params
+
+
+VERBATIM = ("messages", "system", "tools")
+"""Request fields sent as the JSON dicts eddy built, past the SDK's request transform."""
+
+
+def sdk_arguments(params: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of ``messages.create`` that send ``params`` byte for byte while
+    the SDK's request transform walks only small values.
+
+    That transform copies every nested dict of the body against the SDK's TypedDicts (aliases,
+    base64 of file objects, dates); eddy's params are plain JSON values already, so it returns
+    an equal copy, and over a long history it cost most of the CPU of a turn (712 ms per call
+    at 401 messages, where encoding the body takes 12 ms). The heavy fields go as
+    ``extra_body`` instead, which the SDK merges into the transformed body unchanged; each
+    keeps its key, with an empty placeholder, so it stays at its place in the JSON object
+    (a merge keeps the first mapping's key order). tests/agent/test_request_bytes.py checks the
+    bytes against the SDK's own path.
+    """
+    arguments = dict(params)
+    verbatim = {key: arguments[key] for key in VERBATIM if key in arguments}
+    arguments.update({key: [] for key in verbatim})
+    arguments["extra_body"] = verbatim
+    return arguments
 
 
 def last_block_position(request: ModelRequest) -> int:
@@ -315,7 +345,7 @@ class AnthropicModel:
         try:
             # The raw event stream, not the SDK's accumulator: see agent/model/stream.py.
             create = client.messages.with_streaming_response.create
-            async with create(**params, stream=True) as http:
+            async with create(**sdk_arguments(params), stream=True) as http:
                 kind = http.headers.get("content-type", "")
                 if "event-stream" not in kind:
                     body = (await http.read())[:120].decode("utf-8", "replace")

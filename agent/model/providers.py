@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent.model.protocol import ModelError
+from agent.model.request_body import body_client
 
 HELPER_TIMEOUT_S = 30.0
 """How long ``apiKeyHelper`` may take (Claude Code waits about as long)."""
@@ -243,7 +244,8 @@ def make_client(kwargs: dict[str, Any]) -> Any:
         kwargs["api_key"] = key
         http = _sdk_http(anthropic)
         transport = _KeyHelperTransport(http.AsyncHTTPTransport(), _api_key_helper, key)
-        kwargs["http_client"] = anthropic.DefaultAsyncHttpxClient(transport=transport)  # type: ignore[arg-type]
+        kwargs["http_client"] = body_client(anthropic, transport=transport)
+    kwargs.setdefault("http_client", body_client(anthropic))
     if chosen == "anthropic":
         return anthropic.AsyncAnthropic(**kwargs)
     for name in ("api_key", "auth_token"):
