@@ -221,48 +221,62 @@ def parse_index(
                 data, pos
             )
             p = pos + fixed
-            xflags = 0
-            if flags & EXTENDED:
-                if version < 3:
-                    return None
-                xflags = int.from_bytes(data[p : p + 2], "big")
-                p += 2
-            if version == 4:
-                strip, p = _varint(data, p)
-                end = data.index(b"\0", p)
-                name = previous[: len(previous) - strip] + data[p:end]
-                pos = end + 1
-            else:
-                n = flags & 0xFFF
-                end = p + n if n < 0xFFF else data.index(b"\0", p)
-                name = data[p:end]
-                pos += (end - pos + 8) & ~7  # NUL-padded to a multiple of 8
+            xflags, p = _extended_flags(data, p, version) if flags & EXTENDED else (0, p)
+            name, pos = _entry_path(data, p, pos, flags, version, previous)
             previous = name
             if (
                 flags & (STAGE_MASK | ASSUME_VALID)
                 or xflags & (SKIP_WORKTREE | INTENT_TO_ADD)
                 or mode not in (REGULAR, EXECUTABLE)
             ):
-                continue
+                continue  # conflicted, assumed unchanged, skipped, or not a regular file
             rel = name.decode("utf-8", "surrogateescape")
-            if cut:
-                if not rel.startswith(prefix):
-                    continue
-                rel = rel[cut:]
             mtime = ms * 1_000_000_000 + mn
-            if mtime >= written:
+            if (cut and not rel.startswith(prefix)) or mtime >= written:
                 continue
             bits = stat.S_IFREG | (stat.S_IXUSR if mode == EXECUTABLE else 0)
-            out[rel] = ((size, mtime, cs * 1_000_000_000 + cn, ino), bits, oid)
-        while pos + 8 <= len(data) - hash_len:  # extensions
-            sig = data[pos : pos + 4]
-            length = int.from_bytes(data[pos + 4 : pos + 8], "big")
-            if sig == b"link":  # a split index: these entries are only part of it
-                return None
-            pos += 8 + length
+            out[rel[cut:]] = ((size, mtime, cs * 1_000_000_000 + cn, ino), bits, oid)
+        if _split_index(data, pos, hash_len):
+            return None
     except (ValueError, struct.error, IndexError):
         return None
     return out
+
+
+def _extended_flags(data: bytes, p: int, version: int) -> tuple[int, int]:
+    """The extended flags of an entry that has them (at ``p``) and where its path begins.
+
+    Raises:
+        ValueError: extended flags in a version 2 index (damage).
+    """
+    if version < 3:
+        raise ValueError("extended flags in a version 2 index")
+    return int.from_bytes(data[p : p + 2], "big"), p + 2
+
+
+def _entry_path(
+    data: bytes, p: int, pos: int, flags: int, version: int, previous: bytes
+) -> tuple[bytes, int]:
+    """The path of the entry at ``pos`` whose name begins at ``p``, and where the next entry
+    begins: version 4 compresses it against the ``previous`` path, earlier versions pad the
+    entry with NULs to a multiple of 8 bytes."""
+    if version == 4:
+        strip, p = _varint(data, p)
+        end = data.index(b"\0", p)
+        return previous[: len(previous) - strip] + data[p:end], end + 1
+    n = flags & 0xFFF
+    end = p + n if n < 0xFFF else data.index(b"\0", p)
+    return data[p:end], pos + ((end - pos + 8) & ~7)
+
+
+def _split_index(data: bytes, pos: int, hash_len: int) -> bool:
+    """Whether the extensions from ``pos`` on hold a ``link`` one: a split index, whose
+    entries are only part of it."""
+    while pos + 8 <= len(data) - hash_len:
+        if data[pos : pos + 4] == b"link":
+            return True
+        pos += 8 + int.from_bytes(data[pos + 4 : pos + 8], "big")
+    return False
 
 
 def _varint(data: bytes, p: int) -> tuple[int, int]:

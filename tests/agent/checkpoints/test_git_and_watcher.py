@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from agent.checkpoints import snapshot as snapshot_mod
 from agent.checkpoints import watch as watch_mod
 from agent.checkpoints.engine import CheckpointStore
-from agent.checkpoints.gitbase import GitRepo
+from agent.checkpoints.gitbase import GitRepo, parse_index
 from agent.checkpoints.scan import NOT_SAVED_IN_TIME
 from agent.checkpoints.snapshot import UNKNOWN_DIR, UNKNOWN_FILE
 from tests.agent.checkpoints.test_engine import Shell, tree
@@ -146,6 +146,36 @@ async def test_an_index_of_version_4_is_read(tmp_path: Path) -> None:
     store = CheckpointStore(ws, tmp_path / "store")
     await store.prepare()
     assert store.scanner.files_read == 0
+
+
+@needs_git
+def test_entries_git_skips_or_only_intends_to_add_are_left_out_of_the_index(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "ws"
+    repo_with(ws, SEED, untracked={"later.txt": b"later\n"})
+    git(ws, "update-index", "--skip-worktree", "src/a.py")
+    git(ws, "add", "-N", "later.txt")
+    git(ws, "update-index", "-q", "--refresh")
+    repo = GitRepo.find(str(ws.resolve()))
+    assert repo is not None
+    data = (ws / ".git" / "index").read_bytes()
+    assert int.from_bytes(data[4:8], "big") == 3  # extended flags need version 3
+    index = repo.read_index()
+    assert index is not None and len(index) == len(SEED) - 1
+    # the same entries in a file that claims version 2 cannot hold extended flags: damage
+    damaged = data[:4] + (2).to_bytes(4, "big") + data[8:]
+    assert parse_index(damaged, repo.hash_len, repo.prefix, 1 << 62) is None
+
+
+@needs_git
+def test_a_split_index_is_not_trusted(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    repo_with(ws, SEED)
+    git(ws, "update-index", "--split-index")
+    repo = GitRepo.find(str(ws.resolve()))
+    assert repo is not None
+    assert repo.read_index() is None
 
 
 @needs_git
