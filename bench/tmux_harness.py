@@ -75,6 +75,42 @@ class Tmux:
                 return time.perf_counter() - start
         raise TimeoutError(f"{text!r} never appeared")
 
+    def wait_gone(self, text: str, timeout: float = 20) -> None:
+        """Wait until ``text`` is no longer on screen."""
+        start = time.perf_counter()
+        while time.perf_counter() - start < timeout:
+            if text not in self.screen():
+                return
+        raise TimeoutError(f"{text!r} never went away")
+
+    def processes(self) -> list[int]:
+        """The pids of every process under the pane's shell (the program and its children)."""
+        out = subprocess.run(
+            ["tmux", "display", "-p", "-t", self.name, "#{pane_pid}"],
+            capture_output=True,
+            text=True,
+        )
+        todo, found = [out.stdout.strip()], []
+        while todo:
+            kids = subprocess.run(["pgrep", "-P", todo.pop()], capture_output=True, text=True)
+            for pid in kids.stdout.split():
+                found.append(int(pid))
+                todo.append(pid)
+        return found
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system, every thread) used so far by the processes under the
+        pane's shell."""
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0
+        for pid in self.processes():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile
+            total += int(fields[11]) + int(fields[12])  # utime, stime (after the state field)
+        return total / tick
+
     def kill(self) -> None:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
 
@@ -113,9 +149,10 @@ def time_startup(
     return statistics.median(frames), statistics.median(typing)
 
 
-def claude_env(cwd: str) -> dict[str, str]:
+def claude_env(cwd: str, base_url: str = "http://127.0.0.1:9") -> dict[str, str]:
     """A scratch HOME in which Claude Code is past onboarding, trusts ``cwd`` and accepts the
-    key, so it opens straight to its prompt (nothing is sent: the base URL is unreachable)."""
+    key, so it opens straight to its prompt (by default nothing is sent: the base URL is
+    unreachable; a fake Messages API's ``base_url`` answers its prompts)."""
     home = tempfile.mkdtemp(prefix="claude-bench-home-")
     key = "sk-ant-bench-not-used"
     config = {
@@ -128,7 +165,7 @@ def claude_env(cwd: str) -> dict[str, str]:
     return {
         "HOME": home,
         "ANTHROPIC_API_KEY": key,
-        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+        "ANTHROPIC_BASE_URL": base_url,
         "DISABLE_AUTOUPDATER": "1",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }
