@@ -24,10 +24,9 @@ def warm_up_highlighting() -> None:
 
 
 def turn_widget_classes() -> list[type]:
-    """The widget classes a turn mounts: prompts, notices, answers and every kind of
-    markdown block in them, thinking, tool calls and their output, permission questions."""
+    """The widget classes a turn mounts: prompts, notices, answers, thinking, tool calls
+    and their output, permission questions."""
     from textual.widgets import Input
-    from textual.widgets.markdown import Markdown, MarkdownBlock
 
     from tui.widgets.conversation.assistant_text import AssistantText
     from tui.widgets.conversation.diff_view import DiffView
@@ -38,11 +37,10 @@ def turn_widget_classes() -> list[type]:
     from tui.widgets.conversation.tool_call import ToolCallBlock
     from tui.widgets.conversation.user_prompt import UserPrompt
 
-    classes: list[type] = [
+    return [
         UserPrompt,
         MessageLine,
         AssistantText,
-        Markdown,
         FrozenMarkdown,
         Thinking,
         ToolCallBlock,
@@ -50,12 +48,6 @@ def turn_widget_classes() -> list[type]:
         PermissionPrompt,
         Input,
     ]
-    blocks = [MarkdownBlock]
-    while blocks:  # every kind of block, with the subclasses of subclasses
-        cls = blocks.pop()
-        classes.append(cls)
-        blocks.extend(cls.__subclasses__())
-    return classes
 
 
 def register_turn_css(app: Any) -> None:
