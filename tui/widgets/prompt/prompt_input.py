@@ -185,7 +185,25 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.insert("\n")
+            return
+        if not event.is_printable and await self._run_own_binding(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         # other keys: Textual goes on to TextArea._on_key (handlers run down the MRO)
+
+    async def _run_own_binding(self, key: str) -> bool:
+        """Run the prompt's own binding of ``key`` (Backspace, the arrows, Ctrl+W...) now;
+        False when it has none. Left to Textual, the key bubbles up to the app, which runs
+        the binding after the keys already queued behind it: in a burst (keys typed before
+        the first frame, or while the app was busy), ``abc`` Backspace ``d`` gave ``abc``."""
+        bindings = getattr(self, "_bindings", None)  # Textual's map, with the keymap applied
+        if bindings is None:
+            return False
+        for binding in bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     def _menu_key(self, key: str) -> bool:
         """Handle ``key`` while the menu shows; False when it is not a menu key."""
