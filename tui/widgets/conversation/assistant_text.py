@@ -212,8 +212,10 @@ class AssistantText(FrozenMarkdown):
             live = close_partial(live)  # the live text starts a block, outside any fence
         cut = len(live) if self._no_more else seal_point(live)
         if cut:
-            pieces = split_for_view(live[:cut])
-            self.add(*pieces, render_last=sum(len(p) <= VIEW_PIECE_CHARS * 2 for p in pieces))
+            # a block or two that was the tail a moment ago, on screen: rendered now (else
+            # the paint renders it and the layout runs again); a fast stream's big chunk
+            # is rendered only where it is painted
+            self.add(*split_for_view(live[:cut]), render_last=int(cut <= VIEW_PIECE_CHARS))
             live = live[cut:]
         self._live = live
         self.set_tail(live)
