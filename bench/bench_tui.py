@@ -49,6 +49,7 @@ from tmux_harness import (  # noqa: E402
     Tmux,
     claude_env,
     claude_version,
+    compile_eddy,
     scratch_env,
     time_startup,
 )
@@ -529,6 +530,7 @@ def main() -> None:
     if part == "_stream-app":
         stream_app_main(float(sys.argv[2]))
         return
+    compile_eddy()
     if part in ("all", "startup"):
         bench_startup()
     if part in ("all", "stream"):

@@ -20,6 +20,21 @@ SIZE = (120, 40)
 MARKER = "qzxj"
 
 
+EDDY_PACKAGES = ("agent", "tools", "frontend", "cli", "headless", "acp_agent", "tui", "plain")
+
+
+def compile_eddy() -> None:
+    """Compile eddy's modules, as an installation has them (pip compiles): an editable
+    checkout under PYTHONDONTWRITEBYTECODE=1 (set on these machines, and inherited by the
+    tmux server) would compile every module again at every start, which a bare Textual app,
+    installed and compiled, does not pay."""
+    subprocess.run(
+        [str(EDDY.with_name("python")), "-m", "compileall", "-q", *EDDY_PACKAGES, "themes"],
+        cwd=ROOT,
+        check=True,
+    )
+
+
 def scratch_env() -> dict[str, str]:
     env = dict(os.environ)
     tmp = tempfile.mkdtemp(prefix="eddy-bench-")
@@ -32,6 +47,11 @@ def scratch_env() -> dict[str, str]:
     return env
 
 
+TMUX = ["tmux", "-L", f"eddy-bench-{os.getpid()}"]
+"""A tmux server of this bench's own: other users' servers and sessions are left alone, and
+theirs ending cannot take ours down."""
+
+
 class Tmux:
     """One detached tmux session running a command."""
 
@@ -40,31 +60,23 @@ class Tmux:
         passed = ("EDDY", "ANTH", "HOME", "CLAUDE", "DISABLE_")
         exports = " ".join(f"{k}={v!r}" for k, v in env.items() if k.startswith(passed))
         shell = f"cd {cwd!r} && env {exports} {' '.join(map(repr, command))}; sleep 5"
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-        subprocess.run(
-            [
-                "tmux",
-                "new-session",
-                "-d",
-                "-s",
-                name,
-                "-x",
-                str(SIZE[0]),
-                "-y",
-                str(SIZE[1]),
-                shell,
-            ],
-            check=True,
-        )
+        subprocess.run([*TMUX, "kill-session", "-t", name], capture_output=True)
+        start = [*TMUX, "new-session", "-d", "-s", name, "-x", str(SIZE[0]), "-y", str(SIZE[1])]
+        for _attempt in range(3):  # the server of the last session may be exiting: again
+            done = subprocess.run([*start, shell], capture_output=True, text=True)
+            if done.returncode == 0:
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"tmux new-session failed: {done.stderr.strip()}")
 
     def screen(self) -> str:
         out = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
+            [*TMUX, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
         )
         return out.stdout
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        cmd = ["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys]
+        cmd = [*TMUX, "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys]
         subprocess.run(cmd, check=True)
 
     def wait_for(self, text: str, timeout: float = 20) -> float:
@@ -86,7 +98,7 @@ class Tmux:
     def processes(self) -> list[int]:
         """The pids of every process under the pane's shell (the program and its children)."""
         out = subprocess.run(
-            ["tmux", "display", "-p", "-t", self.name, "#{pane_pid}"],
+            [*TMUX, "display", "-p", "-t", self.name, "#{pane_pid}"],
             capture_output=True,
             text=True,
         )
@@ -112,7 +124,7 @@ class Tmux:
         return total / tick
 
     def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run([*TMUX, "kill-session", "-t", self.name], capture_output=True)
 
 
 def time_startup(
