@@ -31,7 +31,6 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from frontend.images import pasted_images
 from frontend.prompt_history import PromptHistory
 from tui.widgets.prompt.completion import Candidate, CompletionMenu, Token, token_at
 
@@ -265,6 +264,8 @@ class PromptInput(TextArea):
     def _paste_images(self, text: str) -> bool:
         """A paste (a drop) of image file paths becomes one chip per image,
         ``[image 1: shot.png 640x480]``, standing for the path: the engine attaches it."""
+        from frontend.images import pasted_images  # the engine's image code: not at start-up
+
         images = pasted_images(text, self.workspace)
         if not images:
             return False
