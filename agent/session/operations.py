@@ -52,7 +52,7 @@ def apply_op(session: Session, op: ops.Op) -> Any:
         case ops.RunShell():
             if session.busy:
                 text = "Wait for the turn to finish (or Esc) to run !commands."
-                session._emit(ev.Error(ev.NO_TURN, text, "shell"))
+                session.emit(ev.Error(ev.NO_TURN, text, "shell"))
             else:
                 session._spawn(_user_shell(session, op.command))
         case ops.SetModel():
@@ -60,7 +60,7 @@ def apply_op(session: Session, op: ops.Op) -> Any:
             if hasattr(session.model, "name"):
                 session.model.name = op.model
             session._write(lambda t: t.settings(model=op.model))
-            session._emit(ev.Notice(ev.NO_TURN, f"Model set to {op.model}."))
+            session.emit(ev.Notice(ev.NO_TURN, f"Model set to {op.model}."))
         case ops.SetPermissionMode():
             set_mode(session, op.mode)
         case ops.Rename():
@@ -75,10 +75,10 @@ def apply_op(session: Session, op: ops.Op) -> Any:
         case ops.SetOutputStyle():
             from agent.output_styles import set_output_style
 
-            session._emit(set_output_style(session, op.name))
+            session.emit(set_output_style(session, op.name))
         case ops.SendToBackground():
             if not session.shells.detach_foreground():
-                session._emit(ev.Notice(ev.NO_TURN, "No command is running in the foreground."))
+                session.emit(ev.Notice(ev.NO_TURN, "No command is running in the foreground."))
         case ops.KillShell():
             session._spawn_side(_kill_shell(session, op.shell_id))
         case ops.Shutdown():
@@ -94,33 +94,33 @@ def set_mode(session: Session, mode: str) -> None:
     from agent.permissions.policy import MODES
 
     if mode not in MODES:
-        session._emit(ev.Error(ev.NO_TURN, f"Unknown permission mode {mode!r}.", "mode"))
+        session.emit(ev.Error(ev.NO_TURN, f"Unknown permission mode {mode!r}.", "mode"))
         return
     session.config.policy.mode = mode  # type: ignore[assignment]
     session._write(lambda t: t.settings(permission_mode=mode))
-    session._emit(ev.PermissionModeChanged(mode))
+    session.emit(ev.PermissionModeChanged(mode))
 
 
 def _rename(session: Session, title: str) -> None:
     transcript = session.transcript
     if transcript is None:
         text = "This session is not saved, so it has no title to change."
-        session._emit(ev.Error(ev.NO_TURN, text, "rename"))
+        session.emit(ev.Error(ev.NO_TURN, text, "rename"))
         return
     try:
         transcript.rename(title)
     except (OSError, ValueError) as exc:
-        session._emit(ev.Error(ev.NO_TURN, f"Could not rename the session: {exc}", "rename"))
+        session.emit(ev.Error(ev.NO_TURN, f"Could not rename the session: {exc}", "rename"))
         return
     session.title = title
-    session._emit(ev.SessionRenamed(title))
+    session.emit(ev.SessionRenamed(title))
 
 
 async def _user_shell(session: Session, command: str) -> None:
     from agent.user_shell import run_user_shell
 
     block = await run_user_shell(
-        session.runner.tools.get("Bash"), session.ctx, session._emit, command
+        session.runner.tools.get("Bash"), session.ctx, session.emit, command
     )
     if block is not None:
         session.conversation.add_user((block,))
@@ -134,27 +134,27 @@ async def _kill_shell(session: Session, shell_id: str) -> None:
     try:  # a background shell or agent (/bashes kill, /tasks kill): TaskStop's path
         text = await stop_task(shell_id, session.ctx)
     except ToolError as exc:
-        session._emit(ev.Error(ev.NO_TURN, str(exc), "shell"))
+        session.emit(ev.Error(ev.NO_TURN, str(exc), "shell"))
         return
-    session._emit(ev.Notice(ev.NO_TURN, text))
+    session.emit(ev.Notice(ev.NO_TURN, text))
 
 
 def _rewind(session: Session, op: ops.Rewind) -> None:
     """Code and/or conversation back to before a prompt; an Error explains a refusal."""
     if session.busy:
         text = "Stop the running turn (Esc) before rewinding."
-        session._emit(ev.Error(ev.NO_TURN, text, "rewind"))
+        session.emit(ev.Error(ev.NO_TURN, text, "rewind"))
         return
     try:
         new, done = session.rewinder.apply(
             op.number, op.mode, op.overwrite_conflicts, session.history
         )
     except RewindError as exc:
-        session._emit(ev.Error(ev.NO_TURN, str(exc), "rewind"))
+        session.emit(ev.Error(ev.NO_TURN, str(exc), "rewind"))
         return
     if new is not None:
         session.conversation.rewrite(new)
         session._write(lambda t: t.record_history(session.history))
         done = dataclasses.replace(done, context_tokens=session.context_tokens)
     session._report_checkpoint_error(ev.NO_TURN)
-    session._emit(done)
+    session.emit(done)
