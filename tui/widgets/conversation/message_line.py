@@ -7,7 +7,7 @@ first column (tui/widgets/conversation/hanging.py).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from textual.content import Content
 from textual.geometry import Size
@@ -73,4 +73,5 @@ class MessageLine(Static):
         return self.wrapped(self.content_size.width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return self.wrapped(width).get_height(self.styles, width)
+        rules: Any = self.styles  # as Textual's own widgets pass it
+        return self.wrapped(width).get_height(rules, width)
