@@ -15,12 +15,12 @@ from frontend.languages import COMMON_LANGUAGES as HIGHLIGHTED
 
 
 def warm_up_highlighting() -> None:
-    """Compile the common pygments lexers (their regular expressions are compiled on first
-    use) so the first code block or diff of an answer does not stall the screen."""
-    from textual.highlight import highlight
+    """Make and compile the common pygments lexers (their regular expressions are compiled
+    on first use) so the first code block or diff of an answer does not stall the screen."""
+    from tui.widgets.conversation.code_highlight import highlight_code
 
     for language in HIGHLIGHTED:
-        highlight("x = 1\n", language=language)
+        highlight_code("x = 1\n", language)
 
 
 def turn_widget_classes() -> list[type]:
