@@ -13,7 +13,7 @@ import pytest
 from textual import events
 
 from agent import events as ev
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, wait_ready
 from tui.typeahead import HOLD_VARIABLE, Typeahead
 

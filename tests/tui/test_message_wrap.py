@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import make_app, type_and_send, wait_ready
 from tui.widgets.conversation.message_line import MessageLine
 
