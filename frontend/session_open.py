@@ -13,7 +13,7 @@ from agent.memory.session import SessionMemory
 from agent.model import Model
 from agent.output_styles import pick_style
 from agent.paths import config_dir, project_data_dir
-from agent.permissions.paths import hook_script_paths
+from agent.permissions.places import session_places
 from agent.permissions.policy import Rule
 from agent.prompt import system_prompt
 from agent.sandbox import parse_sandbox_settings
@@ -129,7 +129,13 @@ def build_session(
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
     config.hooks = load_hooks(settings.raw, problems)
     problems += missing_scripts(config.hooks, workspace)  # said at start-up, not when it fails
-    policy.hook_scripts = hook_script_paths(config.hooks.commands(), workspace)
+    status_line = parse_status_line(settings.get("statusLine"), problems)  # the front ends show it
+    policy.places = session_places(
+        workspace,
+        config.hooks.commands(),
+        status_line.command if status_line is not None else None,
+        memory.memory.imported(),
+    )
     config.picked_up = [*settings_items(settings), *claude_pickup(workspace)]
     passed = settings.get("passSecretEnv", [])
     if isinstance(passed, list) and all(isinstance(x, str) for x in passed):
@@ -150,7 +156,6 @@ def build_session(
     skills = load_skills(workspace)
     problems += skills.problems
     problems += claude_problems(workspace)
-    parse_status_line(settings.get("statusLine"), problems)  # shown by the front ends
     policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
     grants = SkillGrants(skills, policy.allow)

@@ -44,6 +44,10 @@ class Memory:
         parts += [f"## {rule.path}\n{rule.body}" for rule in self.rules]
         return "\n\n".join(parts)
 
+    def imported(self) -> list[Path]:
+        """The files memory imports (real paths): protected places while they are imported."""
+        return [f.path for f in self.files if f.imported_by is not None]
+
     def claude_md_count(self) -> int:
         """How many of the files are Claude Code's (for the start-up line)."""
         return sum(1 for f in self.files if "CLAUDE" in f.path.name)

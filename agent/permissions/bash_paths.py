@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.permissions.paths import path_rule
+from agent.permissions.places import protected_reason
 from agent.permissions.policy import Policy, Rule, Verdict
-from agent.shell.fileops import file_command, protected_name
+from agent.shell.fileops import file_command
 from agent.shell.parser import Command
 from agent.shell.paths import Directories, cd_targets, loop_words, word_paths
 from agent.shell.words import Redirect, Word
@@ -45,6 +46,10 @@ class Finding:
     """The part of the command line it is about."""
     by: Rule | None = None
     """The permission rule behind it, if one (``/permissions why``)."""
+    warning: str = ""
+    """For a strict ask no rule can settle: why, shown in the question."""
+    git_config: bool = False
+    """An allowed part whose only change is git's own harmless write of its configuration."""
 
 
 class BashPathChecks:
@@ -86,11 +91,9 @@ class BashPathChecks:
                     return False
                 if rp.path == ws or rp.path in ws.parents or (op.removes and rp.path == ws):
                     return False  # never the workspace itself or a directory above it
-                try:
-                    relative = rp.path.relative_to(ws)
-                except ValueError:
+                if ws not in rp.path.parents:
                     return False  # inside an added directory: ask
-                if protected_name(relative):
+                if protected_reason(rp.path, self.policy.places) is not None:
                     return False
         for word, _paths in checked[len(op.writes) :]:
             self.read(word, cwds, text, False, None)
@@ -210,7 +213,7 @@ class BashPathChecks:
         for rp in paths:  # one per directory the shell may be in
             if self._ruled_out("Write", "writes", rp.path, text, changes=True):
                 return
-            protected = rp.inside and _protected(rp.path, self.ctx.workspace)
+            protected = protected_reason(rp.path, self.policy.places) is not None
             named = any(
                 r.specifier is not None
                 and r.applies_to("Write")
@@ -260,10 +263,3 @@ class BashPathChecks:
                     path_rule("Read", rp.path, self.ctx.workspace, directory=True),
                 )
         self.dirs.moved([str(rp.path) for rp in paths], subshell=self.cmd.subshell)
-
-
-def _protected(path: Path, workspace: Path) -> bool:
-    try:
-        return protected_name(path.relative_to(workspace))
-    except ValueError:
-        return False

@@ -6,8 +6,9 @@ the request id). In headless mode nobody can answer, so ``ask`` is a refusal tha
 allow the tool.
 
 An allowed call carries its grant (:data:`tools.base.Grant`) to the tool: ``read_only`` when
-eddy allowed a Bash command only because it is read-only, ``rule`` for allow rules and modes,
-``user`` for a "yes" and for bypassPermissions. The Bash tool's sandbox profile follows from
+eddy allowed a Bash command only because it is read-only, ``rule`` for allow rules and modes
+(``git_config`` when its only change is git's harmless write of its configuration), ``user``
+for a "yes" and for bypassPermissions. The Bash tool's sandbox profile follows from
 it (:mod:`agent.sandbox`). Without a working sandbox a read-only command is not auto-allowed:
 it asks, and the session says once why.
 """
@@ -24,15 +25,19 @@ from typing import TYPE_CHECKING
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock
-from agent.permissions.policy import Decision, Policy
+from agent.permissions.policy import EDIT_TOOLS, Decision, Policy, call_paths
 from agent.preview import precheck, preview_diff
 from agent.toolrun import GateDecision
-from tools.base import Grant, Tool, ToolContext
+from tools.base import Grant, ResolvedPath, Tool, ToolContext
 
 if TYPE_CHECKING:
     from agent.hooks.engine import HookEngine
     from agent.hooks.outcome import HookVerdict
     from agent.sandbox import Sandbox
+
+
+_JUDGED_KEPT = 256
+"""Calls whose judged paths are kept (a batch runs after its gate; older ones have run)."""
 
 
 def headless_refusal(use: ToolUseBlock, decision: Decision) -> str:
@@ -122,7 +127,8 @@ class PermissionGate:
             from agent.hooks.gate import hook_allowed
 
             policy = hook_allowed(policy, tool)
-        decision = policy.check(tool, use.input, self.ctx)
+        paths = call_paths(tool, use.input, self.ctx)  # resolved once: judged, then held to
+        decision = policy.check(tool, use.input, self.ctx, paths)
         if hook is not None and hook.decision == "ask" and decision.verdict == "allow":
             from agent.hooks.gate import hook_ask
 
@@ -138,7 +144,7 @@ class PermissionGate:
         if decision.verdict == "allow":
             unsandboxed = self._unsandboxed(decision, use)
             if unsandboxed is None:
-                self._approve_outside(tool, use)
+                self._hold_to(use, tool, paths)
                 return GateDecision(True, grant=self._grant(decision))
             # no sandbox: "don't ask again" allows this one command line
             warning, offer = unsandboxed, f"Bash({str(use.input.get('command', '')).strip()})"
@@ -158,11 +164,13 @@ class PermissionGate:
                     "user.",
                 )
             return GateDecision(False, headless_refusal(use, decision))
-        return await self._ask(use, tool, warning, offer)
+        return await self._ask(use, tool, paths, warning, offer)
 
     def _install_read_filter(self) -> None:
         """Let Glob and Grep leave out what read deny rules forbid (rules change: each call)."""
         policy = self.policy
+        if self.sandbox is not None:  # the sandbox masks what they cover, existing
+            self.sandbox.mask_reads(policy.read_rules(), self.ctx.workspace)
         if not policy.read_rules():
             self.ctx.read_denied = None
             return
@@ -175,6 +183,8 @@ class PermissionGate:
     def _grant(self, decision: Decision) -> Grant:
         if self.policy.mode == "bypassPermissions":
             return "user"
+        if decision.git_config:
+            return "git_config"
         return "read_only" if decision.read_only else "rule"
 
     def _unsandboxed(self, decision: Decision, use: ToolUseBlock) -> str | None:
@@ -206,15 +216,26 @@ class PermissionGate:
                 text = saved.message
             self._emit(ev.Notice(self._turn_id(), text))
 
-    def _approve_outside(self, tool: Tool, use: ToolUseBlock) -> None:
-        try:
-            paths = tool.paths(use.input, self.ctx)
-        except Exception:
-            return
+    def _hold_to(self, use: ToolUseBlock, tool: Tool, paths: list[ResolvedPath]) -> None:
+        """An allowed call may touch exactly the paths judged (never resolved again): the
+        outside ones are approved, and the tool is held to them (``ToolContext.judged``)."""
         self.approved_outside.update(p.path for p in paths if not p.inside)
+        if not paths:
+            return
+        judged = self.ctx.judged
+        judged[use.id] = frozenset(p.path for p in paths)
+        while len(judged) > _JUDGED_KEPT:  # the oldest calls have run long ago
+            del judged[next(iter(judged))]
+        if tool.name in EDIT_TOOLS and self.sandbox is not None:
+            self.sandbox.approve([p.path for p in paths])
 
     async def _ask(
-        self, use: ToolUseBlock, tool: Tool, warning: str = "", offer: str | None = None
+        self,
+        use: ToolUseBlock,
+        tool: Tool,
+        paths: list[ResolvedPath],
+        warning: str = "",
+        offer: str | None = None,
     ) -> GateDecision:
         request_id = f"perm-{uuid.uuid4().hex[:8]}"
         fut: asyncio.Future[ops.AnswerPermission] = asyncio.get_running_loop().create_future()
@@ -258,5 +279,5 @@ class PermissionGate:
             return GateDecision(False, text)
         if answer.decision == "allow_always" and rule is not None:
             self._remember_rule(rule)
-        self._approve_outside(tool, use)
+        self._hold_to(use, tool, paths)
         return GateDecision(True, grant="user")
