@@ -207,6 +207,8 @@ class BashCheck(BashPathChecks):
                 if argv[0].value in _CD:
                     self.dirs.unknown()
                 return
+        if any(self.history(layer, cwds, text) for layer in cmd.layers or (argv,)):
+            return
         readonly = None
         checked, originals = loop_argv(argv, cmd.loop_vars, self.assigned, cwds)
         if checked is not None and all(

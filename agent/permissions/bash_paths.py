@@ -20,6 +20,7 @@ from agent.permissions.policy import Policy, Rule, Verdict
 from agent.shell.fileops import file_command
 from agent.shell.parser import Command
 from agent.shell.paths import Directories, cd_targets, loop_words, word_paths
+from agent.shell.readonly_git import history_content
 from agent.shell.words import Redirect, Word
 from tools.base import ResolvedPath, ToolContext
 
@@ -98,6 +99,39 @@ class BashPathChecks:
         for word, _paths in checked[len(op.writes) :]:
             self.read(word, cwds, text, False, None)
         self.add("allow", changes=True)
+        return True
+
+    def history(self, argv: tuple[Word, ...], cwds: list[str] | None, text: str) -> bool:
+        """While a Read deny rule exists, a git command that can print a denied file's content
+        from history, the index or the tree (``git show HEAD:secret``, ``git log -p``, ``git
+        diff``, ``git grep``, ...) asks, unless its output is limited to files no rule denies.
+        The sandbox masks denied files on disk, not git's objects. True when it asked."""
+        rules = self.policy.read_rules()
+        if not rules:
+            return False
+        bounds = history_content(argv)
+        if bounds is None:
+            return False
+        why = None
+        if not bounds:
+            why = "it can print any file's content from git's history"
+        for word in bounds:
+            paths = self.targets(word, cwds)
+            if paths is None or any(
+                os.path.isdir(rp.path)
+                or self.policy.read_denied("Read", rp.path, self.ctx.workspace)
+                for rp in paths
+            ):
+                why = f"it can print the content of {word.text} from git's history"
+                break
+        if why is None:
+            return False
+        self.add(
+            "ask",
+            f"`{text}` may show a file a Read deny rule protects: {why}.",
+            strict=self.policy.mode == "bypassPermissions",
+            warning=f"A Read deny rule exists, and {why}; the sandbox cannot hide git's history.",
+        )
         return True
 
     def targets(self, word: Word, cwds: list[str] | None) -> list[ResolvedPath] | None:
