@@ -18,6 +18,8 @@ read-only one.
 
 from __future__ import annotations
 
+import os
+
 from agent.permissions.bash_paths import BashPathChecks, Finding
 from agent.permissions.policy import Decision, Policy, Rule
 from agent.permissions.program_rule import program_rule
@@ -90,6 +92,16 @@ class BashCheck(BashPathChecks):
     def script(self, script: Script) -> None:
         """Check every command of a parsed command line, following its ``cd``."""
         self.assigned = shell_variables.assigned_names(script.commands)
+        unsure = shell_variables.numeric_names(script.arith_names, script.commands, os.environ)
+        if unsure is not None:
+            self.part = f"${unsure}"
+            self.add(
+                "ask",
+                f"bash evaluates the value of {unsure} as arithmetic, and eddy cannot tell it "
+                "holds a number (a value such as a[$(cmd)] would run cmd).",
+                changes=True,
+                strict=bool(self.deny_rules),
+            )
         self.dirs = Directories(str(self.ctx.shell.cwd or self.ctx.workspace))
         if script.loops and any(c.program in _CD for c in script.commands):
             self.dirs.unknown()  # a cd inside a loop moves later iterations: paths are unknown
