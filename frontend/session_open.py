@@ -20,6 +20,7 @@ from agent.sandbox import parse_sandbox_settings
 from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import build_policy, load_settings
+from agent.settings.trust import project_trust
 from agent.skills import SkillGrants, load_skills, read_rules
 from agent.store.transcript import Transcript
 from agent.subagents import attach_workspace_agents
@@ -90,7 +91,9 @@ def build_session(
         SessionSetupError: the session to resume cannot be opened.
     """
     workspace = args.workspace
-    settings, problems = load_settings(workspace)
+    trusted = project_trust(workspace, headless=headless, extra_dirs=tuple(args.add_dirs))
+    settings, problems = load_settings(workspace, trusted.approved)  # what it grants, approved
+    problems += trusted.notices
     from agent.providers import chosen_model
     from agent.settings.apply import apply_settings
     from frontend.pickup import settings_items
@@ -112,7 +115,10 @@ def build_session(
         Path(d).expanduser().resolve() for d in [*settings.additional_directories, *args.add_dirs]
     )
     memory = SessionMemory(
-        workspace, config_dir(), lambda text, style: system_prompt(workspace, text, style=style)
+        workspace,
+        config_dir(),
+        lambda text, style: system_prompt(workspace, text, style=style),
+        trusted.import_roots((Path(workspace), *extra_dirs)),
     )
     problems += memory.problems
     style = pick_style(workspace, settings.get("outputStyle"), problems)
@@ -153,11 +159,12 @@ def build_session(
 
         model = AnthropicModel(config.model)
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
-    skills = load_skills(workspace)
+    skills = load_skills(workspace, grant_project="skills" in trusted.approved)
     problems += skills.problems
     problems += claude_problems(workspace)
     policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
-    tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
+    skill_tool = skills.tool(ask_project=not trusted.vouched)
+    tools = [*default_tools(), skill_tool] if skills.found else default_tools()
     grants = SkillGrants(skills, policy.allow)
     config.server_tools = server_tools(policy)
     no_search = server_search_problem()

@@ -21,6 +21,8 @@ class SessionMemory:
         eddy_user_dir: eddy's config directory (its own user memory).
         build: ``(memory text, output style) -> system prompt`` (agent/prompt.py's
             ``system_prompt`` with the session's other parts bound).
+        roots: where the project's memory may import from (the workspace and the added
+            directories); None: anywhere (the user approved its imports).
     """
 
     def __init__(
@@ -28,11 +30,13 @@ class SessionMemory:
         workspace: Path,
         eddy_user_dir: Path | None,
         build: Callable[[str, OutputStyle | None], str],
+        roots: tuple[Path, ...] | None = None,
     ) -> None:
         self.workspace = workspace
         self.eddy_user_dir = eddy_user_dir
         self.build = build
-        self.memory: Memory = read_memory(workspace, eddy_user_dir)
+        self.roots = roots
+        self.memory: Memory = read_memory(workspace, eddy_user_dir, roots)
 
     @property
     def problems(self) -> list[str]:
@@ -46,7 +50,7 @@ class SessionMemory:
     def refresh(self, style: OutputStyle | None = None) -> str:
         """Re-read every memory file (after a compaction, a style switch) and return the new
         system prompt. Path rules are delivered again when their files are touched next."""
-        self.memory = read_memory(self.workspace, self.eddy_user_dir)
+        self.memory = read_memory(self.workspace, self.eddy_user_dir, self.roots)
         return self.system(style)
 
     def note_for(self, tool: str, args: dict[str, Any]) -> str:

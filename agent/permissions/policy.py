@@ -249,6 +249,19 @@ class Policy:
             return True
         return any(rule.matches_path(p.path, ctx.workspace, broad=True) for p in paths)
 
+    def _asks_first(self, tool: Tool, name: str, args: dict[str, Any]) -> Decision | None:
+        """A call its tool says asks the first time (a project's skill), unless an allow rule
+        names it (``Skill(name)``, or the bare tool)."""
+        asks_first = getattr(tool, "asks_first", None)
+        why = asks_first(args) if callable(asks_first) else None
+        if not why:
+            return None
+        for rule in self.allow:
+            if rule.allows(name) and (rule.specifier is None or rule.matches_args(name, args)):
+                return None
+        skill = str(args.get("skill", "")).strip().lstrip("/")
+        return Decision("ask", why, f"{name}({skill})" if skill else name)
+
     def _web_fetch(self, args: dict[str, Any]) -> Decision:
         """WebFetch reads the network, not files: it runs when an allow rule names the URL's
         domain (or the bare tool), else it asks, offering that domain's rule."""
@@ -283,6 +296,9 @@ class Policy:
                     return Decision("ask", f"{name} of {p.path} always asks: {text}", None, text)
         if self.mode == "bypassPermissions":
             return Decision("allow")
+        first = self._asks_first(tool, name, args)
+        if first is not None:
+            return first
         for rule in self.ask:
             if self._hits(rule, name, args, paths, ctx):
                 return Decision("ask", f"The permission rule {rule} asks before {name}.", by=rule)
