@@ -27,7 +27,7 @@ from agent.sandbox import detect
 from agent.sandbox.bwrap import Profile, bwrap_argv
 from agent.sandbox.config import SandboxSettings
 from agent.sandbox.hidden import hidden_paths
-from agent.sandbox.masks import denied_paths
+from agent.sandbox.masks import DeniedPaths
 from agent.sandbox.seatbelt import seatbelt_argv, seatbelt_profile
 from agent.sandbox.watch import PlacesWatch
 from tools.base import Grant, ToolError
@@ -47,6 +47,7 @@ class Sandbox:
         self.settings = settings or SandboxSettings()
         self._read_rules: tuple[Rule, ...] = ()
         self._workspace: Path | None = None
+        self._denied = DeniedPaths()
         self.approved: set[Path] = set()
         """Protected paths eddy's tools wrote with the user's yes (a watch leaves them)."""
 
@@ -138,7 +139,7 @@ class Sandbox:
             return argv
         found = self.availability()
         hidden = hidden_paths()
-        masked = denied_paths(self._read_rules, self._workspace) if self._workspace else ()
+        masked = self._denied.find(self._read_rules, self._workspace) if self._workspace else ()
         if found.backend == "seatbelt":
             text = seatbelt_profile(
                 profile=profile,

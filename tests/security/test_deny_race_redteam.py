@@ -139,6 +139,25 @@ async def test_limited_to_other_files_they_run_and_without_rules_as_before(tmp_p
     assert "CANARY-KEY" in out  # no rule: an ordinary read-only command
 
 
+def test_a_denied_file_that_appears_later_is_masked_from_the_next_command(tmp_path: Path) -> None:
+    from agent.sandbox.masks import DeniedPaths
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / ".env").write_text("x")
+    denied = DeniedPaths()
+    rules = [Rule.parse("Read(.env)")]
+    assert denied.find(rules, tmp_path) == (tmp_path / "a" / ".env",)
+    assert denied.find(rules, tmp_path) == (tmp_path / "a" / ".env",)  # unchanged: no walk
+    (tmp_path / "a" / "b" / ".env").write_text("y")  # its folder changed: walked again
+    assert set(denied.find(rules, tmp_path)) == {
+        tmp_path / "a" / ".env",
+        tmp_path / "a" / "b" / ".env",
+    }
+    assert denied.find([Rule.parse("Read(./secret/**)")], tmp_path) == ()
+    (tmp_path / "secret").mkdir()  # a literal base that appears later
+    assert denied.find([Rule.parse("Read(./secret/**)")], tmp_path) == (tmp_path / "secret",)
+
+
 class SwappingWrite(WriteTool):
     """Write whose second path resolution finds ``d`` swapped for a symlink to ``outside``
     (the race, made deterministic: a thread could do it at that very moment)."""
