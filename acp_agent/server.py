@@ -1,7 +1,7 @@
 """The ACP agent: what an editor may ask of eddy over JSON-RPC.
 
 Each method opens or drives a :class:`acp_agent.live.LiveSession`; sessions are built with the
-one opener every front end uses (:func:`frontend.session_open.build_session`), so settings,
+one opener every front end uses (:func:`agent.open.open_session`), so settings,
 permission rules, checkpoints and transcripts behave as in the TUI. eddy's own extensions are
 ``_eddy/checkpoints`` and ``_eddy/rewind`` (the protocol reserves ``_``-prefixed methods).
 """
@@ -27,8 +27,9 @@ from acp_agent.updates import MODE_NAMES, plan_entries
 from agent import events as ev
 from agent import ops
 from agent.model import Model
+from agent.open import SessionSetupError
 from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
-from frontend.session_open import SessionSetupError, build_session
+from frontend.session_open import build_session
 
 log = logging.getLogger("eddy.acp")
 
@@ -134,12 +135,15 @@ class EddyAgent:
             args = args.replace(mcp_config=(*args.mcp_config, editor_mcp))
         model: Model | None = self.model_factory() if self.model_factory else None
         try:
-            session, problems = build_session(args, live.emit, headless=False, model=model)
+            opened = build_session(args, live.emit, headless=False, model=model)
         except SessionSetupError as exc:
             raise RequestError.invalid_params({"sessionId": str(exc)}) from exc
-        problems += mcp_problems
-        if editor_mcp is not None and session.mcp is not None:
-            session.mcp.wait_before_first_call()  # the editor expects them on the first prompt
+        session, problems = opened.session, opened.problems + mcp_problems
+        from agent.mcp.manager import McpManager
+
+        manager = session.extension(McpManager)
+        if editor_mcp is not None and manager is not None:
+            manager.wait_before_first_call()  # the editor expects them on the first prompt
         live.start(session)
         if offers_files(self.client_capabilities):
             # reads see the editor's unsaved buffers; changes go through it (checkpointed)

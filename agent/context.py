@@ -83,7 +83,7 @@ def breakdown(session: Session) -> ContextBreakdown:
     return ContextBreakdown(
         system=estimate_tokens(base) if base else 0,
         memory=estimate_tokens(memory) if memory else 0,
-        tools=estimate_tokens(session.spec.tools) if session.spec.tools else 0,
+        tools=estimate_tokens(session.tools.params()) if session.tools.params() else 0,
         messages=messages,
         tool_results=results,
         window=context_window(session.config.model),

@@ -65,8 +65,10 @@ class Turn:
     Args:
         history: the conversation; ends with the user message that started this turn.
         model: the model.
-        spec: the stable request parts (its ``messages`` are ignored: the history is sent).
-        runner: executes tool calls (schema checks, gate, concurrency, cancellation).
+        spec: the stable request parts (its ``messages`` and ``tools`` are ignored: the
+            history is sent, with the runner's tool set's parameters).
+        runner: executes tool calls (schema checks, gate, concurrency, cancellation); its
+            ``tools`` are what each request offers.
         emit: the event sink.
         take_queue: returns and clears the queued corrections.
         interrupt: set by the session when the user presses Esc.
@@ -293,7 +295,9 @@ class Turn:
         self._sink = TurnSink(self.emit, self.turn_id)
         self.calls += 1
         self.emit(ev.ModelCallStarted(self.turn_id, self.calls, self.context_tokens))
-        request = dataclasses.replace(self.spec, messages=self.history)
+        request = dataclasses.replace(
+            self.spec, messages=self.history, tools=self.runner.tools.params()
+        )
         try:
             response: ModelResponse = await self.race(self.model.respond(request, self._sink))
         except ModelError as exc:

@@ -23,9 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent import events as ev
+from agent.extension import Extension, ToolCall
 from agent.memory.files import claude_user_dir
 from agent.memory.frontmatter import parse_front_matter, read_front_matter
 from agent.paths import config_dir
+from tools.base import ToolResult
 from tools.skill import SkillEntry, SkillTool
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -167,27 +170,41 @@ def read_rules(skills: Skills, workspace: Path) -> list[str]:
     return rules
 
 
-class SkillGrants:
+class SkillGrants(Extension):
     """A skill's ``allowed-tools`` while it is active: from the Skill call that loads it to
-    the end of that turn (Claude Code's "without asking while the skill is active").
+    the end of that turn (Claude Code's "without asking while the skill is active"). A
+    session extension: a successful Skill call grants, the turn's end takes back.
 
     Args:
         skills: the session's skills.
         allow: the policy's allow rules (granted rules are added to it and removed again).
     """
 
+    name = "skills"
+
     def __init__(self, skills: Skills, allow: list[Any]) -> None:
         self.skills = skills
         self.allow = allow
         self.active: list[Any] = []
 
-    def note_for(self, tool: str, args: dict[str, Any]) -> str:
-        """After a successful Skill call: grant its rules (nothing to add to the result)."""
+    async def after_tool(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        """After a successful Skill call: grant its rules (the result is unchanged)."""
+        if not result.is_error:
+            self.grant(call.use.name, call.use.input)
+        return result
+
+    def on_event(self, event: ev.Event) -> None:
+        """A skill's grants end with its turn."""
+        if isinstance(event, ev.TurnFinished):
+            self.end_turn()
+
+    def grant(self, tool: str, args: dict[str, Any]) -> None:
+        """After a successful Skill call: allow what its skill's ``allowed-tools`` name."""
         if tool != "Skill":
-            return ""
+            return
         skill = self.skills.found.get(str(args.get("skill", "")).strip().lstrip("/"))
         if skill is None:
-            return ""
+            return
         from agent.permissions.policy import Rule
 
         for text in skill.allowed_tools:
@@ -197,7 +214,6 @@ class SkillGrants:
                 continue
             self.allow.append(rule)
             self.active.append(rule)
-        return ""
 
     def end_turn(self) -> None:
         """The turn ended: the granted rules go (exactly those objects)."""

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent import events as ev
+from agent.extension import Extensions, ToolCall
 from agent.messages import ToolResultBlock, ToolUseBlock
+from agent.toolset import ToolSet
 from tools.base import Grant, Tool, ToolContext, ToolError, ToolResult
 from tools.schema import validate
 
@@ -33,8 +35,11 @@ class GateDecision:
     ``failed`` marks a call not run because it cannot succeed (the tool's precheck): its
     result is an ordinary failure with ``reason`` as its text, not a refusal.
 
-    ``updated_input`` (a PreToolUse hook's, already checked against the tool's schema) is the
-    input the call runs with; ``context`` is hook text added to the call's result.
+    ``updated_input`` (an extension's, already checked against the tool's schema) is the
+    input the call runs with; ``context`` is extension text added to the call's result.
+
+    ``halt``: an extension stopped the turn (a hook's ``continue: false``); the runner refuses
+    the rest of the batch and the loop ends the turn once the results are in.
     """
 
     allow: bool
@@ -43,10 +48,10 @@ class GateDecision:
     failed: bool = False
     updated_input: dict[str, Any] | None = None
     context: str = ""
+    halt: str | None = None
 
 
 Gate = Callable[[ToolUseBlock, "Tool | None"], Awaitable[GateDecision]]
-PostCall = Callable[[ToolUseBlock, ToolResult, str], Awaitable[ToolResult]]
 Race = Callable[[Awaitable[Any]], Awaitable[Any]]
 
 
@@ -57,55 +62,39 @@ def allow_all_gate() -> Gate:
     return gate
 
 
-def tool_param(tool: Tool) -> dict[str, Any]:
-    """The tool as the API's ``tools`` entry."""
-    return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
-
-
-def _text_of(content: str | list[dict[str, Any]]) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
-
-
-def with_note(result: ToolResult, note: str) -> ToolResult:
-    """``result`` with ``note`` after its content (nothing changes for an empty note)."""
-    if not note:
-        return result
-    if isinstance(result.content, str):
-        return dataclasses.replace(result, content=f"{result.content}\n\n{note}")
-    extra = [*result.content, {"type": "text", "text": note}]
-    return dataclasses.replace(result, content=extra)
-
-
 class ToolRunner:
-    """Executes calls for the loop. One per session; ``turn_id`` is set by each turn."""
+    """Executes calls for the loop. One per session (and one per subagent); ``turn_id`` is
+    set by each turn.
+
+    Args:
+        tools: the tools a call's name finds (a list is made a ToolSet).
+        ctx: the tools' context.
+        gate: decides each call (agent/session/gate.py).
+        emit: the event sink.
+        extensions: told after each executed call (``tool_ended``, ``after_tool``); None:
+            none (tests of the runner alone).
+    """
 
     def __init__(
         self,
-        tools: list[Tool],
+        tools: ToolSet | list[Tool],
         ctx: ToolContext,
         gate: Gate,
         emit: Callable[[ev.Event], None],
+        extensions: Extensions | None = None,
     ) -> None:
-        self.tools = {t.name: t for t in tools}
+        self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
         self.ctx = ctx
         self.gate = gate
         self.emit = emit
+        self.extensions = extensions
         self.turn_id = 0
         self._results: dict[str, ToolResultBlock] = {}
         self._started: set[str] = set()
-        self.after_call: Callable[[], None] | None = None
-        """Called after every executed call, however it ended (checkpoints settle here)."""
-        self.result_note: Callable[[str, dict[str, Any]], str] | None = None
-        """``(tool name, input) -> text`` appended to a successful call's result (the
-        path-scoped memory rules of agent/memory/rules.py), or ""."""
         self.halt_reason: str | None = None
-        """Set by :meth:`halt` (a hook's ``continue: false``): the batch's remaining calls are
-        refused and the loop ends the turn once the results are in."""
-        self.post_call: PostCall | None = None
-        """Awaited with each executed call's result (PostToolUse hooks); returns the result
-        the model reads. Given the call as run and the PreToolUse hooks' context."""
+        """Set by :meth:`halt` (an extension's halt, a hook's ``continue: false``): the
+        batch's remaining calls are refused and the loop ends the turn once the results are
+        in."""
 
     def _finish(
         self, use: ToolUseBlock, result: ToolResult, status: ev.ToolStatus
@@ -169,10 +158,7 @@ class ToolRunner:
                 if decision is not None:
                     approved.append((use, decision))
             if approved:
-                jobs = [
-                    self._execute(use, d.grant, d.updated_input, d.context) for use, d in approved
-                ]
-                await race(asyncio.gather(*jobs))
+                await race(asyncio.gather(*(self._execute(use, d) for use, d in approved)))
         return [self._results[u.id] for u in uses]
 
     def halt(self, reason: str) -> None:
@@ -200,7 +186,7 @@ class ToolRunner:
             return None
         tool = self.tools.get(use.name)
         if tool is None:
-            known = ", ".join(sorted(self.tools))
+            known = ", ".join(self.tools.names())
             msg = f"No such tool: {use.name}. Available tools: {known}."
             self._finish(use, ToolResult(msg, is_error=True), "failed")
             return None
@@ -210,6 +196,8 @@ class ToolRunner:
             self._finish(use, ToolResult(msg, is_error=True), "failed")
             return None
         decision: GateDecision = await race(self.gate(use, tool))
+        if decision.halt is not None:
+            self.halt(decision.halt)
         if not decision.allow:
             msg = decision.reason or f"Permission to use {use.name} was denied."
             status: ev.ToolStatus = "failed" if decision.failed else "refused"
@@ -217,15 +205,14 @@ class ToolRunner:
             return None
         return decision
 
-    async def _execute(
-        self,
-        use: ToolUseBlock,
-        grant: Grant | None = None,
-        updated_input: dict[str, Any] | None = None,
-        context: str = "",
-    ) -> None:
-        tool = self.tools[use.name]
+    async def _execute(self, use: ToolUseBlock, decision: GateDecision) -> None:
+        tool = self.tools.get(use.name)
+        assert tool is not None  # admitted calls name a tool
+        grant, updated_input = decision.grant, decision.updated_input
         run = use if updated_input is None else dataclasses.replace(use, input=updated_input)
+        call = ToolCall(
+            use, tool, run.input, context=[decision.context] if decision.context else []
+        )
         self._started.add(use.id)
         self.emit(ev.ToolCallRunning(self.turn_id, use.id))
         turn_id = self.turn_id
@@ -242,18 +229,14 @@ class ToolRunner:
         except Exception as exc:  # a tool bug must not end the loop
             result = ToolResult(f"{use.name} failed: {type(exc).__name__}: {exc}", is_error=True)
         finally:
-            if self.after_call is not None:
-                try:
-                    self.after_call()
-                except Exception:  # a checkpoint problem must not fail the call
-                    pass
-        if self.result_note is not None and not result.is_error:
-            try:
-                result = with_note(result, self.result_note(use.name, use.input))
-            except Exception:  # a memory rule that cannot be read must not fail the call
-                pass
-        if self.post_call is not None:  # PostToolUse hooks: their feedback joins the result
-            result = await self.post_call(run, result, context)
+            if self.extensions is not None:  # checkpoints settle, however the call ended
+                self.extensions.tool_ended(call)
+        if self.extensions is not None:  # notes, PostToolUse feedback; then the verdicts' context
+            result = await self.extensions.after_tool(call, result)
+            if call.halt is not None:
+                self.halt(call.halt)
+        for note in call.context:
+            result = result.with_note(note)
         self._finish(use, result, "failed" if result.is_error else "done")
 
     def interrupted_results(self, uses: list[ToolUseBlock]) -> list[ToolResultBlock]:

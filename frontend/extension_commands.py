@@ -52,8 +52,10 @@ def hooks(fe: FrontEnd, arg: str) -> None:
 
 async def mcp(fe: FrontEnd, arg: str) -> None:
     from agent.mcp.command import mcp_command
+    from agent.mcp.manager import McpManager
 
-    for text, kind in await mcp_command(fe.session.mcp, arg, fe.workspace):
+    manager = fe.session.extension(McpManager) if fe.session is not None else None
+    for text, kind in await mcp_command(manager, arg, fe.workspace):
         fe.say(text, kind)  # type: ignore[arg-type]
 
 
@@ -61,8 +63,9 @@ def mcp_prompt(fe: FrontEnd, name: str, arg: str) -> Awaitable[None] | None:
     """``/mcp__server__prompt args``: the server's prompt, sent to the model; None if
     ``name`` is no such prompt."""
     from agent.mcp.command import run_prompt, split_prompt_command
+    from agent.mcp.manager import McpManager
 
-    manager = fe.session.mcp if fe.session is not None else None
+    manager = fe.session.extension(McpManager) if fe.session is not None else None
     if manager is None:
         return None
     found = split_prompt_command(name, manager)

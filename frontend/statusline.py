@@ -242,16 +242,18 @@ class StatusLineRunner:
         self.idle.set()
 
 
-def load_status_line(workspace: Path) -> StatusLineSetting | None:
-    """The workspace's ``statusLine`` setting (problems are reported at start-up by
-    frontend/session_open.py), or None."""
-    from agent.settings.files import load_settings
+def load_status_line(
+    workspace: Path, problems: list[str] | None = None
+) -> StatusLineSetting | None:
+    """The workspace's ``statusLine`` setting, or None; what is wrong with it is added to
+    ``problems`` (given when the session opens, frontend/session_open.py)."""
+    from agent.settings.trust import approved_settings
 
-    try:
-        settings, _ = load_settings(workspace)
+    try:  # a project's status line runs only once the user approved it
+        settings, _ = approved_settings(workspace)
     except Exception:  # the settings' problems were told when the session opened
         return None
-    return parse_status_line(settings.get("statusLine"), [])
+    return parse_status_line(settings.get("statusLine"), problems if problems is not None else [])
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:

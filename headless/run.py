@@ -20,10 +20,11 @@ from typing import Any, assert_never
 from agent import events as ev
 from agent import ops
 from agent.model import ModelRequest
+from agent.open import SessionSetupError
 from agent.session.core import Session
 from frontend.launch import LaunchOptions
 from frontend.server_blocks import server_tool_lines
-from frontend.session_open import SessionSetupError, build_session
+from frontend.session_open import build_session
 from frontend.termination import INTERRUPT_CODES, handle_termination
 from headless.claude_stream import ClaudeStream
 from headless.model_tap import TappedModel
@@ -162,26 +163,27 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
 
     started = time.monotonic()
     try:
-        session, problems = build_session(args, emit, headless=True)
+        opened = build_session(args, emit, headless=True)
     except SessionSetupError as exc:
         print(f"eddy: {exc}", file=sys.stderr)
         return 2
-    for problem in problems:
+    session = opened.session
+    for problem in opened.problems:
         print(f"eddy: {problem}", file=sys.stderr)
     model = _tap_model(session, claude if args.include_partial_messages else None)
     from frontend.pickup import pickup_line
 
-    picked = pickup_line(session.config.picked_up)
+    picked = pickup_line(opened.picked_up)
     if picked is not None and args.output_format != "stream-json":
         print(f"eddy: {picked}", file=sys.stderr)
     if claude is not None:
-        opened = session.status()
+        now = session.status()
         claude.start(
-            session_id=opened.session_id,
-            model=opened.model,
-            cwd=str(opened.workspace),
-            tools=[str(tool["name"]) for tool in session.spec.tools],
-            permission_mode=opened.mode,
+            session_id=now.session_id,
+            model=now.model,
+            cwd=str(now.workspace),
+            tools=[str(tool["name"]) for tool in session.tools.params()],
+            permission_mode=now.mode,
         )
     # The prompt is submitted even if a signal came while the session was built: it is then
     # recorded and interrupted at once, so the transcript keeps it (resumable with --continue).
@@ -261,13 +263,12 @@ async def _checkpoints(args: LaunchOptions) -> int:
     from agent.anthropic_model import AnthropicModel
 
     try:
-        session, problems = build_session(
-            args, emit, headless=True, model=AnthropicModel(args.model)
-        )
+        opened = build_session(args, emit, headless=True, model=AnthropicModel(args.model))
     except SessionSetupError as exc:
         print(f"eddy: {exc}", file=sys.stderr)
         return 2
-    for problem in problems:
+    session = opened.session
+    for problem in opened.problems:
         print(f"eddy: {problem}", file=sys.stderr)
     try:
         if args.checkpoints:

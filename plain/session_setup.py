@@ -15,6 +15,7 @@ from agent import events as ev
 from frontend.launch import LaunchOptions
 
 if TYPE_CHECKING:
+    from agent.open import OpenedSession
     from plain.app import PlainApp
 
 
@@ -27,10 +28,11 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
         app.args = app.args.opening(cleared=True)
     model = app.model_factory() if app.model_factory is not None else None
     try:
-        session, problems = build_session(app.args, app.emit, model)
+        opened = build_session(app.args, app.emit, model)
     except Exception as exc:
         app.say(f"Could not start the session: {type(exc).__name__}: {exc}", "red")
         return False
+    session, problems = opened.session, opened.problems
     app.session = session
     app.status_script.attach(session, app.status)
     status = session.status()
@@ -46,7 +48,7 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
         app.say(problem, "yellow")
     from frontend.pickup import pickup_line
 
-    picked = pickup_line(session.config.picked_up)
+    picked = pickup_line(opened.picked_up)
     if picked is not None:
         app.say(picked, "cyan")
     if model is None:
@@ -94,8 +96,11 @@ async def ask_mcp_approval(app: PlainApp) -> None:
     session = app.session
     if session is None or not app.interactive:
         return
+    from agent.mcp.manager import McpManager
+
     workspace = session.config.workspace
-    names = unanswered(session.mcp, workspace)
+    manager = session.extension(McpManager)
+    names = unanswered(manager, workspace)
     if not names:
         return
     choices = options(names)
@@ -111,13 +116,13 @@ async def ask_mcp_approval(app: PlainApp) -> None:
     if reply not in ("1", "2", "3"):
         app.say("MCP: continuing without the project's new servers.", "cyan")
         return
-    for line in answer(session.mcp, workspace, names, choices[int(reply) - 1][0]):
+    for line in answer(manager, workspace, names, choices[int(reply) - 1][0]):
         app.say(line, "cyan")
 
 
 def build_session(
     args: LaunchOptions, emit: Callable[[ev.Event], None], model: Any
-) -> tuple[Any, list[str]]:
+) -> OpenedSession:
     """The session ``args`` ask for, or a new one when it cannot be resumed (the reason first
     among the problems): frontend.session_open.open_interactive."""
     from frontend.session_open import open_interactive

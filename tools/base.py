@@ -395,6 +395,17 @@ class ToolResult:
     is_error: bool = False
     display: dict[str, Any] | None = None
 
+    def with_note(self, note: str) -> ToolResult:
+        """This result with ``note`` after its content (text, or one more text block);
+        itself for an empty note."""
+        if not note:
+            return self
+        if isinstance(self.content, str):
+            content: str | list[dict[str, Any]] = f"{self.content}\n\n{note}"
+        else:
+            content = [*self.content, {"type": "text", "text": note}]
+        return ToolResult(content, self.is_error, self.display)
+
 
 @runtime_checkable
 class Tool(Protocol):

@@ -22,6 +22,7 @@ from frontend.launch import LaunchOptions
 from tui.warm_up import register_turn_css, turn_widget_classes, warm_up_highlighting
 
 if TYPE_CHECKING:
+    from agent.open import OpenedSession
     from tui.app import EddyApp
 
 HELP = """Enter sends · ctrl+j or shift+enter: new line · ↑/↓: prompt history
@@ -127,7 +128,7 @@ class SessionHost:
                 app.main.say, "No earlier session in this project: this is a new one."
             )
         try:
-            session, problems = build_session(app.args, self.emit, self.model, self.tools)
+            opened = build_session(app.args, self.emit, self.model, self.tools)
         except Exception as exc:
             message = f"Could not start the session: {type(exc).__name__}: {exc}"
             app.call_from_thread(app.main.conversation.add_line, message, "error")
@@ -137,7 +138,7 @@ class SessionHost:
         except Exception:
             pass  # _session_ready imports them as before
         # handled from the message queue (call_later), in the app's own context
-        app.call_from_thread(app.call_later, self._session_ready, session, problems)
+        app.call_from_thread(app.call_later, self._session_ready, opened)
 
     def _ask_trust(self) -> None:
         from tui.screens.trust import TrustScreen
@@ -175,7 +176,8 @@ class SessionHost:
 
         self.app.push_screen(ResumeScreen(sessions), chosen)
 
-    def _session_ready(self, session: Any, problems: list[str]) -> None:
+    def _session_ready(self, opened: OpenedSession) -> None:
+        session, problems = opened.session, opened.problems
 
         app = self.app
         main = app.main
@@ -201,7 +203,7 @@ class SessionHost:
             main.conversation.add_line(problem, "error")
         from frontend.pickup import pickup_line
 
-        picked = pickup_line(session.config.picked_up)
+        picked = pickup_line(opened.picked_up)
         if picked is not None:
             main.say(picked)
         if app.needs_key:
@@ -230,8 +232,10 @@ class SessionHost:
     def _ask_mcp_approval(self, session: Any) -> None:
         """The project's new MCP servers: ask once (a modal over the ready screen)."""
         from agent.mcp.ask import unanswered
+        from agent.mcp.manager import McpManager
 
-        names = unanswered(session.mcp, session.config.workspace)
+        manager = session.extension(McpManager)
+        names = unanswered(manager, session.config.workspace)
         if not names:
             return
         from tui.screens.mcp_approval import McpApprovalScreen
@@ -242,7 +246,7 @@ class SessionHost:
             if choice is None:
                 self.app.main.say("MCP: continuing without the project's new servers.")
             else:
-                for line in answer(session.mcp, session.config.workspace, names, choice):
+                for line in answer(manager, session.config.workspace, names, choice):
                     self.app.main.say(line)
             self.app.main.prompt.focus()
 
@@ -370,7 +374,7 @@ def _warm_up_sdk(model: Any, ready: Callable[[], None]) -> None:
 
 def build_session(
     args: LaunchOptions, emit: Callable[[ev.Event], None], model: Any, tools: Any
-) -> tuple[Any, list[str]]:
+) -> OpenedSession:
     """The session for ``args`` (frontend.session_open's, recorded in a transcript).
 
     With ``tools`` (tests), the same configuration over those tools, not recorded.
@@ -379,11 +383,6 @@ def build_session(
 
     if tools is None:
         return session_open.open_interactive(args, emit, model=model)
-    from agent.session.core import Session
-
-    base, problems = session_open.build_session(
-        args, emit, headless=False, model=model, persist=False
+    return session_open.build_session(
+        args, emit, headless=False, model=model, persist=False, tools=tools
     )
-    session = Session(base.config, base.model, tools, emit)
-    session.hooks.start_source = base.hooks.start_source  # clear, after /clear
-    return session, problems

@@ -38,7 +38,6 @@ END_REASONS = ("clear", "logout", "prompt_input_exit", "other")
 prompt (/exit, Ctrl+D, Ctrl+C twice); anything else (a signal, end of piped input, /resume)."""
 OUTPUT_EXCERPT_CHARS = 300
 _PATH_KEYS = ("file_path", "path", "notebook_path")
-_TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 
 Emit = Callable[[ev.Event], None]
 
@@ -94,8 +93,6 @@ class HookEngine:
         self.start_source = "startup"
         """SessionStart's source for a session that resumes nothing (``clear`` after /clear)."""
         self.idle_seconds = IDLE_NOTIFY_S
-        self.on_halt: Callable[[str], None] | None = None
-        """Called when a tool event's hook returns ``continue: false`` (``ToolRunner.halt``)."""
         self._background: set[asyncio.Task[Any]] = set()
         self._idle: asyncio.Task[Any] | None = None
 
@@ -142,8 +139,6 @@ class HookEngine:
         if combined.stop:
             why = combined.stop_reason or "a hook returned continue: false"
             self._emit(ev.Notice(tid, f"{event} hook stopped eddy: {why}"))
-            if event in _TOOL_EVENTS and self.on_halt is not None:
-                self.on_halt(f"a {event} hook stopped eddy: {why}")
         combined.reason = cap_for_model(combined.reason)
         combined.context = cap_for_model(combined.context)
         return combined
@@ -197,12 +192,17 @@ class HookEngine:
 
     async def post_tool_use(
         self, use: ToolUseBlock, tool_input: dict[str, Any], result: ToolResult
-    ) -> ToolResult:
+    ) -> tuple[ToolResult, str | None]:
         """PostToolUse (or PostToolUseFailure, for a failed call) after one call ran: a block's
-        reason and any additionalContext are added to the result the model reads."""
+        reason and any additionalContext are added to the result the model reads.
+
+        Returns:
+            The result the model reads, and why the turn must end after this batch (a hook's
+            ``continue: false``) or None.
+        """
         event = "PostToolUseFailure" if result.is_error else "PostToolUse"
         if not self.has(event):
-            return result
+            return result, None
         text = _result_text(result)
         fields: dict[str, Any] = {
             "tool_name": use.name,
@@ -219,17 +219,11 @@ class HookEngine:
             notes.append(f"{event} hook feedback: {verdict.reason}")
         if verdict.context.strip():
             notes.append(f"{event} hook context: {verdict.context}")
-        return with_note(result, "\n\n".join(notes)) if notes else result
-
-    async def after_call(
-        self, use: ToolUseBlock, result: ToolResult, pre_context: str = ""
-    ) -> ToolResult:
-        """``ToolRunner.post_call``: PostToolUse on the result, then the PreToolUse hooks'
-        additionalContext added to it."""
-        result = await self.post_tool_use(use, use.input, result)
-        if pre_context.strip():
-            result = with_note(result, f"PreToolUse hook context: {pre_context}")
-        return result
+        halt = None
+        if verdict.stop:
+            why = verdict.stop_reason or "a hook returned continue: false"
+            halt = f"a {event} hook stopped eddy: {why}"
+        return result.with_note("\n\n".join(notes)), halt
 
     async def on_stop(self, history: list[Any], stop_hook_active: bool) -> str | None:
         """``Turn.on_stop``: the Stop hooks' block reason (the model's next prompt), or None
@@ -370,12 +364,3 @@ async def unless_interrupted(work: Awaitable[Any], interrupt: asyncio.Event) -> 
     if task.cancelled():
         return False, None
     return True, task.result()
-
-
-def with_note(result: ToolResult, note: str) -> ToolResult:
-    """``result`` with ``note`` added to what the model reads (text, or one more block)."""
-    if isinstance(result.content, str):
-        content: str | list[dict[str, Any]] = f"{result.content}\n\n{note}"
-    else:
-        content = [*result.content, {"type": "text", "text": note}]
-    return ToolResult(content, result.is_error, result.display)

@@ -6,10 +6,12 @@ the session can be built in any thread. The session's loop reaches them through
 ``run_coroutine_threadsafe``; cancelling the awaiting task (Esc) cancels the call on the MCP
 loop, which the SDK turns into the protocol's cancellation.
 
-The session sees the servers at one place only: :meth:`McpManager.before_model_call`, awaited
-before each model call. There the tools of the connected servers replace the previous MCP
-tools in the request's tool list, sorted by name after the built-in tools, and only when the
-list really changed: the tool definitions stay byte-identical between calls (prompt cache).
+The manager is a session extension (agent/extension.py). The session sees the servers at one
+place only: :meth:`McpManager.before_model_call`, awaited before each model call. There the
+tools of the connected servers become the ``mcp`` group of the session's tool set (sorted by
+name, after the built-in and the server tools), and the request's tool list changes only when
+the offered tools really changed: the tool definitions stay byte-identical between calls
+(prompt cache). ``on_prompt`` attaches the resources a prompt names (``@server:uri``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent import events as ev
+from agent.extension import Extension, PromptAddition
 from agent.mcp.adapter import McpTool
 from agent.mcp.config import McpConfig, ServerConfig
 from agent.mcp.connection import McpUnavailable, ServerConnection, describe, tool_timeout
@@ -30,7 +33,7 @@ from agent.mcp.results import to_tool_result
 from tools.base import ToolResult
 
 if TYPE_CHECKING:
-    from agent.session.core import Session
+    from agent.toolset import ToolSet
 
 T = TypeVar("T")
 PREFIX = "mcp__"
@@ -38,7 +41,7 @@ NICE = 10
 """The MCP thread's (and its servers') nice value: below the UI's."""
 
 
-class McpManager:
+class McpManager(Extension):
     """Connects the configured servers and offers their tools to one session.
 
     Args:
@@ -69,11 +72,11 @@ class McpManager:
         self._wait_first = wait_at_first_call
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._session: Session | None = None
+        self._tools: ToolSet | None = None
+        self._emit_event: Callable[[ev.Event], None] | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
         self._pending_notices: list[str] = []
         self._reported: dict[str, str] = {}
-        self._offered: list[tuple[str, str, str]] = []
         self._lock = threading.Lock()
         self._told_started = False
 
@@ -140,13 +143,13 @@ class McpManager:
             self._ensure_loop().call_soon_threadsafe(conn.start)
 
     # -- the session's side ---------------------------------------------------------------
-    def attach(self, session: Session) -> None:
-        """Offer the servers' tools to ``session`` before each of its model calls."""
-        self._session = session
-        session.before_model_call.append(self.before_model_call)
-        session.on_close.append(self.aclose)
-        session.prompt_hooks.append(self.prompt_attachments)
-        session.mcp = self
+    name = "MCP"
+
+    def bind(self, tools: ToolSet, emit: Callable[[ev.Event], None]) -> None:
+        """Offer the servers' tools in ``tools`` (before each model call) and report to
+        ``emit`` (the session's: register the manager as its extension too)."""
+        self._tools = tools
+        self._emit_event = emit
 
     async def before_model_call(self) -> None:
         """Between model calls: report what happened, and refresh the tools offered."""
@@ -177,13 +180,13 @@ class McpManager:
 
         await self._bridge(wait())
 
-    async def prompt_attachments(self, text: str) -> list[str]:
-        """The resources ``text`` mentions as ``@server:uri``, as text blocks."""
+    async def on_prompt(self, text: str) -> PromptAddition | None:
+        """The resources ``text`` mentions as ``@server:uri``, as text blocks after it."""
         if "@" not in text:
-            return []
+            return None
         from agent.mcp.resources import attach_resources
 
-        return await attach_resources(self, text)
+        return PromptAddition(None, tuple(await attach_resources(self, text)))
 
     def tools(self, *, connected: bool = True) -> list[McpTool]:
         """The servers' tools, sorted by name (one per name: the first wins).
@@ -203,25 +206,11 @@ class McpManager:
         return [out[name] for name in sorted(out)]
 
     def sync_tools(self) -> bool:
-        """Put the current MCP tools into the session's runner and request; True if changed."""
-        session = self._session
-        if session is None:
+        """Put the current MCP tools into the session's tool set; True if what the request
+        offers changed (the last known tools of servers that went down stay callable)."""
+        if self._tools is None:
             return False
-        from agent.toolrun import tool_param
-
-        tools = self.tools()
-        params = [tool_param(t) for t in tools]
-        key = [(p["name"], p["description"], repr(p["input_schema"])) for p in params]
-        if key == self._offered:
-            return False
-        self._offered = key
-        runner = session.runner
-        for name in [n for n in runner.tools if n.startswith(PREFIX)]:
-            del runner.tools[name]
-        runner.tools.update({t.name: t for t in self.tools(connected=False)})
-        kept = [p for p in session.spec.tools if not str(p.get("name", "")).startswith(PREFIX)]
-        session.spec.tools = kept + params  # a new list: a request already built keeps its own
-        return True
+        return self._tools.set_group("mcp", self.tools(), self.tools(connected=False))
 
     async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult:
         """Call ``tool`` of ``server``; every failure is an is_error result."""
@@ -260,7 +249,7 @@ class McpManager:
         """A server's resource (``ReadResourceResult``)."""
         return await self._bridge(self.connections[server].read_resource(uri))
 
-    def summary(self) -> str:
+    def status(self) -> str:
         """For the status line: "" without servers, else e.g. "MCP 2/3" or "MCP 1 failed"."""
         if not self.connections:
             return ""
@@ -271,7 +260,7 @@ class McpManager:
         text = f"MCP {connected}/{len(states)}"
         return text + (f", {failed} failed" if failed else "")
 
-    async def aclose(self) -> None:
+    async def aclose(self, reason: str = "other") -> None:
         """Stop every server and the MCP loop (the session's close awaits it)."""
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
@@ -337,9 +326,8 @@ class McpManager:
         loop.call_soon_threadsafe(self._emit, text)
 
     def _emit(self, text: str) -> None:
-        session = self._session
-        if session is not None:
-            session._emit(ev.Notice(ev.NO_TURN, text))
+        if self._emit_event is not None:
+            self._emit_event(ev.Notice(ev.NO_TURN, text))
 
 
 def _lower_priority() -> None:

@@ -1,5 +1,6 @@
 """The memory of one session: the system prompt's memory part and the path rules, re-read
-after each compaction (memory is re-read, never summarised away)."""
+after each compaction (memory is re-read, never summarised away). A session extension: the
+path rules a successful call touches follow its result."""
 
 from __future__ import annotations
 
@@ -7,13 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.extension import Extension, ToolCall
 from agent.memory import Memory, read_memory
 
 if TYPE_CHECKING:
     from agent.output_styles import OutputStyle
+    from tools.base import ToolResult
 
 
-class SessionMemory:
+class SessionMemory(Extension):
     """Reads the memory for ``workspace`` and keeps it current for one session.
 
     Args:
@@ -53,6 +56,14 @@ class SessionMemory:
         self.memory = read_memory(self.workspace, self.eddy_user_dir, self.roots)
         return self.system(style)
 
+    name = "memory rules"
+
     def note_for(self, tool: str, args: dict[str, Any]) -> str:
         """The path rules a ``tool`` call with ``args`` loads (for the tool result), or ""."""
         return self.memory.path_rules.note_for(tool, args, self.workspace)
+
+    async def after_tool(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        """A successful call's result, with the path rules it loads after it."""
+        if result.is_error:
+            return result
+        return result.with_note(self.note_for(call.use.name, call.use.input))

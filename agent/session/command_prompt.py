@@ -60,7 +60,7 @@ def parse_rules(texts: tuple[str, ...]) -> list[Rule]:
 async def _unless_interrupted(session: Session, work: Awaitable[T]) -> T:
     """Await ``work``; Esc cancels it and raises :class:`CommandAborted`."""
     job = asyncio.ensure_future(work)
-    stop = asyncio.ensure_future(session._interrupt.wait())
+    stop = asyncio.ensure_future(session.stop.event.wait())
     try:
         await asyncio.wait({job, stop}, return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -83,7 +83,7 @@ async def _run_snippet(session: Session, command: str) -> str:
         raise CommandAborted("the Bash tool is not available in this session")
     call_id = f"command-shell-{next(_ids)}"
     args = {"command": command}
-    emit = session._emit
+    emit = session.emit
     emit(ev.ToolCallStarted(ev.NO_TURN, call_id, "Bash", args, command))
     use = ToolUseBlock(call_id, "Bash", args)
     try:
@@ -139,7 +139,7 @@ async def run_command_prompt(session: Session, op: ops.SubmitPrompt) -> None:
     try:
         rules = parse_rules(op.allowed_tools)
     except CommandAborted as exc:
-        session._emit(ev.Error(ev.NO_TURN, f"The command was not sent: {exc}", "command"))
+        session.emit(ev.Error(ev.NO_TURN, f"The command was not sent: {exc}", "command"))
         return
     policy = config.policy
     policy.allow.extend(rules)
@@ -149,17 +149,15 @@ async def run_command_prompt(session: Session, op: ops.SubmitPrompt) -> None:
             text = await expand_snippets(session, op.text) if op.expand_shell else op.text
         except CommandAborted as exc:
             why = "it was interrupted" if str(exc) == "interrupted" else str(exc)
-            session._emit(ev.Error(ev.NO_TURN, f"The command was not sent: {why}", "command"))
+            session.emit(ev.Error(ev.NO_TURN, f"The command was not sent: {why}", "command"))
             return
         if not text.strip():
             text = "The command expanded to nothing; not sent."
-            session._emit(ev.Error(ev.NO_TURN, text, "command"))
+            session.emit(ev.Error(ev.NO_TURN, text, "command"))
             return
         if op.model:
-            _set_model(session, op.model)
-        from agent.session.turns import run_prompt  # turns imports nothing of this module
-
-        await run_prompt(session, text)
+            session.use_model(op.model)
+        await session.prompts.run(text)
     finally:
         for rule in rules:  # exactly the granted objects: rules added meanwhile stay
             for i, r in enumerate(policy.allow):
@@ -167,10 +165,4 @@ async def run_command_prompt(session: Session, op: ops.SubmitPrompt) -> None:
                     del policy.allow[i]
                     break
         if op.model and config.model == op.model:
-            _set_model(session, previous)
-
-
-def _set_model(session: Session, model: str) -> None:
-    session.config.model = session.spec.model = model
-    if hasattr(session.model, "name"):
-        session.model.name = model
+            session.use_model(previous)

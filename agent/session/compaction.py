@@ -17,10 +17,11 @@ from agent.model import Model, ModelRequest, estimate_tokens
 from agent.pricing import context_window
 
 if TYPE_CHECKING:
-    from agent.hooks.engine import HookEngine
+    from agent.extension import Extensions
     from agent.loop import Turn
     from agent.session.config import SessionConfig
     from agent.session.conversation import Conversation, Write
+    from agent.toolset import ToolSet
 
 
 def should_autocompact(
@@ -46,6 +47,7 @@ class Compactor:
     Args:
         model: the session's model (it writes the summary).
         spec: the session's request spec (its system blocks are refreshed after compaction).
+        tools: the session's tools (the summary request offers them too: the cached prefix).
         config: the session's config (threshold, model id, ``refresh_system``).
         conversation: the history to rewrite.
         write: writes to the session's transcript.
@@ -56,6 +58,7 @@ class Compactor:
         self,
         model: Model,
         spec: ModelRequest,
+        tools: ToolSet,
         config: SessionConfig,
         conversation: Conversation,
         write: Write,
@@ -63,12 +66,14 @@ class Compactor:
     ) -> None:
         self.model = model
         self.spec = spec
+        self.tools = tools
         self.config = config
         self.conversation = conversation
         self._write = write
         self._emit = emit
-        self.hooks: HookEngine | None = None
-        """The session's hooks: PreCompact may block a compaction; SessionStart follows it."""
+        self.extensions: Extensions | None = None
+        """The session's extensions: one may keep the conversation as it is (PreCompact hooks);
+        each is told after a compaction (SessionStart hooks)."""
 
     async def before_call(self, turn: Turn) -> bool:
         """Before a call of ``turn``: compact if it would nearly fill the window."""
@@ -83,16 +88,16 @@ class Compactor:
         self, focus: str = "", *, turn_id: int = ev.NO_TURN, automatic: bool = False
     ) -> bool:
         """Replace the history by a summary plus the recent turns. False if it failed."""
-        hooks = self.hooks
-        if hooks is not None and hooks.has("PreCompact"):
+        extensions = self.extensions
+        if extensions is not None:
             trigger = "auto" if automatic else "manual"
-            verdict = await hooks.pre_compact(trigger, focus, turn_id)
-            if verdict.blocked:
-                text = f"A PreCompact hook blocked the compaction: {verdict.reason}"
-                self._emit(ev.Notice(turn_id, text))
+            blocked = await extensions.before_compact(trigger, focus, turn_id)
+            if blocked is not None:
+                self._emit(ev.Notice(turn_id, blocked))
                 return False
         spec, history = self.spec, self.conversation.history
-        request = ModelRequest(spec.model, history, spec.system, spec.tools, spec.max_tokens)
+        tools = self.tools.params()
+        request = ModelRequest(spec.model, history, spec.system, tools, spec.max_tokens)
         try:
             done = await compact(self.model, request, history, focus=focus)
         except CompactionError as exc:
@@ -116,6 +121,6 @@ class Compactor:
                 kept.context_tokens,
             )
         )
-        if hooks is not None and hooks.has("SessionStart"):  # its output joins the next prompt
-            await hooks.session_start("compact")
+        if extensions is not None:
+            await extensions.after_compact()
         return True

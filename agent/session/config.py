@@ -1,4 +1,4 @@
-"""How a session runs: ``SessionConfig`` (built from the command line by frontend/session_open.py),
+"""How a session runs: ``SessionConfig`` (built by the front door, agent/open.py),
 and what a prompt becomes under it."""
 
 from __future__ import annotations
@@ -54,9 +54,6 @@ class SessionConfig:
     """The output style (agent/output_styles.py) ``refresh_system`` builds with; None: Default."""
     hooks: HookConfig = field(default_factory=HookConfig)
     """The ``hooks`` of every settings file, merged (see agent/hooks)."""
-    picked_up: list[str] = field(default_factory=list)
-    """What was read from Claude Code's files, one item each (frontend/pickup.py joins them
-    into the start-up line; memory, commands and skills append theirs)."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:

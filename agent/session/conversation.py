@@ -18,6 +18,7 @@ from agent.messages import Block, Message
 if TYPE_CHECKING:
     from agent.model import ModelRequest
     from agent.store.transcript import Transcript
+    from agent.toolset import ToolSet
 
 Write = Callable[[Callable[["Transcript"], Any]], None]
 
@@ -26,7 +27,8 @@ class Conversation:
     """The history and what is known about the context it makes.
 
     Args:
-        spec: the session's request spec (its system and tools count in the estimate).
+        spec: the session's request spec (its system counts in the estimate).
+        tools: the session's tools (their parameters count in the estimate).
 
     Attributes:
         history: the messages (shared with the running turn: rewritten in place only).
@@ -35,15 +37,16 @@ class Conversation:
         checked_upto: how much of ``history`` the invariant check has seen already.
     """
 
-    def __init__(self, spec: ModelRequest) -> None:
+    def __init__(self, spec: ModelRequest, tools: ToolSet) -> None:
         self.history: list[Message] = []
         self.context_tokens = 0
         self.checked_upto = 0
         self._spec = spec
+        self._tools = tools
 
     def estimate(self) -> int:
         """Estimate the context of the next request (when no call has measured it)."""
-        return estimate_context(self.history, self._spec.system, self._spec.tools)
+        return estimate_context(self.history, self._spec.system, self._tools.params())
 
     def load(self, history: list[Message], context_tokens: int | None) -> None:
         """Continue a saved conversation (its recorded context, or an estimate)."""

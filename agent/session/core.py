@@ -9,9 +9,9 @@ checkpoint store.
 from __future__ import annotations
 
 import asyncio
-import itertools
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, assert_never
 
 from agent import events as ev
 from agent import ops
@@ -21,24 +21,26 @@ from agent.checkpoints.rewind_list import (
     RewindError,
     marks_from_transcript,
 )
-from agent.hooks.engine import HookEngine
+from agent.checkpoints.settle import CheckpointSettler
+from agent.extension import Extension, Extensions
 from agent.messages import Message, TextBlock
 from agent.model import Model, ModelRequest
 from agent.pricing import context_window
 from agent.sandbox import Sandbox
 from agent.session.budget import Spend
+from agent.session.command_prompt import has_extras, run_command_prompt
 from agent.session.compaction import Compactor
 from agent.session.config import SessionConfig, prompt_blocks
 from agent.session.conversation import Conversation, CorrectionQueue
 from agent.session.dialogs import SessionDialogs
 from agent.session.gate import PermissionGate
-from agent.session.operations import apply_op, set_mode
 from agent.session.record import SessionRecorder
 from agent.session.status import SessionStatus
-from agent.session.turns import hook_fields
+from agent.session.turns import PromptRunner, StopSignal
 from agent.shells import ShellRegistry
 from agent.side_model import side_query
-from agent.toolrun import ToolRunner, tool_param
+from agent.toolrun import ToolRunner
+from agent.toolset import ToolSet
 from tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from agent.store.transcript import Transcript
 
 Emit = Callable[[ev.Event], None]
+X = TypeVar("X")
 
 
 class Session:
@@ -64,7 +67,7 @@ class Session:
         self,
         config: SessionConfig,
         model: Model,
-        tools: list[Tool],
+        tools: ToolSet | list[Tool],
         emit: Emit,
         ctx: ToolContext | None = None,
     ) -> None:
@@ -79,12 +82,16 @@ class Session:
         self._emit_fn = emit
         self._write = self.recorder.write
         """Write to the transcript; a failure is reported once and never stops the session."""
-        self.corrections = CorrectionQueue(self._write, self._emit)
-        self._turn_ids = itertools.count(1)
+        self.corrections = CorrectionQueue(self._write, self.emit)
         self._task: asyncio.Task[None] | None = None
-        self._interrupt = asyncio.Event()
+        self.stop = StopSignal()
+        """Esc for the running work (a turn, a ``!command``, a custom command's snippets)."""
         self._closed = False
         self._side_tasks: set[asyncio.Task[None]] = set()
+        self.extensions = Extensions(self.emit, lambda: self.runner.turn_id)
+        """What plugs into this session (agent/extension.py), in the order registered."""
+        self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools, config.server_tools)
+        """The tools: what a call's name finds and what each request offers."""
         self.ctx = ctx or ToolContext(config.workspace)
         if self.ctx.ask_model is None:  # WebFetch's questions to the small fast model
             self.ctx.ask_model = side_query(model)
@@ -93,57 +100,61 @@ class Session:
         self.gate = PermissionGate(
             config.policy,
             self.ctx,
-            self._emit,
+            self.emit,
             lambda: self.runner.turn_id,
             config.workspace,
             headless=config.headless,
             save_rules=config.save_rules,
             sandbox=sandbox,
         )
-        self.runner = ToolRunner(tools, self.ctx, self.gate, self._emit)
+        self.gate.extensions = self.extensions
+        self.runner = ToolRunner(self.tools, self.ctx, self.gate, self.emit, self.extensions)
         self.shells = ShellRegistry(self.ctx, on_change=self.background_changed)
         """Background shells (Bash ``run_in_background``, Ctrl+B); they outlive turns."""
         self.ctx.shells = self.shells
         self.dialogs = SessionDialogs(
-            self._emit,
+            self.emit,
             lambda: self.runner.turn_id,
             lambda: config.policy.mode,
-            lambda mode: set_mode(self, mode),
+            self.set_mode,
         )
         """AskUserQuestion and ExitPlanMode ask through it; headless, nobody can answer."""
         self.ctx.dialogs = None if config.headless else self.dialogs
         system = [{"type": "text", "text": config.system}] if config.system else []
-        self.spec = ModelRequest(
-            config.model,
-            system=system,
-            tools=[*(tool_param(t) for t in tools), *config.server_tools],
-            max_tokens=config.max_tokens,
-        )
-        """The stable request parts; each call sends it with the history as its messages."""
-        self.conversation = Conversation(self.spec)
+        self.spec = ModelRequest(config.model, system=system, max_tokens=config.max_tokens)
+        """The stable request parts; each call sends them with the tool set's parameters and
+        the history as its messages."""
+        self.conversation = Conversation(self.spec, self.tools)
         self.compactor = Compactor(
-            model, self.spec, config, self.conversation, self._write, self._emit
+            model, self.spec, self.tools, config, self.conversation, self._write, self.emit
         )
-        self.hooks = HookEngine(
-            config.hooks,
-            config.workspace,
-            self._emit,
-            lambda: hook_fields(self),
-            lambda: self.runner.turn_id,
+        self.compactor.extensions = self.extensions
+        self.prompts = PromptRunner(
+            config=config,
+            conversation=self.conversation,
+            corrections=self.corrections,
+            spend=self.spend,
+            model=model,
+            spec=self.spec,
+            runner=self.runner,
+            extensions=self.extensions,
+            compactor=self.compactor,
+            shells=self.shells,
+            stop=self.stop,
+            emit=self.emit,
+            add_prompt=self.add_prompt,
+            report_checkpoint_error=self.report_checkpoint_error,
         )
-        """The configured hooks (agent/hooks): the gate, the runner and the turn call them."""
-        if config.hooks.groups:
-            self.gate.hooks = self.compactor.hooks = self.hooks
-            self.runner.post_call = self.hooks.after_call
-            self.hooks.on_halt = self.runner.halt
-        self.before_model_call: list[Callable[[], Awaitable[None]]] = []
-        """Awaited before each model call, never during one (MCP refreshes its tools here)."""
-        self.on_close: list[Callable[[], Awaitable[None]]] = []
-        """Awaited by ``close`` after the turn stopped (MCP stops its servers)."""
-        self.prompt_hooks: list[Callable[[str], Awaitable[list[str]]]] = []
-        """Awaited with each prompt's text; their texts follow it (MCP ``@server:uri``)."""
-        self.mcp: Any = None
-        """The session's MCP servers (``agent.mcp.McpManager``), or None."""
+        """Runs each prompt's turn (agent/session/turns.py)."""
+
+    def extension(self, kind: type[X]) -> X | None:
+        """The registered extension of class ``kind`` (e.g. the MCP servers), or None."""
+        found: X | None = self.extensions.find(kind)
+        return found
+
+    def add_extension(self, extension: Extension) -> None:
+        """Register ``extension`` after the others (the front door does, agent/open.py)."""
+        self.extensions.add(extension)
 
     # -- what front ends read -----------------------------------------------------------
     @property
@@ -176,13 +187,28 @@ class Session:
         """The session's spend, including what it had when resumed (``spend`` has more)."""
         return self.spend.total_cost
 
+    @property
+    def resumed(self) -> bool:
+        """This session continues a saved one (SessionStart's source is ``resume``)."""
+        return self.transcript is not None and self.transcript.loaded is not None
+
+    def hook_fields(self) -> dict[str, Any]:
+        """The fields every hook's stdin has (the session, its transcript, cwd, mode)."""
+        transcript = self.transcript
+        return {
+            "session_id": self.config.session_id,
+            "transcript_path": str(transcript.path) if transcript is not None else "",
+            "cwd": str(self.config.workspace),
+            "permission_mode": self.config.policy.mode,
+        }
+
     def background_changed(self) -> None:
         """Tell the front ends what runs in the background now (a shell or agent started
         or ended)."""
         host = getattr(self.ctx, "subagents", None)
         agents = len(host.background) if host is not None else 0
         shells = len(self.shells.running())
-        self._emit(ev.BackgroundChanged(self.runner.turn_id, shells, agents))
+        self.emit(ev.BackgroundChanged(self.runner.turn_id, shells, agents))
 
     def status(self) -> SessionStatus:
         """A read-only snapshot of what front ends show (model, mode, cost, context, ...)."""
@@ -205,13 +231,145 @@ class Session:
             context_window=context_window(config.model),
             max_turns=limits.max_turns,
             max_budget_usd=limits.max_budget_usd,
-            mcp=self.mcp.summary() if self.mcp is not None else "",
+            mcp=self.extensions.status(),
         )
 
     # -- operations ---------------------------------------------------------------------
     def submit(self, op: ops.Op) -> Any:
         """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
-        return apply_op(self, op)
+        match op:
+            case ops.SubmitPrompt() | ops.QueueCorrection():
+                # while a turn runs, anything typed is a correction for its next call
+                # (``@agent-<name> text``: for that running subagent)
+                if self.busy:
+                    host = self.ctx.subagents
+                    if host is None or not host.route_correction(op.text):
+                        self.corrections.add(op.text)
+                elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
+                    self._spawn(run_command_prompt(self, op))  # a custom command's prompt
+                elif op.text.strip():
+                    self._spawn(self.prompts.run(op.text))
+            case ops.TakeQueued():
+                return self.corrections.take_back(op.index)
+            case ops.Interrupt():
+                if self.busy:
+                    self.stop.set()
+            case ops.AnswerPermission():
+                self.gate.answer(op)
+            case ops.AnswerQuestions() | ops.AnswerPlan():
+                self.dialogs.answer(op)
+            case ops.SetLimits():
+                limits = self.config.limits
+                if op.max_turns is not None:
+                    limits.max_turns = op.max_turns if op.max_turns > 0 else None
+                if op.max_budget_usd is not None:
+                    limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
+            case ops.RunShell():
+                if self.busy:
+                    text = "Wait for the turn to finish (or Esc) to run !commands."
+                    self.emit(ev.Error(ev.NO_TURN, text, "shell"))
+                else:
+                    self._spawn(self._user_shell(op.command))
+            case ops.SetModel():
+                self.use_model(op.model)
+                self._write(lambda t: t.settings(model=op.model))
+                self.emit(ev.Notice(ev.NO_TURN, f"Model set to {op.model}."))
+            case ops.SetPermissionMode():
+                self.set_mode(op.mode)
+            case ops.Rename():
+                self._rename(op.title)
+            case ops.Rewind():
+                self._rewind(op)
+            case ops.Compact():
+                if self.busy:
+                    self.corrections.add(f"/compact {op.focus}".strip())
+                else:
+                    self._spawn(self.compactor.compact(op.focus))
+            case ops.SetOutputStyle():
+                from agent.output_styles import set_output_style
+
+                self.emit(set_output_style(self, op.name))
+            case ops.SendToBackground():
+                if not self.shells.detach_foreground():
+                    self.emit(ev.Notice(ev.NO_TURN, "No command is running in the foreground."))
+            case ops.KillShell():
+                self._spawn_side(self._kill_shell(op.shell_id))
+            case ops.Shutdown():
+                if self._task is not None and self.busy:
+                    self._task.cancel()
+            case _:
+                assert_never(op)
+        return None
+
+    def use_model(self, model: str) -> None:
+        """Call ``model`` from the next request on (``ops.SetModel`` also records it)."""
+        self.config.model = self.spec.model = model
+        if hasattr(self.model, "name"):
+            self.model.name = model
+
+    def set_mode(self, mode: str) -> None:
+        """Set the permission mode (``ops.SetPermissionMode``; ExitPlanMode through the dialogs)."""
+        from agent.permissions.policy import MODES
+
+        if mode not in MODES:
+            self.emit(ev.Error(ev.NO_TURN, f"Unknown permission mode {mode!r}.", "mode"))
+            return
+        self.config.policy.mode = mode  # type: ignore[assignment]
+        self._write(lambda t: t.settings(permission_mode=mode))
+        self.emit(ev.PermissionModeChanged(mode))
+
+    def _rename(self, title: str) -> None:
+        transcript = self.transcript
+        if transcript is None:
+            text = "This session is not saved, so it has no title to change."
+            self.emit(ev.Error(ev.NO_TURN, text, "rename"))
+            return
+        try:
+            transcript.rename(title)
+        except (OSError, ValueError) as exc:
+            self.emit(ev.Error(ev.NO_TURN, f"Could not rename the session: {exc}", "rename"))
+            return
+        self.title = title
+        self.emit(ev.SessionRenamed(title))
+
+    async def _user_shell(self, command: str) -> None:
+        from agent.user_shell import run_user_shell
+
+        block = await run_user_shell(self.runner.tools.get("Bash"), self.ctx, self.emit, command)
+        if block is not None:
+            self.conversation.add_user((block,))
+            self._write(lambda t: t.record_history(self.history))
+
+    async def _kill_shell(self, shell_id: str) -> None:
+        from tools.base import ToolError
+        from tools.task_stop import stop_task
+
+        try:  # a background shell or agent (/bashes kill, /tasks kill): TaskStop's path
+            text = await stop_task(shell_id, self.ctx)
+        except ToolError as exc:
+            self.emit(ev.Error(ev.NO_TURN, str(exc), "shell"))
+            return
+        self.emit(ev.Notice(ev.NO_TURN, text))
+
+    def _rewind(self, op: ops.Rewind) -> None:
+        """Code and/or conversation back to before a prompt; an Error explains a refusal."""
+        if self.busy:
+            text = "Stop the running turn (Esc) before rewinding."
+            self.emit(ev.Error(ev.NO_TURN, text, "rewind"))
+            return
+        try:
+            new, done = self.rewinder.apply(
+                op.number, op.mode, op.overwrite_conflicts, self.history
+            )
+        except RewindError as exc:
+            self.emit(ev.Error(ev.NO_TURN, str(exc), "rewind"))
+            return
+        if new is not None:
+            self.conversation.rewrite(new)
+            self._write(lambda t: t.record_history(self.history))
+            done = dataclasses.replace(done, context_tokens=self.context_tokens)
+        self.report_checkpoint_error(ev.NO_TURN)
+        self.emit(done)
 
     async def wait_idle(self) -> None:
         """Wait until no turn is running (including turns the queue starts)."""
@@ -231,12 +389,7 @@ class Session:
         self.submit(ops.Shutdown())
         await self.wait_idle()
         await self.shells.close()
-        await self.hooks.session_end(reason)
-        await self.hooks.aclose()
-        for closer in self.on_close:
-            await closer()
-        if self.ctx.subagents is not None:  # background subagents end with the session
-            await self.ctx.subagents.close()
+        await self.extensions.aclose(reason)
         aclose = getattr(self.model, "aclose", None)
         if aclose is not None:
             await aclose()
@@ -246,11 +399,11 @@ class Session:
                 transcript.close()
             except OSError as exc:  # the last fsync: the session may not resume entirely
                 text = f"Could not close the session transcript: {exc}"
-                self._emit(ev.Error(ev.NO_TURN, text, "transcript"))
+                self.emit(ev.Error(ev.NO_TURN, text, "transcript"))
         store = self.rewinder.store
         if store is not None:
             store.close()
-            self._report_checkpoint_error(ev.NO_TURN)
+            self.report_checkpoint_error(ev.NO_TURN)
 
     def _spawn_side(self, work: Any) -> None:
         """Run ``work`` beside any turn (it is not the turn: Esc does not stop it)."""
@@ -259,11 +412,12 @@ class Session:
         task.add_done_callback(self._side_tasks.discard)
 
     def _spawn(self, work: Any) -> None:
-        self.hooks.idle_ended()
-        self._interrupt = asyncio.Event()
+        self.stop.renew()
         self._task = asyncio.get_running_loop().create_task(work)
 
-    def _emit(self, event: ev.Event) -> None:
+    def emit(self, event: ev.Event) -> None:
+        """The session's event sink: record ``event``, show it to the extensions, hand it to
+        the front end (its callers: the session's parts and its extensions)."""
         if type(event) is ev.TextDelta:  # thousands a second: nothing to record or keep
             self._emit_fn(event)
             return
@@ -273,6 +427,7 @@ class Session:
             if isinstance(event, ev.TodosUpdated):
                 self.todos = list(event.todos)
             self.recorder.record_event(event, self.history)
+        self.extensions.on_event(event)
         self._emit_fn(event)
 
     # -- the transcript and the checkpoints -------------------------------------------------
@@ -306,20 +461,18 @@ class Session:
         self.ctx.before_change = store.before_change
         self.ctx.before_shell = store.before_shell
         self.ctx.after_shell = store.after_shell
-
-        def after_call() -> None:
-            store.settle()
-            self._report_checkpoint_error(self.runner.turn_id)
-
-        self.runner.after_call = after_call
+        settler = CheckpointSettler(
+            store, self.report_checkpoint_error, lambda: self.runner.turn_id
+        )
+        self.add_extension(settler)
         self.shells.attach_checkpoints(store)
 
-    def _report_checkpoint_error(self, turn_id: int) -> None:
+    def report_checkpoint_error(self, turn_id: int) -> None:
         """A failed checkpoint save (disk full) reaches the user, once until it works again."""
         error = self.rewinder.new_save_error()
         if error is not None:
             text = f"Code {error}; a rewind may not restore the latest file changes."
-            self._emit(ev.Error(turn_id, text, "checkpoints"))
+            self.emit(ev.Error(turn_id, text, "checkpoints"))
 
     def checkpoints(self) -> list[CheckpointEntry]:
         """The rewind list: the prompts of the current branch, then redo entries."""
@@ -338,26 +491,18 @@ class Session:
 
     # -- turns (agent/session/turns.py runs them) -----------------------------------------
     def add_prompt(
-        self,
-        text: str,
-        delivered: tuple[str, ...] = (),
-        context: tuple[str, ...] = (),
-        attached: tuple[str, ...] = (),
+        self, text: str, delivered: tuple[str, ...] = (), added: tuple[str, ...] = ()
     ) -> None:
         """Append the prompt; after an interrupt it joins the trailing user message.
 
         Args:
             text: the prompt.
             delivered: the queued corrections this prompt is made of (if it is the queue).
-            context: hook output that goes with it (SessionStart, UserPromptSubmit).
-            attached: more text blocks after it (MCP resources it mentions).
+            added: the extensions' text blocks that follow it (hook context, MCP resources,
+                reports of background agents).
         """
         mark = self.rewinder.on_prompt(self.history, text)
-        blocks = prompt_blocks(text, self.config) + tuple(
-            TextBlock(c) for c in (*context, *attached)
-        )
-        if self.ctx.subagents is not None:  # background subagents that finished meanwhile
-            blocks += tuple(TextBlock(n) for n in self.ctx.subagents.take_notices())
+        blocks = prompt_blocks(text, self.config) + tuple(TextBlock(c) for c in added)
         self.conversation.add_user(blocks)
         self._write(lambda t: t.record_history(self.history, prompt=text, delivered=delivered))
         if mark.checkpoint_id is not None:

@@ -16,6 +16,7 @@ it asks, and the session says once why.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shlex
 import uuid
 from collections.abc import Callable
@@ -24,15 +25,15 @@ from typing import TYPE_CHECKING
 
 from agent import events as ev
 from agent import ops
+from agent.extension import Extensions, PermissionQuestion, ToolCall, ToolVerdict
 from agent.messages import ToolUseBlock
-from agent.permissions.policy import EDIT_TOOLS, Decision, Policy, call_paths
+from agent.permissions.policy import EDIT_TOOLS, Decision, Policy, Rule, call_paths
 from agent.preview import precheck, preview_diff
 from agent.toolrun import GateDecision
 from tools.base import Grant, ResolvedPath, Tool, ToolContext
+from tools.schema import validate
 
 if TYPE_CHECKING:
-    from agent.hooks.engine import HookEngine
-    from agent.hooks.outcome import HookVerdict
     from agent.sandbox import Sandbox
 
 
@@ -96,8 +97,9 @@ class PermissionGate:
         self.approved_outside: set[Path] = set()
         self.sandbox = sandbox
         self._told_no_sandbox = False
-        self.hooks: HookEngine | None = None
-        """The session's hooks: PreToolUse runs first, and Notification when a question waits."""
+        self.extensions: Extensions | None = None
+        """The session's extensions: their ``before_tool`` verdicts come first (PreToolUse
+        hooks); None: none (tests of the policy alone)."""
         self.agent = ""
         """The subagent this gate decides for (tags its questions); empty for the main one."""
         ctx.allow_outside = lambda _tool, path: path in self.approved_outside
@@ -108,32 +110,42 @@ class PermissionGate:
             fut.set_result(op)
 
     async def __call__(self, use: ToolUseBlock, tool: Tool | None) -> GateDecision:
+        """Decide ``use``: the extensions' verdicts first, then the rules, the mode and the
+        user (agent/extension.py states the order). A deny at any step wins."""
         if tool is None:
             return GateDecision(False, f"No such tool: {use.name}")
-        if self.hooks is None or not self.hooks.has("PreToolUse"):
-            return await self._decide(use, tool)
-        from agent.hooks.gate import hook_gate  # PreToolUse: deny > ask > allow, updatedInput
+        if self.extensions is None:
+            return await self._decide(use, tool, ToolVerdict())
+        call = ToolCall(use, tool, use.input, agent=self.agent)
+        verdict = await self.extensions.before_tool(call)
+        if verdict.halt is not None:  # wins over any decision; the turn ends after the batch
+            return GateDecision(False, f"{use.name} was not run: {verdict.halt}", halt=verdict.halt)
+        if verdict.decision == "deny":
+            return GateDecision(False, verdict.reason or f"{use.name} was refused.")
+        rewritten = call.input is not use.input
+        if rewritten:  # checked against the schema already: the rules judge the new input
+            use = dataclasses.replace(use, input=call.input)
+        decision = await self._decide(use, tool, verdict)
+        if decision.allow:
+            updated = decision.updated_input or (call.input if rewritten else None)
+            context = "\n".join(call.context)
+            decision = dataclasses.replace(decision, updated_input=updated, context=context)
+        return decision
 
-        return await hook_gate(self.hooks, use, tool, self._decide)
-
-    async def _decide(
-        self, use: ToolUseBlock, tool: Tool, hook: HookVerdict | None = None
-    ) -> GateDecision:
-        """The policy's decision, then the user's; ``hook`` is the PreToolUse verdict (its
-        allow skips the question unless a rule asks; its ask asks although a rule allows)."""
+    async def _decide(self, use: ToolUseBlock, tool: Tool, verdict: ToolVerdict) -> GateDecision:
+        """The rules' decision, then the user's; ``verdict`` is the extensions' (its allow
+        skips the question unless a deny or ask rule speaks; its ask asks although a rule or
+        the mode allows)."""
         self._install_read_filter()
         policy = self.policy
-        if hook is not None and hook.decision == "allow":
-            from agent.hooks.gate import hook_allowed
-
-            policy = hook_allowed(policy, tool)
+        if verdict.decision == "allow":  # allowed by name: deny and ask rules still apply
+            policy = dataclasses.replace(policy, allow=[*policy.allow, Rule.parse(tool.name)])
         paths = call_paths(tool, use.input, self.ctx)  # resolved once: judged, then held to
         decision = policy.check(tool, use.input, self.ctx, paths)
-        if hook is not None and hook.decision == "ask" and decision.verdict == "allow":
-            from agent.hooks.gate import hook_ask
-
-            decision = hook_ask(use, hook)
-            if self.headless:  # no allow rule can settle a hook's ask: say so, not --allowed-tools
+        if verdict.decision == "ask" and decision.verdict == "allow":
+            why = verdict.reason.strip() or f"An extension asks before this {use.name} call."
+            decision = Decision("ask", why, None, why)
+            if self.headless:  # no allow rule can settle an extension's ask: say so
                 text = (
                     f"{use.name} was not run: {decision.reason} eddy runs headless and cannot ask."
                 )
@@ -156,6 +168,9 @@ class PermissionGate:
             return GateDecision(False, problem, failed=True)
         if self.policy.mode == "dontAsk":  # the policy refused every other ask already
             return GateDecision(False, f"{use.name} was not run in dontAsk mode: {warning}")
+        answered = await self._ask_extensions(use, tool, paths, warning, offer or decision.rule)
+        if answered is not None:
+            return answered
         if self.headless:
             if warning:
                 return GateDecision(
@@ -165,6 +180,45 @@ class PermissionGate:
                 )
             return GateDecision(False, headless_refusal(use, decision))
         return await self._ask(use, tool, paths, warning, offer)
+
+    async def _ask_extensions(
+        self,
+        use: ToolUseBlock,
+        tool: Tool,
+        paths: list[ResolvedPath],
+        warning: str,
+        suggestion: str | None,
+    ) -> GateDecision | None:
+        """An extension's answer in the user's place (an Agent SDK's ``can_use_tool``), or
+        None when none answers."""
+        if self.extensions is None:
+            return None
+        try:
+            summary = tool.summary(use.input)
+        except Exception:
+            summary = ""
+        question = PermissionQuestion(use, tool, summary, suggestion, warning, self.agent)
+        answer = await self.extensions.ask(question)
+        if answer is None:
+            return None
+        if not answer.allow:
+            text = answer.reason.strip() or f"Permission to use {use.name} was denied."
+            halt = text if answer.interrupt else None
+            return GateDecision(False, text, halt=halt)
+        if answer.updated_input is not None:
+            problem = validate(tool.input_schema, answer.updated_input)
+            if problem:
+                text = f"The permission answer's new input for {use.name} is invalid: {problem}."
+                return GateDecision(False, text + " Nothing was run.", failed=True)
+            use = dataclasses.replace(use, input=answer.updated_input)
+            paths = call_paths(tool, use.input, self.ctx)  # the input that runs
+        for rule in answer.rules:
+            try:
+                self.policy.allow.append(Rule.parse(rule))
+            except ValueError:
+                continue
+        self._hold_to(use, tool, paths)
+        return GateDecision(True, grant="user", updated_input=answer.updated_input)
 
     def _install_read_filter(self) -> None:
         """Let Glob and Grep leave out what read deny rules forbid (rules change: each call)."""
@@ -263,10 +317,6 @@ class PermissionGate:
                 self.agent,
             )
         )
-        if self.hooks is not None:
-            self.hooks.notify(
-                f"Claude needs your permission to use {use.name}", "permission_prompt"
-            )
         try:
             answer = await fut
         finally:

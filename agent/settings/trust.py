@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.paths import config_dir
+from agent.settings.files import Settings
 from agent.settings.grants import KINDS, ProjectGrants, collect_grants
 
 TRUST_FILE = "trusted-folders.json"
@@ -268,6 +269,14 @@ def project_trust(
     approved = approved_kinds(folder, grants)
     notices = grant_notices(folder, grants, approved) if headless else []
     return ProjectTrust(grants, approved, vouched(folder), tuple(notices))
+
+
+def approved_settings(folder: Path) -> tuple[Settings, list[str]]:
+    """``folder``'s settings with only what the user approved of its own files (or all of
+    them, vouched for): for what a front end runs from them itself (the status line)."""
+    from agent.settings.files import load_settings
+
+    return load_settings(folder, approved_kinds(folder, collect_grants(folder)))
 
 
 def grant_notices(folder: Path, grants: ProjectGrants, approved: frozenset[str]) -> list[str]:

@@ -39,21 +39,15 @@ def attach_subagents(
     max_depth: int = MAX_DEPTH,
 ) -> SubagentHost:
     """Give ``session`` its subagents: the Agent tool (if it has one) lists ``catalog``'s
-    types and launches through the returned host. Call it before the first prompt (the
-    tools block must stay byte-stable after it)."""
+    types and launches through the returned host, registered as the session's extension.
+    Call it before the first prompt (the tools block must stay byte-stable after it)."""
     from tools.agent import AgentTool
 
     host = SubagentHost(session, catalog, concurrency=concurrency, max_depth=max_depth)
     session.ctx.subagents = host
-    if "Agent" in session.runner.tools:
+    if "Agent" in session.tools:
         tool = AgentTool([(d.name, d.description, d.tools) for d in catalog.agents.values()])
-        session.runner.tools["Agent"] = tool
-        session.runner.tools["Task"] = tool  # resumed transcripts may call the old name
-        for i, param in enumerate(session.spec.tools):
-            if param.get("name") == "Agent":
-                session.spec.tools[i] = {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "input_schema": tool.input_schema,
-                }
+        session.tools.put(tool)  # in the Agent tool's place
+        session.tools.alias("Task", "Agent")  # resumed transcripts may call the old name
+    session.add_extension(host)
     return host

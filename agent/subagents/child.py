@@ -4,9 +4,11 @@ What a child shares with its parent, and what it does not:
 
 - **Shared:** the model client, the workspace, the checkpoint hooks (its edits and shell
   changes are captured in the checkpoint of the prompt that started the tree, so a rewind
-  restores them), the sandbox, the permission rules, the user gate (its questions are the
-  session's, tagged with the agent, answered by the same op), the interrupt (Esc stops the
-  whole tree), and the budget B (its cost counts in its parent's turn as it happens).
+  restores them), the sandbox, the permission rules, the session's extensions (PreToolUse and
+  PostToolUse hooks judge its calls, the checkpoints settle after them, SubagentStop hooks
+  see its answers), the user gate (its questions are the session's, tagged with the agent,
+  answered by the same op), the interrupt (Esc stops the whole tree), and the budget B (its
+  cost counts in its parent's turn as it happens).
 - **Its own:** the history (it starts from the prompt alone and returns only its final
   text), the tool filter (a tool outside it is refused as an is_error result), a permission
   mode that can only be narrower than its parent's, its turn limit ``maxTurns``, the
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
+from agent.extension import StopRequest
 from agent.loop import Limits, Turn, TurnOutcome
 from agent.messages import Message, TextBlock, ToolUseBlock
 from agent.model import ModelRequest
@@ -28,7 +31,7 @@ from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.subagents.definitions import AgentDefinition
 from agent.subagents.locks import LockedTool
-from agent.toolrun import Gate, GateDecision, ToolRunner, tool_param
+from agent.toolrun import Gate, GateDecision, ToolRunner
 from tools.base import SessionFiles, ShellState, Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -122,19 +125,14 @@ class Child:
         ctx = parent_ctx.for_call(parent_ctx.output)
         ctx.files, ctx.shell = SessionFiles(), ShellState(cwd=parent_ctx.shell.cwd)
         self.ctx = ctx
-        own = {n: t for n, t in session.runner.tools.items() if n == t.name}  # no aliases
-        tools = [LockedTool(t, host.locks) for t in own.values()]
-        offered = [t for t in tools if t.name in frame.allowed]
-        self.runner = ToolRunner(list(tools), ctx, self._gate(), self._emit)
-        if "Agent" in self.runner.tools:
-            self.runner.tools["Task"] = self.runner.tools["Agent"]
-        self.runner.after_call = session.runner.after_call  # the checkpoint settles
+        tools = session.tools.subset(frame.allowed, lambda t: LockedTool(t, host.locks))
+        # the session's extensions: checkpoints settle after its calls, hooks run for them
+        self.runner = ToolRunner(tools, ctx, self._gate(), self._emit, session.extensions)
         self.runner.turn_id = 1
         text = f"{definition.prompt}\n\nThe workspace is {session.config.workspace}."
         spec = ModelRequest(
             model_id,
             system=[{"type": "text", "text": text}],
-            tools=[tool_param(t) for t in offered],
             max_tokens=parent.spec.max_tokens,
             thinking=parent.spec.thinking,
         )
@@ -148,7 +146,7 @@ class Child:
             interrupt=parent.interrupt,
             limits=Limits(max_turns=definition.max_turns),
             turn_id=1,
-            on_stop=self._subagent_stop if host.session.hooks.has("SubagentStop") else None,
+            on_stop=self._subagent_stop,
         )
         self.turn.parent = parent
 
@@ -158,19 +156,18 @@ class Child:
         return f"{self.frame.agent_id} ({self.definition.name})"
 
     async def _subagent_stop(self, history: list[Any], stop_hook_active: bool) -> str | None:
-        """``Turn.on_stop`` for a child: the SubagentStop hooks (agent/hooks); a block's reason
+        """``Turn.on_stop`` for a child: the session's extensions (SubagentStop hooks); a text
         is the child's next prompt, a model call counted against its T and the tree's B like
         any other (at most 8 in a row, as for Stop)."""
         transcript = self.transcript
-        verdict = await self.host.session.hooks.subagent_stop(
+        stop = StopRequest(
+            history,
+            stop_hook_active,
             self.frame.agent_id,
             self.definition.name,
-            stop_hook_active,
             str(transcript.path) if transcript is not None else "",
         )
-        if verdict.stop or not verdict.blocked or not verdict.reason.strip():
-            return None
-        return verdict.reason
+        return await self.host.session.extensions.on_stop(stop)
 
     def _take_queue(self) -> list[str]:
         taken, self.queue = self.queue, []
@@ -186,7 +183,7 @@ class Child:
             # questions go to the session's user as they are (tagged): every front end
             # already shows and answers them; anything else is the child's own event
             if isinstance(event, (ev.PermissionRequested, ev.PermissionResolved)):
-                session._emit(event)
+                session.emit(event)
             else:
                 self._emit(event)
 
@@ -202,6 +199,7 @@ class Child:
         )
         inner.pending = session.gate.pending  # answered by the session's AnswerPermission
         inner.approved_outside = session.gate.approved_outside
+        inner.extensions = session.extensions  # PreToolUse hooks judge a child's calls too
         inner.agent = self.label
         allowed, name = self.frame.allowed, self.definition.name
 
@@ -223,7 +221,7 @@ class Child:
             self.last_notice = event.text
         self._recorder.record_event(event, self.history)
         frame = self.frame
-        self.host.session._emit(
+        self.host.session.emit(
             ev.SubagentEvent(
                 self._root_turn.turn_id,
                 frame.root_call_id or self.call_id,

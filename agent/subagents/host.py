@@ -35,6 +35,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
+from agent.extension import Extension, PromptAddition
 from agent.loop import CURRENT_TURN, Turn, TurnOutcome
 from agent.subagents.background import BackgroundAgent, completion_notice, first_line
 from agent.subagents.child import Child, Frame, narrower
@@ -56,8 +57,9 @@ CURRENT_FRAME: contextvars.ContextVar[Frame | None] = contextvars.ContextVar(
 """The running agent's place in the tree (None: the main agent)."""
 
 
-class SubagentHost:
-    """The subagents of one session.
+class SubagentHost(Extension):
+    """The subagents of one session (a session extension: the reports of background agents
+    that finished join the next prompt; the session's close stops those still running).
 
     Args:
         session: the session whose tools, gate, checkpoints and transcript children share.
@@ -91,7 +93,7 @@ class SubagentHost:
 
     def report(self, event: ev.Event) -> None:
         """Where a child transcript's one failure report goes: the session's user."""
-        self.session._emit(event)
+        self.session.emit(event)
 
     def open_child_transcript(self, agent_id: str, model: str) -> Transcript | None:
         """A transcript ``<session>/subagents/agent-<id>.jsonl`` next to the session's."""
@@ -110,7 +112,7 @@ class SubagentHost:
             )
         except OSError as exc:
             text = f"Could not save the transcript of agent {agent_id}: {exc}"
-            self.session._emit(ev.Error(ev.NO_TURN, text, "transcript"))
+            self.session.emit(ev.Error(ev.NO_TURN, text, "transcript"))
             return None
 
     def _frame(self) -> Frame:
@@ -118,7 +120,7 @@ class SubagentHost:
         if frame is not None:
             return frame
         session = self.session
-        names = frozenset(t.name for t in session.runner.tools.values())
+        names = frozenset(t.name for t in session.tools.tools())
         return Frame("", 0, names, session.config.policy.mode)
 
     async def launch(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -323,10 +325,21 @@ class SubagentHost:
         else:
             self.notices.append(text)
 
+    name = "subagents"
+
     def take_notices(self) -> list[str]:
         """The held completions, for the next prompt (and forget them)."""
         taken, self.notices = self.notices, []
         return taken
+
+    async def on_prompt(self, text: str) -> PromptAddition | None:
+        """Background agents that finished meanwhile: their reports follow the prompt."""
+        notices = self.take_notices()
+        return PromptAddition(None, tuple(notices)) if notices else None
+
+    async def aclose(self, reason: str = "other") -> None:
+        """The session closes: background children end with it."""
+        await self.close()
 
     def route_correction(self, text: str) -> bool:
         """``@agent-<name or id> text`` while that child runs: queue ``text`` for the child
@@ -343,7 +356,7 @@ class SubagentHost:
         child = matches[-1]
         child.queue.append(rest.strip())
         notice = f"Queued for the agent {child.label}: {rest.strip()}"
-        self.session._emit(ev.Notice(self.session.runner.turn_id, notice))
+        self.session.emit(ev.Notice(self.session.runner.turn_id, notice))
         return True
 
     async def close(self) -> None:

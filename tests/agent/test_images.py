@@ -87,7 +87,8 @@ async def test_images_round_trip_through_a_saved_transcript_and_resume(
     assert read_result["content"][0]["type"] == "image"
 
     args = parse_launch(["--resume", transcript.path.stem]).replace(cwd=tmp_path)
-    resumed, problems = build_session(args, Events(), headless=True, model=model)
+    opened = build_session(args, Events(), headless=True, model=model)
+    resumed, problems = opened.session, opened.problems
     assert problems == []
     resumed.submit(ops.SubmitPrompt("and now?"))
     await resumed.wait_idle()

@@ -88,7 +88,8 @@ async def test_a_search_round_trips_unchanged_and_every_request_is_valid(
     model = AnthropicModel("claude-sonnet-5-5", api_key="t", base_url=fake_api.base_url)
     events = Events()
     args = parse_launch(["--model", "claude-sonnet-5-5"]).replace(cwd=tmp_path)
-    session, problems = build_session(args, events, headless=True, model=model, persist=False)
+    opened = build_session(args, events, headless=True, model=model, persist=False)
+    session, problems = opened.session, opened.problems
     assert problems == []
     for prompt in ("how do I stream markdown in textual?", "thanks"):
         session.submit(ops.SubmitPrompt(prompt))
@@ -113,7 +114,8 @@ async def test_a_pause_between_the_call_and_its_result_is_continued_and_shown_wh
     model = AnthropicModel("claude-sonnet-5-5", api_key="t", base_url=fake_api.base_url)
     events = Events()
     args = parse_launch([]).replace(cwd=tmp_path)
-    session, _ = build_session(args, events, headless=True, model=model, persist=False)
+    opened = build_session(args, events, headless=True, model=model, persist=False)
+    session = opened.session
     session.submit(ops.SubmitPrompt("search"))
     await session.wait_idle()
     await session.close()
@@ -146,8 +148,9 @@ async def test_on_bedrock_websearch_is_a_client_tool_that_says_why_not(
     model = ScriptedModel([assistant(tool_call("s1", "WebSearch", query="eddy docs")), "ok"])
     events = Events()
     args = parse_launch([]).replace(cwd=tmp_path)
-    session, _ = build_session(args, events, headless=True, model=model, persist=False)
-    assert not any(t.get("type") == "web_search_20250305" for t in session.spec.tools)
+    opened = build_session(args, events, headless=True, model=model, persist=False)
+    session = opened.session
+    assert not any(t.get("type") == "web_search_20250305" for t in session.tools.params())
     session.submit(ops.SubmitPrompt("search the web"))
     await session.wait_idle()
     await session.close()

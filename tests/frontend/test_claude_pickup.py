@@ -9,7 +9,9 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from frontend.claude_pickup import claude_pickup
+from agent.model import ScriptedModel
+from frontend.launch import LaunchOptions
+from frontend.session_open import build_session
 from tests.fakes.fake_api import FakeAnthropic, Reply, text
 from tests.helpers.claude_repo import (
     claude_commands,
@@ -32,14 +34,26 @@ def full_repo(tmp_path: Path) -> Path:
     return workspace
 
 
+def picked_up(workspace: Path) -> list[str]:
+    """What the start-up line lists for a session opened on ``workspace``."""
+    opened = build_session(
+        LaunchOptions(cwd=workspace),
+        lambda _e: None,
+        headless=True,
+        model=ScriptedModel([]),
+        persist=False,
+    )
+    return [item for item in opened.picked_up if "settings" not in item]
+
+
 def test_the_pickup_line_counts_claude_codes_files(tmp_path: Path) -> None:
     workspace = full_repo(tmp_path)
-    assert claude_pickup(workspace) == [
+    assert picked_up(workspace) == [
         "CLAUDE.md x5",  # ~/.claude, root, app, app/.claude, app/CLAUDE.local.md
         "2 rules",
-        "6 commands",  # clash is eddy's own (.eddy/commands wins)
         "2 skills",
         "3 output styles",
+        "6 commands",  # clash is eddy's own (.eddy/commands wins)
         "status line",
     ]
 
@@ -47,7 +61,7 @@ def test_the_pickup_line_counts_claude_codes_files(tmp_path: Path) -> None:
 def test_nothing_picked_up_is_an_empty_list(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "no-claude"))
     (tmp_path / "w").mkdir()
-    assert claude_pickup(tmp_path / "w") == []
+    assert picked_up(tmp_path / "w") == []
 
 
 async def test_malformed_files_of_every_kind_are_messages_and_eddy_starts(

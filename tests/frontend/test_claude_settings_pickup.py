@@ -53,17 +53,18 @@ def test_pickup_line_joins_the_items() -> None:
 
 
 def test_build_session_picks_up_claude_codes_settings(repo: Path) -> None:
-    session, problems = build_session(
+    opened = build_session(
         LaunchOptions(cwd=repo),
         lambda _e: None,
         headless=True,
         model=ScriptedModel([]),
         persist=False,
     )
+    session, problems = opened.session, opened.problems
     (notice,) = problems  # eddy -p: the caller vouches for the folder; said once
     assert "vouches" in notice and "rules: .claude/settings.json: allows Bash(touch *)" in notice
     assert "env: .claude/settings.json: sets LOG_LEVEL" in notice
-    assert pickup_line(session.config.picked_up) == (
+    assert pickup_line(opened.picked_up) == (
         "Claude Code: ~/.claude/settings.json (model), .claude/settings.json (3 rules, env 1)"
     )
     assert session.config.model == "claude-opus-5-5"
@@ -83,11 +84,12 @@ def test_the_settings_default_mode_applies_without_a_flag(repo: Path) -> None:
         model=ScriptedModel([]),
         persist=False,
     )
-    assert open_[0].config.policy.mode == "acceptEdits"
+    assert open_.session.config.policy.mode == "acceptEdits"
     flagged = LaunchOptions(cwd=repo, permission_mode="plan")
-    session, _ = build_session(
+    opened = build_session(
         flagged, lambda _e: None, headless=True, model=ScriptedModel([]), persist=False
     )
+    session = opened.session
     assert session.config.policy.mode == "plan"
 
 

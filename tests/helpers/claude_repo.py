@@ -88,7 +88,8 @@ def open_session(
     args = parse_launch(list(argv)).replace(cwd=workspace)
     events = Events()
     model = AnthropicModel(args.model, api_key="t", base_url=fake.base_url)
-    session, problems = build_session(args, events, headless=headless, model=model, persist=False)
+    opened = build_session(args, events, headless=headless, model=model, persist=False)
+    session, problems = opened.session, opened.problems
     return session, events, problems
 
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from agent.mcp.approval import answer_of
+from agent.mcp.manager import McpManager
 from tests.agent.mcp.servers import FAKE
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.plain import ENTER
@@ -31,7 +32,7 @@ async def test_use_these_starts_them_and_the_model_calls_one(
     assert "3. Continue without using these MCP servers" in h.output
     h.type("2" + ENTER)
     await h.printed("MCP: approved for this project, starting: alpha, beta.")
-    manager = h.app.session.mcp
+    manager = h.app.session.extension(McpManager)
     await manager.wait_started()
     assert answer_of(workspace, "alpha") is True and answer_of(workspace, "beta") is True
     fake_api.push(
@@ -58,7 +59,7 @@ async def test_continue_without_is_remembered_and_not_asked_again(harness, works
     h.type("3" + ENTER)
     await h.printed("MCP: not using alpha")
     assert answer_of(workspace, "alpha") is False
-    assert h.app.session.mcp.connections["alpha"].state == "needs-approval"
+    assert h.app.session.extension(McpManager).connections["alpha"].state == "needs-approval"
     assert await h.exit() == 0
 
     h = harness()

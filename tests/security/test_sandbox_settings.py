@@ -52,9 +52,10 @@ def test_the_factory_reads_the_sandbox_settings(tmp_path: Path) -> None:
     from frontend.launch import LaunchOptions
 
     args = LaunchOptions(cwd=tmp_path)
-    session, problems = build_session(
+    opened = build_session(
         args, lambda _e: None, headless=True, model=ScriptedModel([]), persist=False
     )
+    session, problems = opened.session, opened.problems
     assert session.config.sandbox.allow_unsandboxed_commands is False
     assert any("passSecretEnv" in p for p in problems)
 

@@ -92,9 +92,10 @@ def plant(ws: Path, outside: Path) -> None:
 
 def open_session(ws: Path, *, headless: bool) -> tuple[Any, list[str]]:
     args = LaunchOptions(cwd=ws)
-    return build_session(
+    opened = build_session(
         args, lambda _e: None, headless=headless, model=ScriptedModel([]), persist=False
     )
+    return opened.session, opened.problems
 
 
 @pytest.fixture

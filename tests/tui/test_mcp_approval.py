@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.mcp.approval import answer_of
+from agent.mcp.manager import McpManager
 from agent.model import ScriptedModel
 from tests.agent.mcp.servers import FAKE
 from tests.helpers.events import Events
@@ -57,7 +58,7 @@ async def test_use_these_approves_and_starts_them_at_once(workspace: Path) -> No
         assert "New MCP servers found in .mcp.json: alpha, beta" in text
         assert "Use this and all future MCP servers in this project" in text
         assert "Use these MCP servers" in text and "Continue without" in text
-        manager = app.session.mcp
+        manager = app.session.extension(McpManager)
         assert manager.connections["alpha"].state == "needs-approval"
         await pilot.press("2")
         await pilot.pause()
@@ -69,7 +70,7 @@ async def test_use_these_approves_and_starts_them_at_once(workspace: Path) -> No
     app, _ = make_app(workspace, ScriptedModel(["unused"]))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
-        await app.session.mcp.wait_started()
+        await app.session.extension(McpManager).wait_started()
         assert not isinstance(app.screen, McpApprovalScreen)  # asked once per project
 
 
@@ -81,8 +82,8 @@ async def test_all_future_servers_and_continue_without(workspace: Path) -> None:
         assert "New MCP server found in .mcp.json: alpha" in text
         assert "Use this MCP server" in text
         await pilot.press("enter")  # the first choice: this and all future servers
-        await app.session.mcp.wait_started()
-        assert app.session.mcp.connections["alpha"].state == "connected"
+        await app.session.extension(McpManager).wait_started()
+        assert app.session.extension(McpManager).connections["alpha"].state == "connected"
     assert answer_of(workspace, "later") is True  # a server added later needs no question
 
     other = workspace / "other"
@@ -93,7 +94,7 @@ async def test_all_future_servers_and_continue_without(workspace: Path) -> None:
         await until_asked(app, pilot)
         await pilot.press("3")
         await pilot.pause()
-        assert app.session.mcp.connections["delta"].state == "needs-approval"
+        assert app.session.extension(McpManager).connections["delta"].state == "needs-approval"
     assert answer_of(other, "delta") is False  # remembered as /mcp deny
 
 
@@ -105,5 +106,5 @@ async def test_escape_continues_without_remembering(workspace: Path) -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, McpApprovalScreen)
-        assert app.session.mcp.connections["alpha"].state == "needs-approval"
+        assert app.session.extension(McpManager).connections["alpha"].state == "needs-approval"
     assert answer_of(workspace, "alpha") is None

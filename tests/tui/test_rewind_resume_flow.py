@@ -144,9 +144,10 @@ async def saved_session(workspace: Path, prompt: str, answer: str) -> str:
     """Run one prompt in a saved session (as ``eddy -p`` would) and return its id."""
     args = make_args(workspace)
     args = args.replace(model=DEFAULT_MODEL)
-    session, _ = factory.build_session(
+    opened = factory.build_session(
         args, lambda e: None, headless=False, model=ScriptedModel([answer])
     )
+    session = opened.session
     session.submit(ops.SubmitPrompt(prompt))
     await session.wait_idle()
     await session.close()

@@ -109,14 +109,14 @@ def test_interrupted_turn(snap_compare, workspace: Path) -> None:
 def test_compaction_line(snap_compare, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After /compact the status line shows the estimated context, which counts the system
     prompt: it names a fixed folder here, not the temporary one (its length varies)."""
-    from frontend import session_open
+    from agent import open as front_door
 
-    real_prompt = session_open.system_prompt
+    real_prompt = front_door.system_prompt
 
     def system_prompt(cwd: Path, memory: str = "", today: Any = None, style: Any = None) -> str:
         return real_prompt(Path("/home/dev/project"), memory, today, style)
 
-    monkeypatch.setattr(session_open, "system_prompt", system_prompt)
+    monkeypatch.setattr(front_door, "system_prompt", system_prompt)
     model = ScriptedModel(
         ["Hi! What shall we work on?", "GOAL: greet. DECISIONS: none."], cost_per_call=0.01
     )

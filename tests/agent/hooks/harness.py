@@ -11,7 +11,9 @@ from agent import events as ev
 from agent import ops
 from agent.anthropic_model import AnthropicModel
 from agent.hooks.config import load_hooks
+from agent.hooks.engine import HookEngine
 from agent.loop import Limits
+from agent.open import add_hooks
 from agent.permissions.policy import Policy, Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session
@@ -26,6 +28,7 @@ class Run:
     session: Session
     events: Events
     fake: FakeAnthropic
+    hooks: HookEngine
 
     def results(self, request: int) -> list[dict[str, Any]]:
         """The tool_result blocks of request ``request``'s last message."""
@@ -71,7 +74,8 @@ def open_session(
     model = AnthropicModel("claude-sonnet-5-5", api_key="t", base_url=fake.base_url)
     events = Events()
     session = Session(config, model, tools if tools is not None else [BashTool()], events)
-    return Run(session, events, fake)
+    hooks = add_hooks(session)
+    return Run(session, events, fake, hooks.engine)
 
 
 async def prompt(run: Run, text: str) -> ev.TurnFinished:

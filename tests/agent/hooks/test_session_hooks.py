@@ -197,7 +197,7 @@ async def test_an_idle_session_notifies(fake_api, tmp_path) -> None:
     hook_settings(tmp_path, on("Notification", "idle_prompt", f"cat > {seen}"))
     fake_api.push(Reply([text("hi")]))
     run = open_session(fake_api, tmp_path)
-    run.session.hooks.idle_seconds = 0
+    run.hooks.idle_seconds = 0
     await prompt(run, "hello")
     await run.events.wait_until(lambda: run.hook_runs("Notification"))
     await run.session.close()

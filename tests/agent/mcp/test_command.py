@@ -21,7 +21,7 @@ class FE:
 
     def __init__(self, workspace: Path, manager: McpManager | None) -> None:
         self.workspace = workspace
-        self.session = SimpleNamespace(mcp=manager, busy=False)
+        self.session = SimpleNamespace(extension=lambda _kind: manager, busy=False)
         self.said: list[tuple[str, str]] = []
         self.sent: list[str] = []
 

@@ -97,7 +97,7 @@ async def test_a_server_answering_401_needs_auth(port: int, servers: list[HttpSe
     try:
         conn = mgr.connections["web"]
         assert conn.state == "needs-auth", conn.reason
-        assert mgr.summary() == "MCP 0/1, 1 failed"
+        assert mgr.status() == "MCP 0/1, 1 failed"
     finally:
         await mgr.aclose()
 

@@ -1,8 +1,8 @@
 """MCP tools through the real loop, the real SDK and the fake Messages API: every request the
 API sees is valid (``fake_api.violations``), whatever the server does.
 
-The session is built as ``build_session`` builds it (default tools, the MCP manager attached
-to the session's ``before_model_call`` hook), over our fake stdio server.
+The session is built as ``agent.open.open_session`` builds it (default tools, the MCP manager
+registered as the session's extension), over our fake stdio server.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def make_session(
     manager = McpManager(
         config_of(fake("fake", log=tmp_path / "server.log")), wait_at_first_call=True
     )
-    manager.attach(session)
+    manager.bind(session.tools, session.emit)
+    session.add_extension(manager)
     manager.start()
     return session, manager, events
 

@@ -116,7 +116,7 @@ async def test_a_missing_command_fails_with_the_reason(tmp_path: Path) -> None:
         conn = mgr.connections["ghost"]
         assert conn.state == "failed"
         assert conn.reason
-        assert mgr.summary() == "MCP 0/1, 1 failed"
+        assert mgr.status() == "MCP 0/1, 1 failed"
     finally:
         await mgr.aclose()
 

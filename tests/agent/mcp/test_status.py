@@ -32,11 +32,11 @@ def test_line_mode_draws_it_and_nothing_without_servers() -> None:
 
 def test_the_summary_counts_connected_and_failed_servers() -> None:
     mgr = McpManager(config_of(command("a", "x"), command("b", "y")))
-    assert mgr.summary() == "MCP 0/2"
+    assert mgr.status() == "MCP 0/2"
     mgr.connections["a"].state = "connected"
     mgr.connections["b"].state = "failed"
-    assert mgr.summary() == "MCP 1/2, 1 failed"
-    assert McpManager(config_of()).summary() == ""
+    assert mgr.status() == "MCP 1/2, 1 failed"
+    assert McpManager(config_of()).status() == ""
 
 
 def test_the_end_of_start_up_is_one_notice_the_status_line_follows() -> None:
@@ -58,7 +58,8 @@ async def test_a_session_hears_when_its_servers_have_started(tmp_path) -> None:
     events = Events()
     session = Session(SessionConfig(tmp_path, "claude-sonnet-5-5"), None, [], events)  # type: ignore[arg-type]
     mgr = McpManager(config_of(fake("a"), command("b", str(tmp_path / "missing"))))
-    mgr.attach(session)
+    mgr.bind(session.tools, session.emit)
+    session.add_extension(mgr)
     mgr.start()
     assert session.status().mcp.startswith("MCP ")
     try:

@@ -78,9 +78,8 @@ def resume(
     args = parse_launch(["--resume", session_id, *extra])
     args = args.replace(cwd=cwd)
     events = Events()
-    session, problems = build_session(
-        args, events, headless=headless, model=model or ScriptedModel([])
-    )
+    opened = build_session(args, events, headless=headless, model=model or ScriptedModel([]))
+    session, problems = opened.session, opened.problems
     assert problems == []
     return session, events
 
@@ -122,9 +121,9 @@ async def test_resume_after_a_rewind_estimates_the_kept_history(
     session.submit(ops.Rewind(2, "conversation"))
     assert events.of(ev.RewindFinished)
     assert len(session.history) == len(whole) - 2  # the second prompt and its answer are gone
-    kept = estimate_context(session.history, session.spec.system, session.spec.tools)
+    kept = estimate_context(session.history, session.spec.system, session.tools.params())
     assert session.context_tokens == kept
-    assert kept < estimate_context(whole, session.spec.system, session.spec.tools)
+    assert kept < estimate_context(whole, session.spec.system, session.tools.params())
     assert session.transcript is not None
     session.transcript.close()
 
@@ -151,11 +150,10 @@ async def test_resume_after_compaction_takes_the_compacted_figure(
     assert session.transcript is not None
     session.transcript.close()
 
-    again, _ = resume(tmp_path, path.stem)
+    again, _ = resume(tmp_path, path.stem, model=fake_model(fake_api))
     assert again.context_tokens == compacted
 
     fake_api.push(Reply([text("Still here.")]))
-    again.model = fake_model(fake_api)
     again.submit(ops.SubmitPrompt("still there?"))
     await again.wait_idle()
     await again.close()

@@ -19,7 +19,7 @@ def session_in(ws: Path) -> Session:
 
 
 def agent_param(session: Session) -> dict:
-    return next(t for t in session.spec.tools if t["name"] == "Agent")
+    return next(t for t in session.tools.params() if t["name"] == "Agent")
 
 
 def test_the_agent_tool_lists_the_types_and_the_setting_caps_concurrency(tmp_path: Path) -> None:
@@ -33,8 +33,8 @@ def test_the_agent_tool_lists_the_types_and_the_setting_caps_concurrency(tmp_pat
     again = session_in(tmp_path / "ws")
     attach_workspace_agents(again, None, [])
     assert agent_param(again) == agent_param(session)  # the same bytes for the cache
-    assert session.runner.tools["Task"] is session.runner.tools["Agent"]  # the old name runs
-    assert [t["name"] for t in session.spec.tools].count("Agent") == 1
+    assert session.tools.get("Task") is session.tools.get("Agent")  # the old name runs
+    assert [t["name"] for t in session.tools.params()].count("Agent") == 1
 
 
 def test_bad_settings_and_bad_agent_files_are_reported(tmp_path: Path) -> None:

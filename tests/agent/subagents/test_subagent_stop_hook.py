@@ -11,6 +11,7 @@ from agent import ops
 from agent.hooks.config import load_hooks
 from agent.messages import ToolResultBlock, assistant, check_invariant
 from agent.model import tool_call
+from agent.open import add_hooks
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.subagents import attach_subagents, load_agents
@@ -44,6 +45,7 @@ async def test_a_subagent_stop_block_sends_the_child_on_with_the_reason(tmp_path
     from tools import default_tools
 
     session = Session(config, model, default_tools(), events)
+    add_hooks(session)
     attach_subagents(session, load_agents(ws, home=tmp_path / "home"))
     session.submit(ops.SubmitPrompt("go"))
     await session.wait_idle()
@@ -59,3 +61,45 @@ async def test_a_subagent_stop_block_sends_the_child_on_with_the_reason(tmp_path
     told = json.loads((tmp_path / "seen.json").read_text())
     assert told["hook_event_name"] == "SubagentStop" and told["agent_type"] == "Explore"
     assert told["stop_hook_active"] is False
+
+
+DENY_ECHO = """
+input="$(cat)"
+case "$input" in
+  *'"echo secret'*) echo "no secrets from agents" >&2; exit 2 ;;
+esac
+exit 0
+"""
+
+
+async def test_a_pre_tool_use_hook_judges_a_subagents_calls_too(tmp_path: Path) -> None:
+    """A team's PreToolUse guard holds for a subagent's Bash call as for the main agent's:
+    the child's call is refused (an is_error result in its history), nothing runs."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    marker = ws / "ran"
+    hooks = on("PreToolUse", "Bash", script(tmp_path, "guard.sh", DENY_ECHO))
+    config = SessionConfig(workspace=ws, model="claude-sonnet-5-5")
+    config.policy.mode = "bypassPermissions"
+    config.hooks = load_hooks([("test settings", {"hooks": hooks})], [])
+    call = tool_call(
+        "p1", "Agent", description="look", prompt="find it", subagent_type="general-purpose"
+    )
+    bash = tool_call("c1", "Bash", command=f"echo secret > {marker}")
+    model = TreeModel(
+        {"go": [assistant(call), "parent done"], "find it": [assistant(bash), "refused"]}
+    )
+    events = Events()
+    from tools import default_tools
+
+    session = Session(config, model, default_tools(), events)
+    add_hooks(session)
+    attach_subagents(session, load_agents(ws, home=tmp_path / "home"))
+    session.submit(ops.SubmitPrompt("go"))
+    await session.wait_idle()
+    await session.close()
+
+    assert not marker.exists()
+    child = model.by_prompt["find it"]
+    last = json.dumps(child[1].messages[-1].to_param())
+    assert "A PreToolUse hook refused this Bash call: no secrets from agents" in last
