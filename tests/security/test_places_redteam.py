@@ -144,7 +144,7 @@ async def test_a_skills_grant_does_not_open_them(tmp_path: Path) -> None:
     skill = Skill("x", "d", tmp_path / "SKILL.md", ("Write", "Bash"))
     policy = Policy("acceptEdits")
     grants = SkillGrants(Skills({"x": skill}), policy.allow)
-    grants.note_for("Skill", {"skill": "x"})
+    grants.grant("Skill", {"skill": "x"})
     ctx = ToolContext(tmp_path)
     assert policy.check(WriteTool(), {"file_path": "a.py", "content": ""}, ctx).verdict == "allow"
     write = policy.check(
