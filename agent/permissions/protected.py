@@ -10,6 +10,7 @@ from pathlib import Path
 from agent.permissions.places import SessionPlaces, protected_reason
 from agent.permissions.policy import Decision
 from agent.shell import parser as shellparse
+from agent.shell import readonly as shell_readonly
 from agent.shell.parser import Command
 from agent.shell.words import ShellParseError
 from tools.base import ToolContext, ToolError
@@ -56,8 +57,8 @@ def protected_argument(command: str, ctx: ToolContext, places: SessionPlaces) ->
         return None
     base = Path(ctx.shell.cwd or ctx.workspace)
     for cmd in script.commands:
-        if _names_without_writing(cmd):
-            continue
+        if _names_without_writing(cmd) or shell_readonly.read_only(cmd.argv) is not None:
+            continue  # it reads what it names (its redirections are checked on their own)
         for word in (*cmd.argv[1:], *(w for layer in cmd.layers for w in layer[1:])):
             for token in word.value.split():
                 why = _protected_token(token, base, ctx, places)

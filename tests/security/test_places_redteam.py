@@ -131,10 +131,12 @@ def test_the_shell_never_writes_them_unasked(tmp_path: Path, mode: Mode) -> None
         assert "protected" in decision.warning, command
 
 
-def test_git_add_and_commit_of_a_memory_file_follow_the_rules(tmp_path: Path) -> None:
+def test_commands_that_only_read_a_memory_file_follow_the_rules(tmp_path: Path) -> None:
     policy = Policy("default", [Rule.parse("Bash(git add:*)"), Rule.parse("Bash(git commit:*)")])
     for command in ("git add CLAUDE.md", "git commit -m 'update AGENTS.md'"):
         assert policy.check(BASH, {"command": command}, ToolContext(tmp_path)).verdict == "allow"
+    copy = {"command": "cat CLAUDE.md > notes.md"}
+    assert Policy("acceptEdits").check(BASH, copy, ToolContext(tmp_path)).verdict == "allow"
 
 
 async def test_a_skills_grant_does_not_open_them(tmp_path: Path) -> None:
