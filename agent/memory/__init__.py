@@ -15,8 +15,6 @@ from agent.memory.files import claude_user_dir, memory_paths, user_files
 from agent.memory.imports import Expander, MemoryFile
 from agent.memory.rules import PathRules, Rule, load_rules
 
-__all__ = ["Memory", "claude_user_dir", "external_imports", "read_memory"]
-
 
 def _real(roots: tuple[Path, ...] | None) -> tuple[Path, ...] | None:
     return None if roots is None else tuple(Path(os.path.realpath(r)) for r in roots)

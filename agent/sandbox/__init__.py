@@ -6,17 +6,3 @@ reads the ``sandbox`` settings; :mod:`.bwrap` and :mod:`.seatbelt` build the com
 :mod:`.watch` keeps the places that configure eddy that do not exist yet; :mod:`.masks` finds
 what Read deny rules name, to mask it.
 """
-
-from agent.sandbox.config import SandboxSettings, parse_sandbox_settings
-from agent.sandbox.detect import BWRAP_ENV, INSTALL_HINT, Availability, availability
-from agent.sandbox.runner import Sandbox
-
-__all__ = [
-    "BWRAP_ENV",
-    "INSTALL_HINT",
-    "Availability",
-    "Sandbox",
-    "SandboxSettings",
-    "availability",
-    "parse_sandbox_settings",
-]

@@ -28,13 +28,13 @@ from agent import ops
 from agent.extension import Extensions, PermissionQuestion, ToolCall, ToolVerdict
 from agent.messages import ToolUseBlock
 from agent.permissions.policy import EDIT_TOOLS, Decision, Policy, Rule, call_paths
-from agent.preview import precheck, preview_diff
-from agent.toolrun import GateDecision
+from agent.session.preview import precheck, preview_diff
+from agent.turn.runner import GateDecision
 from tools.base import Grant, ResolvedPath, Tool, ToolContext
 from tools.schema import validate
 
 if TYPE_CHECKING:
-    from agent.sandbox import Sandbox
+    from agent.sandbox.runner import Sandbox
 
 
 _JUDGED_KEPT = 256

@@ -12,21 +12,3 @@
   the user said yes to what they grant, as it is now).
 - withhold.py: what a project's settings file may not do until approved; its env allow-list.
 """
-
-from typing import TYPE_CHECKING
-
-from agent.lazy import exports
-
-if TYPE_CHECKING:
-    from agent.settings.files import Settings, build_policy, load_settings
-
-__all__ = ["Settings", "build_policy", "load_settings"]
-
-__getattr__ = exports(
-    __name__,
-    {
-        "load_settings": "agent.settings.files",
-        "build_policy": "agent.settings.files",
-        "Settings": "agent.settings.files",
-    },
-)

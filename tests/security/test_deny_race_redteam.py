@@ -25,7 +25,7 @@ import pytest
 
 from agent.messages import ToolUseBlock
 from agent.permissions.policy import Mode, Policy, Rule
-from agent.sandbox import Sandbox
+from agent.sandbox.runner import Sandbox
 from agent.session.gate import PermissionGate
 from tests.helpers.sandbox import needs_bwrap
 from tools.base import ResolvedPath, ToolContext, ToolError

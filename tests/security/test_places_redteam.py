@@ -18,11 +18,12 @@ import pytest
 
 from agent import ops
 from agent.messages import ToolResultBlock, assistant
-from agent.model import tool_call
 from agent.permissions.policy import Mode, Policy, Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from agent.subagents import attach_subagents, load_agents
+from agent.subagents.attach import attach_subagents
+from agent.subagents.definitions import load_agents
+from tests.fakes.scripted import tool_call
 from tests.helpers.events import Events
 from tests.helpers.sandbox import needs_bwrap, run_bash, sandboxed_ctx
 from tests.helpers.subagents import TreeModel
@@ -141,7 +142,7 @@ def test_commands_that_only_read_a_memory_file_follow_the_rules(tmp_path: Path) 
 
 async def test_a_skills_grant_does_not_open_them(tmp_path: Path) -> None:
     """A skill granting ``Write`` and ``Bash`` (its allowed-tools) still asks for them."""
-    from agent.skills import Skill, SkillGrants, Skills
+    from agent.prompt.skills import Skill, SkillGrants, Skills
 
     skill = Skill("x", "d", tmp_path / "SKILL.md", ("Write", "Bash"))
     policy = Policy("acceptEdits")

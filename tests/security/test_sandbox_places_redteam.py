@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.shells import ShellRegistry
+from agent.session.shells import ShellRegistry
 from tests.helpers.sandbox import needs_bwrap, run_bash, sandboxed_ctx
 from tools.bash import BashTool
 
@@ -121,7 +121,7 @@ async def test_a_background_command_cannot_keep_one_either(tmp_path: Path) -> No
 
 
 async def test_what_the_user_let_a_tool_write_meanwhile_is_left_alone(tmp_path: Path) -> None:
-    from agent.sandbox import Sandbox
+    from agent.sandbox.runner import Sandbox
 
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from agent.model import ScriptedModel
 from agent.permissions.policy import Policy, Rule
+from agent.prompt.skills import load_skills
 from agent.settings import trust
-from agent.skills import load_skills
 from frontend.launch import LaunchOptions
 from frontend.session_open import build_session
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.sandbox import CanaryServer, needs_bwrap, run_bash, sandboxed_ctx
 from tools.base import ToolContext
 

@@ -7,7 +7,7 @@ hyphens, at most 64), ``description`` (what it does and when to use it, at most 
 required), ``allowed-tools``. A skill with bad front matter is reported and left out.
 
 The model sees the skills in the Skill tool's description (tools/skill.py); ``/name`` runs one
-as a command (frontend/custom_commands.py).
+as a command (agent/prompt/commands.py).
 
 A project's skills (its ``.claude/skills/`` and ``.eddy/skills/``) come from the repository:
 their ``allowed-tools`` grant nothing until the user approved what the project's files grant
