@@ -35,7 +35,7 @@ from agent.model.pricing import DEFAULT_MODEL
 from agent.model.protocol import Model
 from agent.model.web_search import server_search_problem, server_tools
 from agent.paths import config_dir, project_data_dir
-from agent.permissions.paths import hook_script_paths
+from agent.permissions.places import session_places
 from agent.permissions.policy import Rule
 from agent.prompt.output_styles import load_styles, pick_style
 from agent.prompt.skills import SkillGrants, Skills, load_skills, read_rules
@@ -44,6 +44,7 @@ from agent.sandbox.config import parse_sandbox_settings
 from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import Settings, build_policy, load_settings
+from agent.settings.trust import ProjectTrust, project_trust
 from agent.store.transcript import Transcript
 from agent.subagents.attach import attach_workspace_agents
 from agent.turn.outcome import Limits
@@ -178,11 +179,13 @@ def open_session(
         SessionSetupError: the session to continue or resume cannot be opened.
     """
     workspace = options.workspace
-    settings, problems = load_settings(workspace)
+    trusted = project_trust(workspace, headless=options.headless, extra_dirs=options.add_dirs)
+    settings, problems = load_settings(workspace, trusted.approved)  # what the user approved
+    problems += trusted.notices
     from agent.settings.apply import apply_settings
 
     apply_settings(settings, problems)  # env first: the model and the provider read it
-    config, memory = _config(options, settings, problems)
+    config, memory = _config(options, settings, problems, trusted)
     transcript = open_transcript(options) if options.persist else None
     loaded = transcript.loaded if transcript is not None else None
     if loaded is not None and loaded.model and not options.model_explicit:
@@ -198,11 +201,12 @@ def open_session(
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
     if transcript is not None:
         ctx.output_dir = project_data_dir(workspace) / "tool-output" / transcript.session_id
-    skills = load_skills(workspace)
+    skills = load_skills(workspace, grant_project="skills" in trusted.approved)
     problems += skills.problems
     config.policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     if tools is None:
-        tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
+        skill_tool = skills.tool(ask_project=not trusted.vouched)
+        tools = [*default_tools(), skill_tool] if skills.found else default_tools()
         no_search = server_search_problem()
         if no_search is not None:  # Bedrock: a WebSearch that says why it cannot search
             tools.append(WebSearchUnavailableTool(no_search))
@@ -245,7 +249,7 @@ def open_or_new(
 
 
 def _config(
-    options: SessionOptions, settings: Settings, problems: list[str]
+    options: SessionOptions, settings: Settings, problems: list[str], trusted: ProjectTrust
 ) -> tuple[SessionConfig, SessionMemory]:
     """The session's configuration from the settings and the options, and its memory."""
     from agent.model.providers import chosen_model
@@ -265,7 +269,12 @@ def _config(
         )
         or options.model
     )
-    memory = SessionMemory(workspace, config_dir())
+    roots = (workspace, *settings.additional_directories, *options.add_dirs)
+    memory = SessionMemory(
+        workspace,
+        config_dir(),
+        trusted.import_roots(tuple(Path(r).expanduser().resolve() for r in roots)),
+    )
     problems += memory.problems
     style = pick_style(workspace, settings.get("outputStyle"), problems)
     config = SessionConfig(
@@ -283,7 +292,13 @@ def _config(
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
     config.hooks = load_hooks(settings.raw, problems)
     problems += missing_scripts(config.hooks, workspace)  # said at start-up, not when it fails
-    policy.hook_scripts = hook_script_paths(config.hooks.commands(), workspace)
+    status = settings.get("statusLine")
+    policy.places = session_places(
+        workspace,
+        config.hooks.commands(),
+        status.get("command") if isinstance(status, dict) else None,
+        memory.memory.imported(),
+    )
     config.server_tools = server_tools(policy)
     passed = settings.get("passSecretEnv", [])
     if isinstance(passed, list) and all(isinstance(x, str) for x in passed):

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.paths import claude_json_path
+
 Scope = Literal["user", "project", "local", "flag"]
 Kind = Literal["stdio", "http", "sse"]
 SCOPES: tuple[Scope, ...] = ("user", "project", "local", "flag")
@@ -70,12 +72,6 @@ class McpConfig:
 
     servers: dict[str, ServerConfig] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
-
-
-def claude_json_path() -> Path:
-    """Claude Code's user file: ``$CLAUDE_CONFIG_DIR/.claude.json`` or ``~/.claude.json``."""
-    base = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(base) / ".claude.json" if base else Path.home() / ".claude.json"
 
 
 def expand(text: str, env: Mapping[str, str], missing: list[str]) -> str:

@@ -173,19 +173,31 @@ class Settings:
         return self.extra.get(key, default)
 
 
-def load_settings(workspace: Path) -> tuple[Settings, list[str]]:
+def load_settings(
+    workspace: Path, approved: frozenset[str] | None = None
+) -> tuple[Settings, list[str]]:
     """Read and merge the user, project and project-local settings of ``workspace``.
+
+    Args:
+        workspace: the project.
+        approved: the kinds of the project's own grants that take effect
+            (:func:`agent.settings.trust.approved_kinds`); the others are left out of the
+            project's files (:mod:`agent.settings.withhold`). None: all of them (reading
+            the settings for ``/permissions``, or a caller who vouches for the folder).
 
     Returns:
         The settings made of every valid part, and one message per problem, each naming the
         file and the key (``.eddy/settings.json: permissions.allow[1]: ...``).
     """
+    from agent.settings.withhold import withhold
+
     workspace = Path(workspace)
     settings = Settings()
     problems: list[str] = []
     for source in settings_sources(workspace):
         data = read_settings_file(source.path, source.label, problems)
         if data is not None:
+            data = withhold(data, source, approved, problems)
             settings.files.append(source.path)
             settings.raw.append((source, data))
             _merge(settings, data, source, workspace, problems)
