@@ -20,10 +20,10 @@ from typing import Any, assert_never
 from agent import events as ev
 from agent import ops
 from agent.model import ModelRequest
+from agent.open import SessionSetupError
 from agent.session.core import Session
 from frontend.launch import LaunchOptions
 from frontend.server_blocks import server_tool_lines
-from agent.open import SessionSetupError
 from frontend.session_open import build_session
 from frontend.termination import INTERRUPT_CODES, handle_termination
 from headless.claude_stream import ClaudeStream
@@ -170,7 +170,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     session = opened.session
     for problem in opened.problems:
         print(f"eddy: {problem}", file=sys.stderr)
-    model = _tap_model(session, claude if args.include_partial_messages else None)
+    model = tap_model(session, claude if args.include_partial_messages else None)
     from frontend.pickup import pickup_line
 
     picked = pickup_line(opened.picked_up)
@@ -220,7 +220,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     return 0 if last.subtype == "success" else 1
 
 
-def _tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
+def tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
     """Put a timing wrapper round the session's model (``duration_api_ms``); with ``claude``
     it also gets the main agent's raw stream events (``--include-partial-messages``)."""
 
