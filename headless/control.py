@@ -74,7 +74,8 @@ class ControlChannel:
         try:
             return await future
         except asyncio.CancelledError:
-            if not future.done() and not self._closed:  # withdrawn: the SDK may stop work
+            # withdrawn before an answer came (cancelling the wait cancels the future)
+            if not self._closed and (future.cancelled() or not future.done()):
                 self._write({"type": "control_cancel_request", "request_id": request_id})
             raise
         finally:

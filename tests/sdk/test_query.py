@@ -147,3 +147,24 @@ async def test_partial_messages_stream_the_raw_events_before_the_message(
     assert deltas == "one two three four five six"
     [assistant] = of(messages, sdk.AssistantMessage)
     assert messages.index(events[-1]) < messages.index(assistant)
+
+
+async def test_the_tools_option_offers_only_those_built_in_tools(
+    driver: Driver, fake_api: FakeAnthropic
+) -> None:
+    fake_api.push(Reply([tool_use("toolu_1", "Bash", {"command": "ls"})], "tool_use"))
+    fake_api.push(Reply([text("Only reading here.")]))
+    messages = await driver.messages("look", tools=["Read", "Grep"])
+    offered = {t["name"] for t in fake_api.requests[0]["tools"]}
+    assert {"Read", "Grep"} <= offered and not offered & {"Bash", "Edit", "Write", "Agent"}
+    [refused] = [b for b in fake_api.requests[1]["messages"][-1]["content"]]
+    assert refused["is_error"] is True  # a tool left out cannot be called either
+    assert set(of(messages, sdk.SystemMessage)[0].data["tools"]) == offered
+
+
+async def test_thinking_options_reach_the_request(driver: Driver, fake_api: FakeAnthropic) -> None:
+    fake_api.push(Reply([text("Thought.")]))
+    await driver.messages("think", thinking={"type": "enabled", "budget_tokens": 40_000})
+    [request] = fake_api.requests
+    assert request["thinking"] == {"type": "enabled", "budget_tokens": 40_000}
+    assert request["max_tokens"] > 40_000
