@@ -91,6 +91,9 @@ class SessionOptions:
         tools: the names of the built-in tools to offer (None: all of them); the others are
             neither offered nor callable. MCP tools are not affected.
         thinking: the request's ``thinking`` parameter (None: the API's default).
+        setting_sources: read only the settings files of these scopes (user, project,
+            local); None: all of them.
+        settings: more settings (a file or JSON text) above the local files.
     """
 
     workspace: Path
@@ -115,6 +118,8 @@ class SessionOptions:
     append_system_prompt: str = ""
     tools: tuple[str, ...] | None = None
     thinking: dict[str, Any] | None = None
+    setting_sources: tuple[str, ...] | None = None
+    settings: str | None = None
 
 
 @dataclass
@@ -192,7 +197,9 @@ def open_session(
         SessionSetupError: the session to continue or resume cannot be opened.
     """
     workspace = options.workspace
-    settings, problems = load_settings(workspace)
+    settings, problems = load_settings(
+        workspace, scopes=options.setting_sources, flag_settings=options.settings
+    )
     from agent.settings.apply import apply_settings
 
     apply_settings(settings, problems)  # env first: the model and the provider read it

@@ -209,6 +209,13 @@ def _add_sdk_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--thinking", choices=["adaptive", "enabled", "disabled"], default=None)
     p.add_argument("--thinking-display", default=None)
     p.add_argument("--no-session-persistence", action="store_true")
+    p.add_argument("--settings", default=None, help="more settings: a file or JSON text")
+    p.add_argument(
+        "--setting-sources",
+        default=None,
+        metavar="LIST",
+        help='the settings files to read: "user,project,local" (the managed file always)',
+    )
     for flag in _ACCEPTED_SDK_FLAGS:
         p.add_argument(flag, action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--debug-file", default=None, help=argparse.SUPPRESS)
@@ -231,8 +238,6 @@ _UNSUPPORTED = {
     "--session-mirror": "eddy does not mirror transcripts to a session store",
     "--agent": "eddy's main agent is its own (subagents are started with the Agent tool)",
     "--plugin-dir": "eddy does not load Claude Code plugins",
-    "--settings": "eddy reads its settings files only",
-    "--setting-sources": "eddy reads every settings file",
 }
 """Flags of Claude Code that eddy cannot honour, and why: each is an error naming it."""
 
@@ -275,7 +280,16 @@ def _sdk_values(ns: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"eddy: --json-schema is not valid JSON ({exc}).") from exc
         if not isinstance(schema, dict):
             raise UsageError("eddy: --json-schema must be a JSON object (a JSON Schema).")
+    sources = None
+    if ns.setting_sources is not None:
+        sources = tuple(s.strip() for s in ns.setting_sources.split(",") if s.strip())
+        unknown = [s for s in sources if s not in ("user", "project", "local")]
+        if unknown:
+            raise UsageError(
+                f"eddy: --setting-sources: unknown source {unknown[0]!r} (user, project, local)."
+            )
     return {
+        "setting_sources": sources,
         "system_prompt": system,
         "append_system_prompt": append,
         "tools": tools,

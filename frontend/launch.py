@@ -98,6 +98,10 @@ class LaunchOptions:
     """The request's ``thinking`` parameter (--max-thinking-tokens, --thinking)."""
     persist: bool = True
     """Save the session (False: --no-session-persistence)."""
+    setting_sources: tuple[str, ...] | None = None
+    """Read only these scopes' settings files (--setting-sources user,project,local)."""
+    settings: str | None = None
+    """More settings, a file or JSON text (--settings), above the local files."""
 
     @property
     def workspace(self) -> Path:

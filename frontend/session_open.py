@@ -45,6 +45,8 @@ def session_options(args: LaunchOptions, *, headless: bool, persist: bool = True
         append_system_prompt=args.append_system_prompt,
         tools=args.tools,
         thinking=args.thinking,
+        setting_sources=args.setting_sources,
+        settings=args.settings,
     )
 
 

@@ -36,8 +36,6 @@ def test_stream_json_input_needs_stream_json_output() -> None:
         "--resume-session-at=abc",
         "--agent=reviewer",
         "--plugin-dir=/tmp/plugin",
-        "--settings={}",
-        "--setting-sources=user",
     ],
 )
 def test_a_flag_eddy_cannot_honour_is_an_error_naming_it(flag: str) -> None:

@@ -168,3 +168,26 @@ async def test_thinking_options_reach_the_request(driver: Driver, fake_api: Fake
     [request] = fake_api.requests
     assert request["thinking"] == {"type": "enabled", "budget_tokens": 40_000}
     assert request["max_tokens"] > 40_000
+
+
+async def test_setting_sources_and_settings_choose_the_rules(
+    driver: Driver, fake_api: FakeAnthropic, workspace: Path
+) -> None:
+    project = workspace / ".claude" / "settings.json"
+    project.parent.mkdir()
+    project.write_text('{"permissions": {"allow": ["Bash(touch:*)"]}}')
+    allow = '{"permissions": {"allow": ["Bash(touch:*)"]}}'
+    runs = []
+    for fields in (
+        {"setting_sources": ["user"]},  # the project's file is not read: the call is refused
+        {"setting_sources": ["project"]},
+        {"setting_sources": [], "settings": allow},
+    ):
+        fake_api.push(
+            Reply([tool_use("toolu_1", "Bash", {"command": "touch made.txt"})], "tool_use"),
+            Reply([text("ok")]),
+        )
+        await driver.messages("touch it", **fields)
+        [result] = fake_api.requests[-1]["messages"][-1]["content"]
+        runs.append(bool(result.get("is_error")))
+    assert runs == [True, False, False]
