@@ -4,7 +4,6 @@ corrections, the pending approvals and its own lifecycle (model, transcript, che
 - core.py: ``Session`` (submit ops, emit events) and the turn it runs.
 - config.py: ``SessionConfig``, how a session runs (built by the front door, agent/open.py).
 - gate.py: the gate of LOOP-MODEL.md made interactive: policy first, then the user.
-- operations.py: how ``Session.submit`` applies each operation (``ops.Rewind`` among them).
 - turns.py, command_prompt.py: a prompt's turn, a custom command's prompt.
 - conversation.py, dialogs.py, status.py: the history and the queue, AskUserQuestion and
   ExitPlanMode, the status snapshot.

@@ -150,11 +150,10 @@ async def test_resume_after_compaction_takes_the_compacted_figure(
     assert session.transcript is not None
     session.transcript.close()
 
-    again, _ = resume(tmp_path, path.stem)
+    again, _ = resume(tmp_path, path.stem, model=fake_model(fake_api))
     assert again.context_tokens == compacted
 
     fake_api.push(Reply([text("Still here.")]))
-    again.model = fake_model(fake_api)
     again.submit(ops.SubmitPrompt("still there?"))
     await again.wait_idle()
     await again.close()
