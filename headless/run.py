@@ -229,10 +229,9 @@ def tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
         return request.system == session.spec.system
 
     on_raw = claude.stream_event if claude is not None else None
-    model = TappedModel(session.model, on_raw, is_main)
-    session.model = model
-    session.compactor.model = model  # its calls are API time too
-    return model
+    tapped = TappedModel(session.model, on_raw, is_main)
+    session.wrap_model(lambda _model: tapped)  # the compaction's calls are API time too
+    return tapped
 
 
 def run_headless(args: LaunchOptions, prompt: str, *, exit_process: bool = False) -> int:

@@ -303,6 +303,14 @@ class Session:
                 assert_never(op)
         return None
 
+    def wrap_model(self, wrap: Callable[[Model], Model]) -> Model:
+        """Put ``wrap(model)`` in the model's place for every later call, the turns' and the
+        compaction's (a front end's tap: headless times the API calls and streams their raw
+        events); returns it."""
+        model = wrap(self.model)
+        self.model = self.prompts.model = self.compactor.model = model
+        return model
+
     def use_model(self, model: str) -> None:
         """Call ``model`` from the next request on (``ops.SetModel`` also records it)."""
         self.config.model = self.spec.model = model
