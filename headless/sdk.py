@@ -94,6 +94,23 @@ def content_text(content: Any, run: SdkRun) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
+def custom_command_prompt(text: str, workspace: Any) -> ops.SubmitPrompt | None:
+    """``/name args`` naming one of the project's or the user's custom commands: the prompt
+    it expands to (with its allowed tools and model), else None (sent as written)."""
+    from frontend.custom_commands import custom_commands, parse
+
+    parsed = parse(text.strip())
+    if parsed is None:
+        return None
+    name, arg = parsed
+    try:
+        command = custom_commands(workspace).get(name)
+        return command.prompt_op(arg) if command is not None else None
+    except OSError as exc:
+        print(f"eddy: /{name}: {exc}", file=sys.stderr)
+        return None
+
+
 class SdkRun:
     """One process serving one Agent SDK client.
 
@@ -265,12 +282,16 @@ class SdkRun:
         if not text.strip():
             print("eddy: an empty user message was ignored.", file=sys.stderr)
             return
+        prompt = ops.SubmitPrompt(text)
+        if message.get("client_composed") is not True:  # the SDK's verbatim_prompts
+            prompt = custom_command_prompt(text, self.workspace) or prompt
         if session.busy:
             self.queued.append(uid)
+            prompt = ops.SubmitPrompt(prompt.text)  # a correction: the text alone
         else:
             self.waiting.append(uid)
             self.set_state("running")
-        session.submit(ops.SubmitPrompt(text))
+        session.submit(prompt)
         if self._idle_watch is None or self._idle_watch.done():
             self._idle_watch = asyncio.get_running_loop().create_task(self._watch_idle(session))
 
@@ -340,7 +361,6 @@ class SdkRun:
 
     def start_stream(self, session: Session) -> None:
         """Write the ``system`` ``init`` line for the session as it is now."""
-        from frontend.commands import COMMANDS
         from frontend.custom_commands import custom_commands
 
         now = session.status()
@@ -357,7 +377,7 @@ class SdkRun:
             cwd=str(now.workspace),
             tools=[str(tool["name"]) for tool in session.tools.params()],
             permission_mode=now.mode,
-            slash_commands=[*COMMANDS, *custom],
+            slash_commands=custom,  # expanded; eddy's own commands are not run here
             agents=agents,
             claude_code_version=PROTOCOL_VERSION,
             output_style=style.name if style is not None else "default",

@@ -191,3 +191,17 @@ async def test_setting_sources_and_settings_choose_the_rules(
         [result] = fake_api.requests[-1]["messages"][-1]["content"]
         runs.append(bool(result.get("is_error")))
     assert runs == [True, False, False]
+
+
+async def test_a_custom_command_is_expanded_unless_prompts_are_verbatim(
+    driver: Driver, fake_api: FakeAnthropic, workspace: Path
+) -> None:
+    commands = workspace / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "greet.md").write_text("Say hello to $ARGUMENTS, warmly.\n")
+    fake_api.push(Reply([text("Hello, Ada!")]), Reply([text("As written.")]))
+    messages = await driver.messages("/greet Ada")
+    assert "greet" in of(messages, sdk.SystemMessage)[0].data["slash_commands"]
+    assert "Say hello to Ada, warmly." in str(fake_api.requests[0]["messages"][0])
+    await driver.messages("/greet Bob", verbatim_prompts=True)
+    assert "Say hello" not in str(fake_api.requests[1]["messages"][0])
