@@ -144,6 +144,9 @@ class SdkRun:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._watchers: list[list[ev.Event]] = []
         self._init_due = False
+        self._stopping = asyncio.Event()
+        self.signal_code = 0
+        """The exit status a signal asked for (0: none came)."""
         self._idle_watch: asyncio.Task[None] | None = None
         self._state_frames = os.environ.get(STATE_FOR_HOST) == "1" or bool(
             os.environ.get(STATE_FOR_ALL)
@@ -466,23 +469,37 @@ class SdkRun:
         """Read stdin to its end; then finish the work, close the session, return the exit
         status."""
         self.channel.bind(asyncio.get_running_loop())
-        while not self.failed:
-            try:
-                raw = await reader.readline()
-            except ValueError:  # a line over the limit: it cannot be a message
-                print("eddy: a stdin line is too long; ignored.", file=sys.stderr)
-                continue
-            if not raw:
-                break
-            if not raw.strip():
-                continue
-            try:
-                message = json.loads(raw)
-            except ValueError as exc:
-                print(f"eddy: a stdin line is not JSON ({exc}); ignored.", file=sys.stderr)
-                continue
-            self.dispatch(message)
-        return await self.finish()
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            while not self.failed:
+                reading = asyncio.ensure_future(reader.readline())
+                await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if not reading.done():  # a signal: stdin is not read any further
+                    reading.cancel()
+                    break
+                try:
+                    raw = reading.result()
+                except ValueError:  # a line over the limit: it cannot be a message
+                    print("eddy: a stdin line is too long; ignored.", file=sys.stderr)
+                    continue
+                if not raw:
+                    break
+                self._line(raw)
+        finally:
+            stopping.cancel()
+        code = await self.finish()
+        return self.signal_code or code
+
+    def _line(self, raw: bytes) -> None:
+        """One line of stdin, parsed."""
+        if not raw.strip():
+            return
+        try:
+            message = json.loads(raw)
+        except ValueError as exc:
+            print(f"eddy: a stdin line is not JSON ({exc}); ignored.", file=sys.stderr)
+            return
+        self.dispatch(message)
 
     async def finish(self) -> int:
         """stdin ended: nobody can answer eddy's questions now; the work going on ends, the
@@ -504,13 +521,20 @@ class SdkRun:
         if self.session is not None:
             self.session.submit(ops.Interrupt())
 
+    def stop(self, code: int) -> None:
+        """A signal (SIGTERM, SIGINT, SIGHUP): stop the turn, read no more; the session is
+        closed (saved) and eddy exits with ``code``."""
+        self.signal_code = self.signal_code or code
+        self.interrupt()
+        self._stopping.set()
+
 
 async def _serve(args: LaunchOptions, protocol_fd: int) -> int:
     out = os.fdopen(protocol_fd, "w", encoding="utf-8", buffering=1, closefd=False)
     run = SdkRun(args, out)
-    # SIGTERM (the SDK's close after its grace period), SIGINT, SIGHUP: stop the turn; the
-    # session is saved as stdin ends (a second signal, or 5 s, end the process anyway)
-    handle_termination(lambda _code: run.interrupt(), signals=INTERRUPT_CODES)
+    # SIGTERM (the SDK's close after its grace period), SIGINT, SIGHUP: stop the turn and
+    # the reading, save the session (a second signal, or 5 s, end the process anyway)
+    handle_termination(run.stop, signals=INTERRUPT_CODES)
     return await run.serve(await stdin_reader())
 
 

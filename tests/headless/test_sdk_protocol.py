@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 from pathlib import Path
 
 from PIL import Image
@@ -166,3 +167,27 @@ def test_no_input_at_all_exits_at_once_and_quietly(fake_api: FakeAnthropic, tmp_
     finally:
         eddy.kill()
     assert eddy.seen == [] and fake_api.requests == []
+
+
+def test_sigterm_stops_the_turn_saves_and_exits_though_stdin_stays_open(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    fake_api.push(Reply([tool_use("toolu_1", "Bash", {"command": "sleep 300"})], "tool_use"))
+    settings = tmp_path / ".eddy" / "settings.json"
+    settings.parent.mkdir()
+    end = {"hooks": [{"type": "command", "command": "touch session-ended"}]}
+    settings.write_text(json.dumps({"hooks": {"SessionEnd": [end]}}))
+    eddy = SdkProcess(fake_api, tmp_path, "--allowedTools", "Bash(sleep:*)")
+    try:
+        eddy.send(user("wait"))
+        eddy.until(lambda m: m.get("type") == "assistant")  # the sleep starts
+        eddy.proc.terminate()
+        result = eddy.until(is_result)
+        code = eddy.proc.wait(timeout=60)
+    finally:
+        eddy.kill()
+    assert code == 143
+    assert (tmp_path / "session-ended").exists()  # closed the normal way, not cut off
+    assert result["subtype"] == "error_during_execution"
+    assert result["terminal_reason"] == "aborted_streaming"
+    assert fake_api.violations == []
