@@ -5,7 +5,11 @@ callback ids, agents; the TypeScript SDK also the system prompt, the JSON schema
 in-process MCP servers' names and, with ``--await-initialize``, the other MCP servers and the
 disallowed tools). eddy opens its session only once ``initialize`` has come, so all of it
 is there from the session's first request on. What eddy cannot honour is a problem said on
-stderr (and in the answer's ``*_applied`` fields), never a silent no-op.
+stderr (and in the answer's ``*_applied`` fields), never a silent no-op. Fields that change
+nothing in eddy are not read: ``excludeDynamicSections`` and ``systemPromptSnapshot`` (eddy's
+system prompt is stable for the whole session anyway), ``forwardSubagentText`` (a subagent's
+whole messages are forwarded), ``sdkMcpServerManifests`` (the servers are asked over the
+channel), ``skills`` (eddy offers its skills as the Skill tool lists them).
 """
 
 from __future__ import annotations
@@ -19,22 +23,6 @@ from agent.subagents.definitions import MODEL_ALIASES, PERMISSION_MODES, AgentDe
 from frontend.launch import LaunchOptions
 from headless.sdk_hooks import hook_config
 from headless.sdk_structured import TOOL_NAME
-
-IGNORED = frozenset(
-    {
-        "excludeDynamicSections",  # eddy's system prompt has no per-user dynamic part
-        "systemPromptSnapshot",  # eddy's system prompt is stable for the whole session
-        "forwardSubagentText",  # eddy forwards a subagent's whole messages
-        "promptSuggestions",
-        "agentProgressSummaries",
-        "supportedDialogKinds",
-        "perTaskStopAffordance",
-        "sdkMcpServerConfigs",
-        "sdkMcpServerManifests",
-        "sdkMcpServerManifestsOrigin",
-    }
-)
-"""initialize fields that change nothing in eddy (and are not worth a problem line)."""
 
 
 @dataclass

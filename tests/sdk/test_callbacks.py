@@ -171,6 +171,7 @@ async def test_an_in_process_mcp_servers_tools_are_called_through_the_sdk(
     )
     init = of(messages, sdk.SystemMessage)[0]
     assert "mcp__calc__add" in init.data["tools"]
+    assert init.data["mcp_servers"] == [{"name": "calc", "status": "connected"}]
     [offered] = [t for t in fake_api.requests[0]["tools"] if t["name"] == "mcp__calc__add"]
     assert offered["input_schema"]["required"] == ["a", "b"]
     [result] = tool_results(fake_api.requests[1])
