@@ -15,8 +15,8 @@ from acp import schema
 
 from acp_agent.live import LiveSession
 from agent import ops
+from agent.prompt.commands import custom_commands
 from frontend.commands import COMMANDS, Kind, start_command
-from frontend.custom_commands import custom_commands
 
 OFFERED = ("compact", "init", "cost", "context", "model", "rename", "budget", "turns", "help")
 """The built-in commands an editor lists (the rest need eddy's own screen)."""

@@ -26,7 +26,7 @@ from acp_agent.prompts import prompt_text
 from acp_agent.updates import MODE_NAMES, plan_entries
 from agent import events as ev
 from agent import ops
-from agent.model import Model
+from agent.model.protocol import Model
 from agent.open import SessionSetupError
 from frontend.images import attachments_dir
 from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key

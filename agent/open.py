@@ -32,29 +32,29 @@ from agent.hooks.extension import HooksExtension
 from agent.memory import Memory
 from agent.memory.files import claude_user_dir
 from agent.memory.session import SessionMemory
-from agent.model import Model
-from agent.output_styles import load_styles, pick_style
+from agent.model.pricing import DEFAULT_MODEL
+from agent.model.protocol import Model
+from agent.model.web_search import server_search_problem, server_tools
 from agent.paths import config_dir, project_data_dir
 from agent.permissions.paths import hook_script_paths
 from agent.permissions.policy import Rule
-from agent.pricing import DEFAULT_MODEL
-from agent.prompt import custom_system_prompt, system_prompt
-from agent.sandbox import parse_sandbox_settings
+from agent.prompt.output_styles import load_styles, pick_style
+from agent.prompt.skills import SkillGrants, Skills, load_skills, read_rules
+from agent.prompt.system import custom_system_prompt, system_prompt
+from agent.sandbox.config import parse_sandbox_settings
 from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import Settings, build_policy, load_settings
-from agent.skills import SkillGrants, Skills, load_skills, read_rules
 from agent.store.transcript import Transcript
 from agent.subagents.attach import attach_workspace_agents
-from agent.turn_outcome import Limits
-from agent.web_search import server_search_problem, server_tools
+from agent.turn.outcome import Limits
 from tools import default_tools
 from tools.base import Tool, ToolContext
 from tools.childenv import allow_secrets
 from tools.websearch import WebSearchUnavailableTool
 
 if TYPE_CHECKING:
-    from agent.output_styles import OutputStyle
+    from agent.prompt.output_styles import OutputStyle
 
 
 class SessionSetupError(Exception):
@@ -209,7 +209,7 @@ def open_session(
     if loaded is not None and loaded.model and not options.model_explicit:
         config.model = loaded.model
     if model is None:
-        from agent.anthropic_model import AnthropicModel
+        from agent.model.anthropic import AnthropicModel
 
         model = AnthropicModel(config.model)
     extra_dirs = tuple(
@@ -271,7 +271,7 @@ def _config(
     options: SessionOptions, settings: Settings, problems: list[str]
 ) -> tuple[SessionConfig, SessionMemory]:
     """The session's configuration from the settings and the options, and its memory."""
-    from agent.providers import chosen_model
+    from agent.model.providers import chosen_model
 
     workspace = options.workspace
     # the launch's "default" is no choice: the settings' defaultMode applies then

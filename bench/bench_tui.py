@@ -112,7 +112,7 @@ class FakeServer:
         self.base_url = self.proc.stdout.readline().strip()
 
     def model(self) -> Any:
-        from agent.anthropic_model import AnthropicModel
+        from agent.model.anthropic import AnthropicModel
 
         return AnthropicModel(MODEL, api_key="sk-ant-bench", base_url=self.base_url)
 
@@ -197,7 +197,7 @@ class PacedModel:
 
     async def respond(self, request: Any, sink: Any) -> Any:
         from agent.messages import TextBlock
-        from agent.model import as_response
+        from agent.model.protocol import as_response
 
         for i in range(0, len(self.text), 16):
             sink.text(self.text[i : i + 16])
@@ -308,8 +308,8 @@ def bench_stream() -> None:
 async def long_session(turns: int = 500) -> None:
     from agent import events as ev
     from agent.messages import assistant
-    from agent.model import ScriptedModel, tool_call
     from cli.main import parse_launch
+    from tests.fakes.scripted import ScriptedModel, tool_call
     from tests.fakes.tools import FnTool
     from tui.app import EddyApp
 

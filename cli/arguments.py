@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.pricing import DEFAULT_MODEL
+from agent.model.pricing import DEFAULT_MODEL
 from frontend.launch import LaunchOptions
 
 

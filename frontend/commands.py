@@ -6,7 +6,7 @@ the little a front end must offer (say a line, send a prompt, switch sessions, o
 permission dialogs, ...). The TUI and the line mode implement that protocol; the table, the
 checks ("the session is still starting", "eddy is working") and the wording are here, once.
 
-Custom commands (markdown files sent as prompts) are in frontend/custom_commands.py.
+Custom commands (markdown files sent as prompts) are in agent/prompt/commands.py.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent import ops
+from agent.prompt.commands import CustomCommand, custom_commands, parse
 from frontend import extension_commands as ext
 from frontend import memory_commands as mem
 from frontend.command_frontend import (
     FrontEnd,
     Kind,  # noqa: F401  (front ends import it from here)
 )
-from frontend.custom_commands import CustomCommand, custom_commands, parse
 
 Handler = Callable[[FrontEnd, str], Awaitable[None] | None]
 
@@ -81,7 +81,7 @@ def _rename(fe: FrontEnd, arg: str) -> None:
 
 
 def _model(fe: FrontEnd, arg: str) -> None:
-    from agent.pricing import known_models
+    from agent.model.pricing import known_models
 
     known = known_models()
     session = fe.session
@@ -99,7 +99,7 @@ def _model(fe: FrontEnd, arg: str) -> None:
 
 
 def _cost(fe: FrontEnd, arg: str) -> None:
-    from agent.context import cost_lines
+    from agent.session.context import cost_lines
 
     session = fe.session
     lines = cost_lines(session)
@@ -116,13 +116,13 @@ def _cost(fe: FrontEnd, arg: str) -> None:
 
 
 def _context(fe: FrontEnd, arg: str) -> None:
-    from agent.context import breakdown
+    from agent.session.context import breakdown
 
     fe.say("\n".join(breakdown(fe.session).lines()))
 
 
 def _budget(fe: FrontEnd, arg: str) -> None:
-    from agent.context import budget_command
+    from agent.session.context import budget_command
 
     message, error = budget_command(fe.session, arg)
     fe.limits_changed()
@@ -130,7 +130,7 @@ def _budget(fe: FrontEnd, arg: str) -> None:
 
 
 def _turns(fe: FrontEnd, arg: str) -> None:
-    from agent.context import turns_command
+    from agent.session.context import turns_command
 
     message, error = turns_command(fe.session, arg)
     fe.limits_changed()

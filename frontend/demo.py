@@ -15,7 +15,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from agent.loop import INTERRUPT_NOTE
 from agent.messages import (
     Message,
     TextBlock,
@@ -24,15 +23,16 @@ from agent.messages import (
     ToolUseBlock,
     assistant,
 )
-from agent.model import (
+from agent.model.pricing import Usage
+from agent.model.protocol import (
     ModelRequest,
     ModelResponse,
-    ScriptItem,
     StreamSink,
     as_response,
     estimate_tokens,
 )
-from agent.pricing import Usage
+from agent.turn.loop import INTERRUPT_NOTE
+from tests.fakes.scripted import ScriptItem
 
 SAMPLE_PROJECT: dict[str, str] = {
     "README.md": "# stats\n\nTiny statistics helpers. Test: `python3 test_stats.py`.\n",

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 def output_style(fe: FrontEnd, arg: str) -> None:
-    from agent.output_styles import DEFAULT, load_styles
+    from agent.prompt.output_styles import DEFAULT, load_styles
 
     if arg:
         fe.submit(ops.SetOutputStyle(arg))  # the engine answers: a Notice, or an Error
@@ -88,7 +88,7 @@ def mcp_prompt(fe: FrontEnd, name: str, arg: str) -> Awaitable[None] | None:
 
 
 def agents(fe: FrontEnd, arg: str) -> None:
-    from agent.subagents import agents_listing, load_agents
+    from agent.subagents.definitions import agents_listing, load_agents
 
     session = fe.session
     host = getattr(session.ctx, "subagents", None) if session is not None else None

@@ -3,7 +3,7 @@ an image that arrives inline (an editor's, an Agent SDK's), saved to a file.
 
 The prompt shows ``[image 1: shot.png 640x480]`` where the path was pasted and sends the
 path itself (quoted when it has spaces); the engine attaches the image it names
-(``agent.prompt_images``), so every front end attaches images the same way. An inline image
+(``agent.prompt.images``), so every front end attaches images the same way. An inline image
 is saved under the project's data directory and named by its path in the prompt, so it is
 attached the same way too.
 """
@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from agent.paths import project_data_dir
-from agent.prompt_images import IMAGE_SUFFIXES
+from agent.prompt.images import IMAGE_SUFFIXES
 
 MIME_SUFFIXES = {
     "image/png": ".png",
@@ -88,10 +88,10 @@ def pasted_images(text: str, base: Path) -> list[PastedImage] | None:
 
 
 def attached_image_lines(prompt: str, workspace: Path) -> list[str]:
-    """The chips of the images a sent prompt attaches (agent.prompt_images finds the same
+    """The chips of the images a sent prompt attaches (agent.prompt.images finds the same
     files), for line mode to print under it: ``[image 1: shot.png 640x480]``; a file that is
     not a readable image gets no chip (the engine attaches a note instead)."""
-    from agent.prompt_images import image_paths
+    from agent.prompt.images import image_paths
 
     lines: list[str] = []
     for path in image_paths(prompt, workspace):

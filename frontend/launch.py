@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.pricing import DEFAULT_MODEL
+from agent.model.pricing import DEFAULT_MODEL
 
 NO_KEY_MESSAGE = """eddy needs an Anthropic API key.
   Set it for this shell:   export ANTHROPIC_API_KEY=sk-ant-...
@@ -25,7 +25,7 @@ def has_api_key() -> bool:
     variables and settings select another way in: Bedrock, Vertex, apiKeyHelper ...)."""
     if os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"):
         return True
-    from agent.providers import has_credentials
+    from agent.model.providers import has_credentials
 
     return has_credentials()
 

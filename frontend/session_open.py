@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 from agent.extension import Extension
 from agent.memory.files import claude_user_dir
-from agent.model import Model
+from agent.model.protocol import Model
 from agent.open import OpenedSession, SessionOptions, open_or_new, open_session
+from agent.prompt.commands import command_problems, custom_commands
 from agent.session.core import Emit
-from frontend.custom_commands import command_problems, custom_commands
 from frontend.launch import LaunchOptions
 from frontend.statusline import load_status_line
 from tools.base import Tool

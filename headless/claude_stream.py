@@ -3,7 +3,10 @@
 
 One JSON object per line, in the order Claude Code prints them:
 
-- ``{"type": "system", "subtype": "init", ...}``: the session id, model, tools, workspace;
+- ``{"type": "system", "subtype": "init", ...}``: the session id, model, tools, workspace, and
+  ``mcp_servers`` (each server's name and status, once they finished starting);
+- ``{"type": "system", "subtype": "informational", "level": "error", ...}``: an MCP server
+  that failed (its name and why), as Claude Code says such things;
 - ``{"type": "assistant", "message": {...}}``: each assistant message as it entered the history
   (text, thinking and tool_use blocks, the API's shapes);
 - ``{"type": "user", "message": {...}}``: each tool result (one line per result, as Claude Code
@@ -67,11 +70,17 @@ class ClaudeStream:
         cwd: str,
         tools: list[str],
         permission_mode: str,
+        mcp_servers: list[dict[str, str]] | None = None,
         **extra: Any,
     ) -> None:
         """Write the ``system`` ``init`` line (with ``extra`` fields), then whatever came
         before it. With stream-json input it is written again at each turn, as Claude Code
-        does."""
+        does.
+
+        Args:
+            mcp_servers: each MCP server's ``name`` and ``status`` (``connected``, ``failed``,
+                ...), as Claude Code lists them.
+        """
         self.session_id, self.model = session_id, model
         self._write(
             {
@@ -80,7 +89,7 @@ class ClaudeStream:
                 "cwd": cwd,
                 "session_id": session_id,
                 "tools": tools,
-                "mcp_servers": [],
+                "mcp_servers": list(mcp_servers or []),
                 "model": model,
                 "permissionMode": permission_mode,
                 "apiKeySource": _api_key_source(),
@@ -121,6 +130,18 @@ class ClaudeStream:
                     self._hook_response(event)
             case ev.SubagentEvent():
                 self._subagent(event)
+            case ev.Error() if event.kind == "mcp":  # a server failed: Claude Code's notice
+                self._write(
+                    {
+                        "type": "system",
+                        "subtype": "informational",
+                        "content": event.message,
+                        "level": "error",
+                        "tag": "mcp_server_failed",
+                        "session_id": self.session_id,
+                        "uuid": _uuid(),
+                    }
+                )
             case ev.CorrectionsDelivered():
                 texts = [{"type": "text", "text": t} for t in event.texts if t.strip()]
                 if texts:

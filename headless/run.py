@@ -19,7 +19,7 @@ from typing import Any, assert_never
 
 from agent import events as ev
 from agent import ops
-from agent.model import ModelRequest
+from agent.model.protocol import ModelRequest
 from agent.open import SessionSetupError
 from agent.session.core import Session
 from frontend.launch import LaunchOptions
@@ -150,7 +150,8 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         nonlocal errors_shown
         if isinstance(event, ev.TurnFinished):
             finished.append(event)
-        errors_shown = errors_shown or isinstance(event, ev.Error)
+        # an MCP server's failure is not the turn's: the turn's own error is still said
+        errors_shown = errors_shown or (isinstance(event, ev.Error) and event.kind != "mcp")
         if fmt == "eddy-events":
             out.write(json.dumps(ev.to_json(event), default=str) + "\n")
             out.flush()
@@ -177,6 +178,12 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     if picked is not None and args.output_format != "stream-json":
         print(f"eddy: {picked}", file=sys.stderr)
     if claude is not None:
+        from agent.mcp.manager import McpManager
+
+        mcp = session.extension(McpManager)
+        if mcp is not None:  # -p waits for them before its first call anyway: init says how
+            await mcp.wait_started()  # each one started, as Claude Code's does
+            mcp.sync_tools()  # and lists their tools
         now = session.status()
         claude.start(
             session_id=now.session_id,
@@ -184,6 +191,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             cwd=str(now.workspace),
             tools=[str(tool["name"]) for tool in session.tools.params()],
             permission_mode=now.mode,
+            mcp_servers=mcp.server_states() if mcp is not None else [],
         )
     # The prompt is submitted even if a signal came while the session was built: it is then
     # recorded and interrupted at once, so the transcript keeps it (resumable with --continue).
@@ -259,7 +267,7 @@ async def _checkpoints(args: LaunchOptions) -> int:
             for line in event.not_restorable:
                 print(f"  not restorable: {line}")
 
-    from agent.anthropic_model import AnthropicModel
+    from agent.model.anthropic import AnthropicModel
 
     try:
         opened = build_session(args, emit, headless=True, model=AnthropicModel(args.model))

@@ -97,7 +97,7 @@ def content_text(content: Any, run: SdkRun) -> str:
 def custom_command_prompt(text: str, workspace: Any) -> ops.SubmitPrompt | None:
     """``/name args`` naming one of the project's or the user's custom commands: the prompt
     it expands to (with its allowed tools and model), else None (sent as written)."""
-    from frontend.custom_commands import custom_commands, parse
+    from agent.prompt.commands import custom_commands, parse
 
     parsed = parse(text.strip())
     if parsed is None:
@@ -364,7 +364,7 @@ class SdkRun:
 
     def start_stream(self, session: Session) -> None:
         """Write the ``system`` ``init`` line for the session as it is now."""
-        from frontend.custom_commands import custom_commands
+        from agent.prompt.commands import custom_commands
 
         now = session.status()
         host = session.ctx.subagents

@@ -134,11 +134,11 @@ class ControlRequests:
 
     def _describe(self) -> dict[str, Any]:
         """What ``initialize`` answers: commands, agents, models, styles, the account."""
-        from agent.output_styles import load_styles
-        from agent.pricing import known_models
-        from agent.providers import provider
+        from agent.model.pricing import known_models
+        from agent.model.providers import provider
+        from agent.prompt.commands import custom_commands
+        from agent.prompt.output_styles import load_styles
         from frontend.commands import COMMANDS
-        from frontend.custom_commands import custom_commands
         from headless.claude_stream import _api_key_source
         from headless.sdk import PROTOCOL_VERSION
 
@@ -344,7 +344,7 @@ class ControlRequests:
         return {"cancelled": True}
 
     async def _list_models(self, request: dict[str, Any]) -> dict[str, Any]:
-        from agent.pricing import known_models
+        from agent.model.pricing import known_models
 
         return {"models": [{"value": m, "displayName": m} for m in known_models()]}
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent import events as ev
-from agent.pricing import context_window
+from agent.model.pricing import context_window
 
 TERMINAL_REASONS = {
     "success": "completed",

@@ -137,7 +137,7 @@ def warm_up_sdk(model: Any) -> threading.Thread:
 
 
 def _warm_up(model: Any) -> None:
-    from agent.anthropic_model import prepare_client
+    from agent.model.anthropic import prepare_client
     from plain.markdown import warm_up_highlighting
 
     prepare_client(model)

@@ -156,7 +156,8 @@ class ShellSandbox(Protocol):
 
 
 class BackgroundShells(Protocol):
-    """The session's background shells (``agent.shells.ShellRegistry``), as the tools see it.
+    """The session's background shells (``agent.session.shells.ShellRegistry``), as the tools
+    see it.
 
     Bash starts commands in it (``run_in_background``) or hands it a running one (Ctrl+B);
     BashOutput reads from it and KillShell stops one.

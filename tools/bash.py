@@ -12,9 +12,9 @@ a second, and is reaped (see :mod:`tools.procgroup`). When the shell exits but a
 still holds the pipe, reading stops after a short drain and the job is left running.
 
 ``run_in_background`` hands the command to the session's background shells
-(``ctx.shells``, :mod:`agent.shells`) after the same gate, sandbox and checkpoint bracket, and
-returns its id at once; Ctrl+B hands a running foreground command over the same way. Output
-past the cap is cut in the middle and saved whole to a file the result names
+(``ctx.shells``, :mod:`agent.session.shells`) after the same gate, sandbox and checkpoint
+bracket, and returns its id at once; Ctrl+B hands a running foreground command over the same
+way. Output past the cap is cut in the middle and saved whole to a file the result names
 (:mod:`tools.spool`).
 
 With ``ctx.sandbox`` set, the command line is wrapped in the OS sandbox the gate's grant calls
@@ -203,7 +203,9 @@ class BashTool:
             except ToolError:
                 os.unlink(cwd_file)
                 raise
-        if ctx.before_shell is not None:
+        # A read-only grant runs in the read-only sandbox: it cannot change what checkpoints keep.
+        records = not (ctx.grant == "read_only" and ctx.sandbox is not None)
+        if records and ctx.before_shell is not None:
             await ctx.before_shell()
         outcome = _Outcome()
         buf = HeadTail(output_cap(limits))
@@ -222,7 +224,7 @@ class BashTool:
             spool.close()
             with contextlib.suppress(OSError):
                 os.unlink(cwd_file)
-            if ctx.after_shell is not None:
+            if records and ctx.after_shell is not None:
                 await ctx.after_shell()
         return self._result(buf, spool, outcome, timeout_ms, notes)
 

@@ -11,7 +11,7 @@ the same files:
   ``.rgignore`` beats ``.ignore`` beats ``.gitignore`` beats ``.git/info/exclude``.
 - An ignored directory is pruned: nothing below it is read, so an ignored ``node_modules`` costs
   one directory entry. ``.git`` is always skipped. Hidden files are included. Symbolic links
-  to directories are not followed.
+  are not followed nor listed (rg's default; neither are special files).
 - The starting path itself is never checked (like an explicit path given to ``rg``).
 
 Unlike rg: git's global excludes file (``core.excludesFile``) is not read, and outside a git
@@ -32,7 +32,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported when first needed: it costs ~10 ms at start-up
     from pathspec import GitIgnoreSpec
 
-IGNORE_FILES: tuple[tuple[str, int], ...] = ((".gitignore", 2), (".ignore", 1), (".rgignore", 0))
+GITIGNORE_RANK = 2
+IGNORE_FILES: tuple[tuple[str, int], ...] = (
+    (".gitignore", GITIGNORE_RANK),
+    (".ignore", 1),
+    (".rgignore", 0),
+)
 """Ignore file names read in each directory, with their rank (lower is checked first)."""
 
 _EXCLUDE_RANK = 3
@@ -69,7 +74,7 @@ class PatternSet:
     covers a parent directory (the ``ps_d`` group ends before the path does) is not counted.
     """
 
-    __slots__ = ("any", "rules")
+    __slots__ = ("any", "negates", "rules")
 
     def __init__(self, spec: GitIgnoreSpec) -> None:
         self.rules: list[tuple[re.Pattern[str], bool, bool]] = []
@@ -81,6 +86,7 @@ class PatternSet:
             self.rules.append((regex, include, "ps_d" in regex.groupindex))
             plain.append(regex.pattern.replace("(?P<ps_d>/)", "/"))
         self.rules.reverse()  # the last matching line decides
+        self.negates = any(not include for _regex, include, _d in self.rules)  # a "!" line
         self.any = re.compile("|".join(f"(?:{p})" for p in plain)) if plain else None
 
     def decide(self, text: str) -> bool | None:
@@ -165,6 +171,11 @@ class IgnoreRules:
                 added.append(_Frame(base, _EXCLUDE_RANK, depth, spec))
         return IgnoreRules(self._frames + tuple(added)) if added else self
 
+    def negates_above(self, rank: int) -> bool:
+        """Whether a file of a kind checked before ``rank`` (lower rank: ``.rgignore`` 0,
+        ``.ignore`` 1, ``.gitignore`` 2, ``.git/info/exclude`` 3) has a ``!`` line."""
+        return any(f.rank < rank and f.patterns.negates for f in self._frames)
+
     def decide(self, path: str, is_dir: bool) -> bool | None:
         """True if ignored, False if re-included by a ``!`` pattern, None if no rule matches."""
         for frame in self._order:
@@ -192,22 +203,28 @@ class IgnoreRules:
         ``start`` lies in the workspace, and not at all otherwise: an ignore file in, say, the
         home directory must not hide a whole project that is not under git.
         """
-        if (start / ".git").exists():
-            return cls()
-        chain: list[Path] = []
-        for parent in start.parents:
-            chain.append(parent)
-            if (parent / ".git").exists():
-                break
-        else:
-            if workspace is not None and workspace in chain:
-                chain = chain[: chain.index(workspace) + 1]
-            else:
-                chain = []
         rules = cls()
-        for directory in reversed(chain):
+        for directory in ancestors_read(start, workspace):
             rules = rules.enter(str(directory))
         return rules
+
+
+def ancestors_read(start: Path, workspace: Path | None = None) -> list[Path]:
+    """The ancestors of ``start`` whose ignore files apply below it, the topmost first (see
+    ``IgnoreRules.for_start``)."""
+    if (start / ".git").exists():
+        return []
+    chain: list[Path] = []
+    for parent in start.parents:
+        chain.append(parent)
+        if (parent / ".git").exists():
+            break
+    else:
+        if workspace is not None and workspace in chain:
+            chain = chain[: chain.index(workspace) + 1]
+        else:
+            chain = []
+    return chain[::-1]
 
 
 Keep = Callable[[str, str, bool, IgnoreRules], bool]
@@ -227,7 +244,6 @@ def walk_files(
     max_depth: int | None = None,
     stop: threading.Event | None = None,
     keep: Keep = keep_unignored,
-    follow_file_links: bool = False,
 ) -> Iterator[tuple[str, str]]:
     """Yield ``(path, rel)`` for each file below ``root`` that ``keep`` accepts.
 
@@ -240,7 +256,6 @@ def walk_files(
         stop: when set, the walk ends early (the caller was cancelled).
         keep: decides for each file and directory (by default: the ignore rules); it gets the
             rules in force in the entry's directory.
-        follow_file_links: yield symbolic links to files (never to directories).
 
     ``rel`` is the path relative to ``root`` with ``/`` separators.
     """
@@ -277,9 +292,7 @@ def walk_files(
                     continue
                 if keep(entry.path, rel, True, inner):
                     push(entry.path, rel + "/", inner, depth + 1)
-            elif entry.is_file(follow_symlinks=follow_file_links) and keep(
-                entry.path, rel, False, inner
-            ):
+            elif entry.is_file(follow_symlinks=False) and keep(entry.path, rel, False, inner):
                 yield entry.path, rel
         except OSError:
             continue

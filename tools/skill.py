@@ -2,7 +2,7 @@
 ``{"skill": name}``): the SKILL.md body, the folder it lives in, and the folder's other files
 (which the model reads with Read when the body points at them).
 
-The skills are found once, when the session starts (agent/skills.py), and listed in this
+The skills are found once, when the session starts (agent/prompt/skills.py), and listed in this
 tool's description: it must stay byte-identical for the whole session (the prompt cache).
 """
 

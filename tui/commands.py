@@ -94,7 +94,7 @@ class SlashCommands:
         status.refresh_line()
 
     def model_changed(self, model: str) -> None:
-        from agent.pricing import context_window
+        from agent.model.pricing import context_window
 
         status = self.app.main.status
         status.model = getattr(self.app.session.model, "name", model) or model

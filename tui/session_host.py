@@ -362,7 +362,7 @@ def _warm_up_sdk(model: Any, ready: Callable[[], None]) -> None:
     """Make the SDK client in a thread after the first frame, so the first prompt does not
     wait (``ready`` is called once it exists, or failed to: the first call says why);
     compile the common lexers too."""
-    from agent.anthropic_model import prepare_client
+    from agent.model.anthropic import prepare_client
 
     try:
         prepare_client(model)

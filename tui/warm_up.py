@@ -1,6 +1,6 @@
 """Work done once, idle after start-up, that the first answer would otherwise pay for.
 
-- The SDK client (``import anthropic``, a TLS context): in a thread (agent.anthropic_model).
+- The SDK client (``import anthropic``, a TLS context): in a thread (agent.model.anthropic).
 - The common pygments lexers, whose regular expressions compile on first use (2-20 ms each).
 - The default CSS of the widgets a turn mounts. Textual adds a widget class's CSS to the
   stylesheet when its first instance is mounted, and the next style lookup then re-parses

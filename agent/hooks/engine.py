@@ -4,7 +4,7 @@
 ``transcript_path``, ``cwd``, ``permission_mode``, ``hook_event_name``, and the event's own),
 runs the matching handlers in parallel, reports every run (``events.HookRan``) and every hook
 error (``events.Notice``), and returns the combined :class:`HookVerdict`. The callers decide
-what a verdict does (agent/session/gate.py, agent/toolrun.py, agent/loop.py,
+what a verdict does (agent/session/gate.py, agent/turn/runner.py, agent/turn/loop.py,
 agent/session/core.py, agent/session/compaction.py), so hooks stay parts of the loop's gate
 and exec and every promise of LOOP-MODEL.md holds through them.
 

@@ -28,12 +28,12 @@ from agent import events as ev
 from agent.extension import Extension, PromptAddition
 from agent.mcp.adapter import McpTool
 from agent.mcp.config import McpConfig, ServerConfig
-from agent.mcp.connection import McpUnavailable, ServerConnection, describe, tool_timeout
+from agent.mcp.connection import McpCallFailed, ServerConnection, describe, tool_timeout
 from agent.mcp.results import to_tool_result
 from tools.base import ToolResult
 
 if TYPE_CHECKING:
-    from agent.toolset import ToolSet
+    from agent.turn.toolset import ToolSet
 
 T = TypeVar("T")
 PREFIX = "mcp__"
@@ -79,7 +79,7 @@ class McpManager(Extension):
         self._tools: ToolSet | None = None
         self._emit_event: Callable[[ev.Event], None] | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
-        self._pending_notices: list[str] = []
+        self._pending_notices: list[ev.Event] = []
         self._reported: dict[str, str] = {}
         self._lock = threading.Lock()
         self._told_started = False
@@ -176,8 +176,8 @@ class McpManager(Extension):
         self._session_loop = asyncio.get_running_loop()
         with self._lock:
             notices, self._pending_notices = self._pending_notices, []
-        for text in notices:
-            self._emit(text)
+        for event in notices:
+            self._emit(event)
         if self._wait_first:
             self._wait_first = False
             await self.wait_started()
@@ -269,6 +269,14 @@ class McpManager(Extension):
         """A server's resource (``ReadResourceResult``)."""
         return await self._bridge(self.connections[server].read_resource(uri))
 
+    def server_states(self) -> list[dict[str, str]]:
+        """Each server's name and state, as Claude Code's stream-json init line lists them
+        (``pending`` while it connects; ``connected``, ``failed``, ``needs-auth``, ...)."""
+        return [
+            {"name": name, "status": "pending" if c.state == "connecting" else c.state}
+            for name, c in self.connections.items()
+        ]
+
     def status(self) -> str:
         """For the status line: "" without servers, else e.g. "MCP 2/3" or "MCP 1 failed"."""
         if not self.connections:
@@ -307,8 +315,8 @@ class McpManager(Extension):
         self._session_loop = loop
         with self._lock:
             notices, self._pending_notices = self._pending_notices, []
-        for text in notices:
-            loop.call_soon(self._emit, text)
+        for event in notices:
+            loop.call_soon(self._emit, event)
 
     def _startup_done(self) -> None:
         """Once every server that may start finished starting: one line saying how it went."""
@@ -327,27 +335,37 @@ class McpManager(Extension):
         )
 
     def _changed(self, conn: ServerConnection) -> None:
-        """On the MCP loop: a server's state or lists changed; report failures once."""
+        """On the MCP loop: a server's state or lists changed; report failures once (a failed
+        server as an error, kind ``mcp``: ``eddy -p`` prints it on stderr, stream-json as a
+        system message; a server that needs a login as a notice)."""
         if conn.state in ("failed", "needs-auth"):
             text = f"MCP server {conn.name}: {conn.state}: {conn.reason}"
             if self._reported.get(conn.name) != text:
                 self._reported[conn.name] = text
-                self._notice(f"{text}. /mcp shows the servers and reconnects them.")
+                said = f"{text}. /mcp shows the servers and reconnects them."
+                if conn.state == "failed":
+                    self._tell(ev.Error(ev.NO_TURN, said, kind="mcp"))
+                else:
+                    self._notice(said)
         elif conn.state == "connected":
             self._reported.pop(conn.name, None)
         self._startup_done()
 
     def _notice(self, text: str) -> None:
+        self._tell(ev.Notice(ev.NO_TURN, text))
+
+    def _tell(self, event: ev.Event) -> None:
+        """Emit ``event`` on the session's loop (held until that loop is known)."""
         loop = self._session_loop
         if loop is None or loop.is_closed():
             with self._lock:
-                self._pending_notices.append(text)
+                self._pending_notices.append(event)
             return
-        loop.call_soon_threadsafe(self._emit, text)
+        loop.call_soon_threadsafe(self._emit, event)
 
-    def _emit(self, text: str) -> None:
+    def _emit(self, event: ev.Event) -> None:
         if self._emit_event is not None:
-            self._emit_event(ev.Notice(ev.NO_TURN, text))
+            self._emit_event(event)
 
 
 def _lower_priority() -> None:
@@ -373,7 +391,7 @@ async def _call(conn: ServerConnection, tool: str, args: dict[str, Any]) -> Tool
     timeout = tool_timeout()
     try:
         result = await conn.call_tool(tool, args, timeout)
-    except McpUnavailable as exc:
+    except McpCallFailed as exc:  # down, died, or answered with something unreadable
         return ToolResult(str(exc), is_error=True)
     except TimeoutError:
         return ToolResult(_timed_out(conn, timeout), is_error=True)

@@ -14,8 +14,6 @@ from agent.memory.files import claude_user_dir, memory_paths
 from agent.memory.imports import Expander, MemoryFile
 from agent.memory.rules import PathRules, Rule, load_rules
 
-__all__ = ["Memory", "claude_user_dir", "read_memory"]
-
 
 @dataclass
 class Memory:

@@ -12,7 +12,7 @@ from agent.extension import Extension, ToolCall
 from agent.memory import Memory, read_memory
 
 if TYPE_CHECKING:
-    from agent.output_styles import OutputStyle
+    from agent.prompt.output_styles import OutputStyle
     from tools.base import ToolResult
 
 
@@ -22,7 +22,7 @@ class SessionMemory(Extension):
     Args:
         workspace: the session's workspace.
         eddy_user_dir: eddy's config directory (its own user memory).
-        build: ``(memory text, output style) -> system prompt`` (agent/prompt.py's
+        build: ``(memory text, output style) -> system prompt`` (agent/prompt/system.py's
             ``system_prompt`` with the session's other parts bound).
     """
 

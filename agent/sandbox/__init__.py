@@ -4,17 +4,3 @@
 under which profile; :mod:`.detect` probes once whether a sandbox works here; :mod:`.config`
 reads the ``sandbox`` settings; :mod:`.bwrap` and :mod:`.seatbelt` build the command lines.
 """
-
-from agent.sandbox.config import SandboxSettings, parse_sandbox_settings
-from agent.sandbox.detect import BWRAP_ENV, INSTALL_HINT, Availability, availability
-from agent.sandbox.runner import Sandbox
-
-__all__ = [
-    "BWRAP_ENV",
-    "INSTALL_HINT",
-    "Availability",
-    "Sandbox",
-    "SandboxSettings",
-    "availability",
-    "parse_sandbox_settings",
-]

@@ -9,24 +9,3 @@ corrections, the pending approvals and its own lifecycle (model, transcript, che
   ExitPlanMode, the status snapshot.
 - budget.py, compaction.py, record.py: the spending cap, compaction, the transcript records.
 """
-
-from typing import TYPE_CHECKING
-
-from agent.lazy import exports
-
-if TYPE_CHECKING:
-    from agent.session.config import SessionConfig
-    from agent.session.core import Emit, Session
-    from agent.session.gate import PermissionGate
-
-__all__ = ["Emit", "PermissionGate", "Session", "SessionConfig"]
-
-__getattr__ = exports(
-    __name__,
-    {
-        "Session": "agent.session.core",
-        "Emit": "agent.session.core",
-        "SessionConfig": "agent.session.config",
-        "PermissionGate": "agent.session.gate",
-    },
-)

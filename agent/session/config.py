@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from agent.hooks.config import HookConfig
-from agent.loop import Limits
 from agent.messages import Block, TextBlock
-from agent.output_styles import OutputStyle
 from agent.permissions.policy import Policy
-from agent.sandbox import SandboxSettings
+from agent.prompt.output_styles import OutputStyle
+from agent.sandbox.config import SandboxSettings
+from agent.turn.loop import Limits
 
 
 @dataclass
@@ -51,10 +51,11 @@ class SessionConfig:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """The ``sandbox`` settings: the OS sandbox under Bash (see agent/sandbox)."""
     server_tools: list[dict[str, Any]] = field(default_factory=list)
-    """Tools the API runs itself (the web search, agent/web_search.py), sent after the
+    """Tools the API runs itself (the web search, agent/model/web_search.py), sent after the
     client tools in every request."""
     output_style: OutputStyle | None = None
-    """The output style (agent/output_styles.py) ``refresh_system`` builds with; None: Default."""
+    """The output style (agent/prompt/output_styles.py) ``refresh_system`` builds with; None:
+    Default."""
     hooks: HookConfig = field(default_factory=HookConfig)
     """The ``hooks`` of every settings file, merged (see agent/hooks)."""
 
@@ -64,10 +65,10 @@ def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:
     it names, the plan-mode reminder."""
     blocks: tuple[Block, ...] = (TextBlock(text),)
     if "@" in text:
-        from agent.mentions import attachments
+        from agent.prompt.mentions import attachments
 
         blocks += tuple(TextBlock(a) for a in attachments(text, config.workspace))
-    from agent.prompt_images import image_attachments
+    from agent.prompt.images import image_attachments
 
     blocks += tuple(image_attachments(text, config.workspace))
     if config.policy.mode == "plan":

@@ -24,9 +24,10 @@ from agent.checkpoints.rewind_list import (
 from agent.checkpoints.settle import CheckpointSettler
 from agent.extension import Extension, Extensions
 from agent.messages import Message, TextBlock
-from agent.model import Model, ModelRequest
-from agent.pricing import context_window
-from agent.sandbox import Sandbox
+from agent.model.pricing import context_window
+from agent.model.protocol import Model, ModelRequest
+from agent.model.side import side_query
+from agent.sandbox.runner import Sandbox
 from agent.session.budget import Spend
 from agent.session.command_prompt import has_extras, run_command_prompt
 from agent.session.compaction import Compactor
@@ -35,12 +36,11 @@ from agent.session.conversation import Conversation, CorrectionQueue
 from agent.session.dialogs import SessionDialogs
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
+from agent.session.shells import ShellRegistry
 from agent.session.status import SessionStatus
 from agent.session.turns import PromptRunner, StopSignal
-from agent.shells import ShellRegistry
-from agent.side_model import side_query
-from agent.toolrun import ToolRunner
-from agent.toolset import ToolSet
+from agent.turn.runner import ToolRunner
+from agent.turn.toolset import ToolSet
 from tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -288,7 +288,7 @@ class Session:
                 else:
                     self._spawn(self.compactor.compact(op.focus))
             case ops.SetOutputStyle():
-                from agent.output_styles import set_output_style
+                from agent.prompt.output_styles import set_output_style
 
                 self.emit(set_output_style(self, op.name))
             case ops.SendToBackground():
@@ -343,7 +343,7 @@ class Session:
         self.emit(ev.SessionRenamed(title))
 
     async def _user_shell(self, command: str) -> None:
-        from agent.user_shell import run_user_shell
+        from agent.session.user_shell import run_user_shell
 
         block = await run_user_shell(self.runner.tools.get("Bash"), self.ctx, self.emit, command)
         if block is not None:
@@ -476,6 +476,7 @@ class Session:
         )
         self.add_extension(settler)
         self.shells.attach_checkpoints(store)
+        store.prepare_in_background()  # the first snapshot while the first request is out
 
     def report_checkpoint_error(self, turn_id: int) -> None:
         """A failed checkpoint save (disk full) reaches the user, once until it works again."""

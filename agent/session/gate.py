@@ -27,13 +27,13 @@ from agent import ops
 from agent.extension import Extensions, PermissionQuestion, ToolCall, ToolVerdict
 from agent.messages import ToolUseBlock
 from agent.permissions.policy import Decision, Policy, Rule
-from agent.preview import precheck, preview_diff
-from agent.toolrun import GateDecision
+from agent.session.preview import precheck, preview_diff
+from agent.turn.runner import GateDecision
 from tools.base import Grant, Tool, ToolContext
 from tools.schema import validate
 
 if TYPE_CHECKING:
-    from agent.sandbox import Sandbox
+    from agent.sandbox.runner import Sandbox
 
 
 def headless_refusal(use: ToolUseBlock, decision: Decision) -> str:

@@ -1,6 +1,6 @@
 """A session's prompts: a prompt (or the queued corrections) becomes a user message and one run
-of the turn loop (agent/loop.py), with the session's extensions and compaction around each model
-call, and ends with one ``TurnFinished``.
+of the turn loop (agent/turn/loop.py), with the session's extensions and compaction around each
+model call, and ends with one ``TurnFinished``.
 
 ``PromptRunner`` gets the session's parts it needs (the conversation, the queue, the spend, the
 model and its tools, the extensions) and the stop signal Esc sets; the session spawns
@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING
 from agent import events as ev
 from agent.extension import Extensions, PromptAddition, StopRequest
 from agent.hooks.engine import unless_interrupted
-from agent.loop import Turn, TurnOutcome
 from agent.messages import Message
-from agent.model import Model, ModelRequest
-from agent.pricing import Usage
+from agent.model.pricing import Usage
+from agent.model.protocol import Model, ModelRequest
 from agent.session.budget import Spend
 from agent.session.config import SessionConfig
 from agent.session.conversation import Conversation, CorrectionQueue
-from agent.toolrun import ToolRunner
+from agent.turn.loop import Turn, TurnOutcome
+from agent.turn.runner import ToolRunner
 
 if TYPE_CHECKING:
     from agent.session.compaction import Compactor
-    from agent.shells import ShellRegistry
+    from agent.session.shells import ShellRegistry
 
 Emit = Callable[[ev.Event], None]
 

@@ -57,7 +57,7 @@ every file but the managed one: ``--permission-mode`` replaces the mode unless t
 sets it, ``--allowed-tools`` / ``--disallowed-tools`` add allow / deny rules.
 
 Claude Code's keys honoured: ``permissions.{allow,ask,deny,additionalDirectories,defaultMode}``,
-``env`` (``agent/settings/env.py``), ``model``, ``apiKeyHelper`` (``agent/providers.py``),
+``env`` (``agent/settings/env.py``), ``model``, ``apiKeyHelper`` (``agent/model/providers.py``),
 ``respectGitignore``, ``cleanupPeriodDays``; ``hooks``, ``statusLine``, ``outputStyle`` are kept
 in ``extra`` and ``raw`` for the features that read them. Other keys of a Claude Code file are
 ignored silently (Claude Code has many eddy does not know). ``bypassPermissions`` as

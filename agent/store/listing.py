@@ -247,9 +247,10 @@ def list_sessions(cwd: Path, *, include_empty: bool = False) -> list[SessionInfo
             continue
         fresh[path.name] = entry
         info = _info(path, entry)
-        # a record torn after the header (a crash while writing the first prompt) still
-        # makes a session to continue: loading it recovers what it can
-        torn = 0 < entry["offset"] < entry["size"]
+        # a torn record (a crash while writing the first prompt, or the header itself: offset
+        # 0) still makes a session to continue: loading it recovers what it can, the id
+        # coming from the file name when the header is torn
+        torn = entry["offset"] < entry["size"]
         if torn and info.first_prompt is None:
             info.first_prompt = _torn_prompt(path, entry["offset"])
         if include_empty or info.messages or info.turns or torn:

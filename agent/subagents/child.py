@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent.extension import StopRequest
-from agent.loop import Limits, Turn, TurnOutcome
 from agent.messages import Message, TextBlock, ToolUseBlock
-from agent.model import ModelRequest
+from agent.model.protocol import ModelRequest
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.subagents.definitions import AgentDefinition
 from agent.subagents.locks import LockedTool
-from agent.toolrun import Gate, GateDecision, ToolRunner
+from agent.turn.loop import Limits, Turn, TurnOutcome
+from agent.turn.runner import Gate, GateDecision, ToolRunner
 from tools.base import SessionFiles, ShellState, Tool, ToolContext
 
 if TYPE_CHECKING:

@@ -36,12 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent.extension import Extension, PromptAddition
-from agent.loop import CURRENT_TURN, Turn, TurnOutcome
 from agent.subagents.background import BackgroundAgent, completion_notice, first_line
 from agent.subagents.child import Child, Frame, narrower
 from agent.subagents.definitions import MODEL_ALIASES, AgentCatalog, AgentDefinition
 from agent.subagents.locks import FileLocks
 from agent.subagents.transcripts import subagents_dir
+from agent.turn.loop import CURRENT_TURN, Turn, TurnOutcome
 from tools.base import ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
+from agent.model.anthropic import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from tests.fakes.fake_api import FakeAnthropic, Reply, _canon, _tokens, text, tool_use
@@ -97,7 +97,7 @@ async def test_cache_reads_dominate_and_breakpoints_stay_within_4(
 
 async def test_without_the_extra_breakpoint_wide_turns_would_miss(fake_api, tmp_path) -> None:
     """The control: the same wide session with the extra breakpoint disabled caches less."""
-    import agent.anthropic_model as am
+    import agent.model.anthropic as am
 
     fake_api.push(*script(20, 4))
     original = am.LOOKBACK_SAFE
@@ -121,9 +121,9 @@ async def test_without_the_extra_breakpoint_wide_turns_would_miss(fake_api, tmp_
 
 
 def test_a_breakpoint_never_lands_on_a_thinking_block() -> None:
-    from agent.anthropic_model import LOOKBACK_SAFE, request_params
     from agent.messages import ThinkingBlock, assistant, user
-    from agent.model import ModelRequest
+    from agent.model.anthropic import LOOKBACK_SAFE, request_params
+    from agent.model.protocol import ModelRequest
 
     history = [user("go")]
     for i in range(LOOKBACK_SAFE + 4):

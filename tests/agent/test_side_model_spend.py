@@ -14,10 +14,10 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.loop import Limits
+from agent.model.pricing import Usage, cost_usd
+from agent.model.side import DEFAULT_SMALL_FAST_MODEL
 from agent.permissions.policy import Rule
-from agent.pricing import Usage, cost_usd
-from agent.side_model import DEFAULT_SMALL_FAST_MODEL
+from agent.turn.loop import Limits
 from tests.agent.test_webfetch_session import MODEL, assert_all_requests_valid, session_for
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.tools.web_server import WebServer

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from agent.model import ScriptedModel
 from frontend.launch import LaunchOptions
 from frontend.pickup import pickup_line
 from frontend.session_open import build_session
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.headless import eddy
 
 

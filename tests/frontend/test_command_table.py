@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent.model import ScriptedModel
 from frontend.commands import COMMANDS
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.plain import ENTER
 from tests.helpers.tui import SIZE, make_args, wait_ready
 from tui.widgets.conversation.message_line import MessageLine

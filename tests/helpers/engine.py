@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from agent import events as ev
-from agent.loop import Limits, Turn, TurnOutcome
 from agent.messages import Message, user
-from agent.model import Model, ModelRequest
-from agent.toolrun import Gate, ToolRunner, allow_all_gate
+from agent.model.protocol import Model, ModelRequest
+from agent.turn.loop import Limits, Turn, TurnOutcome
+from agent.turn.runner import Gate, ToolRunner, allow_all_gate
 from tools.base import Tool, ToolContext
 
 

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from agent import events as ev
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tui.widgets.conversation.assistant_text import PIECE_CHARS, AssistantText, split_blocks
 from tui.widgets.conversation.frozen_markdown import FrozenMarkdown

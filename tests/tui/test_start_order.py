@@ -9,7 +9,7 @@ import gc
 from pathlib import Path
 from typing import Any
 
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, wait_ready
 from tui.session_host import SessionHost
 from tui.widgets.conversation.message_line import MessageLine

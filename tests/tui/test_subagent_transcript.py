@@ -12,7 +12,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 
 from agent.messages import assistant
-from agent.model import tool_call
+from tests.fakes.scripted import tool_call
 from tests.helpers.events import Events
 from tests.helpers.subagent_events import one_child_events
 from tests.helpers.subagents import TreeModel

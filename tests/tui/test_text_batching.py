@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent import events as ev
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, rendered, wait_ready
 from tui.widgets.conversation.assistant_text import AssistantText
 from tui.widgets.conversation.message_line import MessageLine

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.model import ScriptedModel
 from agent.settings.trust import is_trusted, trust_path
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, wait_ready
 from tui.screens.trust import TrustScreen
 

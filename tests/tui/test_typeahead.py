@@ -18,8 +18,8 @@ from textual import events
 
 from agent import events as ev
 from agent.messages import TextBlock
-from agent.model import ScriptedModel
 from frontend.commands import COMMANDS
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, wait_ready
 from tui.widgets.conversation.message_line import MessageLine
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent import events as ev
-from agent.anthropic_model import AnthropicModel
+from agent.model.anthropic import AnthropicModel
 from tests.fakes.fake_api import FakeAnthropic, Reply, text
 from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wait_ready
 
@@ -108,7 +108,7 @@ def test_the_warm_up_compiles_the_common_lexers_ahead(warm_up: str) -> None:
 async def test_the_css_of_a_turns_widgets_is_added_before_the_first_prompt(
     workspace: Path,
 ) -> None:
-    from agent.model import ScriptedModel
+    from tests.fakes.scripted import ScriptedModel
     from tests.helpers.tui import make_app
     from tui.widgets.conversation.assistant_text import AssistantText
 

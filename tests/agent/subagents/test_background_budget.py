@@ -10,8 +10,8 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.model import tool_call
 from tests.agent.subagents.test_tree_budget import response
+from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
 
 ROUNDS = 12

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from agent import events as ev
 from agent import ops
 from agent.messages import assistant
-from agent.model import ModelResponse, tool_call
-from agent.pricing import Usage
+from agent.model.pricing import Usage
+from agent.model.protocol import ModelResponse
+from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
 
 C_MAX = 1.0

@@ -5,7 +5,7 @@ Where they are, later ones winning a name clash (project beats user, eddy's beat
 ``~/.claude/commands/``, eddy's ``~/.config/eddy/commands/``, the project's
 ``.claude/commands/``, the project's ``.eddy/commands/``. Files are found at any depth:
 ``frontend/review.md`` is ``/frontend:review``. Built-ins (frontend/commands.py) beat all;
-skills (agent/skills.py) are commands too, beaten by a command file of the same name.
+skills (agent/prompt/skills.py) are commands too, beaten by a command file of the same name.
 
 Front matter (Claude Code's): ``description`` (else the body's first line), ``argument-hint``,
 ``allowed-tools`` (granted for that prompt's turn only), ``model`` (that turn only). In the
@@ -26,7 +26,7 @@ from agent import ops
 from agent.memory.files import claude_user_dir
 from agent.memory.frontmatter import parse_front_matter
 from agent.paths import config_dir
-from agent.skills import load_skills
+from agent.prompt.skills import load_skills
 
 _POSITIONAL = re.compile(r"\$([1-9])(?![0-9])")
 _SNIPPET = re.compile(r"!`[^`\n]+`")
@@ -104,7 +104,7 @@ def expand_arguments(body: str, arguments: str) -> str:
 def resolve_model(name: str) -> str | None:
     """A command's ``model``: a known model id, or an alias (``opus``, ``sonnet``, ``haiku``:
     the newest of that family); None for anything else (the API would refuse it)."""
-    from agent.pricing import known_models
+    from agent.model.pricing import known_models
 
     known = known_models()  # newest first within each family
     name = name.strip()

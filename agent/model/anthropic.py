@@ -15,9 +15,17 @@ import os
 import threading
 from typing import Any
 
-from agent.model import ModelError, ModelRequest, ModelResponse, StreamSink
-from agent.response_stream import ResponseAccumulator, sse_events
-from agent.retry import DEFAULT_SLEEP, RetryPolicy, Sleep, describe, retry_notice, should_retry
+from agent.model.protocol import ModelError, ModelRequest, ModelResponse, StreamSink
+from agent.model.retry import (
+    DEFAULT_SLEEP,
+    NO_ANSWER_KINDS,
+    RetryPolicy,
+    Sleep,
+    describe,
+    retry_notice,
+    should_retry,
+)
+from agent.model.stream import ResponseAccumulator, sse_events
 
 CACHE = {"type": "ephemeral"}
 
@@ -175,7 +183,7 @@ class AnthropicModel:
             429; connection failures get ``retry.connection_attempts`` at most); 0 for none.
             Default: ``retry.attempts``.
         timeout: seconds; also the longest silence tolerated inside a stream.
-        retry: the backoff schedule (see :mod:`agent.retry`).
+        retry: the backoff schedule (see :mod:`agent.model.retry`).
         sleep: how a retry waits (tests inject one that does not sleep).
     """
 
@@ -228,7 +236,9 @@ class AnthropicModel:
             kwargs["auth_token"] = token
         if self._base_url is not None:
             kwargs["base_url"] = self._base_url
-        from agent.providers import make_client  # Bedrock, Vertex, Foundry by Claude Code's env
+        from agent.model.providers import (
+            make_client,  # Bedrock, Vertex, Foundry by Claude Code's env
+        )
 
         return make_client(kwargs)
 
@@ -287,7 +297,7 @@ class AnthropicModel:
                 return await self._stream(client, params, accumulator)
             except _BeforeBody as failed:
                 error, headers = failed.error, failed.headers
-                connection = error.kind == "connection"
+                connection = error.kind in NO_ANSWER_KINDS
                 limit = self.retry.connection_attempts if connection else self.retry.attempts
                 if retry >= limit or not (connection or should_retry(error.status, headers)):
                     if retry:
@@ -303,7 +313,7 @@ class AnthropicModel:
     ) -> ModelResponse:
         """One HTTP attempt. A failure before any event is a ``_BeforeBody`` (retryable)."""
         try:
-            # The raw event stream, not the SDK's accumulator: see agent/response_stream.py.
+            # The raw event stream, not the SDK's accumulator: see agent/model/stream.py.
             create = client.messages.with_streaming_response.create
             async with create(**params, stream=True) as http:
                 kind = http.headers.get("content-type", "")
@@ -344,15 +354,14 @@ class _BeforeBody(Exception):
 
 
 def _before_body(exc: Exception) -> bool:
-    """Whether ``exc`` is an HTTP error answer or a failure to connect (not a timeout: a stall
-    waits the whole timeout each time, and is said at once instead)."""
+    """Whether ``exc`` is an HTTP error answer, a failure to connect, or a timeout waiting for
+    the response headers (the SDK's ``APITimeoutError``; a stall after the headers is the
+    transport's own ReadTimeout, not retried: the response had begun)."""
     import anthropic
 
     if isinstance(exc, anthropic.APIStatusError):
         return exc.status_code != 200  # 200: an SSE error event, after the body began
-    return isinstance(exc, anthropic.APIConnectionError) and not isinstance(
-        exc, anthropic.APITimeoutError
-    )
+    return isinstance(exc, anthropic.APIConnectionError)
 
 
 def prepare_client(model: Any) -> None:

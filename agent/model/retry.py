@@ -1,4 +1,5 @@
-"""Retrying an API call that failed before its response began: overload, 5xx, rate limits.
+"""Retrying an API call that failed before its response began: overload, 5xx, rate limits,
+no connection, no response headers within the timeout.
 
 The SDK's own retries are off (its waits honour any ``retry-after``, uncapped, and say nothing
 to the user); this loop waits with exponential backoff, honours ``retry-after-ms`` /
@@ -17,6 +18,10 @@ from typing import Any
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 529}) | frozenset(range(500, 600))
 """HTTP statuses worth another try (as the SDK and Claude Code judge them)."""
+NO_ANSWER_KINDS = frozenset({"connection", "timeout"})
+"""Failures where the API never answered: no connection, or no response headers within the
+timeout. Retried ``connection_attempts`` times (an earlier eddy, with the SDK's retries,
+tried a header timeout 3 times too); a stall after the headers is not retried."""
 
 
 @dataclass(frozen=True)
@@ -25,8 +30,8 @@ class RetryPolicy:
 
     Attributes:
         attempts: retries after the first try, for status errors.
-        connection_attempts: retries after a connection failure (refused, reset) before the
-            body: few, so a wrong ANTHROPIC_BASE_URL is said at once.
+        connection_attempts: retries after a connection failure (refused, reset, no response
+            headers within the timeout): few, so a wrong ANTHROPIC_BASE_URL is said at once.
         base_delay: seconds before the first retry; doubled each time.
         max_delay: the longest backoff wait.
         retry_after_cap: the longest wait a ``retry-after`` header can ask for.
@@ -78,6 +83,8 @@ def describe(kind: str, status: int | None) -> str:
         return "API rate limit reached"
     if kind == "connection":
         return "Could not reach the API"
+    if kind == "timeout":
+        return "The API did not answer in time"
     return f"API error {status}" if status else "API error"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent.messages import Block, Message, TextBlock, ToolResultBlock, check_invariant
-from agent.model import Model, ModelRequest, ModelResponse, estimate_tokens
+from agent.model.protocol import Model, ModelRequest, ModelResponse, estimate_tokens
 
 SUMMARY_INSTRUCTION = """Your task now is to write a summary of the conversation so far, so \
 that the work can continue in a fresh context without losing anything that matters. Do not \

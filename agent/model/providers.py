@@ -39,7 +39,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent.model import ModelError
+from agent.model.protocol import ModelError
 
 HELPER_TIMEOUT_S = 30.0
 """How long ``apiKeyHelper`` may take (Claude Code waits about as long)."""

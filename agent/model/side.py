@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 
-from agent.loop import CURRENT_TURN
 from agent.messages import user
-from agent.model import Model, ModelError, ModelRequest, ModelResponse, StreamSink
-from agent.pricing import cost_usd
+from agent.model.pricing import cost_usd
+from agent.model.protocol import Model, ModelError, ModelRequest, ModelResponse, StreamSink
+from agent.turn.loop import CURRENT_TURN
 from tools.base import AskModel, ToolError
 
 DEFAULT_SMALL_FAST_MODEL = "claude-haiku-4-5"

@@ -1,6 +1,6 @@
 """How a turn is bounded and how it ends (LOOP-MODEL.md): its ``Limits`` (T and B) and caps,
 the ``TurnOutcome`` it returns, the two exceptions that end it early, which ``Turn.run`` in
-agent/loop.py catches in one place (``TurnStopped``: a limit or a failed call;
+agent/turn/loop.py catches in one place (``TurnStopped``: a limit or a failed call;
 ``TurnInterrupted``: Esc), and the notice that says why a final response ended unusually.
 Kept apart from the loop so that the loop reads as the steps of LOOP-MODEL.md.
 """
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent import events as ev
-from agent.pricing import Usage
+from agent.model.pricing import Usage
 
 MAX_PAUSE_CONTINUATIONS = 8
 """How many times one response may be continued after ``stop_reason: pause_turn``."""

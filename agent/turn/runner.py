@@ -17,7 +17,7 @@ from typing import Any
 from agent import events as ev
 from agent.extension import Extensions, ToolCall
 from agent.messages import ToolResultBlock, ToolUseBlock
-from agent.toolset import ToolSet
+from agent.turn.toolset import ToolSet
 from tools.base import Grant, Tool, ToolContext, ToolError, ToolResult
 from tools.schema import validate
 

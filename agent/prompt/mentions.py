@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent.prompt_images import IMAGE_SUFFIXES
+from agent.prompt.images import IMAGE_SUFFIXES
 from tools.base import ToolContext, ToolError
 
 MENTION = re.compile(r"(?:(?<=\s)|^)@((?:[^\s\"']|\\ )+)")
@@ -40,7 +40,7 @@ def attachments(text: str, workspace: Path) -> list[str]:
         if not path.exists():
             continue  # "@someone" in prose is not a file
         if path.suffix.lower() in IMAGE_SUFFIXES and path.is_file():
-            continue  # attached as an image (agent/prompt_images.py)
+            continue  # attached as an image (agent/prompt/images.py)
         if not resolved.inside:
             blocks.append(f"[@{raw} is outside the workspace and was not attached]")
             continue

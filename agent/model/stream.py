@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agent.messages import Block, Message, ToolUseBlock, block_from_param
-from agent.model import ModelError, ModelResponse, StreamSink
-from agent.pricing import Usage
+from agent.model.pricing import Usage
+from agent.model.protocol import ModelError, ModelResponse, StreamSink
 
 INPUT_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 """Blocks whose ``input`` streams as ``input_json_delta`` fragments."""

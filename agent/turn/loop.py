@@ -12,7 +12,7 @@ The unusual exits are exceptions caught in one place, ``Turn.run``: a limit or a
 leaves the history valid: every tool_use gets exactly one result. Every assistant message
 enters the history through ``normalise_assistant``, and the history is checked against the
 invariant before every model call. The limits, the outcome and those exceptions are defined in
-agent/turn_outcome.py, the interrupt race in agent/race.py (both importable from here).
+agent/turn/outcome.py, the interrupt race in agent/turn/race.py (both importable from here).
 """
 
 from __future__ import annotations
@@ -32,12 +32,10 @@ from agent.messages import (
     tool_use_index,
     unanswered_server_calls,
 )
-from agent.model import Model, ModelError, ModelRequest, ModelResponse
-from agent.normalise import normalise_assistant, without_server_calls
-from agent.pricing import Usage, context_window, cost_usd
-from agent.race import race_interrupt
-from agent.toolrun import ToolRunner
-from agent.turn_outcome import (
+from agent.model.pricing import Usage, context_window, cost_usd
+from agent.model.protocol import Model, ModelError, ModelRequest, ModelResponse
+from agent.turn.normalise import normalise_assistant, without_server_calls
+from agent.turn.outcome import (
     MAX_PAUSE_CONTINUATIONS,
     MAX_STOP_HOOK_BLOCKS,
     Limits,
@@ -46,7 +44,9 @@ from agent.turn_outcome import (
     TurnStopped,
     end_notice,
 )
-from agent.turn_sink import TurnSink
+from agent.turn.race import race_interrupt
+from agent.turn.runner import ToolRunner
+from agent.turn.sink import TurnSink
 
 INTERRUPT_NOTE = "[Request interrupted by user]"
 

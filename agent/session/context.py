@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.messages import Message, ToolResultBlock
-from agent.model import estimate_tokens
-from agent.pricing import context_window
+from agent.model.pricing import context_window
+from agent.model.protocol import estimate_tokens
 
 if TYPE_CHECKING:
     from agent.session.core import Session

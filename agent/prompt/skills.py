@@ -7,7 +7,7 @@ hyphens, at most 64), ``description`` (what it does and when to use it, at most 
 required), ``allowed-tools``. A skill with bad front matter is reported and left out.
 
 The model sees the skills in the Skill tool's description (tools/skill.py); ``/name`` runs one
-as a command (frontend/custom_commands.py).
+as a command (agent/prompt/commands.py).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent.output_styles import OutputStyle
+    from agent.prompt.output_styles import OutputStyle
 
 INTRO = """You are eddy, an interactive coding agent working in the user's terminal, in their \
 repository. You help with software engineering tasks: fixing bugs, adding features, \
@@ -57,7 +57,7 @@ def system_prompt(
         cwd: the workspace root.
         memory: project memory (AGENTS.md / CLAUDE.md contents), appended verbatim.
         today: the date to state (defaults to today; fixed for the session).
-        style: the output style (agent/output_styles.py): its body comes last; it may drop
+        style: the output style (agent/prompt/output_styles.py): its body comes last; it may drop
             the coding part. None: Default.
     """
     today = today or datetime.date.today()

@@ -1,21 +1,17 @@
 """The model protocol, the request/response types, and a scripted model for tests and demos.
 
-The Anthropic streaming client lives in ``agent/anthropic_model.py`` so that importing this
+The Anthropic streaming client lives in ``agent/model/anthropic.py`` so that importing this
 module (and the loop) never loads the SDK.
 """
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
-import inspect
 import json
-from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent.messages import Block, Message, TextBlock, ThinkingBlock, ToolUseBlock
-from agent.pricing import Usage
+from agent.messages import Block, Message, TextBlock
+from agent.model.pricing import Usage
 
 
 @dataclass
@@ -96,10 +92,6 @@ class Model(Protocol):
         ...
 
 
-ScriptItem = ModelResponse | Message | str | BaseException
-ScriptFn = Callable[[list[Message]], "ScriptItem | Awaitable[ScriptItem]"]
-
-
 def estimate_tokens(obj: Any) -> int:
     """A rough token count (4 bytes a token) of a JSON-serialisable object."""
     return max(1, len(json.dumps(obj, separators=(",", ":"))) // 4)
@@ -113,70 +105,3 @@ def as_response(item: ModelResponse | Message | str, cost: float | None = None) 
     stop = "tool_use" if msg.tool_uses else "end_turn"
     usage = Usage(output_tokens=estimate_tokens(msg.to_param()))
     return ModelResponse(msg, stop, usage, cost)
-
-
-class ScriptedModel:
-    """A model that answers from a script: a list of items, or a function of the history.
-
-    Items are ``ModelResponse``, an assistant ``Message``, a string (a text answer) or an
-    exception (raised, to simulate a failed call). A function may be async (it can wait on an
-    event, which is how tests interrupt a call mid-stream). Text is streamed to the sink in
-    small pieces with a yield to the event loop between them.
-
-    Args:
-        script: the items or the function.
-        cost_per_call: a fixed cost per response (overrides pricing), e.g. 3 in LOOP-MODEL.md.
-        name: the model name reported.
-        chunk: characters per streamed text delta.
-    """
-
-    def __init__(
-        self,
-        script: Sequence[ScriptItem] | ScriptFn,
-        *,
-        cost_per_call: float | None = None,
-        name: str = "scripted",
-        chunk: int = 16,
-    ) -> None:
-        self.name = name
-        self._fn = script if callable(script) else None
-        self._items = list(script) if not callable(script) else []
-        self._cost = cost_per_call
-        self._chunk = chunk
-        self.calls = 0
-        self.requests: list[ModelRequest] = []
-
-    async def respond(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
-        self.calls += 1
-        # a snapshot: the loop passes the live history, which grows after this call
-        request = dataclasses.replace(request, messages=list(request.messages))
-        self.requests.append(request)
-        item: Any
-        if self._fn is not None:
-            item = self._fn(request.messages)
-            if inspect.isawaitable(item):
-                item = await item
-        elif self._items:
-            item = self._items.pop(0)
-        else:
-            item = "(script exhausted)"
-        if isinstance(item, BaseException):
-            raise item
-        response = as_response(item, self._cost)
-        for block in response.message.content:
-            if isinstance(block, TextBlock):
-                for i in range(0, len(block.text), self._chunk):
-                    sink.text(block.text[i : i + self._chunk])
-                    await asyncio.sleep(0)
-            elif isinstance(block, ThinkingBlock):
-                sink.thinking(block.thinking)
-            sink.block_done(block)
-        if response.usage.prompt_tokens == 0:
-            prompt = estimate_tokens([m.to_param() for m in request.messages[-2:]])
-            response.usage = Usage(prompt, response.usage.output_tokens)
-        return response
-
-
-def tool_call(call_id: str, name: str, **args: Any) -> ToolUseBlock:
-    """Shorthand for scripts: ``tool_call("t1", "Read", file_path="a.py")``."""
-    return ToolUseBlock(call_id, name, args)

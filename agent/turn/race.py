@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Awaitable
 from typing import Any
 
-from agent.turn_outcome import TurnInterrupted
+from agent.turn.outcome import TurnInterrupted
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:

@@ -4,7 +4,7 @@ The API runs the search itself: the model's ``server_tool_use`` (name ``web_sear
 ``{query}``) and its ``web_search_tool_result`` come back in the same assistant message and
 are kept in the history unchanged (they are not client calls: the pairing invariant does not
 concern them). A long search may pause the turn (``stop_reason: pause_turn``); the loop sends
-the paused response back as the API documents (agent/loop.py ``_call_model``).
+the paused response back as the API documents (agent/turn/loop.py ``_call_model``).
 
 The tool's ``allowed_domains`` / ``blocked_domains`` come from permission rules, the way a
 user already writes them for WebFetch: ``WebSearch(domain:docs.python.org)`` in ``allow``
