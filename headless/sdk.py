@@ -375,20 +375,15 @@ class SdkRun:
             custom = []
         style = session.config.output_style
         from agent.mcp.manager import McpManager
-        from headless.sdk_requests import MCP_STATES
 
         manager = session.extension(McpManager)
-        servers = [
-            {"name": c.name, "status": MCP_STATES.get(c.state, c.state)}
-            for c in (manager.connections.values() if manager is not None else [])
-        ]
         self.claude.start(
             session_id=now.session_id,
             model=now.model,
             cwd=str(now.workspace),
             tools=[str(tool["name"]) for tool in session.tools.params()],
             permission_mode=now.mode,
-            mcp_servers=servers,
+            mcp_servers=manager.server_states() if manager is not None else [],
             slash_commands=custom,  # expanded; eddy's own commands are not run here
             agents=agents,
             claude_code_version=PROTOCOL_VERSION,

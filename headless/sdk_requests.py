@@ -45,16 +45,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MCP_STATES = {
-    "connected": "connected",
-    "failed": "failed",
-    "needs-auth": "needs-auth",
-    "connecting": "pending",
-    "needs-approval": "pending",
-    "stopped": "disabled",
-}
-"""eddy's MCP server states in Claude Code's words."""
-
 
 class RequestError(Exception):
     """The request cannot be done; the message is the error answer."""
@@ -241,12 +231,14 @@ class ControlRequests:
 
     async def _mcp_status(self, request: dict[str, Any]) -> dict[str, Any]:
         manager = self._mcp()
+        if manager is None:
+            return {"mcpServers": []}
         servers = []
-        for conn in manager.connections.values() if manager is not None else []:
+        for state in manager.server_states():
+            conn = manager.connections[state["name"]]
             config = conn.config
             entry: dict[str, Any] = {
-                "name": conn.name,
-                "status": MCP_STATES.get(conn.state, conn.state),
+                **state,
                 "scope": config.scope,
                 "config": {"type": config.kind}
                 | ({"url": config.url} if config.url else {})
