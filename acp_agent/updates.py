@@ -192,7 +192,7 @@ class UpdateMapper:
         self._before: dict[str, tuple[Path, str | None]] = {}
         self._output: dict[str, str] = {}
 
-    def updates(self, event: ev.Event) -> list[Item]:
+    def updates(self, event: ev.Event) -> list[Item]:  # noqa: C901
         """What the client is told about ``event`` (often nothing)."""
         match event:
             case ev.TextDelta():

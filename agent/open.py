@@ -176,7 +176,7 @@ def open_transcript(options: SessionOptions) -> Transcript:
         raise SessionSetupError(str(exc)) from exc
 
 
-def open_session(
+def open_session(  # noqa: C901
     options: SessionOptions,
     emit: Emit,
     *,

@@ -147,7 +147,7 @@ def spread(xs: list[float]) -> str:
     return f"({min(xs) * 1000:.0f}-{max(xs) * 1000:.0f})"
 
 
-def main() -> None:
+def main() -> None:  # noqa: C901, PLR0915
     ap = argparse.ArgumentParser()
     ap.add_argument("runs", nargs="?", type=int, default=5)
     ap.add_argument("--sizes", default="20000:300,100000:1500")

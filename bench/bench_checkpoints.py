@@ -76,7 +76,7 @@ def commit_all(ws: Path) -> None:
     subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=ws, check=False)
 
 
-async def main(files: int, size: int, git: bool) -> None:
+async def main(files: int, size: int, git: bool) -> None:  # noqa: PLR0915
     rng = random.Random(5)
     with tempfile.TemporaryDirectory() as tmp:
         ws, store_dir = Path(tmp) / "ws", Path(tmp) / "store"

@@ -128,7 +128,7 @@ def seconds(a: float) -> str:
 PACKAGES = ("agent", "tools", "frontend", "cli", "headless", "acp_agent")
 
 
-def main() -> None:
+def main() -> None:  # noqa: PLR0915
     # An installed eddy has its modules compiled (pip does it); an editable checkout under
     # PYTHONDONTWRITEBYTECODE=1 (set on these machines) would recompile every module on every
     # run. Compile once, as an installation would have.

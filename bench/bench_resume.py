@@ -96,7 +96,7 @@ def main() -> None:
         tui()
 
 
-def headless(runs: int) -> None:
+def headless(runs: int) -> None:  # noqa: PLR0915
     """``eddy -p --continue`` of 400 and 2,000 messages against a fresh ``eddy -p``."""
     from tests.fakes.fake_api import FakeAnthropic, Reply, text
 

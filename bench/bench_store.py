@@ -35,7 +35,7 @@ def tool_output(rng: random.Random) -> str:
     return "\n".join(lines)[:OUTPUT_BYTES]
 
 
-def main() -> None:
+def main() -> None:  # noqa: PLR0915
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["EDDY_DATA_DIR"] = str(Path(tmp) / "data")
         from agent.messages import ToolResultBlock, ToolUseBlock, assistant, user

@@ -121,7 +121,7 @@ def _interactive_from_pipe(options: LaunchOptions) -> LaunchOptions:
     return options.replace(prompt=prompt, print_mode=True)
 
 
-def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None) -> int:  # noqa: C901
     """Entry point of the ``eddy`` command. ``exit_process`` (default: when ``argv`` is None,
     i.e. run as the command) ends the process as soon as an interactive app has returned."""
     if exit_process is None:

@@ -258,7 +258,7 @@ def _not_ready(fe: FrontEnd, what: str, *, during_turn: bool) -> bool:
     return False
 
 
-def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None]:
+def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None]:  # noqa: C901
     """Run ``text`` if it is a slash command, as far as it goes without waiting.
 
     Returns:

@@ -49,7 +49,7 @@ def _shell(text: str, call_id: str) -> list[ev.Event]:
     ]
 
 
-def history_events(
+def history_events(  # noqa: C901
     messages: Sequence[Message], summary: Summary | None = None
 ) -> Iterator[ev.Event]:
     """The events that render ``messages`` (turn id 0: nothing here is live).

@@ -33,7 +33,7 @@ def _results(block: Mapping[str, Any]) -> tuple[list[str], str | None]:
     return lines, None
 
 
-def server_tool_lines(content: Sequence[Any]) -> list[tuple[str, list[str]]]:
+def server_tool_lines(content: Sequence[Any]) -> list[tuple[str, list[str]]]:  # noqa: C901
     """For each server tool call in an assistant message's ``content`` (API blocks): its
     headline and the lines under it, e.g. ``('Web search "textual markdown": 7 results',
     ['Markdown - Textual (textual.textualize.io)', ...])``."""

@@ -86,7 +86,7 @@ class StatusModel:
         self.context_window = now.context_window
         self.mcp = now.mcp
 
-    def follow(self, event: ev.Event) -> None:
+    def follow(self, event: ev.Event) -> None:  # noqa: C901, PLR0915
         """Update the figures and the activity from one engine event (every kind is named:
         mypy fails here when a new event is not handled)."""
         match event:

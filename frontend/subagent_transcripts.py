@@ -106,7 +106,7 @@ def _agent_id(path: Path) -> str:
     return path.name.removesuffix(".jsonl").removeprefix(PREFIX)
 
 
-def _read(path: Path) -> _ChildFile | str:
+def _read(path: Path) -> _ChildFile | str:  # noqa: C901
     """The child file at ``path``, or a sentence saying why it cannot be read."""
     name = path.name
     try:

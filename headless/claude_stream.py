@@ -107,7 +107,7 @@ class ClaudeStream:
         if self._held is None:
             self._held = []
 
-    def event(self, event: ev.Event) -> None:
+    def event(self, event: ev.Event) -> None:  # noqa: C901
         """Write the line(s) ``event`` stands for (most events have none in this format).
         Every kind is named: mypy fails here when a new event is not handled."""
         if self._held is not None:

@@ -141,7 +141,7 @@ async def _run(args: LaunchOptions, prompt: str, exit_process: bool) -> int:
     return code
 
 
-async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> int:
+async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> int:  # noqa: C901, PLR0915
     fmt = args.output_format
     out = sys.stdout
     finished: list[ev.TurnFinished] = []
@@ -280,7 +280,7 @@ def run_headless(args: LaunchOptions, prompt: str, *, exit_process: bool = False
     return asyncio.run(_run(args, prompt, exit_process))
 
 
-async def _checkpoints(args: LaunchOptions) -> int:
+async def _checkpoints(args: LaunchOptions) -> int:  # noqa: C901
     errors: list[str] = []
 
     def emit(event: ev.Event) -> None:

@@ -315,7 +315,7 @@ class SdkRun:
         finally:
             self._watchers.remove(seen)
 
-    def on_event(self, event: ev.Event) -> None:
+    def on_event(self, event: ev.Event) -> None:  # noqa: C901
         """The session's events: Claude Code's messages, one result per turn, the state."""
         for seen in self._watchers:
             seen.append(event)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from plain.app import PlainApp
 
 
-def ask_questions(app: PlainApp, event: ev.QuestionsAsked) -> None:
+def ask_questions(app: PlainApp, event: ev.QuestionsAsked) -> None:  # noqa: C901
     """Ask ``event``'s questions one after the other; answer the engine after the last."""
     request_id = event.request_id
     questions = list(event.questions)
@@ -29,7 +29,7 @@ def ask_questions(app: PlainApp, event: ev.QuestionsAsked) -> None:
     def stop() -> None:
         app.submit(ops.Interrupt())
 
-    def ask(index: int) -> None:
+    def ask(index: int) -> None:  # noqa: C901
         if index == len(questions):
             app.submit(ops.AnswerQuestions(request_id, answers))
             return

@@ -120,7 +120,7 @@ class Commands:
             note = f" The previous one is saved: eddy --resume {saved}" if saved else ""
             self.say(f"New session: the conversation is empty.{note}", "notice")
 
-    async def open_resume(self, arg: str) -> None:
+    async def open_resume(self, arg: str) -> None:  # noqa: C901
         from agent.store.listing import find_session, list_sessions
         from plain.resume_listing import CHILD_NUMBER, Listing, child_text
 

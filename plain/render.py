@@ -105,7 +105,7 @@ class Renderer:
         self._previewed: set[str] = set()
         """Calls whose diff was shown with their permission question (not shown again)."""
 
-    def render(self, event: ev.Event) -> list[str]:
+    def render(self, event: ev.Event) -> list[str]:  # noqa: C901
         """The lines ``event`` prints (often none). Every kind is named: mypy fails here
         when a new event is not handled. A permission question is ``permission()``'s."""
         match event:

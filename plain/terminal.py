@@ -98,7 +98,7 @@ class PromptInput:
             return ANSI(text)
         return [("class:bottom-toolbar.text", text)]
 
-    def _bindings(self) -> Any:
+    def _bindings(self) -> Any:  # noqa: C901
         from prompt_toolkit.filters import Condition, is_searching
         from prompt_toolkit.key_binding import KeyBindings
 

@@ -31,7 +31,7 @@ Action = tuple[State, State, bool]
 _tmp_names = itertools.count(1)
 
 
-def plan(
+def plan(  # noqa: C901
     entries: list[Entry], capture: Callable[[str], State]
 ) -> tuple[RewindPlan, dict[str, Action]]:
     """What undoing ``entries`` (oldest first) would do; ``capture`` reads a path's state now."""
@@ -82,7 +82,7 @@ def _conflict_reason(current: State, last: State) -> str:
     return "changed since eddy last changed it"
 
 
-def apply(root: str, todo: dict[str, Action], blobs: BlobStore, result: RewindResult) -> set[str]:
+def apply(root: str, todo: dict[str, Action], blobs: BlobStore, result: RewindResult) -> set[str]:  # noqa: C901
     """Bring each path of ``todo`` to its target; record what was done in ``result``.
 
     Returns the paths that failed (their errors are in ``result.errors``).

@@ -179,7 +179,7 @@ class Scanner:
         self._prev_files = {}
         self.blobs.flush()
 
-    def _walk(
+    def _walk(  # noqa: C901
         self,
         snap: Snapshot,
         out: Snapshot | None,
@@ -332,7 +332,7 @@ class Scanner:
             pre.unlisted.pop(rel_dir, None)  # still unlisted: nothing about them yet
         return pre, post
 
-    def _redo(
+    def _redo(  # noqa: C901, PLR0915
         self,
         snap: Snapshot,
         rel_dir: str,

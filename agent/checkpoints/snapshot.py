@@ -232,7 +232,7 @@ Resolve = Callable[[list[Entry]], list[State]]
 in the same order."""
 
 
-def diff(
+def diff(  # noqa: C901, PLR0915
     pre: Snapshot,
     post: Snapshot,
     scope: Scope,

@@ -142,7 +142,7 @@ def matcher_matches(
     return pattern.search(value) is not None
 
 
-def load_hooks(raw: list[tuple[Any, dict[str, Any]]], problems: list[str]) -> HookConfig:
+def load_hooks(raw: list[tuple[Any, dict[str, Any]]], problems: list[str]) -> HookConfig:  # noqa: C901
     """Merge the ``hooks`` of every settings file.
 
     Args:

@@ -108,7 +108,7 @@ def _strings(value: Any, what: str) -> dict[str, str]:
     return {str(k): v for k, v in value.items()}
 
 
-def parse_entry(
+def parse_entry(  # noqa: C901
     name: str, entry: Any, scope: Scope, source: str, env: Mapping[str, str], problems: list[str]
 ) -> ServerConfig | None:
     """One ``mcpServers`` entry as a ServerConfig, or None (the reason is in ``problems``)."""
@@ -194,7 +194,7 @@ def _servers_of(data: Any, source: str, problems: list[str]) -> dict[str, Any]:
     return servers
 
 
-def load_mcp_config(
+def load_mcp_config(  # noqa: C901
     workspace: Path,
     settings_raw: Sequence[tuple[Any, dict[str, Any]]] = (),
     *,

@@ -198,7 +198,7 @@ class ServerConnection:
             self._not_connected.set()
         self._on_change(self)
 
-    async def _lifetime(self) -> None:
+    async def _lifetime(self) -> None:  # noqa: C901
         attempt = 0
         while True:
             self._gone = asyncio.Event()

@@ -80,7 +80,7 @@ class Expander:
             roots = (*roots, real.parent)  # a folder above the project: its own files too
         return list(self._read(path, None, (), roots))
 
-    def _read(
+    def _read(  # noqa: C901
         self,
         path: Path,
         parent: Path | None,

@@ -168,7 +168,7 @@ class BashCheck(BashPathChecks):
         return False
 
     # -- one simple command ---------------------------------------------------------------
-    def command(self, cmd: Command, cwds: list[str] | None) -> None:
+    def command(self, cmd: Command, cwds: list[str] | None) -> None:  # noqa: C901
         """Check one simple command that starts in one of ``cwds`` (None: unknown)."""
         self.cmd = cmd
         text = self.part = cmd.text()

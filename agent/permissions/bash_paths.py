@@ -72,7 +72,7 @@ class BashPathChecks:
         """Record a finding about the current part."""
         self.findings.append(Finding(verdict, reason, rule, part=self.part, **kw))
 
-    def file_command(self, cmd: Command, cwds: list[str] | None, text: str) -> bool:
+    def file_command(self, cmd: Command, cwds: list[str] | None, text: str) -> bool:  # noqa: C901
         """acceptEdits: an ordinary file command inside the workspace runs (True if added)."""
         if self.policy.mode != "acceptEdits" or cmd.open_args or cmd.assignments:
             return False

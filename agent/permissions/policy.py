@@ -274,7 +274,7 @@ class Policy:
             return Decision("allow")  # not a URL: the tool says so, fetching nothing
         return Decision("ask", f"WebFetch of {host} needs permission.", f"WebFetch(domain:{host})")
 
-    def _check_tool(
+    def _check_tool(  # noqa: C901
         self,
         tool: Tool,
         args: dict[str, Any],

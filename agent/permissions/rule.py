@@ -131,7 +131,7 @@ class Rule:
         words = shellparse.split_words(body)
         return (tuple(w.value for w in words) if words is not None else None), prefix
 
-    def match_argv(
+    def match_argv(  # noqa: C901
         self, argv: tuple[Word, ...], *, open_args: bool = False, loose: bool = False
     ) -> Match:
         """Match a Bash rule against one command's words.

@@ -237,7 +237,7 @@ class Session:
         )
 
     # -- operations ---------------------------------------------------------------------
-    def submit(self, op: ops.Op) -> Any:
+    def submit(self, op: ops.Op) -> Any:  # noqa: C901, PLR0915
         """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
         match op:
             case ops.SubmitPrompt() | ops.QueueCorrection():

@@ -132,7 +132,7 @@ class PermissionGate:
             decision = dataclasses.replace(decision, updated_input=updated, context=context)
         return decision
 
-    async def _decide(self, use: ToolUseBlock, tool: Tool, verdict: ToolVerdict) -> GateDecision:
+    async def _decide(self, use: ToolUseBlock, tool: Tool, verdict: ToolVerdict) -> GateDecision:  # noqa: C901
         """The rules' decision, then the user's; ``verdict`` is the extensions' (its allow
         skips the question unless a deny or ask rule speaks; its ask asks although a rule or
         the mode allows)."""

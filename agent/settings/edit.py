@@ -78,7 +78,7 @@ class RuleEntry:
         return self.scope == "managed" or self.scope.startswith("claude:")
 
 
-def list_rules(
+def list_rules(  # noqa: C901
     workspace: Path, allowed_tools: Iterable[str] = (), disallowed_tools: Iterable[str] = ()
 ) -> list[RuleEntry]:
     """Every valid rule with where it comes from: local, project, user files, then the flags.

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def merge_key(
+def merge_key(  # noqa: C901
     settings: Settings,
     key: str,
     value: Any,

@@ -278,7 +278,7 @@ def read_settings_file(path: Path, label: str, problems: list[str]) -> dict[str,
     return data
 
 
-def _merge(
+def _merge(  # noqa: C901
     settings: Settings,
     data: dict[str, Any],
     source: SettingsSource,
@@ -330,7 +330,7 @@ def _first_string(data: Any, key: str) -> Any:
     return value
 
 
-def _merge_permissions(
+def _merge_permissions(  # noqa: C901
     settings: Settings,
     perms: dict[str, Any],
     bad: Callable[[str, str], None],

@@ -106,7 +106,7 @@ class _Collector:
     def add(self, kind: str, source: str, text: str, path: Path | None = None) -> None:
         self.items.append(Grant(kind, source, text, path))
 
-    def settings_file(self, label: str, data: dict[str, Any]) -> None:
+    def settings_file(self, label: str, data: dict[str, Any]) -> None:  # noqa: C901
         permissions = data.get("permissions")
         if isinstance(permissions, dict):
             for rule in _strings(permissions.get("allow")):

@@ -114,7 +114,7 @@ class PermissionEditor:
         return f"{removed.message} It no longer applies.", "notice"
 
 
-def text_command(editor: PermissionEditor, arg: str) -> list[Said] | None:
+def text_command(editor: PermissionEditor, arg: str) -> list[Said] | None:  # noqa: C901
     """The text forms of /permissions; None when the dialog should open instead."""
     words = arg.split()
     if not words:

@@ -85,7 +85,7 @@ def project_env_allowed(name: str) -> bool:
     return name in PROJECT_ENV or bool(_LOCALE.fullmatch(name))
 
 
-def withhold(
+def withhold(  # noqa: C901
     data: dict[str, Any],
     source: SettingsSource,
     approved: frozenset[str] | None,

@@ -72,7 +72,7 @@ _TABLE: dict[str, _Options] = {
 }
 
 
-def _split(name: str, args: tuple[Word, ...]) -> tuple[list[Word], dict[str, list[Word]]] | None:
+def _split(name: str, args: tuple[Word, ...]) -> tuple[list[Word], dict[str, list[Word]]] | None:  # noqa: C901
     """Operands and option arguments (by option letter/name), or None for what is unknown."""
     spec = _TABLE[name]
     operands: list[Word] = []
@@ -120,7 +120,7 @@ def _split(name: str, args: tuple[Word, ...]) -> tuple[list[Word], dict[str, lis
     return operands, given
 
 
-def _sed_in_place(args: tuple[Word, ...]) -> FileOp | None:
+def _sed_in_place(args: tuple[Word, ...]) -> FileOp | None:  # noqa: C901
     scripts: list[str] = []
     files: list[Word] = []
     in_place = False

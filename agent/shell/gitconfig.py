@@ -161,7 +161,7 @@ def _static(words: tuple[Word, ...]) -> list[str] | None:
     return [w.value for w in words] if all(w.static for w in words) else None
 
 
-def _git_config(args: list[str]) -> list[ConfigWrite] | None:
+def _git_config(args: list[str]) -> list[ConfigWrite] | None:  # noqa: C901
     """The writes of ``git config ARGS`` (None: it only reads, or is not understood)."""
     outside = False
     positional: list[str] = []
@@ -206,7 +206,7 @@ def _git_config(args: list[str]) -> list[ConfigWrite] | None:
     return [ConfigWrite(positional[0], value, outside)]
 
 
-def config_writes(argv: tuple[Word, ...]) -> list[ConfigWrite] | None:
+def config_writes(argv: tuple[Word, ...]) -> list[ConfigWrite] | None:  # noqa: C901
     """The configuration keys a git command writes, or None when it writes none (or is not
     git). A word only known at run time where a key would be is a write of an unknown key.
 

@@ -110,7 +110,7 @@ class Lexer:
     def error(self, message: str) -> ShellParseError:
         return ShellParseError(message)
 
-    def tokens(self) -> list[Token]:
+    def tokens(self) -> list[Token]:  # noqa: C901
         out: list[Token] = []
         src, n = self.src, len(self.src)
         while self.pos < n:
@@ -207,7 +207,7 @@ class Lexer:
             tok.redirect = Redirect(tok.text, word, tok.redirect.fd if tok.redirect else None)
         self.pending = []
 
-    def _word(self) -> Word:
+    def _word(self) -> Word:  # noqa: C901, PLR0915
         src, n, start = self.src, len(self.src), self.pos
         buf: list[str] = []
         unquoted: list[str] = []  # the unquoted characters; quoted parts become "\0"

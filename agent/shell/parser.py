@@ -166,7 +166,7 @@ def _parse_script(source: str, depth: int, state: ParseState) -> list[SimpleComm
     return _parse_tokens(Lexer(source, depth, state, _parse_tokens).tokens(), state)
 
 
-def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]:
+def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]:  # noqa: C901, PLR0915
     out: list[SimpleCommand] = []
     words: list[Word] = []
     assigns: list[Word] = []
@@ -351,7 +351,7 @@ def _define(name: str, tokens: list[Token], i: int, state: ParseState, unsure: o
     return end
 
 
-def _body_end(tokens: list[Token], i: int) -> int:
+def _body_end(tokens: list[Token], i: int) -> int:  # noqa: C901
     """The index after the ``}`` or ``)`` closing the body that opens at ``tokens[i]``."""
     if tokens[i].kind == "op":
         level = 0
@@ -599,7 +599,7 @@ def _counts_only(word: Word) -> bool:
     )
 
 
-def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:
+def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:  # noqa: C901
     argv = list(sc.words)
     assigns = list(sc.assignments)
     layers: list[tuple[Word, ...]] = []

@@ -135,7 +135,7 @@ def _expand_tilde(word: Word) -> str | None:
     return None  # ~+ is $PWD, ~- is $OLDPWD, ~user another home: not modelled
 
 
-def word_paths(
+def word_paths(  # noqa: C901
     ctx: ToolContext, word: Word, cwds: list[str] | None, loop: list[Word] | None = None
 ) -> list[ResolvedPath] | None:
     """The real paths ``word`` may name from any of ``cwds``, or None if eddy cannot tell.

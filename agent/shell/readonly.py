@@ -146,7 +146,7 @@ def _git(args: tuple[Word, ...]) -> ReadOnly | None:
     return None if paths is None else ReadOnly(paths, True)
 
 
-def _generic(spec: _Spec, args: tuple[Word, ...]) -> ReadOnly | None:
+def _generic(spec: _Spec, args: tuple[Word, ...]) -> ReadOnly | None:  # noqa: C901
     paths: list[Word] = []
     operands: list[Word] = []
     options_done = skip_next = pattern_given = False
@@ -209,7 +209,7 @@ _SED_CMD = rf"\s*(?:{_SED_ADDR}(?:\s*,\s*{_SED_ADDR})?)?\s*[pdlq=]\s*"
 _SED_SAFE = re.compile(rf"{_SED_CMD}(?:[;\n]{_SED_CMD})*;?\s*")
 
 
-def _sed(args: tuple[Word, ...]) -> ReadOnly | None:
+def _sed(args: tuple[Word, ...]) -> ReadOnly | None:  # noqa: C901
     """``sed -n '10,20p' file``: only print/delete/quit scripts, never -i, w, e or s."""
     scripts: list[str] = []
     operands: list[Word] = []

@@ -55,7 +55,7 @@ _REF_ARGS = frozenset(
 )
 
 
-def git_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:
+def git_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:  # noqa: C901
     """The paths ``git ARGS`` reads if it only reads (status, diff, log, listing forms of
     branch/tag/remote/stash/config, ...), else None."""
     paths: list[Word] = [literal(".")]
@@ -137,7 +137,7 @@ _NO_CONTENT = word_set(
 )
 
 
-def history_content(argv: tuple[Word, ...]) -> list[Word] | None:
+def history_content(argv: tuple[Word, ...]) -> list[Word] | None:  # noqa: C901
     """Whether a git command can print files' content (from history, the index or the tree):
     None when it cannot (``git status``, ``git log``, ``git show --stat``); else the paths
     its output is limited to (after ``--``, or ``REV:PATH``), empty when it is not limited.

@@ -20,7 +20,7 @@ _AWK_BAD = re.compile(r"system|getline|ENVIRON|PROCINFO|ARGV|ARGC|close|fflush|@
 _AWK_ARG = frozenset("Fv")
 
 
-def awk_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:
+def awk_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:  # noqa: C901
     """The files ``awk ARGS`` reads if its program only prints, else None.
 
     Options: ``-F sep``, ``-v name=value`` (values are data), ``--``; ``-f progfile``,

@@ -110,7 +110,7 @@ def _cluster_hit(letters: str, bad: str, takes_arg: str) -> str | None:
     return None
 
 
-def _options(program: str, args: tuple[Word, ...]) -> str | None:
+def _options(program: str, args: tuple[Word, ...]) -> str | None:  # noqa: C901
     """A bad option of ``program`` among ``args`` (words not known before running count)."""
     bad_long = _BAD_LONG.get(program, ())
     bad_short = _BAD_SHORT.get(program, "")
@@ -199,7 +199,7 @@ def _prints_variables(program: str, args: tuple[Word, ...]) -> str | None:
     return None
 
 
-def unmodelled(argv: tuple[Word, ...]) -> str | None:
+def unmodelled(argv: tuple[Word, ...]) -> str | None:  # noqa: C901
     """Why eddy's model does not capture what ``argv`` does, or None if it does.
 
     Args:

@@ -186,7 +186,7 @@ def plain_words(script: str) -> bool:
     return bool(words) and all(_PLAIN_WORD.fullmatch(w) for w in words)
 
 
-def shell_script(args: list[Word]) -> Word | None:
+def shell_script(args: list[Word]) -> Word | None:  # noqa: C901
     """The script of ``sh -c SCRIPT``; None when the shell runs a file or stdin.
 
     Raises:

@@ -91,7 +91,7 @@ def _new_summary(header: bytes) -> dict[str, Any]:
     }
 
 
-def _summarize_line(state: dict[str, Any], line: bytes) -> None:
+def _summarize_line(state: dict[str, Any], line: bytes) -> None:  # noqa: C901
     """Update a listing summary from one line, parsing only small records fully."""
     match = _PREFIX.match(line)
     rec: dict[str, Any] = {}

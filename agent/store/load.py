@@ -135,7 +135,7 @@ class _Replay:
             if text in self.queue:
                 self.queue.remove(text)
 
-    def apply(self, rec: dict[str, Any], encoded: bytes | None = None) -> None:
+    def apply(self, rec: dict[str, Any], encoded: bytes | None = None) -> None:  # noqa: C901, PLR0915
         """Apply one record; ``encoded``: a message record's message as its line holds it."""
         kind = rec["type"]
         s = self.s
@@ -241,7 +241,7 @@ def _read_lines(path: Path) -> tuple[list[bytes], bytes, int]:
     return data[:end].split(b"\n")[:-1], data[end:], len(data)
 
 
-def load(path: Path) -> LoadedSession:
+def load(path: Path) -> LoadedSession:  # noqa: C901, PLR0915
     """Replay a transcript and repair what a crash left behind (never modifies the file).
 
     Raises:

@@ -82,7 +82,7 @@ def _describe(counts: Counter[str]) -> list[str]:
     return [describe(counts[key]) for key, describe in words.items() if counts[key]]
 
 
-def repair_history(
+def repair_history(  # noqa: C901, PLR0915
     history: Sequence[Message], finished: Mapping[str, ToolResultBlock] | None = None
 ) -> Repaired:
     """Make ``history`` valid up to a next prompt.

@@ -159,7 +159,7 @@ def _names(value: Any, key: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(i.split("(", 1)[0].strip() for i in items if i))
 
 
-def parse_definition(path: Path, text: str, source: str) -> AgentDefinition:
+def parse_definition(path: Path, text: str, source: str) -> AgentDefinition:  # noqa: C901
     """One definition from a file's text.
 
     Raises:

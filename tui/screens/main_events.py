@@ -34,7 +34,7 @@ class EventRouter:
         self._text: list[str] = []
         """Text deltas not shown yet: those parsed from one read of the stream go as one."""
 
-    def handle(self, event: ev.Event) -> None:
+    def handle(self, event: ev.Event) -> None:  # noqa: C901, PLR0915
         """Route one engine event to the widgets that show it."""
         if type(event) is ev.TextDelta:  # the hot path: thousands a second at full speed
             if not self._text:

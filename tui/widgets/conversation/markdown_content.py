@@ -55,7 +55,7 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _ALIGN = {"text-align:right": "right", "text-align:center": "center"}
 
 
-def _table(tokens: list[Any], i: int) -> tuple[Content, int]:
+def _table(tokens: list[Any], i: int) -> tuple[Content, int]:  # noqa: C901
     """The GFM table whose ``table_open`` is ``tokens[i]``, drawn with box lines (header
     bold, columns aligned as the separator row says); returns it and its ``table_close``."""
     rows: list[list[tuple[Content, str]]] = []
@@ -112,7 +112,7 @@ def _parse(text: str) -> list[Any]:
     return _parser.parse(text)
 
 
-def markdown_to_content(text: str) -> Content:
+def markdown_to_content(text: str) -> Content:  # noqa: C901, PLR0915
     """Render markdown (GFM-like) to a single Content."""
     tokens = _parse(text)
     blocks: list[tuple[Content, bool]] = []  # (block, inside a list: tight spacing)
