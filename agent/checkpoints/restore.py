@@ -31,19 +31,11 @@ Action = tuple[State, State, bool]
 _tmp_names = itertools.count(1)
 
 
-def plan(  # noqa: C901
+def plan(
     entries: list[Entry], capture: Callable[[str], State]
 ) -> tuple[RewindPlan, dict[str, Action]]:
     """What undoing ``entries`` (oldest first) would do; ``capture`` reads a path's state now."""
-    targets: dict[str, State] = {}
-    last: dict[str, State] = {}
-    not_restorable: dict[str, str] = {}
-    for entry in entries:
-        for rel, change in entry.changes.items():
-            targets.setdefault(rel, change.before)
-            last[rel] = change.after if change.after is not None else change.before
-        for rel, why in entry.blocked.items():
-            not_restorable.setdefault(rel, why)
+    targets, last, not_restorable = _span(entries)
     result = RewindPlan(target=entries[0].id)
     actions: dict[str, Action] = {}
     for rel in sorted(targets):
@@ -62,16 +54,38 @@ def plan(  # noqa: C901
         if conflict:
             result.conflicts.append(Conflict(rel, _conflict_reason(current, last[rel])))
         actions[rel] = (current, target, conflict)
-        if current.kind in (FILE, LINK) and target.kind in (ABSENT, DIR):
-            result.delete.append(rel)
-        if current.kind == DIR:
-            result.remove_dirs.append(rel)
-        if target.kind == DIR:
-            result.make_dirs.append(rel)
-        elif target.kind in (FILE, LINK):
-            result.restore.append(rel)
+        _schedule(result, rel, current.kind, target.kind)
     result.not_restorable = not_restorable
     return result, actions
+
+
+def _span(
+    entries: list[Entry],
+) -> tuple[dict[str, State], dict[str, State], dict[str, str]]:
+    """Over a run of entries (oldest first): each changed path's target (its state before the
+    first of them), its last state eddy left, and the paths they could not keep, with why."""
+    targets: dict[str, State] = {}
+    last: dict[str, State] = {}
+    not_restorable: dict[str, str] = {}
+    for entry in entries:
+        for rel, change in entry.changes.items():
+            targets.setdefault(rel, change.before)
+            last[rel] = change.after if change.after is not None else change.before
+        for rel, why in entry.blocked.items():
+            not_restorable.setdefault(rel, why)
+    return targets, last, not_restorable
+
+
+def _schedule(result: RewindPlan, rel: str, current: str, target: str) -> None:
+    """Put ``rel`` in the steps of ``result`` that take it from kind ``current`` to ``target``."""
+    if current in (FILE, LINK) and target in (ABSENT, DIR):
+        result.delete.append(rel)
+    if current == DIR:
+        result.remove_dirs.append(rel)
+    if target == DIR:
+        result.make_dirs.append(rel)
+    elif target in (FILE, LINK):
+        result.restore.append(rel)
 
 
 def _conflict_reason(current: State, last: State) -> str:
@@ -82,53 +96,87 @@ def _conflict_reason(current: State, last: State) -> str:
     return "changed since eddy last changed it"
 
 
-def apply(root: str, todo: dict[str, Action], blobs: BlobStore, result: RewindResult) -> set[str]:  # noqa: C901
+def apply(root: str, todo: dict[str, Action], blobs: BlobStore, result: RewindResult) -> set[str]:
     """Bring each path of ``todo`` to its target; record what was done in ``result``.
 
     Returns the paths that failed (their errors are in ``result.errors``).
     """
-    failed: set[str] = set()
+    steps = _Apply(root, todo, blobs, result)
+    steps.delete_files()
+    steps.remove_dirs()
+    steps.make_dirs()
+    steps.write_files()
+    steps.set_dir_modes()
+    return steps.failed
 
-    def attempt(rel: str, fn: Callable[..., Any], *args: Any) -> bool:
-        if rel in failed:
+
+class _Apply:
+    """The steps of :func:`apply`, in their order, and the paths that failed in one of them
+    (a path that failed is left alone by the steps after)."""
+
+    def __init__(
+        self, root: str, todo: dict[str, Action], blobs: BlobStore, result: RewindResult
+    ) -> None:
+        self._root, self._todo, self._blobs, self._result = root, todo, blobs, result
+        self._deepest_first = sorted(todo, key=lambda r: (-r.count("/"), r))
+        self.failed: set[str] = set()
+
+    def delete_files(self) -> None:
+        """Files and links that must go (or make way for a directory)."""
+        for rel in self._deepest_first:
+            current, target, _ = self._todo[rel]
+            gone = current.kind in (FILE, LINK) and target.kind in (ABSENT, DIR)
+            if gone and self._attempt(rel, os.unlink, self._path(rel)) and target.kind == ABSENT:
+                self._result.deleted.append(rel)
+
+    def remove_dirs(self) -> None:
+        """Directories that must go, deepest first, and only when empty."""
+        for rel in self._deepest_first:
+            current, target, _ = self._todo[rel]
+            gone = current.kind == DIR and target.kind != DIR
+            if gone and self._attempt(rel, os.rmdir, self._path(rel)):
+                self._result.dirs_removed.append(rel)
+
+    def make_dirs(self) -> None:
+        """Directories that must come back, shallowest first."""
+        for rel in reversed(self._deepest_first):
+            current, target, _ = self._todo[rel]
+            back = target.kind == DIR and current.kind != DIR
+            if back and self._attempt(rel, _make_dir, self._path(rel)):
+                self._result.dirs_made.append(rel)
+
+    def write_files(self) -> None:
+        """Files and links, each written whole (see :func:`write_state`)."""
+        for rel in sorted(self._todo):
+            target = self._todo[rel][1]
+            written = target.kind in (FILE, LINK)
+            if written and self._attempt(rel, write_state, self._path(rel), target, self._blobs):
+                self._result.restored.append(rel)
+
+    def set_dir_modes(self) -> None:
+        """The directories' mode bits, last: one might forbid writing inside it."""
+        for rel in self._deepest_first:
+            target = self._todo[rel][1]
+            if target.kind == DIR:
+                self._attempt(rel, os.chmod, self._path(rel), target.mode)
+
+    def _path(self, rel: str) -> str:
+        return os.path.join(self._root, rel)
+
+    def _attempt(self, rel: str, fn: Callable[..., Any], *args: Any) -> bool:
+        """Run ``fn`` on ``rel`` unless it failed before; an OSError is recorded as its error."""
+        if rel in self.failed:
             return False
         try:
             fn(*args)
             return True
         except OSError as exc:
-            failed.add(rel)
+            self.failed.add(rel)
             if exc.errno in (errno.ENOTEMPTY, errno.EEXIST) and fn is os.rmdir:
-                result.errors[rel] = "kept: it holds files the session did not create"
+                self._result.errors[rel] = "kept: it holds files the session did not create"
             else:
-                result.errors[rel] = exc.strerror or str(exc)
+                self._result.errors[rel] = exc.strerror or str(exc)
             return False
-
-    def path(rel: str) -> str:
-        return os.path.join(root, rel)
-
-    deepest_first = sorted(todo, key=lambda r: (-r.count("/"), r))
-    for rel in deepest_first:
-        current, target, _ = todo[rel]
-        gone = current.kind in (FILE, LINK) and target.kind in (ABSENT, DIR)
-        if gone and attempt(rel, os.unlink, path(rel)) and target.kind == ABSENT:
-            result.deleted.append(rel)
-    for rel in deepest_first:
-        current, target, _ = todo[rel]
-        if current.kind == DIR and target.kind != DIR and attempt(rel, os.rmdir, path(rel)):
-            result.dirs_removed.append(rel)
-    for rel in reversed(deepest_first):
-        current, target, _ = todo[rel]
-        if target.kind == DIR and current.kind != DIR and attempt(rel, _make_dir, path(rel)):
-            result.dirs_made.append(rel)
-    for rel in sorted(todo):
-        target = todo[rel][1]
-        if target.kind in (FILE, LINK) and attempt(rel, write_state, path(rel), target, blobs):
-            result.restored.append(rel)
-    for rel in deepest_first:
-        target = todo[rel][1]
-        if target.kind == DIR:
-            attempt(rel, os.chmod, path(rel), target.mode)
-    return failed
 
 
 def _make_dir(path: str) -> None:

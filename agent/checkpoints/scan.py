@@ -179,7 +179,7 @@ class Scanner:
         self._prev_files = {}
         self.blobs.flush()
 
-    def _walk(  # noqa: C901
+    def _walk(
         self,
         snap: Snapshot,
         out: Snapshot | None,
@@ -204,28 +204,48 @@ class Scanner:
             frames = self._own_rules(snap, out, rel_dir, abs_dir, frames)
             if self._watch is not None:
                 self._watch(rel_dir)
-            racy = max(dkey[0], dkey[1]) >= self._racy_after
-            cached = prev_listings.get(rel_dir)
-            listing = None
-            if cached and cached.key == dkey and not cached.racy and cached.frames == frames:
-                listing = self._relist(cached, racy)
-            if listing is None:
-                listing = self._list(abs_dir, rel_dir, frames, dkey, racy)
-                if listing is None:
-                    continue
-            snap.listings[rel_dir] = listing
-            snap.files.update(zip(listing.rels, listing.entries, strict=True))
+            listing = self._listing_of(prev_listings.get(rel_dir), abs_dir, rel_dir, frames, dkey)
+            if listing is not None:
+                subdirs = self._record(snap, out, rel_dir, listing)
+                stack.extend((sub, frames, key) for sub, key in subdirs)
+
+    def _listing_of(
+        self,
+        cached: Listing | None,
+        abs_dir: str,
+        rel_dir: str,
+        frames: Frames,
+        dkey: tuple[int, ...],
+    ) -> Listing | None:
+        """The listing of a directory (None if it cannot be listed): its ``cached`` one
+        re-stat-ed when the directory did not change since, else a new one."""
+        racy = max(dkey[0], dkey[1]) >= self._racy_after
+        if cached and cached.key == dkey and not cached.racy and cached.frames == frames:
+            listing = self._relist(cached, racy)
+            if listing is not None:
+                return listing
+        return self._list(abs_dir, rel_dir, frames, dkey, racy)
+
+    def _record(
+        self, snap: Snapshot, out: Snapshot | None, rel_dir: str, listing: Listing
+    ) -> list[tuple[str, tuple[int, ...]]]:
+        """Put ``listing`` and its subdirectories' mode bits into ``snap`` (and the region
+        ``out``); returns the subdirectories still there, with their stat keys."""
+        snap.listings[rel_dir] = listing
+        snap.files.update(zip(listing.rels, listing.entries, strict=True))
+        if out is not None:
+            out.listings[rel_dir] = listing
+            out.files.update(zip(listing.rels, listing.entries, strict=True))
+        subdirs: list[tuple[str, tuple[int, ...]]] = []
+        for sub in listing.subdirs:
+            st = self._subdir(listing, sub)
+            if st is None:
+                continue
+            snap.dirs[sub] = stat.S_IMODE(st.st_mode)
             if out is not None:
-                out.listings[rel_dir] = listing
-                out.files.update(zip(listing.rels, listing.entries, strict=True))
-            for sub in listing.subdirs:
-                st = self._subdir(listing, sub)
-                if st is None:
-                    continue
-                snap.dirs[sub] = stat.S_IMODE(st.st_mode)
-                if out is not None:
-                    out.dirs[sub] = snap.dirs[sub]
-                stack.append((sub, frames, _dir_key(st)))
+                out.dirs[sub] = snap.dirs[sub]
+            subdirs.append((sub, _dir_key(st)))
+        return subdirs
 
     def _own_rules(
         self, snap: Snapshot, out: Snapshot | None, rel_dir: str, abs_dir: str, frames: Frames
@@ -282,11 +302,11 @@ class Scanner:
         pre.partial_since = snap.partial_since
         post = Snapshot(taken_ns=now, rules=snap.rules, base=snap.base)
         self._prev_files = snap.files
-        done: set[str] = set()
+        region = _Region(pre, post)
         try:
             for rel_dir in sorted(dirty, key=lambda r: (r.count("/") + bool(r), r)):
-                if rel_dir not in done and rel_dir in snap.listings:
-                    self._redo(snap, rel_dir, pre, post, done, forget)
+                if rel_dir not in region.done and rel_dir in snap.listings:
+                    self._redo(snap, rel_dir, region, forget)
         finally:
             snap.taken_ns = now
             self._finish()
@@ -307,6 +327,7 @@ class Scanner:
         pre.unlisted = dict(snap.unlisted)
         post = Snapshot(taken_ns=now, rules=snap.rules, base=snap.base)
         self._prev_files = snap.files
+        region = _Region(pre, post)
         try:
             while snap.unlisted and not self.hurry.is_set():
                 rel_dir, (frames, _) = snap.unlisted.popitem()
@@ -317,93 +338,113 @@ class Scanner:
                 if st is None or not stat.S_ISDIR(st.st_mode):  # gone before it was listed
                     pre.dirs[rel_dir] = snap.dirs.pop(rel_dir, 0)
                     continue
-                region = Snapshot(taken_ns=now)
-                self._walk(snap, region, rel_dir, frames, _dir_key(st), {})
-                post.files.update(region.files)
-                post.dirs.update(region.dirs)
-                post.listings.update(region.listings)
-                for path, key in region.ignore_keys.items():
-                    pre.ignore_keys.setdefault(path, None)
-                    post.ignore_keys[path] = key
-                snap.content_bytes += sum(x.content_bytes for x in region.listings.values())
+                self._walk_new(snap, region, rel_dir, frames, _dir_key(st))
         finally:
             self._finish()
         for rel_dir in snap.unlisted:
             pre.unlisted.pop(rel_dir, None)  # still unlisted: nothing about them yet
         return pre, post
 
-    def _redo(  # noqa: C901, PLR0915
-        self,
-        snap: Snapshot,
-        rel_dir: str,
-        pre: Snapshot,
-        post: Snapshot,
-        done: set[str],
-        forget: Hook,
-    ) -> None:
+    def _redo(self, snap: Snapshot, rel_dir: str, region: _Region, forget: Hook) -> None:
         """List ``rel_dir`` again; its files and subdirectories go into the region."""
-        done.add(rel_dir)
+        region.done.add(rel_dir)
         old = snap.listings[rel_dir]
         root = self.scope.root
         abs_dir = os.path.join(root, rel_dir) if rel_dir else root
         inherited = snap.listings[rel_dir.rpartition("/")[0]].frames if rel_dir else snap.base
         ignore_path = os.path.join(abs_dir, IGNORE_FILE)
-        pre.ignore_keys.setdefault(ignore_path, snap.ignore_keys.get(ignore_path))
-        frames = self._own_rules(snap, post, rel_dir, abs_dir, inherited)
-        listing = None
+        region.pre.ignore_keys.setdefault(ignore_path, snap.ignore_keys.get(ignore_path))
+        frames = self._own_rules(snap, region.post, rel_dir, abs_dir, inherited)
+        listing = self._list_again(old, abs_dir, rel_dir, frames)
+        if listing is None:  # gone, or another directory now: out of the snapshot
+            if rel_dir:
+                self._drop(snap, rel_dir, region.pre, forget)
+            return
+        self._replace(snap, region, rel_dir, old, listing)
+        subs = set(listing.subdirs)
+        for sub in old.subdirs:
+            if sub in snap.dirs:
+                region.pre.dirs.setdefault(sub, snap.dirs[sub])
+            if sub not in subs:
+                self._drop(snap, sub, region.pre, forget)
+        for sub in listing.subdirs:
+            self._redo_subdir(snap, sub, old, listing, region, forget)
+
+    def _list_again(
+        self, old: Listing, abs_dir: str, rel_dir: str, frames: Frames
+    ) -> Listing | None:
+        """A new listing of the directory ``old`` lists, None if it is gone or another
+        directory now (the content ``old`` kept is not counted twice against the budget)."""
         try:
             st = os.lstat(abs_dir)
         except OSError:
-            st = None
-        if st is not None and stat.S_ISDIR(st.st_mode) and st.st_ino == old.key[2]:
-            if self._budget is not None:
-                self._budget += old.content_bytes
-            listing = self._list(abs_dir, rel_dir, frames, _dir_key(st), False)
-            if listing is None and self._budget is not None:
-                self._budget -= old.content_bytes
-        if listing is None:  # gone, or another directory now: out of the snapshot
-            if rel_dir:
-                self._drop(snap, rel_dir, pre, forget)
-            return
+            return None
+        if not stat.S_ISDIR(st.st_mode) or st.st_ino != old.key[2]:
+            return None
+        if self._budget is not None:
+            self._budget += old.content_bytes
+        listing = self._list(abs_dir, rel_dir, frames, _dir_key(st), False)
+        if listing is None and self._budget is not None:
+            self._budget -= old.content_bytes
+        return listing
+
+    @staticmethod
+    def _replace(
+        snap: Snapshot, region: _Region, rel_dir: str, old: Listing, listing: Listing
+    ) -> None:
+        """Put ``listing`` in place of ``old`` in ``snap``: the files it no longer has leave
+        the snapshot, the old files go into the region as they were, the new as they are."""
         snap.content_bytes += listing.content_bytes - old.content_bytes
-        _keep_first(pre.files, old.rels, old.entries)
-        post.files.update(zip(listing.rels, listing.entries, strict=True))
+        _keep_first(region.pre.files, old.rels, old.entries)
+        region.post.files.update(zip(listing.rels, listing.entries, strict=True))
         still = set(listing.rels)
         for rel in old.rels:
             if rel not in still:
                 snap.files.pop(rel, None)
         snap.files.update(zip(listing.rels, listing.entries, strict=True))
-        snap.listings[rel_dir] = post.listings[rel_dir] = listing
-        subs = set(listing.subdirs)
-        for sub in old.subdirs:
-            if sub in snap.dirs:
-                pre.dirs.setdefault(sub, snap.dirs[sub])
-            if sub not in subs:
-                self._drop(snap, sub, pre, forget)
-        for sub in listing.subdirs:
-            sst = self._subdir(listing, sub)
-            known = snap.listings.get(sub)
-            if known is not None and (sst is None or known.key[2] != sst.st_ino):
-                self._drop(snap, sub, pre, forget)  # gone, or replaced by another directory
-                known = None
-            if sst is None:
-                continue
-            snap.dirs[sub] = post.dirs[sub] = stat.S_IMODE(sst.st_mode)
-            if sub in snap.unlisted:  # not listed yet: resume() will
-                snap.unlisted[sub] = (listing.frames, _dir_key(sst))
-                continue
-            if known is None:
-                region = Snapshot(taken_ns=post.taken_ns)
-                self._walk(snap, region, sub, frames, _dir_key(sst), {}, done)
-                post.files.update(region.files)
-                post.dirs.update(region.dirs)
-                post.listings.update(region.listings)
-                for path, key in region.ignore_keys.items():
-                    pre.ignore_keys.setdefault(path, None)
-                    post.ignore_keys[path] = key
-                snap.content_bytes += sum(x.content_bytes for x in region.listings.values())
-            elif listing.frames != old.frames and sub not in done:
-                self._redo(snap, sub, pre, post, done, forget)
+        snap.listings[rel_dir] = region.post.listings[rel_dir] = listing
+
+    def _redo_subdir(
+        self,
+        snap: Snapshot,
+        sub: str,
+        old: Listing,
+        listing: Listing,
+        region: _Region,
+        forget: Hook,
+    ) -> None:
+        """A subdirectory of a directory listed again (``old``, now ``listing``): a new one is
+        walked, one whose inherited rules changed is listed again, one gone or replaced by
+        another directory leaves the snapshot."""
+        sst = self._subdir(listing, sub)
+        known = snap.listings.get(sub)
+        if known is not None and (sst is None or known.key[2] != sst.st_ino):
+            self._drop(snap, sub, region.pre, forget)  # gone, or replaced by another directory
+            known = None
+        if sst is None:
+            return
+        snap.dirs[sub] = region.post.dirs[sub] = stat.S_IMODE(sst.st_mode)
+        if sub in snap.unlisted:  # not listed yet: resume() will
+            snap.unlisted[sub] = (listing.frames, _dir_key(sst))
+        elif known is None:
+            self._walk_new(snap, region, sub, listing.frames, _dir_key(sst))
+        elif listing.frames != old.frames and sub not in region.done:
+            self._redo(snap, sub, region, forget)
+
+    def _walk_new(
+        self, snap: Snapshot, region: _Region, rel_dir: str, frames: Frames, dkey: tuple[int, ...]
+    ) -> None:
+        """Walk ``rel_dir``, new to ``snap``, and everything below it: all of it is new to the
+        region (its .gitignore files included)."""
+        found = Snapshot(taken_ns=region.post.taken_ns)
+        self._walk(snap, found, rel_dir, frames, dkey, {}, region.done)
+        region.post.files.update(found.files)
+        region.post.dirs.update(found.dirs)
+        region.post.listings.update(found.listings)
+        for path, key in found.ignore_keys.items():
+            region.pre.ignore_keys.setdefault(path, None)
+            region.post.ignore_keys[path] = key
+        snap.content_bytes += sum(x.content_bytes for x in found.listings.values())
 
     def _drop(self, snap: Snapshot, top: str, pre: Snapshot, forget: Hook) -> None:
         """Take ``top`` and everything below it out of ``snap``; what it held goes into ``pre``."""
@@ -551,6 +592,16 @@ class Scanner:
             if self._budget is not None and state.sha is not None:
                 self._budget -= key[0]
         return Entry(key, state, max(key[1], key[2]) >= self._racy_after)
+
+
+@dataclass
+class _Region:
+    """What an update or a resume looked at, for ``diff``: as it was (``pre``) and as it is
+    now (``post``), and the directories it listed on the way (``done``)."""
+
+    pre: Snapshot
+    post: Snapshot
+    done: set[str] = field(default_factory=set)
 
 
 def _keep_first(into: dict[str, Entry], rels: list[str], entries: list[Entry]) -> None:

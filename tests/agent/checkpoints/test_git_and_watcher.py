@@ -230,6 +230,44 @@ async def test_a_command_that_changed_nothing_lists_no_directory(tmp_path: Path)
 
 
 @needs_watcher
+async def test_a_directory_replaced_by_another_of_its_name_is_rewound(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "d" / "sub").mkdir(parents=True)
+    (ws / "d" / "sub" / "old.txt").write_text("old\n")
+    store = CheckpointStore(ws, tmp_path / "store")
+    await store.prepare()
+    store.begin("p1", "x")
+    async with Shell(store):
+        (ws / "d" / "next").mkdir()  # made before the old one goes: another inode
+        (ws / "d" / "next" / "new.txt").write_text("new\n")
+        shutil.rmtree(ws / "d" / "sub")
+        os.rename(ws / "d" / "next", ws / "d" / "sub")
+    assert sorted(f.path for f in store.summary("p1").files) == ["d/sub/new.txt", "d/sub/old.txt"]
+    store.rewind("p1")
+    assert sorted(os.listdir(ws / "d" / "sub")) == ["old.txt"]
+
+
+@needs_watcher
+async def test_a_gitignore_above_a_directory_is_applied_to_it_again(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "d" / "sub").mkdir(parents=True)
+    (ws / "d" / "sub" / "keep.txt").write_text("keep\n")
+    (ws / "d" / "sub" / "run.log").write_text("a log\n")
+    store = CheckpointStore(ws, tmp_path / "store")
+    await store.prepare()
+    store.begin("p1", "x")
+    async with Shell(store):  # nothing changes in d/sub itself
+        (ws / "d" / ".gitignore").write_text("*.log\n")
+    assert [f.path for f in store.summary("p1").files] == ["d/.gitignore"]
+    snapshot = store.tracker.snapshot
+    assert snapshot is not None
+    assert sorted(snapshot.files) == ["d/.gitignore", "d/sub/keep.txt"]
+    store.rewind("p1")
+    assert not (ws / "d" / ".gitignore").exists()
+    assert (ws / "d" / "sub" / "run.log").read_text() == "a log\n"
+
+
+@needs_watcher
 async def test_changes_between_commands_are_the_earlier_state_of_the_next(
     tmp_path: Path,
 ) -> None:
