@@ -232,7 +232,7 @@ Resolve = Callable[[list[Entry]], list[State]]
 in the same order."""
 
 
-def diff(  # noqa: C901, PLR0915
+def diff(
     pre: Snapshot,
     post: Snapshot,
     scope: Scope,
@@ -255,85 +255,138 @@ def diff(  # noqa: C901, PLR0915
     first scan had not listed (``pre.unlisted``), nothing counts as created: what a command
     may have changed there (by its ctime) is reported as not restorable.
     """
-    changes: dict[str, Change] = {}
-    blocked: dict[str, str] = {}
-    root = scope.root
-    pre_files, post_files = pre.files, post.files
-    # Files whose before or after may differ: (path, before, after); after None = read it now.
-    # Entries kept in git get their content (``resolve``) only once it is clear they changed.
-    compared: list[tuple[str, Entry | None, Entry | None]] = []
-    for rel, old in pre_files.items():
-        new = post_files.get(rel)
-        if new is old:
-            continue
-        if new is not None and new.key == old.key and not (old.git or old.state.restorable):
-            continue  # read again only because it had not been read: the stat says unchanged
-        if new is not None and new.git and old.git == new.git and old.key[4] == new.key[4]:
-            continue  # the same blob
-        compared.append((rel, old, new))
-    for rel, mode in pre.dirs.items():
-        if rel in post.dirs:
-            if post.dirs[rel] != mode:
-                changes[rel] = (State(DIR, mode), State(DIR, post.dirs[rel]))
-            continue
-        after, _ = capture(os.path.join(root, rel), blobs, cap)
-        if after.kind != DIR:
-            changes[rel] = (State(DIR, mode), after)
-    # A path new to the scan counts as created only if it could not have been there unseen:
-    # its ctime (which every write, chmod and rename sets, and nothing sets back) is recent, or
-    # it is a file or directory of the scan that moved (the same inode left its old path).
-    unseen_before = pre.taken_ns - RACY_WINDOW_NS
-    rules_changed = ignore_rules_changed(pre, post)
-    moved_files = {old.key[3] for rel, old in pre_files.items() if rel not in post_files}
-    moved_dirs = {x.key[2] for rel, x in pre.listings.items() if rel and rel not in post.dirs}
-    unknown = pre.unlisted
-    since = pre.partial_since - RACY_WINDOW_NS if pre.partial_since else None
-    for rel in pre.dirs:  # listed or not, the parent knew its mode
-        if rel in unknown and rel not in post.dirs and since is not None:
-            blocked[rel] = UNKNOWN_DIR
-    for rel, listed in post.listings.items():
-        if rel in unknown and since is not None and max(listed.key[0], listed.key[1]) >= since:
-            blocked[rel] = UNKNOWN_DIR  # something in it was created, deleted or renamed
-    for rel, new in post_files.items():
-        if rel in pre_files or rel in changes:
-            continue
-        if unknown and _below(rel, unknown):
-            if since is not None and max(new.key[1], new.key[2]) >= since:
-                blocked[rel] = UNKNOWN_FILE
-            continue  # there before any command, or changed when its state was not known
+    walk = _Diff(pre, post, scope, blobs, cap)
+    walk.old_files()
+    walk.old_dirs()
+    walk.unknown_dirs()
+    walk.new_files()
+    walk.compare(resolve)
+    walk.new_dirs()
+    return walk.changes, walk.blocked
+
+
+class _Diff:
+    """The steps of :func:`diff`, in their order, and what they share: the changes and the
+    paths not restorable found so far, and the files whose before or after may differ."""
+
+    def __init__(self, pre: Snapshot, post: Snapshot, scope: Scope, blobs: BlobStore, cap: int):
+        self.pre, self.post, self.scope, self.blobs, self.cap = pre, post, scope, blobs, cap
+        self.changes: dict[str, Change] = {}
+        self.blocked: dict[str, str] = {}
+        # Files whose before or after may differ: (path, before, after); after None = read it
+        # now. Entries kept in git get their content (``resolve``) only once they changed.
+        self.compared: list[tuple[str, Entry | None, Entry | None]] = []
+        # A path new to the scan counts as created only if it could not have been there unseen:
+        # its ctime (which every write, chmod and rename sets, and nothing sets back) is recent,
+        # or it is a file or directory of the scan that moved (the same inode left its old path).
+        self.unseen_before = pre.taken_ns - RACY_WINDOW_NS
+        self.rules_changed = ignore_rules_changed(pre, post)
+        self.moved_files = {old.key[3] for rel, old in pre.files.items() if rel not in post.files}
+        self.moved_dirs = {
+            x.key[2] for rel, x in pre.listings.items() if rel and rel not in post.dirs
+        }
+        self.unknown = pre.unlisted
+        self.since = pre.partial_since - RACY_WINDOW_NS if pre.partial_since else None
+
+    def _read(self, rel: str) -> State:
+        return capture(os.path.join(self.scope.root, rel), self.blobs, self.cap)[0]
+
+    def old_files(self) -> None:
+        """The files of ``pre`` that may have changed, to compare."""
+        post_files = self.post.files
+        for rel, old in self.pre.files.items():
+            new = post_files.get(rel)
+            if new is old:
+                continue
+            if new is not None and new.key == old.key and not (old.git or old.state.restorable):
+                continue  # read again only because it had not been read: the stat says unchanged
+            if new is not None and new.git and old.git == new.git and old.key[4] == new.key[4]:
+                continue  # the same blob
+            self.compared.append((rel, old, new))
+
+    def old_dirs(self) -> None:
+        """The directories of ``pre`` whose mode changed, or that are gone or no longer one."""
+        for rel, mode in self.pre.dirs.items():
+            if rel in self.post.dirs:
+                if self.post.dirs[rel] != mode:
+                    self.changes[rel] = (State(DIR, mode), State(DIR, self.post.dirs[rel]))
+                continue
+            after = self._read(rel)
+            if after.kind != DIR:
+                self.changes[rel] = (State(DIR, mode), after)
+
+    def unknown_dirs(self) -> None:
+        """Directories a hurried first scan had not listed, in which a command may have
+        created, deleted or renamed something: what was there is unknown."""
+        if self.since is None:
+            return
+        for rel in self.pre.dirs:  # listed or not, the parent knew its mode
+            if rel in self.unknown and rel not in self.post.dirs:
+                self.blocked[rel] = UNKNOWN_DIR
+        for rel, listed in self.post.listings.items():
+            if rel in self.unknown and max(listed.key[0], listed.key[1]) >= self.since:
+                self.blocked[rel] = UNKNOWN_DIR
+
+    def new_files(self) -> None:
+        """The files new to the scan: created (to compare), or there unseen (not restorable
+        when a command may have changed them)."""
+        for rel, new in self.post.files.items():
+            if rel in self.pre.files or rel in self.changes:
+                continue
+            if self.unknown and _below(rel, self.unknown):
+                if self.since is not None and max(new.key[1], new.key[2]) >= self.since:
+                    self.blocked[rel] = UNKNOWN_FILE
+                continue  # there before any command, or changed when its state was not known
+            if self._there_unseen(rel, new):
+                continue
+            if self.rules_changed and self.scope.out_of_scope(
+                rel, False, self.pre.rules_of, self.pre.base
+            ):
+                self.blocked[rel] = (
+                    "ignored before a .gitignore changed: its earlier state is unknown"
+                )
+                continue
+            self.compared.append((rel, None, new))
+
+    def _there_unseen(self, rel: str, new: Entry) -> bool:
+        """Whether ``rel`` was there all along but unseen, and unchanged since: moved in with
+        its directory (a rewind must not delete what may exist nowhere else), or unreadable
+        before."""
         movable = new.git is not None or new.state.restorable
-        if new.key[2] < unseen_before and not (new.key[3] in moved_files and movable):
-            # There all along but unseen, and unchanged since: moved in with its directory (a
-            # rewind must not delete what may exist nowhere else), or unreadable before.
-            parent = rel.rpartition("/")[0]
-            if parent and parent not in pre.dirs:
-                blocked[rel] = "moved into the workspace by a command: a rewind keeps it"
-            continue
-        if rules_changed and scope.out_of_scope(rel, False, pre.rules_of, pre.base):
-            blocked[rel] = "ignored before a .gitignore changed: its earlier state is unknown"
-            continue
-        compared.append((rel, None, new))
-    in_git = [e for _, a, b in compared for e in (a, b) if e is not None and e.git]
-    states = dict(zip(map(id, in_git), resolve(in_git), strict=True)) if in_git and resolve else {}
-    for rel, was, now in compared:
-        before = GONE if was is None else states.get(id(was), was.state)
-        if now is None:
-            after, _ = capture(os.path.join(root, rel), blobs, cap)
-        else:
-            after = states.get(id(now), now.state)
-        if not before.same(after):
-            changes[rel] = (before, after)
-    for rel, mode in post.dirs.items():
-        if rel in pre.dirs or rel in changes or (unknown and _below(rel, unknown)):
-            continue
-        listing = post.listings.get(rel)
-        if (
-            listing is not None
-            and listing.key[1] < unseen_before
-            and listing.key[2] not in moved_dirs
-        ):
-            continue
-        if rules_changed and scope.out_of_scope(rel, True, pre.rules_of, pre.base):
-            continue
-        changes[rel] = (GONE, State(DIR, mode))
-    return changes, blocked
+        if new.key[2] >= self.unseen_before or (new.key[3] in self.moved_files and movable):
+            return False
+        parent = rel.rpartition("/")[0]
+        if parent and parent not in self.pre.dirs:
+            self.blocked[rel] = "moved into the workspace by a command: a rewind keeps it"
+        return True
+
+    def compare(self, resolve: Resolve | None) -> None:
+        """The changes among the files to compare (those kept in git read through
+        ``resolve``)."""
+        compared = self.compared
+        in_git = [e for _, a, b in compared for e in (a, b) if e is not None and e.git]
+        states = (
+            dict(zip(map(id, in_git), resolve(in_git), strict=True)) if in_git and resolve else {}
+        )
+        for rel, was, now in compared:
+            before = GONE if was is None else states.get(id(was), was.state)
+            after = self._read(rel) if now is None else states.get(id(now), now.state)
+            if not before.same(after):
+                self.changes[rel] = (before, after)
+
+    def new_dirs(self) -> None:
+        """The directories new to the scan that a command created (not moved in unseen)."""
+        pre, unknown = self.pre, self.unknown
+        for rel, mode in self.post.dirs.items():
+            if rel in pre.dirs or rel in self.changes or (unknown and _below(rel, unknown)):
+                continue
+            listing = self.post.listings.get(rel)
+            if (
+                listing is not None
+                and listing.key[1] < self.unseen_before
+                and listing.key[2] not in self.moved_dirs
+            ):
+                continue
+            if self.rules_changed and self.scope.out_of_scope(rel, True, pre.rules_of, pre.base):
+                continue
+            self.changes[rel] = (GONE, State(DIR, mode))
