@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,54 +92,97 @@ def _new_summary(header: bytes) -> dict[str, Any]:
     }
 
 
-def _summarize_line(state: dict[str, Any], line: bytes) -> None:  # noqa: C901
+def _summarize_line(state: dict[str, Any], line: bytes) -> None:
     """Update a listing summary from one line, parsing only small records fully."""
+    parsed = _read_line(state, line)
+    if parsed is None:
+        return
+    kind, rec = parsed
+    summarize = _SUMMARIZERS.get(kind)
+    if summarize is None:
+        return
+    try:
+        summarize(state, rec, line)
+    except (KeyError, TypeError, ValueError):
+        pass
+
+
+def _read_line(state: dict[str, Any], line: bytes) -> tuple[str, dict[str, Any]] | None:
+    """A line's record type and what the summary needs of it (a large record's prefix only:
+    a message's index and prompts); its time goes into ``state``. None for a line that is
+    not a record."""
     match = _PREFIX.match(line)
     rec: dict[str, Any] = {}
     if match and match.group(1) == b"message" and match.group(3) is not None:
-        kind, state["last_ts"] = "message", match.group(2).decode()
+        state["last_ts"] = match.group(2).decode()
         rec["index"] = int(match.group(3))
         if line.startswith(b',"prompts":', match.end()):
             text = line.decode("utf-8", "replace")
             rec["prompts"] = json.JSONDecoder().raw_decode(text, match.end() + 11)[0]
-    elif match and match.group(1) not in _SMALL:
-        kind, state["last_ts"] = match.group(1).decode(), match.group(2).decode()
-    else:
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            return
-        if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
-            return
-        kind = rec["type"]
-        state["last_ts"] = rec.get("ts") or state["last_ts"]
+        return "message", rec
+    if match and match.group(1) not in _SMALL:
+        state["last_ts"] = match.group(2).decode()
+        return match.group(1).decode(), rec
     try:
-        if kind == "header" and not state["session_id"]:
-            state.update(_new_summary(line), last_ts=state["last_ts"])
-        elif kind == "message":
-            index = int(rec["index"])
-            keep = index + 1 if index == state["messages"] - 1 else index
-            state["messages"] = index + 1
-            state["prompts"] = [i for i in state["prompts"] if i < keep]
-            for prompt in rec.get("prompts") or ():
-                state["prompts"].append(index)
-                state["first_prompt"] = state["first_prompt"] or str(prompt)
-        elif kind in ("rewind", "repair"):
-            keep = int(rec["to_index"])
-            state["messages"] = min(state["messages"], keep)
-            state["prompts"] = [i for i in state["prompts"] if i < keep]
-            state["rewinds"] += kind == "rewind"
-        elif kind == "compaction":
-            state["compacted_turns"] += len(state["prompts"])
-            state["messages"], state["prompts"] = 0, []
-        elif kind == "usage":
-            state["cost"] += float(rec.get("cost_usd") or 0.0)
-        elif kind == "rename":
-            state["title"] = rec.get("title")
-        elif kind == "settings":
-            state["model"] = rec.get("model", state["model"])
-    except (KeyError, TypeError, ValueError):
-        pass
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
+        return None
+    state["last_ts"] = rec.get("ts") or state["last_ts"]
+    return rec["type"], rec
+
+
+def _on_header(state: dict[str, Any], rec: dict[str, Any], line: bytes) -> None:
+    if not state["session_id"]:
+        state.update(_new_summary(line), last_ts=state["last_ts"])
+
+
+def _on_message(state: dict[str, Any], rec: dict[str, Any], line: bytes) -> None:
+    index = int(rec["index"])
+    keep = index + 1 if index == state["messages"] - 1 else index
+    state["messages"] = index + 1
+    state["prompts"] = [i for i in state["prompts"] if i < keep]
+    for prompt in rec.get("prompts") or ():
+        state["prompts"].append(index)
+        state["first_prompt"] = state["first_prompt"] or str(prompt)
+
+
+def _on_cut(state: dict[str, Any], rec: dict[str, Any], line: bytes) -> None:
+    keep = int(rec["to_index"])
+    state["messages"] = min(state["messages"], keep)
+    state["prompts"] = [i for i in state["prompts"] if i < keep]
+    state["rewinds"] += rec["type"] == "rewind"
+
+
+def _on_compaction(state: dict[str, Any], rec: dict[str, Any], line: bytes) -> None:
+    state["compacted_turns"] += len(state["prompts"])
+    state["messages"], state["prompts"] = 0, []
+
+
+def _on_usage(state: dict[str, Any], rec: dict[str, Any], line: bytes) -> None:
+    state["cost"] += float(rec.get("cost_usd") or 0.0)
+
+
+def _on_rename(state: dict[str, Any], rec: dict[str, Any], line: bytes) -> None:
+    state["title"] = rec.get("title")
+
+
+def _on_settings(state: dict[str, Any], rec: dict[str, Any], line: bytes) -> None:
+    state["model"] = rec.get("model", state["model"])
+
+
+_SUMMARIZERS: dict[str, Callable[[dict[str, Any], dict[str, Any], bytes], None]] = {
+    "header": _on_header,
+    "message": _on_message,
+    "rewind": _on_cut,
+    "repair": _on_cut,
+    "compaction": _on_compaction,
+    "usage": _on_usage,
+    "rename": _on_rename,
+    "settings": _on_settings,
+}
+"""What each record type changes in a listing summary."""
 
 
 def _mark(f: Any, offset: int) -> str:

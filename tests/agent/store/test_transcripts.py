@@ -790,6 +790,25 @@ def test_listing_reads_only_new_bytes_and_waits_for_torn_lines(cwd: Path) -> Non
     assert list_sessions(cwd)[0].total_cost_usd == 12.0
 
 
+def test_listing_passes_over_odd_lines_and_counts_compacted_turns(cwd: Path) -> None:
+    t = make_session(cwd, "first", 1_000_000)
+    t.close()
+    odd = [
+        b"not a record\n",
+        b'{"type":"header","ts":"x","session_id":"another","model":"other"}\n',
+        b'{"type":"rewind","ts":"' + timestamp(2_000_000).encode() + b'"}\n',  # no to_index
+        b'{"type":"from-the-future","ts":"' + timestamp(3_000_000).encode() + b'"}\n',
+        b'{"type":"compaction","ts":"' + timestamp(4_000_000).encode() + b'","summary":"s"}\n',
+    ]
+    with t.path.open("ab") as f:
+        f.write(b"".join(odd))
+    info = list_sessions(cwd)[0]
+    assert (info.session_id, info.model) == (t.session_id, MODEL)  # the first header counts
+    assert (info.rewinds, info.messages, info.turns) == (0, 0, 1)
+    assert info.first_prompt == "first"
+    assert info.last_activity == pytest.approx(4_000_000, abs=0.01)
+
+
 def test_listing_agrees_with_load(cwd: Path) -> None:
     t, _ = write_realistic(cwd)
     t.rewind(2)
