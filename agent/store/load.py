@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -122,6 +122,8 @@ class _Replay:
         self.results: dict[str, ToolResultBlock] = {}  # each call's result, as it finished
         self.s = LoadedSession(Path(), "", {}, [])
         self.last_ts: str | None = None
+        self.bad: list[int] = []  # the numbers of the lines that could not be applied
+        self.acknowledged: set[int] = set()  # the lines a repair record accounts for
 
     def truncate(self, n: int) -> None:
         del self.slots[max(0, n) :]
@@ -135,79 +137,175 @@ class _Replay:
             if text in self.queue:
                 self.queue.remove(text)
 
-    def apply(self, rec: dict[str, Any], encoded: bytes | None = None) -> None:  # noqa: C901, PLR0915
-        """Apply one record; ``encoded``: a message record's message as its line holds it."""
-        kind = rec["type"]
-        s = self.s
-        if kind == "message":
-            index = rec["index"]
-            if (
-                not isinstance(index, int)
-                or isinstance(index, bool)
-                or not 0 <= index < self.max_index
-            ):
-                raise ValueError("bad index")
-            # kept with its JSON from the line: its first request does not encode it again
-            message = Message.from_param(rec["message"], encoded)
-            if message.role not in ("user", "assistant"):
-                raise ValueError("bad role")
-            prompts = rec.get("prompts") or []
-            if not isinstance(prompts, list) or not all(isinstance(p, str) for p in prompts):
-                raise ValueError("bad prompts")
-            replaces_last = index == len(self.slots) - 1  # keeps the prompts it carried
-            self.truncate(index + 1 if replaces_last else index)
-            del self.slots[index:]
-            self.slots.extend([None] * (index - len(self.slots)))
-            self.slots.append(message)
-            self.prompts.extend((index, p) for p in prompts)
-            if prompts and s.first_prompt is None:
-                s.first_prompt = prompts[0]
-            self.deliver(rec.get("delivered"))
-        elif kind == "result":
-            block = block_from_param(rec["result"])
-            if not isinstance(block, ToolResultBlock):
-                raise ValueError("not a tool result")
-            self.results[block.tool_use_id] = block
-        elif kind == "queued":
-            self.queue.append(str(rec["text"]))
-        elif kind == "unqueued":
-            text, index = rec.get("text"), rec.get("index")
-            if (
-                isinstance(index, int)
-                and -len(self.queue) <= index < len(self.queue)
-                and (text is None or self.queue[index] == text)
-            ):
-                self.queue.pop(index)
+    def line(self, number: int, line: bytes | dict[str, Any], path: Path) -> None:
+        """Apply the line numbered ``number`` (or the whole record of a torn last line); one
+        that cannot be applied goes into ``bad``.
+
+        Raises:
+            TranscriptError: a header of a newer format version.
+        """
+        if isinstance(line, bytes) and not line.strip():
+            return
+        try:
+            rec, encoded = decode_line(line) if isinstance(line, bytes) else (line, None)
+            if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
+                raise ValueError("not a record")
+            if rec["type"] == "header":
+                self._header(rec, path)
                 return
-            if text in self.queue:
-                self.queue.remove(text)
-        elif kind == "delivered":
-            self.deliver(rec.get("texts"))
-        elif kind in ("rewind", "repair"):
-            self.truncate(int(rec["to_index"]))
-            s.context_tokens = None  # the last call saw messages that are gone
-            if kind == "rewind":
-                s.rewinds += 1
-        elif kind == "compaction":
-            self.compacted_turns += len(self.prompts)
-            self.truncate(0)
-            s.context_tokens = None
-        elif kind == "usage":
-            s.total_cost_usd += float(rec.get("cost_usd") or 0.0)
-            usage = rec.get("usage") or {}
-            for key, value in usage.items():
-                if isinstance(value, int):
-                    s.usage[key] = s.usage.get(key, 0) + value
-            s.context_tokens = context_of(usage)
-        elif kind == "todos":
-            s.todos = list(rec.get("todos") or [])
-        elif kind == "settings":
-            s.model = rec.get("model", s.model)
-            s.permission_mode = rec.get("permission_mode", s.permission_mode)
-        elif kind == "rename":
-            s.title = rec.get("title")
-        elif kind == "checkpoint":
-            s.checkpoints.append(rec)
+            self.apply(rec, encoded)
+            if isinstance(rec.get("ts"), str):
+                self.last_ts = rec["ts"]
+            if rec["type"] == "repair":
+                self.acknowledged.update(n for n in rec.get("lines") or () if isinstance(n, int))
+        except TranscriptError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError):
+            self.bad.append(number)
+
+    def _header(self, rec: dict[str, Any], path: Path) -> None:
+        if self.s.header:
+            return  # the header is the first line; or, if that was torn, one written later
+        if int(rec.get("version", VERSION)) > VERSION:
+            raise TranscriptError(
+                f"{path} has format version {rec['version']}; "
+                f"this eddy reads version {VERSION}: upgrade eddy"
+            )
+        self.s.header = rec
+
+    def apply(self, rec: dict[str, Any], encoded: bytes | None = None) -> None:
+        """Apply one record; ``encoded``: a message record's message as its line holds it."""
+        if rec["type"] == "message":
+            self._message(rec, encoded)
+            return
+        handler = _RECORDS.get(rec["type"])
+        if handler is not None:
+            handler(self, rec)
+
+    def _message(self, rec: dict[str, Any], encoded: bytes | None) -> None:
+        index = rec["index"]
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < self.max_index:
+            raise ValueError("bad index")
+        # kept with its JSON from the line: its first request does not encode it again
+        message = Message.from_param(rec["message"], encoded)
+        if message.role not in ("user", "assistant"):
+            raise ValueError("bad role")
+        prompts = rec.get("prompts") or []
+        if not isinstance(prompts, list) or not all(isinstance(p, str) for p in prompts):
+            raise ValueError("bad prompts")
+        replaces_last = index == len(self.slots) - 1  # keeps the prompts it carried
+        self.truncate(index + 1 if replaces_last else index)
+        del self.slots[index:]
+        self.slots.extend([None] * (index - len(self.slots)))
+        self.slots.append(message)
+        self.prompts.extend((index, p) for p in prompts)
+        if prompts and self.s.first_prompt is None:
+            self.s.first_prompt = prompts[0]
+        self.deliver(rec.get("delivered"))
+
+    def salvaged(self, index: int, prompts: list[str]) -> None:
+        """Apply the prompts of a torn message record (see :func:`salvage_prompts`): they
+        came before the torn part."""
+        if not 0 <= index <= len(self.slots):
+            return
+        previous = self.slots[index] if index == len(self.slots) - 1 else None
+        blocks = [TextBlock(p) for p in prompts]
+        message = previous.with_blocks(*blocks) if previous else Message("user", tuple(blocks))
+        record = {"type": "message", "index": index, "prompts": prompts}
+        self.apply({**record, "message": message.to_param()})
+
+    def _result(self, rec: dict[str, Any]) -> None:
+        block = block_from_param(rec["result"])
+        if not isinstance(block, ToolResultBlock):
+            raise ValueError("not a tool result")
+        self.results[block.tool_use_id] = block
+
+    def _queued(self, rec: dict[str, Any]) -> None:
+        self.queue.append(str(rec["text"]))
+
+    def _unqueued(self, rec: dict[str, Any]) -> None:
+        text, index = rec.get("text"), rec.get("index")
+        if (
+            isinstance(index, int)
+            and -len(self.queue) <= index < len(self.queue)
+            and (text is None or self.queue[index] == text)
+        ):
+            self.queue.pop(index)
+        elif text in self.queue:
+            self.queue.remove(text)
+
+    def _delivered(self, rec: dict[str, Any]) -> None:
+        self.deliver(rec.get("texts"))
+
+    def _cut(self, rec: dict[str, Any]) -> None:
+        """A rewind or a repair: the messages from ``to_index`` on leave the branch."""
+        self.truncate(int(rec["to_index"]))
+        self.s.context_tokens = None  # the last call saw messages that are gone
+        if rec["type"] == "rewind":
+            self.s.rewinds += 1
+
+    def _compaction(self, rec: dict[str, Any]) -> None:
+        self.compacted_turns += len(self.prompts)
+        self.truncate(0)
+        self.s.context_tokens = None
+
+    def _usage(self, rec: dict[str, Any]) -> None:
+        s = self.s
+        s.total_cost_usd += float(rec.get("cost_usd") or 0.0)
+        usage = rec.get("usage") or {}
+        for key, value in usage.items():
+            if isinstance(value, int):
+                s.usage[key] = s.usage.get(key, 0) + value
+        s.context_tokens = context_of(usage)
+
+    def _todos(self, rec: dict[str, Any]) -> None:
+        self.s.todos = list(rec.get("todos") or [])
+
+    def _settings(self, rec: dict[str, Any]) -> None:
+        self.s.model = rec.get("model", self.s.model)
+        self.s.permission_mode = rec.get("permission_mode", self.s.permission_mode)
+
+    def _rename(self, rec: dict[str, Any]) -> None:
+        self.s.title = rec.get("title")
+
+    def _checkpoint(self, rec: dict[str, Any]) -> None:
+        self.s.checkpoints.append(rec)
+
+    def damage(self) -> list[str]:
+        """What the replay could not read: the header, lines (but those a repair record
+        accounts for), the messages lost with them."""
+        problems = []
+        if not self.s.header:
+            problems.append("the header line is unreadable")
+        unseen = self.unseen()
+        if unseen:
+            shown = ", ".join(map(str, unseen[:5])) + (", ..." if len(unseen) > 5 else "")
+            problems.append(f"skipped {plural(len(unseen), 'unreadable line')} ({shown})")
+        lost = sum(1 for m in self.slots if m is None)
+        if lost:
+            problems.append(f"lost {plural(lost, 'message')} with the unreadable lines")
+        return problems
+
+    def unseen(self) -> list[int]:
+        """The unreadable lines no repair record accounts for."""
+        return [n for n in self.bad if n not in self.acknowledged]
+
+
+_RECORDS: dict[str, Callable[[_Replay, dict[str, Any]], None]] = {
+    "result": _Replay._result,
+    "queued": _Replay._queued,
+    "unqueued": _Replay._unqueued,
+    "delivered": _Replay._delivered,
+    "rewind": _Replay._cut,
+    "repair": _Replay._cut,
+    "compaction": _Replay._compaction,
+    "usage": _Replay._usage,
+    "todos": _Replay._todos,
+    "settings": _Replay._settings,
+    "rename": _Replay._rename,
+    "checkpoint": _Replay._checkpoint,
+}
+"""What each record type (but a message and the header) does to a replay."""
 
 
 _TORN_MESSAGE = re.compile(rb'\{"type":"message","ts":"[^"]*","index":(\d+),"prompts":')
@@ -234,6 +332,25 @@ def salvage_prompts(torn: bytes) -> tuple[int, list[str]] | None:
     return int(match.group(1)), prompts
 
 
+def _read_tail(
+    tail: bytes,
+) -> tuple[dict[str, Any] | None, tuple[int, list[str]] | None, list[str]]:
+    """What a last line without its newline holds: a whole record, or the prompts of a torn
+    message record (see :func:`salvage_prompts`), or nothing; and what to tell of it."""
+    if not tail:
+        return None, None, []
+    try:
+        rec = json.loads(tail)  # a whole record that only lacks its newline
+    except ValueError:
+        rec = None
+    if isinstance(rec, dict):
+        return rec, None, []
+    salvaged = salvage_prompts(tail)
+    if salvaged is None:
+        return None, None, [f"ignored a torn last line ({len(tail)} bytes)"]
+    return None, salvaged, ["recovered the prompt of a torn last line"]
+
+
 def _read_lines(path: Path) -> tuple[list[bytes], bytes, int]:
     """The complete lines of ``path`` (without newlines), the torn tail, and the size."""
     data = path.read_bytes()
@@ -241,7 +358,7 @@ def _read_lines(path: Path) -> tuple[list[bytes], bytes, int]:
     return data[:end].split(b"\n")[:-1], data[end:], len(data)
 
 
-def load(path: Path) -> LoadedSession:  # noqa: C901, PLR0915
+def load(path: Path) -> LoadedSession:
     """Replay a transcript and repair what a crash left behind (never modifies the file).
 
     Raises:
@@ -251,68 +368,15 @@ def load(path: Path) -> LoadedSession:  # noqa: C901, PLR0915
     lines, tail, size = _read_lines(path)
     replay = _Replay(len(lines) + 1)
     s = replay.s
-    problems: list[str] = []
-    bad: list[int] = []
-    acknowledged: set[int] = set()
-    torn_record: dict[str, Any] | None = None
-    salvaged: tuple[int, list[str]] | None = None
-    if tail:
-        try:
-            torn_record = json.loads(tail)  # a whole record that only lacks its newline
-        except ValueError:
-            pass
-        if not isinstance(torn_record, dict):
-            torn_record = None
-            salvaged = salvage_prompts(tail)
-            if salvaged is None:
-                problems.append(f"ignored a torn last line ({len(tail)} bytes)")
-            else:
-                problems.append("recovered the prompt of a torn last line")
+    torn_record, salvaged, problems = _read_tail(tail)
     numbered: Iterable[tuple[int, bytes | dict[str, Any]]] = enumerate(lines, 1)
     if torn_record is not None:
         numbered = [*numbered, (len(lines) + 1, torn_record)]
     for number, line in numbered:
-        if isinstance(line, bytes) and not line.strip():
-            continue
-        try:
-            rec, encoded = decode_line(line) if isinstance(line, bytes) else (line, None)
-            if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
-                raise ValueError("not a record")
-            if rec["type"] == "header":
-                if not s.header:  # the first line; or, if that was torn, one written later
-                    if int(rec.get("version", VERSION)) > VERSION:
-                        raise TranscriptError(
-                            f"{path} has format version {rec['version']}; "
-                            f"this eddy reads version {VERSION}: upgrade eddy"
-                        )
-                    s.header = rec
-                continue
-            replay.apply(rec, encoded)
-            if isinstance(rec.get("ts"), str):
-                replay.last_ts = rec["ts"]
-            if rec["type"] == "repair":
-                acknowledged.update(n for n in rec.get("lines") or () if isinstance(n, int))
-        except TranscriptError:
-            raise
-        except (ValueError, KeyError, TypeError, AttributeError):
-            bad.append(number)
-    if salvaged is not None:  # the prompt came before the torn part: keep it
-        index, prompts = salvaged
-        if 0 <= index <= len(replay.slots):
-            previous = replay.slots[index] if index == len(replay.slots) - 1 else None
-            blocks = [TextBlock(p) for p in prompts]
-            message = previous.with_blocks(*blocks) if previous else Message("user", tuple(blocks))
-            record = {"type": "message", "index": index, "prompts": prompts}
-            replay.apply({**record, "message": message.to_param()})
-    if not s.header:
-        problems.append("the header line is unreadable")
-    unseen = [n for n in bad if n not in acknowledged]
-    if unseen:
-        shown = ", ".join(map(str, unseen[:5])) + (", ..." if len(unseen) > 5 else "")
-        problems.append(f"skipped {plural(len(unseen), 'unreadable line')} ({shown})")
-    lost = sum(1 for m in replay.slots if m is None)
-    if lost:
-        problems.append(f"lost {plural(lost, 'message')} with the unreadable lines")
+        replay.line(number, line, path)
+    if salvaged is not None:
+        replay.salvaged(*salvaged)
+    problems.extend(replay.damage())
     kept = [(i, m) for i, m in enumerate(replay.slots) if m is not None]
     repaired = repair_history([m for _, m in kept], replay.results)
     problems.extend(repaired.problems)
@@ -338,7 +402,7 @@ def load(path: Path) -> LoadedSession:  # noqa: C901, PLR0915
     if salvaged is not None and salvaged[0] < len(s._replayed):
         s._replayed[salvaged[0]] = None  # no line holds it yet: resuming writes it again
     # Lines a repair record must account for; the torn tail becomes a line once terminated.
-    s._bad_lines = unseen + ([len(lines) + 1] if tail and torn_record is None else [])
+    s._bad_lines = replay.unseen() + ([len(lines) + 1] if tail and torn_record is None else [])
     s._ends_with_newline = not tail
     s._size = size
     return s

@@ -511,6 +511,27 @@ def test_an_absurd_index_is_treated_as_damage(cwd: Path) -> None:
     assert s.history == [user("hi")] and s.problems == ["skipped 1 unreadable line (3)"]
 
 
+def test_records_that_do_not_fit_are_skipped_as_damage(cwd: Path) -> None:
+    with Transcript.create(cwd, model=MODEL) as t:
+        t.record_history([user("hi")], prompt="hi")
+    records: list[Any] = [
+        {"type": "header", "session_id": "another", "model": "other"},  # not the first: ignored
+        ["not", "a", "record"],
+        {"type": "message", "index": 1, "message": {"role": "system", "content": []}},
+        {"type": "message", "index": 1, "message": assistant("x").to_param(), "prompts": [1]},
+        {"type": "result", "result": {"type": "text", "text": "not a result"}},
+        {"type": "queued", "text": "kept"},
+        {"type": "queued", "text": "taken back"},
+        {"type": "unqueued", "index": 5, "text": "taken back"},  # the index is off: the text
+    ]
+    with t.path.open("a") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in records) + "\n")  # and a blank line
+    s = load(t.path)
+    assert (s.session_id, s.model) == (t.session_id, MODEL)
+    assert s.history == [user("hi")] and s.queue == ["kept"]
+    assert s.problems[0] == "skipped 4 unreadable lines (4, 5, 6, 7)"
+
+
 def test_unreadable_header_and_newer_version(cwd: Path) -> None:
     t = Transcript.create(cwd, model=MODEL)
     t.record_history([user("hi")], prompt="hi")
