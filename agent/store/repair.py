@@ -82,7 +82,7 @@ def _describe(counts: Counter[str]) -> list[str]:
     return [describe(counts[key]) for key, describe in words.items() if counts[key]]
 
 
-def repair_history(  # noqa: C901, PLR0915
+def repair_history(
     history: Sequence[Message], finished: Mapping[str, ToolResultBlock] | None = None
 ) -> Repaired:
     """Make ``history`` valid up to a next prompt.
@@ -102,85 +102,117 @@ def repair_history(  # noqa: C901, PLR0915
     Returns:
         The repaired history, the problems in words, and where each message came from.
     """
-    out: list[Message] = []
-    origin: list[int | None] = []
-    counts: Counter[str] = Counter()
-    saved = finished or {}
-
-    def lost_result(use: ToolUseBlock) -> ToolResultBlock:
-        """The result of a call whose results message was lost: its own, if it was saved."""
-        if use.id in saved:
-            counts["recovered"] += 1
-            return saved[use.id]
-        counts["interrupted"] += 1
-        return interrupted_result(use)
-
-    def close_calls() -> None:
-        """Answer the tool calls of a trailing assistant message that no user message follows."""
-        uses = out[-1].tool_uses if out and out[-1].role == "assistant" else []
-        if uses:
-            out.append(Message("user", tuple(lost_result(u) for u in uses)))
-            origin.append(None)
-
-    ids: set[str] = set()
+    repair = _Repair(finished or {})
     for index, msg in enumerate(history):
+        repair.add(index, msg)
+    repair.close_calls()
+    return Repaired(repair.out, _describe(repair.counts), repair.origin)
+
+
+class _Repair:
+    """The one pass of :func:`repair_history`: the messages kept so far, where each came
+    from, what was changed (counted by kind) and the tool_use ids seen."""
+
+    def __init__(self, saved: Mapping[str, ToolResultBlock]) -> None:
+        self.saved = saved
+        self.out: list[Message] = []
+        self.origin: list[int | None] = []
+        self.counts: Counter[str] = Counter()
+        self.ids: set[str] = set()
+
+    def add(self, index: int, msg: Message) -> None:
+        """Repair the message at ``index`` of the history and keep it, unless nothing is left."""
+        blocks = self._clean(msg)
+        if msg.role == "assistant":
+            content = self._assistant(msg, blocks)
+        else:
+            content = self._user(blocks)
+        if content is None:
+            self.counts["empty"] += 1
+            return
+        same = len(content) == len(msg.content) and all(
+            a is b for a, b in zip(content, msg.content, strict=True)
+        )
+        self.out.append(msg if same else Message(msg.role, content))
+        self.origin.append(index)
+
+    def _clean(self, msg: Message) -> list[Block]:
+        """The blocks of ``msg`` without blank text (inside results too) and without tool
+        calls in a user message."""
         blocks: list[Block] = []
         for b in msg.content:
             if isinstance(b, TextBlock) and not b.text.strip():
-                counts["empty_text"] += 1
+                self.counts["empty_text"] += 1
             elif isinstance(b, ToolUseBlock) and msg.role == "user":
-                counts["stray_call"] += 1  # a call can only be an assistant's
+                self.counts["stray_call"] += 1  # a call can only be an assistant's
             elif isinstance(b, ToolResultBlock) and _blank_inside(b):
-                counts["empty_text"] += 1
+                self.counts["empty_text"] += 1
                 kept = tuple(x for x in b.content if isinstance(x, dict) and not _blank(x))
                 blocks.append(ToolResultBlock(b.tool_use_id, kept or "(no output)", b.is_error))
             else:
                 blocks.append(b)
-        if msg.role == "assistant":
-            counts["orphan"] += sum(isinstance(b, ToolResultBlock) for b in blocks)
-            # the one normaliser of assistant messages, as live turns use it
-            normal = normalise_assistant(Message("assistant", tuple(blocks)), ids)
-            if normal is None:
-                counts["empty"] += 1
-                continue
-            original = {u.id for u in msg.tool_uses}
-            renamed = [u for u in normal.tool_uses if u.id not in original]
-            counts["duplicate"] += len(renamed)
-            ids.update(u.id for u in normal.tool_uses)
-            if not out:
-                out.append(Message("user", (TextBlock(LOST_START),)))
-                origin.append(None)
-                counts["lost_start"] += 1
-            close_calls()
-            content: tuple[Block, ...] = normal.content
-        else:
-            expected = out[-1].tool_uses if out and out[-1].role == "assistant" else []
-            wanted = {u.id for u in expected}
-            answers: dict[str, ToolResultBlock] = {}
-            rest: list[Block] = []
-            for b in blocks:
-                if not isinstance(b, ToolResultBlock):
-                    rest.append(b)
-                elif b.tool_use_id in wanted and b.tool_use_id not in answers:
-                    answers[b.tool_use_id] = b
-                else:
-                    counts["orphan"] += 1
-            head: list[Block] = []
-            for use in expected:
-                answer = answers.get(use.id)
-                if answer is None and use.input_error:  # never run: say why, as a turn does
-                    answer = ToolResultBlock(use.id, not_run_text(use), is_error=True)
-                elif answer is None:
-                    answer = lost_result(use)
-                head.append(answer)
-            content = (*head, *rest)
-            if not content:
-                counts["empty"] += 1
-                continue
-        same = len(content) == len(msg.content) and all(
-            a is b for a, b in zip(content, msg.content, strict=True)
-        )
-        out.append(msg if same else Message(msg.role, content))
-        origin.append(index)
-    close_calls()
-    return Repaired(out, _describe(counts), origin)
+        return blocks
+
+    def _assistant(self, msg: Message, blocks: list[Block]) -> tuple[Block, ...] | None:
+        """An assistant message's content, normalised (None: nothing left); the calls of an
+        assistant message before it are answered first, and a history cannot start with it."""
+        self.counts["orphan"] += sum(isinstance(b, ToolResultBlock) for b in blocks)
+        # the one normaliser of assistant messages, as live turns use it
+        normal = normalise_assistant(Message("assistant", tuple(blocks)), self.ids)
+        if normal is None:
+            return None
+        original = {u.id for u in msg.tool_uses}
+        renamed = [u for u in normal.tool_uses if u.id not in original]
+        self.counts["duplicate"] += len(renamed)
+        self.ids.update(u.id for u in normal.tool_uses)
+        if not self.out:
+            self.out.append(Message("user", (TextBlock(LOST_START),)))
+            self.origin.append(None)
+            self.counts["lost_start"] += 1
+        self.close_calls()
+        return normal.content
+
+    def _user(self, blocks: list[Block]) -> tuple[Block, ...] | None:
+        """A user message's content: the results of the calls just before it first, in their
+        order (one for each call), then the rest (None: nothing left)."""
+        expected = self._open_calls()
+        wanted = {u.id for u in expected}
+        answers: dict[str, ToolResultBlock] = {}
+        rest: list[Block] = []
+        for b in blocks:
+            if not isinstance(b, ToolResultBlock):
+                rest.append(b)
+            elif b.tool_use_id in wanted and b.tool_use_id not in answers:
+                answers[b.tool_use_id] = b
+            else:
+                self.counts["orphan"] += 1
+        head: list[Block] = []
+        for use in expected:
+            answer = answers.get(use.id)
+            if answer is None and use.input_error:  # never run: say why, as a turn does
+                answer = ToolResultBlock(use.id, not_run_text(use), is_error=True)
+            elif answer is None:
+                answer = self._lost_result(use)
+            head.append(answer)
+        content = (*head, *rest)
+        return content or None
+
+    def _open_calls(self) -> list[ToolUseBlock]:
+        """The tool calls of the last message kept, if it is an assistant's."""
+        out = self.out
+        return out[-1].tool_uses if out and out[-1].role == "assistant" else []
+
+    def _lost_result(self, use: ToolUseBlock) -> ToolResultBlock:
+        """The result of a call whose results message was lost: its own, if it was saved."""
+        if use.id in self.saved:
+            self.counts["recovered"] += 1
+            return self.saved[use.id]
+        self.counts["interrupted"] += 1
+        return interrupted_result(use)
+
+    def close_calls(self) -> None:
+        """Answer the tool calls of a trailing assistant message that no user message follows."""
+        uses = self._open_calls()
+        if uses:
+            self.out.append(Message("user", tuple(self._lost_result(u) for u in uses)))
+            self.origin.append(None)
