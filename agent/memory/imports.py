@@ -80,7 +80,7 @@ class Expander:
             roots = (*roots, real.parent)  # a folder above the project: its own files too
         return list(self._read(path, None, (), roots))
 
-    def _read(  # noqa: C901
+    def _read(
         self,
         path: Path,
         parent: Path | None,
@@ -88,19 +88,7 @@ class Expander:
         roots: tuple[Path, ...] | None,
     ) -> Iterator[MemoryFile]:
         real = os.path.realpath(path)
-        if parent is not None and roots is not None and not _within(Path(real), roots):
-            if (parent, Path(real)) not in self.external:
-                self.external.append((parent, Path(real)))
-            if not self.survey:
-                self.problems.append(
-                    f"{parent}: the import of {path} reaches outside the project ({real}); it "
-                    "is not read until you approve it (eddy asks when a session starts)."
-                )
-                return
-        if real in chain:
-            self.problems.append(f"{parent}: the import of {path} is a cycle; skipped.")
-            return
-        if real in self.seen:
+        if not self._admitted(path, real, parent, chain, roots):
             return
         try:
             raw = Path(real).read_text(encoding="utf-8", errors="replace")
@@ -111,8 +99,39 @@ class Expander:
         self.seen.add(real)
         text = strip_comments(raw[:MAX_FILE_CHARS])
         yield MemoryFile(path, text, parent)
+        yield from self._imports(path, text, (*chain, real), roots)
+
+    def _admitted(
+        self,
+        path: Path,
+        real: str,
+        parent: Path | None,
+        chain: tuple[str, ...],
+        roots: tuple[Path, ...] | None,
+    ) -> bool:
+        """Whether ``path`` (really ``real``), imported by ``parent`` through ``chain``, is
+        to be read: not outside ``roots`` (unless surveyed), not a cycle, not read before.
+        What is left out and why goes into ``problems`` (and ``external``)."""
+        if parent is not None and roots is not None and not _within(Path(real), roots):
+            if (parent, Path(real)) not in self.external:
+                self.external.append((parent, Path(real)))
+            if not self.survey:
+                self.problems.append(
+                    f"{parent}: the import of {path} reaches outside the project ({real}); it "
+                    "is not read until you approve it (eddy asks when a session starts)."
+                )
+                return False
+        if real in chain:
+            self.problems.append(f"{parent}: the import of {path} is a cycle; skipped.")
+            return False
+        return real not in self.seen
+
+    def _imports(
+        self, path: Path, text: str, chain: tuple[str, ...], roots: tuple[Path, ...] | None
+    ) -> Iterator[MemoryFile]:
+        """The files ``text`` (of ``path``, at the end of ``chain``) imports, depth first."""
         targets = import_targets(text)
-        if targets and len(chain) + 1 > MAX_DEPTH:
+        if targets and len(chain) > MAX_DEPTH:
             self.problems.append(
                 f"{path}: imports nest deeper than {MAX_DEPTH} levels; "
                 f"{', '.join('@' + t for t in targets)} not read."
@@ -125,7 +144,7 @@ class Expander:
                 continue
             if resolved.is_dir():
                 continue  # "@src/" names a folder in prose, not a file to load
-            yield from self._read(resolved, path, (*chain, real), roots)
+            yield from self._read(resolved, path, chain, roots)
 
 
 def _within(path: Path, roots: tuple[Path, ...]) -> bool:

@@ -80,6 +80,15 @@ def test_cycles_missing_files_and_depth_are_problems_not_crashes(tmp_path: Path)
     assert f"DEPTH-{MAX_DEPTH}" not in body  # CLAUDE.md -> a -> d1 .. d4 is five hops
 
 
+def test_an_import_naming_a_folder_is_prose_not_a_problem(tmp_path: Path) -> None:
+    write(tmp_path / "CLAUDE.md", "the code is in @src/ and the notes in @notes.md")
+    write(tmp_path / "src" / "main.py", "SOURCE")
+    write(tmp_path / "notes.md", "NOTES")
+    memory = read_memory(tmp_path)
+    assert memory.problems == []
+    assert "NOTES" in memory.text() and "SOURCE" not in memory.text()
+
+
 def test_import_syntax_skips_code_spans_fences_and_mail_addresses() -> None:
     source = "see @a.md, `@b.md` me@c.md\n```\n@d.md\n```\n~~~\n@e.md\n~~~\n@f/g.md @alice"
     assert import_targets(source) == ["a.md", "f/g.md"]
