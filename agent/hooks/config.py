@@ -142,7 +142,7 @@ def matcher_matches(
     return pattern.search(value) is not None
 
 
-def load_hooks(raw: list[tuple[Any, dict[str, Any]]], problems: list[str]) -> HookConfig:  # noqa: C901
+def load_hooks(raw: list[tuple[Any, dict[str, Any]]], problems: list[str]) -> HookConfig:
     """Merge the ``hooks`` of every settings file.
 
     Args:
@@ -165,19 +165,26 @@ def load_hooks(raw: list[tuple[Any, dict[str, Any]]], problems: list[str]) -> Ho
         if not isinstance(hooks, dict):
             problems.append(f"{label}: hooks: expected an object of events; ignored.")
             continue
-        for event, groups in hooks.items():
-            where = f"{label}: hooks.{event}"
-            if event not in EVENTS:
-                problems.append(f"{where}: eddy knows no such hook event; ignored.")
-                continue
-            if not isinstance(groups, list):
-                problems.append(f"{where}: expected a list of matcher groups; ignored.")
-                continue
-            for i, group in enumerate(groups):
-                parsed = _group(event, group, f"{where}[{i}]", label, problems)
-                if parsed is not None:
-                    config.groups.append(parsed)
+        config.groups.extend(_file_groups(hooks, label, problems))
     return config
+
+
+def _file_groups(hooks: dict[str, Any], label: str, problems: list[str]) -> list[HookGroup]:
+    """The valid matcher groups of one settings file's ``hooks``, event by event."""
+    out = []
+    for event, groups in hooks.items():
+        where = f"{label}: hooks.{event}"
+        if event not in EVENTS:
+            problems.append(f"{where}: eddy knows no such hook event; ignored.")
+            continue
+        if not isinstance(groups, list):
+            problems.append(f"{where}: expected a list of matcher groups; ignored.")
+            continue
+        for i, group in enumerate(groups):
+            parsed = _group(event, group, f"{where}[{i}]", label, problems)
+            if parsed is not None:
+                out.append(parsed)
+    return out
 
 
 def _group(event: str, data: Any, where: str, label: str, problems: list[str]) -> HookGroup | None:
