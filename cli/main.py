@@ -11,7 +11,7 @@ import select
 import signal
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cli.arguments import UsageError, parse_launch
@@ -121,26 +121,45 @@ def _interactive_from_pipe(options: LaunchOptions) -> LaunchOptions:
     return options.replace(prompt=prompt, print_mode=True)
 
 
-def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None) -> int:  # noqa: C901
+def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None) -> int:
     """Entry point of the ``eddy`` command. ``exit_process`` (default: when ``argv`` is None,
     i.e. run as the command) ends the process as soon as an interactive app has returned."""
     if exit_process is None:
         exit_process = argv is None
     quiet_start_up()  # first: everything after this may take a second (imports)
     words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == ["hooks"]:  # eddy hooks [list | test EVENT --input FILE.json]
-        from cli.hooks_cmd import run_hooks_command
-
-        return run_hooks_command(words[1:])
-    if words[:1] == ["permissions"]:  # eddy permissions why "Bash(git push)"
-        from frontend.permissions_cli import permissions_command
-
-        return permissions_command(words[1:])
+    subcommand = _SUBCOMMANDS.get(words[0]) if words else None
+    if subcommand is not None:
+        return subcommand(words[1:])
     try:
         options = parse_launch(argv)
     except UsageError as exc:
         print(exc, file=sys.stderr)
         return 2
+    return _launch(options, exit_process)
+
+
+def _hooks_command(words: list[str]) -> int:
+    from cli.hooks_cmd import run_hooks_command
+
+    return run_hooks_command(words)
+
+
+def _permissions_command(words: list[str]) -> int:
+    from frontend.permissions_cli import permissions_command
+
+    return permissions_command(words)
+
+
+_SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "hooks": _hooks_command,  # eddy hooks [list | test EVENT --input FILE.json]
+    "permissions": _permissions_command,  # eddy permissions why "Bash(git push)"
+}
+
+
+def _launch(options: LaunchOptions, exit_process: bool) -> int:
+    """Run the front end ``options`` ask for: a rewind, ACP, the Agent SDK's protocol, one
+    prompt (``-p``), line mode or the app."""
     if options.rewind is not None or options.checkpoints:
         from headless.run import run_checkpoints
 
@@ -162,23 +181,33 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
     if not (options.print_mode or options.plain) and not sys.stdin.isatty():
         options = _interactive_from_pipe(options)
     if options.print_mode:
-        prompt = options.prompt
-        if prompt == "-" and not sys.stdin.isatty():
-            prompt = sys.stdin.read()  # asked for by name: read whatever stdin is
-        else:  # cat log | eddy -p "explain": the pipe follows the prompt, as Claude Code does
-            prompt = with_piped_prompt(prompt, read_piped_stdin())
-        if not prompt or not prompt.strip():
-            print('eddy -p needs a prompt: eddy -p "fix the failing test"', file=sys.stderr)
-            return 2
-        if not has_api_key():
-            print(NO_KEY_MESSAGE, file=sys.stderr)
-            return 2
-        if options.resume == "":
-            print("eddy -p --resume needs a session id (or use --continue)", file=sys.stderr)
-            return 2
-        from headless.run import run_headless
+        return _print_mode(options)
+    return _interactive(options, exit_process)
 
-        return run_headless(options, prompt, exit_process=True)
+
+def _print_mode(options: LaunchOptions) -> int:
+    """``eddy -p``: one prompt (with what is piped in), answered on stdout."""
+    prompt = options.prompt
+    if prompt == "-" and not sys.stdin.isatty():
+        prompt = sys.stdin.read()  # asked for by name: read whatever stdin is
+    else:  # cat log | eddy -p "explain": the pipe follows the prompt, as Claude Code does
+        prompt = with_piped_prompt(prompt, read_piped_stdin())
+    if not prompt or not prompt.strip():
+        print('eddy -p needs a prompt: eddy -p "fix the failing test"', file=sys.stderr)
+        return 2
+    if not has_api_key():
+        print(NO_KEY_MESSAGE, file=sys.stderr)
+        return 2
+    if options.resume == "":
+        print("eddy -p --resume needs a session id (or use --continue)", file=sys.stderr)
+        return 2
+    from headless.run import run_headless
+
+    return run_headless(options, prompt, exit_process=True)
+
+
+def _interactive(options: LaunchOptions, exit_process: bool) -> int:
+    """Line mode (``--plain``) or the app."""
     if options.plain:
         from plain.run import run_plain
 

@@ -39,6 +39,16 @@ def test_missing_prompt_exits_2(tmp_path: Path) -> None:
     assert "needs a prompt" in out.stderr
 
 
+def test_the_hooks_subcommand_is_not_a_prompt(tmp_path: Path) -> None:
+    out = run_eddy(["hooks", "list"], {"HOME": str(tmp_path)}, tmp_path)
+    assert out.returncode == 0 and "No hooks are configured" in out.stdout
+
+
+def test_print_mode_resume_needs_a_session_id(tmp_path: Path) -> None:
+    out = run_eddy(["-p", "hello", "--resume", ""], {"ANTHROPIC_API_KEY": "x"}, tmp_path)
+    assert out.returncode == 2 and "needs a session id" in out.stderr
+
+
 def test_rules_are_split() -> None:
     from cli.arguments import _split_rules
 
