@@ -34,7 +34,9 @@ class EventRouter:
         self._text: list[str] = []
         """Text deltas not shown yet: those parsed from one read of the stream go as one."""
 
-    def handle(self, event: ev.Event) -> None:  # noqa: C901, PLR0915
+    # C901 counts each case of the match: it is the table of what each event does here, and
+    # mypy's assert_never proves it names every event (tests/agent/test_protocol_exhaustive.py)
+    def handle(self, event: ev.Event) -> None:  # noqa: C901
         """Route one engine event to the widgets that show it."""
         if type(event) is ev.TextDelta:  # the hot path: thousands a second at full speed
             if not self._text:
@@ -53,8 +55,7 @@ class EventRouter:
                 self.turn_chars = 0
                 status.start_work()
             case ev.ThinkingDelta():
-                self.turn_chars += len(event.text)
-                status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
+                self._thinking(event)
                 return  # the spinner's timer repaints; no repaint per delta
             case ev.PermissionRequested():
                 self._ask(event)
@@ -67,24 +68,19 @@ class EventRouter:
             case ev.QueueChanged():
                 screen.queued.set_items(event.queue)
                 screen.prompt.queued = status.queued
-            case ev.PermissionResolved() | ev.Interrupted():
+            case ev.PermissionResolved():
                 self._close_prompts(event)
-                if isinstance(event, ev.Interrupted):
-                    self._close_dialogs()
+            case ev.Interrupted():
+                self._close_prompts(event)
+                self._close_dialogs()
             case ev.RewindFinished():
                 screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
             case ev.SessionRenamed():
                 screen.say(f"Session renamed to “{event.title}”.")
             case ev.PromptBlocked():
-                screen.say(f"Prompt blocked by a UserPromptSubmit hook: {event.reason}", "notice")
-                screen.prompt.load_quietly(event.prompt)  # not sent: edit it and send again
-                screen.prompt.move_cursor(screen.prompt.document.end)
+                self._blocked(event)
             case ev.TurnFinished():
-                self._close_prompts(event)
-                self._close_dialogs()
-                status.stop_work()
-                screen.index_stale = True  # the turn may have created files
-                self._cap_advice(event)
+                self._finished(event)
                 return
             case (
                 ev.TextDelta()
@@ -110,6 +106,27 @@ class EventRouter:
             case _:
                 assert_never(event)
         status.refresh_line()
+
+    def _thinking(self, event: ev.ThinkingDelta) -> None:
+        """Thinking is not shown as it streams: it counts towards the turn's tokens."""
+        status = self.screen.status
+        self.turn_chars += len(event.text)
+        status.turn_tokens = max(status.turn_tokens, self.turn_chars // 4)
+
+    def _blocked(self, event: ev.PromptBlocked) -> None:
+        """A hook blocked the prompt: say why and give it back to edit and send again."""
+        screen = self.screen
+        screen.say(f"Prompt blocked by a UserPromptSubmit hook: {event.reason}", "notice")
+        screen.prompt.load_quietly(event.prompt)
+        screen.prompt.move_cursor(screen.prompt.document.end)
+
+    def _finished(self, event: ev.TurnFinished) -> None:
+        """The turn ended: its questions close, the spinner stops, the file index is stale."""
+        self._close_prompts(event)
+        self._close_dialogs()
+        self.screen.status.stop_work()
+        self.screen.index_stale = True  # the turn may have created files
+        self._cap_advice(event)
 
     def _cap_advice(self, event: ev.TurnFinished) -> None:
         """After a stop at the budget or turn cap: how to raise it and go on."""

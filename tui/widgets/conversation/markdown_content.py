@@ -5,6 +5,7 @@ rendered."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -55,23 +56,10 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _ALIGN = {"text-align:right": "right", "text-align:center": "center"}
 
 
-def _table(tokens: list[Any], i: int) -> tuple[Content, int]:  # noqa: C901
+def _table(tokens: list[Any], i: int) -> tuple[Content, int]:
     """The GFM table whose ``table_open`` is ``tokens[i]``, drawn with box lines (header
     bold, columns aligned as the separator row says); returns it and its ``table_close``."""
-    rows: list[list[tuple[Content, str]]] = []
-    header = 0
-    while i < len(tokens) and tokens[i].type != "table_close":
-        token = tokens[i]
-        if token.type == "tr_open":
-            rows.append([])
-        elif token.type == "thead_close":
-            header = len(rows)
-        elif token.type in ("th_open", "td_open") and rows:
-            cell = _inline(tokens[i + 1])
-            if token.type == "th_open":
-                cell = cell.stylize_before("bold")
-            rows[-1].append((cell, _ALIGN.get(str(token.attrs.get("style", "")), "left")))
-        i += 1
+    rows, header, i = _table_rows(tokens, i)
     columns = max((len(row) for row in rows), default=0)
     widths = [1] * columns
     for row in rows:
@@ -88,16 +76,40 @@ def _table(tokens: list[Any], i: int) -> tuple[Content, int]:  # noqa: C901
     for n, row in enumerate(rows):
         if n and n == header:
             lines.append(rule("├", "┼", "┤"))
-        cells = []
-        for c, width in enumerate(widths):
-            cell, align = row[c] if c < len(row) else (Content(""), "left")
-            room = width - cell.cell_length
-            left = room if align == "right" else room // 2 if align == "center" else 0
-            cell = cell.pad(left, room - left)
-            cells.append(Content(" ") + cell + Content(" "))
+        cells = [
+            _cell(*(row[c] if c < len(row) else (Content(""), "left")), width)
+            for c, width in enumerate(widths)
+        ]
         lines.append(bar + bar.join(cells) + bar)
     lines.append(rule("└", "┴", "┘"))
     return Content("\n").join(lines), i
+
+
+def _table_rows(tokens: list[Any], i: int) -> tuple[list[list[tuple[Content, str]]], int, int]:
+    """The rows of the table whose ``table_open`` is ``tokens[i]``: each cell's content and
+    alignment; how many rows the header has; the index of its ``table_close``."""
+    rows: list[list[tuple[Content, str]]] = []
+    header = 0
+    while i < len(tokens) and tokens[i].type != "table_close":
+        token = tokens[i]
+        if token.type == "tr_open":
+            rows.append([])
+        elif token.type == "thead_close":
+            header = len(rows)
+        elif token.type in ("th_open", "td_open") and rows:
+            cell = _inline(tokens[i + 1])
+            if token.type == "th_open":
+                cell = cell.stylize_before("bold")
+            rows[-1].append((cell, _ALIGN.get(str(token.attrs.get("style", "")), "left")))
+        i += 1
+    return rows, header, i
+
+
+def _cell(cell: Content, align: str, width: int) -> Content:
+    """A table cell padded to its column's ``width`` as ``align`` says, a space either side."""
+    room = width - cell.cell_length
+    left = room if align == "right" else room // 2 if align == "center" else 0
+    return Content(" ") + cell.pad(left, room - left) + Content(" ")
 
 
 _parser: MarkdownIt | None = None
@@ -112,72 +124,141 @@ def _parse(text: str) -> list[Any]:
     return _parser.parse(text)
 
 
-def markdown_to_content(text: str) -> Content:  # noqa: C901, PLR0915
+def markdown_to_content(text: str) -> Content:
     """Render markdown (GFM-like) to a single Content."""
-    tokens = _parse(text)
-    blocks: list[tuple[Content, bool]] = []  # (block, inside a list: tight spacing)
-    lists: list[list[Any]] = []  # per open list: [ordered, next number]
-    prefix = Content("")
-    quote = 0
-    lines = text.splitlines()
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        kind = token.type
-        indent = "  " * max(0, len(lists) - 1)
-        bar = Content.styled("▌ " * quote, "$text-muted")
-        if kind in ("bullet_list_open", "ordered_list_open"):
-            lists.append([kind == "ordered_list_open", int(token.attrs.get("start", 1) or 1)])
-        elif kind in ("bullet_list_close", "ordered_list_close"):
-            lists.pop()
-        elif kind == "list_item_open" and lists:
-            ordered, number = lists[-1]
+    return _Render(text).run()
+
+
+_Block = tuple[Content, bool]
+"""A drawn block, and whether it is inside a list (tight spacing)."""
+
+
+class _Render:
+    """One walk over markdown-it's tokens: the blocks drawn so far, the open lists (each
+    [ordered, next number]), a list item's mark waiting for its first paragraph, the depth of
+    block quotes."""
+
+    def __init__(self, text: str) -> None:
+        self.tokens = _parse(text)
+        self.lines = text.splitlines()
+        self.blocks: list[_Block] = []
+        self.lists: list[list[Any]] = []
+        self.prefix = Content("")
+        self.quote = 0
+
+    def run(self) -> Content:
+        """The blocks of the whole text, a blank line apart (a line between list items)."""
+        tokens, i = self.tokens, 0
+        while i < len(tokens):
+            token = tokens[i]
+            draw = _DRAW.get(token.type)
+            if draw is not None:
+                i = draw(self, token, i)
+            i += 1
+        out: list[Content] = []
+        blocks = self.blocks
+        for n, (block, tight) in enumerate(blocks):
+            if n:
+                out.append(Content("\n" if tight and blocks[n - 1][1] else "\n\n"))
+            out.append(block)
+        return Content("").join(out)
+
+    def _indent(self) -> str:
+        return "  " * max(0, len(self.lists) - 1)
+
+    # each takes the token at ``i`` and returns the index of the last token it used
+
+    def list_open(self, token: Any, i: int) -> int:
+        self.lists.append(
+            [token.type == "ordered_list_open", int(token.attrs.get("start", 1) or 1)]
+        )
+        return i
+
+    def list_close(self, token: Any, i: int) -> int:
+        self.lists.pop()
+        return i
+
+    def item_open(self, token: Any, i: int) -> int:
+        if self.lists:
+            ordered, number = self.lists[-1]
             mark = f"{number}. " if ordered else "• "
-            lists[-1][1] += 1
-            prefix = Content(indent) + Content.styled(mark, "bold $text-primary")
-        elif kind == "blockquote_open":
-            quote += 1
-        elif kind == "blockquote_close":
-            quote -= 1
-        elif kind == "heading_open":
-            body = _inline(tokens[i + 1]).stylize_before(_HEADING_STYLE.get(token.tag, "bold"))
-            blocks.append((body, False))
-            i += 2
-        elif kind == "paragraph_open":
-            hang = len(prefix.plain) if prefix.plain else len(indent) + 2 if lists else 0
-            body = _inline(tokens[i + 1], hang)
-            if quote:
-                body = body.stylize_before("italic")
-            if prefix.plain:
-                body, prefix = prefix + body, Content("")
-            elif lists:
-                body = Content(indent + "  ") + body
-            blocks.append((bar + body, bool(lists)))
-            i += 2
-        elif kind in ("fence", "code_block"):
-            language = (token.info or "").split(" ")[0] or "text"
-            code = highlight_code(token.content.rstrip("\n"), language)
-            pad = "  " if not lists else indent + "    "
-            fence = Content("\n").join(Content(pad) + line for line in code.split("\n"))
-            blocks.append((fence, bool(lists)))
-        elif kind == "hr":
-            blocks.append((Content.styled("─" * 40, "$text-muted"), False))
-        elif kind == "table_open":
-            table, i = _table(tokens, i)
-            if lists:
-                margin = Content(indent + "  ")
-                table = Content("\n").join(margin + line for line in table.split("\n"))
-            blocks.append((table, False))
-        elif kind == "html_block" and token.map:
+            self.lists[-1][1] += 1
+            self.prefix = Content(self._indent()) + Content.styled(mark, "bold $text-primary")
+        return i
+
+    def quote_open(self, token: Any, i: int) -> int:
+        self.quote += 1
+        return i
+
+    def quote_close(self, token: Any, i: int) -> int:
+        self.quote -= 1
+        return i
+
+    def heading(self, token: Any, i: int) -> int:
+        body = _inline(self.tokens[i + 1]).stylize_before(_HEADING_STYLE.get(token.tag, "bold"))
+        self.blocks.append((body, False))
+        return i + 2
+
+    def paragraph(self, token: Any, i: int) -> int:
+        """A paragraph: after a list item's mark, or indented under the item, or in a quote."""
+        lists, indent, prefix = self.lists, self._indent(), self.prefix
+        hang = len(prefix.plain) if prefix.plain else len(indent) + 2 if lists else 0
+        body = _inline(self.tokens[i + 1], hang)
+        if self.quote:
+            body = body.stylize_before("italic")
+        if prefix.plain:
+            body, self.prefix = prefix + body, Content("")
+        elif lists:
+            body = Content(indent + "  ") + body
+        bar = Content.styled("▌ " * self.quote, "$text-muted")
+        self.blocks.append((bar + body, bool(lists)))
+        return i + 2
+
+    def code(self, token: Any, i: int) -> int:
+        language = (token.info or "").split(" ")[0] or "text"
+        code = highlight_code(token.content.rstrip("\n"), language)
+        pad = "  " if not self.lists else self._indent() + "    "
+        fence = Content("\n").join(Content(pad) + line for line in code.split("\n"))
+        self.blocks.append((fence, bool(self.lists)))
+        return i
+
+    def rule(self, token: Any, i: int) -> int:
+        self.blocks.append((Content.styled("─" * 40, "$text-muted"), False))
+        return i
+
+    def table(self, token: Any, i: int) -> int:
+        table, i = _table(self.tokens, i)
+        if self.lists:
+            margin = Content(self._indent() + "  ")
+            table = Content("\n").join(margin + line for line in table.split("\n"))
+        self.blocks.append((table, False))
+        return i
+
+    def html(self, token: Any, i: int) -> int:
+        if token.map:
             start, end = token.map
-            blocks.append((Content("\n".join(lines[start:end])), False))
-        i += 1
-    out: list[Content] = []
-    for n, (block, tight) in enumerate(blocks):
-        if n:
-            out.append(Content("\n" if tight and blocks[n - 1][1] else "\n\n"))
-        out.append(block)
-    return Content("").join(out)
+            self.blocks.append((Content("\n".join(self.lines[start:end])), False))
+        return i
+
+
+_DRAW: dict[str, Callable[[_Render, Any, int], int]] = {
+    "bullet_list_open": _Render.list_open,
+    "ordered_list_open": _Render.list_open,
+    "bullet_list_close": _Render.list_close,
+    "ordered_list_close": _Render.list_close,
+    "list_item_open": _Render.item_open,
+    "blockquote_open": _Render.quote_open,
+    "blockquote_close": _Render.quote_close,
+    "heading_open": _Render.heading,
+    "paragraph_open": _Render.paragraph,
+    "fence": _Render.code,
+    "code_block": _Render.code,
+    "hr": _Render.rule,
+    "table_open": _Render.table,
+    "html_block": _Render.html,
+}
+"""What each token that draws or opens something does; the others (inline content read with
+its block, closing tags) are passed over."""
 
 
 def estimate_height(text: str, width: int) -> int:
