@@ -147,7 +147,11 @@ def spread(xs: list[float]) -> str:
     return f"({min(xs) * 1000:.0f}-{max(xs) * 1000:.0f})"
 
 
-def main() -> None:  # noqa: C901, PLR0915
+Size = tuple[int, float]
+"""A generated tree: (files, megabytes)."""
+
+
+def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("runs", nargs="?", type=int, default=5)
     ap.add_argument("--sizes", default="20000:300,100000:1500")
@@ -155,40 +159,8 @@ def main() -> None:  # noqa: C901, PLR0915
     args = ap.parse_args()
     sizes = [(int(f), float(m)) for f, m in (s.split(":") for s in args.sizes.split(","))]
     subprocess.run([sys.executable, "-m", "compileall", "-q", *PACKAGES], cwd=ROOT, check=True)
-    exe = Path(sys.executable).with_name("eddy")
     claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
-    key = "sk-ant-bench-not-a-key"
-    results: dict[tuple[int, float], dict[str, list[Run]]] = {}
-    stores: dict[tuple[int, float], tuple[int, int]] = {}
-    with TimedFake() as fake, tempfile.TemporaryDirectory(prefix="bench-bigrepo-") as tmp:
-        fake.validate = False
-        base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-        base |= {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": key}
-        for files, mb in sizes:
-            repo = scratch_copy(big_repo(files, mb), Path(tmp))
-            subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=repo, check=False)
-            runs: dict[str, list[Run]] = {"eddy": [], "claude": []}
-            home = claude_home(repo, key)
-            for i in range(args.runs):
-                data = Path(tmp) / f"data-{files}-{i}"
-                env = base | {"EDDY_DATA_DIR": str(data)}
-                argv = [str(exe), "-p", "run true 8 times", "--allowed-tools", "Bash"]
-                runs["eddy"].append(timed_run(fake, argv, env, repo, args.think))
-                store = [p for p in data.rglob("*.checkpoints") if p.is_dir()]
-                stores[(files, mb)] = (sum(du(p) for p in store), work_tree_bytes(repo))
-                shutil.rmtree(data, ignore_errors=True)
-                if claude:
-                    cenv = base | {
-                        "HOME": home,
-                        "DISABLE_AUTOUPDATER": "1",
-                        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                    }
-                    cargv = [claude, "-p", "run true 8 times", "--allowedTools", "Bash"]
-                    runs["claude"].append(timed_run(fake, cargv, cenv, repo, args.think))
-            results[(files, mb)] = runs
-            shutil.rmtree(repo, ignore_errors=True)
-            shutil.rmtree(home, ignore_errors=True)
-
+    results, stores = measure(sizes, args.runs, args.think, claude)
     load = os.getloadavg()
     print(f"Bash in a big git repository, eddy -p vs Claude Code ({claude or 'not found'})")
     print(
@@ -197,47 +169,94 @@ def main() -> None:  # noqa: C901, PLR0915
     )
     print("  clock: end of the response asking for Bash -> arrival of the next request")
     print(f"  the model answers at once, but takes {args.think:g} s before its first Bash call")
-    for (files, mb), runs in results.items():
-        e, c = runs["eddy"], runs["claude"]
-        ef, el = [r.first for r in e], [r.later for r in e]
-        print(f"{files:,} files, {mb:g} MB:")
-        line = f"  first Bash  eddy {ms(statistics.median(ef))} {spread(ef)}"
-        if c:
-            cf = [r.first for r in c]
-            ratio = statistics.median(ef) / statistics.median(cf)
-            line += f"  Claude Code {ms(statistics.median(cf))} {spread(cf)}  {ratio:.2f}x"
-        print(line + "  (target <= 2x)")
-        line = f"  later Bash  eddy {ms(statistics.median(el))} {spread(el)}"
-        if c:
-            cl = [r.later for r in c]
-            ratio = statistics.median(el) / statistics.median(cl)
-            line += f"  Claude Code {ms(statistics.median(cl))} {spread(cl)}  {ratio:.2f}x"
-        print(line + "  (target <= 1.5x)")
-        er = [r.to_request for r in e]
-        line = f"  launch -> first request  eddy {ms(statistics.median(er))} {spread(er)}"
-        if c:
-            cr = [r.to_request for r in c]
-            line += f"  Claude Code {ms(statistics.median(cr))} {spread(cr)}"
-        print(line)
-        store, tree = stores[(files, mb)]
-        print(
-            f"  checkpoint store after a run: {store / 1e6:.2f} MB for a {tree / 1e6:.0f} MB "
-            f"working tree ({store / max(1, tree):.2%})"
-        )
+    for size, runs in results.items():
+        report_size(size, runs, stores[size])
     if len(results) >= 2:
-        (small, rs), (large, rl) = list(results.items())[0], list(results.items())[-1]
-        grow = large[0] / small[0]
-        print(f"growth from {small[0]:,} to {large[0]:,} files ({grow:.0f}x the tree):")
-        for who in ("eddy", "claude"):
-            if not rs[who]:
-                continue
-            for what in ("first", "later"):
-                a = statistics.median(getattr(r, what) for r in rs[who])
-                b = statistics.median(getattr(r, what) for r in rl[who])
-                print(
-                    f"  {who:6} {what} Bash: {a * 1000:.0f} -> {b * 1000:.0f} ms "
-                    f"({b / max(a, 1e-9):.2f}x)"
-                )
+        report_growth(results)
+
+
+def measure(
+    sizes: list[Size], n: int, think: float, claude: str | None
+) -> tuple[dict[Size, dict[str, list[Run]]], dict[Size, tuple[int, int]]]:
+    """``n`` alternating runs of eddy and Claude Code (when found) in a tree of each size;
+    and for each size, eddy's checkpoint store after a run and the working tree, in bytes."""
+    exe = Path(sys.executable).with_name("eddy")
+    key = "sk-ant-bench-not-a-key"
+    results: dict[Size, dict[str, list[Run]]] = {}
+    stores: dict[Size, tuple[int, int]] = {}
+    with TimedFake() as fake, tempfile.TemporaryDirectory(prefix="bench-bigrepo-") as tmp:
+        fake.validate = False
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+        base |= {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": key}
+        cenv = base | {"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        for files, mb in sizes:
+            repo = scratch_copy(big_repo(files, mb), Path(tmp))
+            subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=repo, check=False)
+            runs: dict[str, list[Run]] = {"eddy": [], "claude": []}
+            home = claude_home(repo, key)
+            for i in range(n):
+                data = Path(tmp) / f"data-{files}-{i}"
+                env = base | {"EDDY_DATA_DIR": str(data)}
+                argv = [str(exe), "-p", "run true 8 times", "--allowed-tools", "Bash"]
+                runs["eddy"].append(timed_run(fake, argv, env, repo, think))
+                store = [p for p in data.rglob("*.checkpoints") if p.is_dir()]
+                stores[(files, mb)] = (sum(du(p) for p in store), work_tree_bytes(repo))
+                shutil.rmtree(data, ignore_errors=True)
+                if claude:
+                    cargv = [claude, "-p", "run true 8 times", "--allowedTools", "Bash"]
+                    runs["claude"].append(
+                        timed_run(fake, cargv, cenv | {"HOME": home}, repo, think)
+                    )
+            results[(files, mb)] = runs
+            shutil.rmtree(repo, ignore_errors=True)
+            shutil.rmtree(home, ignore_errors=True)
+    return results, stores
+
+
+def compared(label: str, eddy: list[float], claude: list[float]) -> str:
+    """A figure's line: eddy's median and spread, and Claude Code's and the ratio if run."""
+    line = f"  {label}  eddy {ms(statistics.median(eddy))} {spread(eddy)}"
+    if claude:
+        ratio = statistics.median(eddy) / statistics.median(claude)
+        line += f"  Claude Code {ms(statistics.median(claude))} {spread(claude)}  {ratio:.2f}x"
+    return line
+
+
+def report_size(size: Size, runs: dict[str, list[Run]], store_tree: tuple[int, int]) -> None:
+    """The figures of one tree size."""
+    files, mb = size
+    e, c = runs["eddy"], runs["claude"]
+    print(f"{files:,} files, {mb:g} MB:")
+    print(compared("first Bash", [r.first for r in e], [r.first for r in c]) + "  (target <= 2x)")
+    print(compared("later Bash", [r.later for r in e], [r.later for r in c]) + "  (target <= 1.5x)")
+    er = [r.to_request for r in e]
+    line = f"  launch -> first request  eddy {ms(statistics.median(er))} {spread(er)}"
+    if c:
+        cr = [r.to_request for r in c]
+        line += f"  Claude Code {ms(statistics.median(cr))} {spread(cr)}"
+    print(line)
+    store, tree = store_tree
+    print(
+        f"  checkpoint store after a run: {store / 1e6:.2f} MB for a {tree / 1e6:.0f} MB "
+        f"working tree ({store / max(1, tree):.2%})"
+    )
+
+
+def report_growth(results: dict[Size, dict[str, list[Run]]]) -> None:
+    """How the figures grow from the smallest tree to the largest."""
+    (small, rs), (large, rl) = list(results.items())[0], list(results.items())[-1]
+    grow = large[0] / small[0]
+    print(f"growth from {small[0]:,} to {large[0]:,} files ({grow:.0f}x the tree):")
+    for who in ("eddy", "claude"):
+        if not rs[who]:
+            continue
+        for what in ("first", "later"):
+            a = statistics.median(getattr(r, what) for r in rs[who])
+            b = statistics.median(getattr(r, what) for r in rl[who])
+            print(
+                f"  {who:6} {what} Bash: {a * 1000:.0f} -> {b * 1000:.0f} ms "
+                f"({b / max(a, 1e-9):.2f}x)"
+            )
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ def commit_all(ws: Path) -> None:
     subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=ws, check=False)
 
 
-async def main(files: int, size: int, git: bool) -> None:  # noqa: PLR0915
+async def main(files: int, size: int, git: bool) -> None:
     rng = random.Random(5)
     with tempfile.TemporaryDirectory() as tmp:
         ws, store_dir = Path(tmp) / "ws", Path(tmp) / "store"
@@ -94,85 +94,101 @@ async def main(files: int, size: int, git: bool) -> None:  # noqa: PLR0915
         ms = await timed(store.prepare)
         what = "reads what git does not hold" if git else "reads and stores every file"
         print(f"first snapshot ({what}): {ms:8.1f} ms, {store.scanner.files_read} files read")
-
-        samples = []
-        for _ in range(7):
-            samples.append(await timed(store.before_shell))
-            await store.after_shell()
-        print(f"before Bash, nothing changed (median of 7):   {statistics.median(samples):8.1f} ms")
-        print(f"  (min {min(samples):.1f}, max {max(samples):.1f})")
-
-        changed = rng.sample(paths, 100)
-        for p in changed:
-            with open(p, "ab") as f:
-                f.write(b"# edited outside eddy\n")
-        ms = await timed(store.before_shell)
-        print(f"before Bash, 100 files changed since:         {ms:8.1f} ms")
-        for p in rng.sample(paths, 100):
-            with open(p, "ab") as f:
-                f.write(b"# edited by the command\n")
-        ms = await timed(store.after_shell)
-        print(f"after Bash that changed 100 files:            {ms:8.1f} ms")
-
-        store.begin("p1", "change 100 files")
-        await store.before_shell()
-        targets = rng.sample(paths, 100)
-        for p in targets:
-            p.write_bytes(p.read_bytes()[:-100] + b"# rewritten by the command\n")
-        await store.after_shell()
-        t = time.perf_counter()
-        store.plan_rewind("p1")
-        plan_ms = (time.perf_counter() - t) * 1000
-        t = time.perf_counter()
-        result = store.rewind("p1")
-        ms = (time.perf_counter() - t) * 1000
-        print(f"plan a rewind of 100 files:                   {plan_ms:8.1f} ms")
-        n = len(result.restored)
-        print(f"rewind of {n} files (plan + restore + record): {ms:8.1f} ms")
-        t = time.perf_counter()
-        store.redo(result.rewind_id)
-        ms = (time.perf_counter() - t) * 1000
-        print(f"redo of that rewind:                          {ms:8.1f} ms")
-
-        begins = []
-        for i in range(100):
-            t = time.perf_counter()
-            store.begin(f"e{i}", f"small edit {i}")
-            begins.append((time.perf_counter() - t) * 1000)
-            p = paths[(i * 37) % len(paths)]
-            await store.before_change([p])
-            p.write_bytes(p.read_bytes().replace(b"value", b"VALUE", 1) + f"#{i}\n".encode())
-            store.settle()
-            if i % 10 == 0:
-                await store.before_shell()
-                q = paths[(i * 53) % len(paths)]
-                with open(q, "ab") as f:
-                    f.write(b"# appended by a command\n")
-                await store.after_shell()
+        await around_bash(store, paths, rng)
+        await rewind_and_redo(store, paths, rng)
+        await small_edits(store, paths)
         store.close()
-        print(f"begin() of a checkpoint (median of 100):      {statistics.median(begins):8.1f} ms")
-        usage = store.disk_usage()
-        snapshot_shas = (
-            {e.state.sha for e in snap.files.values()}
-            if (snap := store.tracker.snapshot)
-            else set()
-        )
-        extra = {s for e in store.entries for s in e.shas()} - snapshot_shas
-        extra_bytes = sum(store.blobs.path(s).stat().st_size for s in extra)
-        tree = du(ws) - (du(ws / ".git") if git else 0)
-        print(
-            f"store after 100 checkpoints of small edits:   {du(store_dir) / 1e6:8.1f} MB on disk, "
-            f"for a {tree / 1e6:.1f} MB workspace"
-        )
-        print(
-            f"  blobs {usage['blobs'] / 1e6:.1f} MB in {usage['blob_count']} files: the shell "
-            f"snapshot's copies + {len(extra)} blobs, {extra_bytes / 1e6:.2f} MB, "
-            f"that only the checkpoints need"
-        )
-        print(
-            f"  checkpoints.json {usage['log'] / 1e3:.0f} KB, "
-            f"snapshot.json (stat cache) {usage['index'] / 1e6:.1f} MB"
-        )
+        report_store(store, ws, store_dir, git)
+
+
+async def around_bash(store: CheckpointStore, paths: list[Path], rng: random.Random) -> None:
+    """The hooks before and after a Bash call: nothing changed, files changed between
+    commands, files changed by the command."""
+    samples = []
+    for _ in range(7):
+        samples.append(await timed(store.before_shell))
+        await store.after_shell()
+    print(f"before Bash, nothing changed (median of 7):   {statistics.median(samples):8.1f} ms")
+    print(f"  (min {min(samples):.1f}, max {max(samples):.1f})")
+
+    changed = rng.sample(paths, 100)
+    for p in changed:
+        with open(p, "ab") as f:
+            f.write(b"# edited outside eddy\n")
+    ms = await timed(store.before_shell)
+    print(f"before Bash, 100 files changed since:         {ms:8.1f} ms")
+    for p in rng.sample(paths, 100):
+        with open(p, "ab") as f:
+            f.write(b"# edited by the command\n")
+    ms = await timed(store.after_shell)
+    print(f"after Bash that changed 100 files:            {ms:8.1f} ms")
+
+
+async def rewind_and_redo(store: CheckpointStore, paths: list[Path], rng: random.Random) -> None:
+    """Plan and carry out the rewind of a command that rewrote 100 files, then redo it."""
+    store.begin("p1", "change 100 files")
+    await store.before_shell()
+    targets = rng.sample(paths, 100)
+    for p in targets:
+        p.write_bytes(p.read_bytes()[:-100] + b"# rewritten by the command\n")
+    await store.after_shell()
+    t = time.perf_counter()
+    store.plan_rewind("p1")
+    plan_ms = (time.perf_counter() - t) * 1000
+    t = time.perf_counter()
+    result = store.rewind("p1")
+    ms = (time.perf_counter() - t) * 1000
+    print(f"plan a rewind of 100 files:                   {plan_ms:8.1f} ms")
+    n = len(result.restored)
+    print(f"rewind of {n} files (plan + restore + record): {ms:8.1f} ms")
+    t = time.perf_counter()
+    store.redo(result.rewind_id)
+    ms = (time.perf_counter() - t) * 1000
+    print(f"redo of that rewind:                          {ms:8.1f} ms")
+
+
+async def small_edits(store: CheckpointStore, paths: list[Path]) -> None:
+    """100 checkpoints of one small edit each (and a command every tenth): begin()'s time."""
+    begins = []
+    for i in range(100):
+        t = time.perf_counter()
+        store.begin(f"e{i}", f"small edit {i}")
+        begins.append((time.perf_counter() - t) * 1000)
+        p = paths[(i * 37) % len(paths)]
+        await store.before_change([p])
+        p.write_bytes(p.read_bytes().replace(b"value", b"VALUE", 1) + f"#{i}\n".encode())
+        store.settle()
+        if i % 10 == 0:
+            await store.before_shell()
+            q = paths[(i * 53) % len(paths)]
+            with open(q, "ab") as f:
+                f.write(b"# appended by a command\n")
+            await store.after_shell()
+    print(f"begin() of a checkpoint (median of 100):      {statistics.median(begins):8.1f} ms")
+
+
+def report_store(store: CheckpointStore, ws: Path, store_dir: Path, git: bool) -> None:
+    """What the store holds on disk, and how much of it only the checkpoints need."""
+    usage = store.disk_usage()
+    snapshot_shas = (
+        {e.state.sha for e in snap.files.values()} if (snap := store.tracker.snapshot) else set()
+    )
+    extra = {s for e in store.entries for s in e.shas()} - snapshot_shas
+    extra_bytes = sum(store.blobs.path(s).stat().st_size for s in extra)
+    tree = du(ws) - (du(ws / ".git") if git else 0)
+    print(
+        f"store after 100 checkpoints of small edits:   {du(store_dir) / 1e6:8.1f} MB on disk, "
+        f"for a {tree / 1e6:.1f} MB workspace"
+    )
+    print(
+        f"  blobs {usage['blobs'] / 1e6:.1f} MB in {usage['blob_count']} files: the shell "
+        f"snapshot's copies + {len(extra)} blobs, {extra_bytes / 1e6:.2f} MB, "
+        f"that only the checkpoints need"
+    )
+    print(
+        f"  checkpoints.json {usage['log'] / 1e3:.0f} KB, "
+        f"snapshot.json (stat cache) {usage['index'] / 1e6:.1f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -128,64 +128,93 @@ def seconds(a: float) -> str:
 PACKAGES = ("agent", "tools", "frontend", "cli", "headless", "acp_agent")
 
 
-def main() -> None:  # noqa: PLR0915
+@dataclass
+class Figures:
+    """What the runs measured."""
+
+    eddy: list[Run] = field(default_factory=list)
+    claude: list[Run] = field(default_factory=list)
+    imports: list[float] = field(default_factory=list)
+    """Seconds of ``import anthropic`` alone, once per eddy run."""
+    tools: list[float] = field(default_factory=list)
+    """Seconds of the scenario's two test runs, once per eddy run."""
+    ui_modules: set[str] = field(default_factory=set)
+
+
+def main() -> None:
     # An installed eddy has its modules compiled (pip does it); an editable checkout under
     # PYTHONDONTWRITEBYTECODE=1 (set on these machines) would recompile every module on every
     # run. Compile once, as an installation would have.
     subprocess.run([sys.executable, "-m", "compileall", "-q", *PACKAGES], cwd=ROOT, check=True)
-    exe = Path(sys.executable).with_name("eddy")
     claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
-    eddy_runs: list[Run] = []
-    claude_runs: list[Run] = []
-    imports, tools = [], []
-    ui_modules: set[str] = set()
+    report(measure(claude), claude)
+
+
+def measure(claude: str | None) -> Figures:
+    """One run under ``-X importtime``, then ``RUNS`` of eddy alternating with Claude Code's
+    (when found), each in a fresh repository."""
+    exe = Path(sys.executable).with_name("eddy")
+    figures = Figures()
     key = "sk-ant-bench-not-a-key"
     with FakeAnthropic() as fake, tempfile.TemporaryDirectory() as tmp:
         base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
         base |= {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": key}
+        cenv = base | {"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+        argv = [str(exe), "-p", "fix the failing test", "--allowed-tools", "Bash,Edit"]
+        cargv = [claude or "", "-p", "fix the failing test", "--allowedTools", "Bash,Edit"]
         n = 0
         for i in range(RUNS + 1):
             n += 1
             repo = fresh_repo(Path(tmp), n)
             env = base | {"EDDY_DATA_DIR": str(repo / ".data")}
-            argv = [str(exe), "-p", "fix the failing test", "--allowed-tools", "Bash,Edit"]
             if i == 0:  # one run under -X importtime, for the UI-module check only
-                out = subprocess.run(
-                    [sys.executable, "-X", "importtime", *argv],
-                    cwd=repo,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=300,
-                )
-                for line in out.stderr.splitlines():
-                    name = line.rsplit("|", 1)[-1].strip()
-                    if name.split(".")[0] in UI_PACKAGES:
-                        ui_modules.add(name)
+                figures.ui_modules = ui_modules_imported(argv, env, repo)
                 continue
-            eddy_runs.append(timed_run(fake, argv, env, repo))
-            start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "import anthropic"], check=True)
-            imports.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            for _ in range(2):  # the scenario's two test runs (the first one fails)
-                subprocess.run(["python3", "test_calc.py"], cwd=repo, capture_output=True)
-            tools.append(time.perf_counter() - start)
+            figures.eddy.append(timed_run(fake, argv, env, repo))
+            imports, tools = import_and_tests(repo)
+            figures.imports.append(imports)
+            figures.tools.append(tools)
             if claude:
                 n += 1
                 crepo = fresh_repo(Path(tmp), n)
-                cenv = base | {
-                    "HOME": claude_home(crepo, key),
-                    "DISABLE_AUTOUPDATER": "1",
-                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                }
-                cargv = [claude, "-p", "fix the failing test", "--allowedTools", "Bash,Edit"]
-                claude_runs.append(timed_run(fake, cargv, cenv, crepo, validate=False))
+                home = cenv | {"HOME": claude_home(crepo, key)}
+                figures.claude.append(timed_run(fake, cargv, home, crepo, validate=False))
+    return figures
 
-    def med(runs: list[Run], field: str) -> float:
-        return statistics.median(getattr(r, field) for r in runs)
 
-    imp, tool = statistics.median(imports), statistics.median(tools)
+def ui_modules_imported(argv: list[str], env: dict[str, str], repo: Path) -> set[str]:
+    """The modules of the UI packages a run of ``argv`` imports (``-X importtime``)."""
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", *argv],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    names = (line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines())
+    return {name for name in names if name.split(".")[0] in UI_PACKAGES}
+
+
+def import_and_tests(repo: Path) -> tuple[float, float]:
+    """Seconds of ``import anthropic`` alone, and of the scenario's two test runs in ``repo``
+    (the first one fails)."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import anthropic"], check=True)
+    imported = time.perf_counter()
+    for _ in range(2):
+        subprocess.run(["python3", "test_calc.py"], cwd=repo, capture_output=True)
+    return imported - start, time.perf_counter() - imported
+
+
+def report(figures: Figures, claude: str | None) -> None:
+    """eddy's figures against its targets, and Claude Code's beside them."""
+    eddy_runs, claude_runs = figures.eddy, figures.claude
+
+    def med(runs: list[Run], name: str) -> float:
+        return statistics.median(getattr(r, name) for r in runs)
+
+    imp, tool = statistics.median(figures.imports), statistics.median(figures.tools)
     wall = med(eddy_runs, "wall")
     first, last = med(eddy_runs, "to_first_request"), med(eddy_runs, "last_reply_to_exit")
     overhead = statistics.median(r.wall - r.model - imp - tool for r in eddy_runs)
@@ -200,7 +229,7 @@ def main() -> None:  # noqa: PLR0915
     print(f"  model time (fake API):     {seconds(med(eddy_runs, 'model'))}; tools {seconds(tool)}")
     print(f"  eddy's own overhead:       {seconds(overhead)} (wall - import - model - tools;")
     print("                             target <= 0.30 s)")
-    print(f"  UI modules imported:       {sorted(ui_modules) or 'none'}")
+    print(f"  UI modules imported:       {sorted(figures.ui_modules) or 'none'}")
     if claude_runs:
         cwall = med(claude_runs, "wall")
         print(f"Claude Code ({claude}), same scenario, alternating runs:")

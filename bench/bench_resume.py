@@ -96,7 +96,11 @@ def main() -> None:
         tui()
 
 
-def headless(runs: int) -> None:  # noqa: PLR0915
+Case = tuple[list[str], Path, dict[str, str], tuple[Path, bytes] | None]
+"""A headless case: argv, project, environment, its transcript and the bytes to restore."""
+
+
+def headless(runs: int) -> None:
     """``eddy -p --continue`` of 400 and 2,000 messages against a fresh ``eddy -p``."""
     from tests.fakes.fake_api import FakeAnthropic, Reply, text
 
@@ -104,53 +108,70 @@ def headless(runs: int) -> None:  # noqa: PLR0915
     # would compile every module on every run)
     packages = ("agent", "tools", "frontend", "cli", "headless", "acp_agent")
     subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], cwd=ROOT, check=True)
-    exe = str(Path(sys.executable).with_name("eddy"))
     root = Path(tempfile.mkdtemp(prefix="eddy-bench-resume-"))
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-    base |= {"ANTHROPIC_API_KEY": "sk-ant-bench-not-a-key"}
-    cases: dict[str, tuple[list[str], Path, dict[str, str], tuple[Path, bytes] | None]] = {}
     try:
-        for label, messages in (
-            ("fresh start", 0),
-            ("--continue, 400", 400),
-            ("--continue, 2,000", 2000),
-        ):
-            project = root / f"p{messages}"
-            project.mkdir()
-            env = base | {"EDDY_DATA_DIR": str(root / f"data{messages}")}
-            os.environ["EDDY_DATA_DIR"] = env["EDDY_DATA_DIR"]
-            saved = None
-            argv = [exe, "-p", "one more thing"]
-            if messages:
-                path = write_transcript(project, messages)
-                saved = (path, path.read_bytes())
-                argv.append("--continue")
-            cases[label] = (argv, project, env, saved)
+        cases = headless_cases(root)
         first: dict[str, list[float]] = {label: [] for label in cases}
         cpu: dict[str, list[float]] = {label: [] for label in cases}
         with FakeAnthropic(default=Reply([text("ok")])) as fake:
             for _ in range(runs):
-                for label, (argv, project, env, saved) in cases.items():
-                    if saved is not None:  # each run appends: start from the same file
-                        saved[0].write_bytes(saved[1])
+                for label, case in cases.items():
                     fake.timeline.clear()
                     started = time.time()
-                    with tempfile.TemporaryFile() as log:
-                        proc = subprocess.Popen(
-                            argv,
-                            cwd=project,
-                            env=env | {"ANTHROPIC_BASE_URL": fake.base_url},
-                            stdout=log,
-                            stderr=log,
-                        )
-                        _, status, usage = os.wait4(proc.pid, 0)
-                        if os.waitstatus_to_exitcode(status) != 0:
-                            log.seek(0)
-                            raise SystemExit(f"{label} failed: {log.read()[-1500:]!r}")
+                    cpu[label].append(run_case(label, case, fake.base_url))
                     first[label].append(fake.timeline[0][1] - started)
-                    cpu[label].append(usage.ru_utime + usage.ru_stime)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+    report_headless(runs, first, cpu)
+
+
+def headless_cases(root: Path) -> dict[str, Case]:
+    """A fresh start, and --continue of a transcript of 400 and of 2,000 messages."""
+    exe = str(Path(sys.executable).with_name("eddy"))
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+    base |= {"ANTHROPIC_API_KEY": "sk-ant-bench-not-a-key"}
+    cases: dict[str, Case] = {}
+    for label, messages in (
+        ("fresh start", 0),
+        ("--continue, 400", 400),
+        ("--continue, 2,000", 2000),
+    ):
+        project = root / f"p{messages}"
+        project.mkdir()
+        env = base | {"EDDY_DATA_DIR": str(root / f"data{messages}")}
+        os.environ["EDDY_DATA_DIR"] = env["EDDY_DATA_DIR"]
+        saved = None
+        argv = [exe, "-p", "one more thing"]
+        if messages:
+            path = write_transcript(project, messages)
+            saved = (path, path.read_bytes())
+            argv.append("--continue")
+        cases[label] = (argv, project, env, saved)
+    return cases
+
+
+def run_case(label: str, case: Case, base_url: str) -> float:
+    """Run one case against the fake API at ``base_url``; the CPU seconds it used."""
+    argv, project, env, saved = case
+    if saved is not None:  # each run appends: start from the same file
+        saved[0].write_bytes(saved[1])
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            argv,
+            cwd=project,
+            env=env | {"ANTHROPIC_BASE_URL": base_url},
+            stdout=log,
+            stderr=log,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            log.seek(0)
+            raise SystemExit(f"{label} failed: {log.read()[-1500:]!r}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def report_headless(runs: int, first: dict[str, list[float]], cpu: dict[str, list[float]]) -> None:
+    """Each case's launch -> first request and CPU, against the fresh start's."""
     print(
         f"eddy -p, launch -> first request; medians of {runs} alternating runs (min-max); "
         f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
