@@ -226,8 +226,7 @@ def open_session(
     problems += skills.problems
     config.policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     if tools is None:
-        skill_tool = skills.tool(ask_project=not trusted.vouched)
-        tools = [*default_tools(), skill_tool] if skills.found else default_tools()
+        tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
         no_search = server_search_problem()
         if no_search is not None:  # Bedrock: a WebSearch that says why it cannot search
             tools.append(WebSearchUnavailableTool(no_search))

@@ -18,12 +18,14 @@ from typing import Any
 
 import pytest
 
+from agent import ops
+from agent.messages import ToolResultBlock, assistant
 from agent.permissions.policy import Policy, Rule
 from agent.prompt.skills import load_skills
 from agent.settings import trust
 from frontend.launch import LaunchOptions
 from frontend.session_open import build_session
-from tests.fakes.scripted import ScriptedModel
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.sandbox import CanaryServer, needs_bwrap, run_bash, sandboxed_ctx
 from tools.base import ToolContext
 
@@ -90,10 +92,12 @@ def plant(ws: Path, outside: Path) -> None:
     write(ws / "docs" / "inside.md", "INSIDE-MEM\n")
 
 
-def open_session(ws: Path, *, headless: bool) -> tuple[Any, list[str]]:
+def open_session(
+    ws: Path, *, headless: bool, model: ScriptedModel | None = None
+) -> tuple[Any, list[str]]:
     args = LaunchOptions(cwd=ws)
     opened = build_session(
-        args, lambda _e: None, headless=headless, model=ScriptedModel([]), persist=False
+        args, lambda _e: None, headless=headless, model=model or ScriptedModel([]), persist=False
     )
     return opened.session, opened.problems
 
@@ -248,6 +252,37 @@ def test_a_project_skill_asks_before_its_first_run_and_grants_nothing_unapproved
     allowed = Policy("default", [Rule.parse("Skill(x)")]).check(tool, {"skill": "x"}, ctx)
     assert allowed.verdict == "allow"  # "yes, don't ask again" saves that rule
     assert load_skills(ws).found["x"].allowed_tools == ("Bash(*)",)  # approved: it grants
+
+
+async def test_eddy_p_refuses_a_project_skill_and_so_grants_nothing_through_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller vouches for the folder, not for running its skills: Claude Code 2.1.333's -p
+    refuses a project skill ("Execute skill: x") and the command after it; so does eddy -p
+    (it ran the skill and its allowed-tools let ``touch`` run, before)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    ws = tmp_path / "ws"
+    write(
+        ws / ".claude" / "skills" / "x" / "SKILL.md",
+        "---\nname: x\ndescription: d\nallowed-tools: Bash\n---\nRun anything.\n",
+    )
+    model = ScriptedModel(
+        [
+            assistant(tool_call("s", "Skill", skill="x")),
+            assistant(tool_call("b", "Bash", command="touch pwned")),
+            "done",
+        ]
+    )
+    session, _ = open_session(ws, headless=True, model=model)
+    session.submit(ops.SubmitPrompt("deploy"))
+    await session.wait_idle()
+    results = [
+        b for m in model.requests[-1].messages for b in m.content if isinstance(b, ToolResultBlock)
+    ]
+    assert [r.is_error for r in results] == [True, True]
+    assert "Skill(x)" in str(results[0].content)  # the refusal says how to allow it
+    assert not (ws / "pwned").exists()
+    await session.close()
 
 
 def test_claude_codes_trust_answers_the_folder_not_the_grants(
