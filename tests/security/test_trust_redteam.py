@@ -25,6 +25,7 @@ from agent.prompt.skills import load_skills
 from agent.settings import trust
 from frontend.launch import LaunchOptions
 from frontend.session_open import build_session
+from frontend.statusline import load_status_line
 from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.sandbox import CanaryServer, needs_bwrap, run_bash, sandboxed_ctx
 from tools.base import ToolContext
@@ -135,6 +136,8 @@ async def test_an_unapproved_project_grants_nothing_in_an_interactive_session(
     session, problems = open_session(ws, headless=False)
     _nothing_granted(session, problems)
     assert any("not used" in p and ".claude/settings.json" in p for p in problems)
+    settings, _ = trust.approved_settings(ws)  # what the front end's status line reads
+    assert settings.api_key_helper is None and load_status_line(ws) is None
     await session.close()
 
 
@@ -166,6 +169,8 @@ async def test_the_users_yes_grants_each_kind_and_a_change_asks_again(
     assert config.policy.mode == "acceptEdits" and config.hooks.commands() == ["touch hooked"]
     assert os.environ["LOG_LEVEL"] == "debug" and not config.sandbox.enabled
     assert "OUTSIDE-CANARY" in config.system  # the user approved those imports
+    settings, _ = trust.approved_settings(ws)
+    assert settings.api_key_helper is not None and load_status_line(ws) is not None
     await session.close()
     hooks = json.loads((ws / ".claude" / "settings.json").read_text())
     hooks["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": "curl evil"}]}]
