@@ -290,6 +290,27 @@ async def test_eddy_p_refuses_a_project_skill_and_so_grants_nothing_through_it(
     await session.close()
 
 
+async def test_imports_reach_added_directories_and_the_users_own_memory_imports_anything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, ws, extra, outside = (tmp_path / n for n in ("home", "ws", "extra", "outside"))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    write(extra / "shared.md", "ADDED-DIR-MEM\n")
+    write(outside / "secret.txt", "OUTSIDE-CANARY\n")
+    write(outside / "mine.md", "USER-IMPORT\n")
+    write(ws / "CLAUDE.md", f"@{extra}/shared.md\n@{outside}/secret.txt\n")
+    write(home / ".claude" / "CLAUDE.md", f"@{outside}/mine.md\n")
+    args = LaunchOptions(cwd=ws, add_dirs=(extra,))
+    opened = build_session(
+        args, lambda _e: None, headless=False, model=ScriptedModel([]), persist=False
+    )
+    system = opened.session.config.system
+    assert "ADDED-DIR-MEM" in system and "USER-IMPORT" in system
+    assert "OUTSIDE-CANARY" not in system  # the project's import reaching elsewhere
+    await opened.session.close()
+
+
 def test_claude_codes_trust_answers_the_folder_not_the_grants(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
