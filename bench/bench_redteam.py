@@ -16,7 +16,7 @@ not here.
 
 Claude Code runs with its defaults (no sandbox configured; its sandbox is opt-in), as root with
 ``IS_SANDBOX=1`` where bypassPermissions needs it. Each attack runs once per agent (they are
-deterministic); the run takes a minute or two.
+deterministic); the whole run takes a few minutes (5 at load 12).
 Run: .venv/bin/python bench/bench_redteam.py [names...]
 """
 
