@@ -1,9 +1,6 @@
 """``eddy --acp``: serve the Agent Client Protocol on stdin/stdout until the client hangs up.
 
-stdout carries protocol lines only. The protocol gets a private copy of the stdout file
-descriptor, and fd 1 itself is pointed at stderr before anything else runs, so a stray print
-(eddy's, a library's, a child process that inherits fd 1) lands on stderr instead of corrupting
-the JSON-RPC stream. Logs go to stderr.
+stdout carries protocol lines only (frontend/stdio.py ``protect_stdout``); logs go to stderr.
 """
 
 from __future__ import annotations
@@ -17,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from frontend.launch import LaunchOptions
+from frontend.stdio import protect_stdout, stdin_reader
 
 
 class _Drain(asyncio.Protocol):
@@ -71,41 +69,13 @@ class _FileTransport(asyncio.WriteTransport):
         return 0
 
 
-def _feed_from_thread(reader: asyncio.StreamReader) -> None:
-    """Read stdin in a thread (a regular file, which the loop cannot watch)."""
-    import threading
-
-    loop = asyncio.get_running_loop()
-
-    def read() -> None:
-        try:
-            while data := sys.stdin.buffer.readline():
-                loop.call_soon_threadsafe(reader.feed_data, data)
-        finally:
-            loop.call_soon_threadsafe(reader.feed_eof)
-
-    threading.Thread(target=read, daemon=True, name="acp-stdin").start()
-
-
-def protect_stdout() -> int:
-    """Keep stdout for the protocol: a new fd for it, and fd 1 pointed at stderr."""
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    return protocol_fd
-
-
 async def streams(
     protocol_fd: int, on_lost: Callable[[], None] = lambda: None
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """The client's messages (stdin) and the way back to it (the saved stdout); ``on_lost``
     is called when the client closes its end of the way back."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)  # images arrive inline
-    try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    except ValueError:  # not a pipe
-        _feed_from_thread(reader)
+    reader = await stdin_reader()
     drain = _Drain()
     drain.on_lost = on_lost
     transport: asyncio.WriteTransport

@@ -44,7 +44,7 @@ async def render_cpu(text: str, split: int) -> float:
         conversation.add_text(text[:split])
         block = conversation.text_block
         await asyncio.sleep(0.06)  # the first burst is sealed and painted meanwhile
-        block.add(text[split:])
+        block.append(text[split:])
         block.finish()
         while not block.finished:
             await asyncio.sleep(0.001)

@@ -150,6 +150,14 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
         from acp_agent.main import run_acp
 
         return run_acp(options)
+    if options.input_format == "stream-json":  # an Agent SDK drives eddy (headless/sdk.py)
+        if not has_api_key():
+            print(NO_KEY_MESSAGE, file=sys.stderr)
+            return 2
+        from headless.sdk import run_sdk
+
+        quiet_start_up(install=False)  # its own handlers: a signal stops the turn, then exit
+        return run_sdk(options, exit_process=exit_process)
     # Line mode reads a pipe line by line itself (scripted sessions); the app cannot.
     if not (options.print_mode or options.plain) and not sys.stdin.isatty():
         options = _interactive_from_pipe(options)

@@ -58,7 +58,7 @@ def agent_lines(agents: list[Any], now: float | None = None) -> list[str]:
         facts = f"{turn.turns} turns, ${turn.cost:.4f}"
         lines.append(
             f"  {agent.id:<12} {agent.agent_type:<16} {state:<14} {facts:<20} "
-            f"{first_line(agent.prompt.system)}"
+            f"{first_line(agent.prompt)}"
         )
     return lines
 

@@ -328,6 +328,6 @@ def _custom(fe: FrontEnd) -> dict[str, CustomCommand]:
 def completions(prefix: str, workspace: Path) -> list[tuple[str, str]]:
     """(``/name``, description) for commands starting with ``prefix`` (without the slash)."""
     items = dict(BUILTINS)
-    for name, cmd in custom_commands(workspace).items():
+    for name, cmd in custom_commands(workspace, grant_project=False).items():
         items.setdefault(name, cmd.description)
     return [(f"/{n}", d) for n, d in sorted(items.items()) if n.startswith(prefix)]

@@ -10,6 +10,7 @@ import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.model.pricing import DEFAULT_MODEL
 
@@ -77,6 +78,32 @@ class LaunchOptions:
     checkpoints: bool = False
     acp: bool = False
     """Serve the Agent Client Protocol on stdio (--acp) instead of a screen."""
+    input_format: str = "text"
+    """``stream-json``: prompts and the Agent SDK's control protocol as JSON lines on stdin
+    (headless/sdk.py), one long-lived session."""
+    system_prompt: str | None = None
+    """The session's own system prompt (--system-prompt, --system-prompt-file); "" means none
+    of eddy's; None: eddy's."""
+    append_system_prompt: str = ""
+    """Text added to the end of the system prompt (--append-system-prompt[-file])."""
+    tools: tuple[str, ...] | None = None
+    """The built-in tools offered (--tools); None: all."""
+    permission_prompt_tool: str | None = None
+    """``stdio``: questions the rules would ask go to the Agent SDK (``can_use_tool``)."""
+    include_hook_events: bool = False
+    """With stream-json input: hook runs as ``hook_started`` / ``hook_response`` lines."""
+    replay_user_messages: bool = False
+    """With stream-json input: each user message read is written back (with its uuid)."""
+    json_schema: dict[str, Any] | None = None
+    """--json-schema: the final answer is a StructuredOutput call with this input schema."""
+    thinking: dict[str, Any] | None = None
+    """The request's ``thinking`` parameter (--max-thinking-tokens, --thinking)."""
+    persist: bool = True
+    """Save the session (False: --no-session-persistence)."""
+    setting_sources: tuple[str, ...] | None = None
+    """Read only these scopes' settings files (--setting-sources user,project,local)."""
+    settings: str | None = None
+    """More settings, a file or JSON text (--settings), above the local files."""
 
     @property
     def workspace(self) -> Path:

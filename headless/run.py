@@ -174,7 +174,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     _make_client_beside_mcp(session)
     for problem in opened.problems:
         print(f"eddy: {problem}", file=sys.stderr)
-    model = _tap_model(session, claude if args.include_partial_messages else None)
+    model = tap_model(session, claude if args.include_partial_messages else None)
     from frontend.pickup import pickup_line
 
     picked = pickup_line(opened.picked_up)
@@ -254,7 +254,7 @@ def _make_client_beside_mcp(session: Session) -> None:
     threading.Thread(target=make, name="eddy-sdk-client", daemon=True).start()
 
 
-def _tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
+def tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
     """Put a timing wrapper round the session's model (``duration_api_ms``); with ``claude``
     it also gets the main agent's raw stream events (``--include-partial-messages``)."""
 

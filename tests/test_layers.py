@@ -14,7 +14,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("cli", "tui", "plain", "headless", "acp_agent", "frontend", "agent", "tools", "themes")
+PACKAGES = (
+    "cli",
+    "tui",
+    "plain",
+    "headless",
+    "acp_agent",
+    "frontend",
+    "agent",
+    "tools",
+    "themes",
+    "tests",
+)
 LINT = Path(sys.executable).with_name("lint-imports")
 
 

@@ -236,6 +236,46 @@ def keep_unignored(path: str, _rel: str, is_dir: bool, rules: IgnoreRules) -> bo
     return not rules.ignored(path, is_dir)
 
 
+_OpenDir = tuple[Iterator[os.DirEntry[str]], str, IgnoreRules, int]
+"""A directory being walked: its entries left, its relative path (with a trailing ``/``, or
+"" for the root), the rules in force in it, its depth (1: the root)."""
+
+
+def _open_dir(
+    directory: str, rel: str, parent_rules: IgnoreRules, depth: int, sort: bool
+) -> _OpenDir | None:
+    """``directory`` (``rel`` below the root) opened one level below ``depth``: its entries
+    (sorted by name if ``sort``) and its own ignore files read; None when it cannot be
+    listed."""
+    try:
+        with os.scandir(directory) as it:
+            entries = list(it)
+    except OSError:
+        return None
+    inner = parent_rules.enter(directory, [e.name for e in entries])
+    if sort:
+        entries.sort(key=lambda e: e.name)
+    return iter(entries), rel, inner, depth + 1
+
+
+def _descend(
+    entry: os.DirEntry[str],
+    rel: str,
+    rules: IgnoreRules,
+    depth: int,
+    max_depth: int | None,
+    keep: Keep,
+    sort: bool,
+) -> _OpenDir | None:
+    """The subdirectory ``entry`` of a directory at ``depth`` opened, or None when the walk
+    does not go into it (too deep, not kept, unreadable)."""
+    if max_depth is not None and depth >= max_depth:
+        return None
+    if not keep(entry.path, rel, True, rules):
+        return None
+    return _open_dir(entry.path, rel + "/", rules, depth, sort)
+
+
 def walk_files(
     root: str,
     rules: IgnoreRules,
@@ -260,20 +300,8 @@ def walk_files(
     ``rel`` is the path relative to ``root`` with ``/`` separators.
     """
     root = root.rstrip(os.sep) or os.sep
-    stack: list[tuple[Iterator[os.DirEntry[str]], str, IgnoreRules, int]] = []
-
-    def push(directory: str, rel: str, parent_rules: IgnoreRules, depth: int) -> None:
-        try:
-            with os.scandir(directory) as it:
-                entries = list(it)
-        except OSError:
-            return
-        inner = parent_rules.enter(directory, [e.name for e in entries])
-        if sort:
-            entries.sort(key=lambda e: e.name)
-        stack.append((iter(entries), rel, inner, depth))
-
-    push(root, "", rules, 1)
+    top = _open_dir(root, "", rules, 0, sort)
+    stack: list[_OpenDir] = [top] if top is not None else []
     while stack:
         if stop is not None and stop.is_set():
             return
@@ -282,16 +310,14 @@ def walk_files(
         if entry is None:
             stack.pop()
             continue
-        name = entry.name
-        if name == ALWAYS_SKIPPED:
+        if entry.name == ALWAYS_SKIPPED:
             continue
-        rel = rel_dir + name
+        rel = rel_dir + entry.name
         try:
             if entry.is_dir(follow_symlinks=False):
-                if max_depth is not None and depth >= max_depth:
-                    continue
-                if keep(entry.path, rel, True, inner):
-                    push(entry.path, rel + "/", inner, depth + 1)
+                below = _descend(entry, rel, inner, depth, max_depth, keep, sort)
+                if below is not None:
+                    stack.append(below)
             elif entry.is_file(follow_symlinks=False) and keep(entry.path, rel, False, inner):
                 yield entry.path, rel
         except OSError:

@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import ops
-from frontend.command_frontend import Kind
-from frontend.commands import start_command
 from tools.childenv import child_env
 
 if TYPE_CHECKING:
+    from frontend.command_frontend import Kind
     from tui.app import EddyApp
 
 KEYS = """Keys:
@@ -49,6 +48,8 @@ class SlashCommands:
 
     def run(self, text: str) -> bool:
         """Whether ``text`` is a command (then it runs, in a worker); False for a prompt."""
+        from frontend.commands import start_command  # the table: not before the first frame
+
         handled, pending = start_command(self, text)
         if pending is not None:
             self.app.run_worker(pending, group="command", exit_on_error=False)

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,10 @@ OUTPUT_EXCERPT_CHARS = 300
 _PATH_KEYS = ("file_path", "path", "notebook_path")
 
 Emit = Callable[[ev.Event], None]
+HandlersRunner = Callable[
+    [Sequence[HookHandler], dict[str, Any], Path], Awaitable[list[HandlerRun]]
+]
+"""Runs hook handlers on one payload; their runs in the handlers' order (cancellable)."""
 
 
 def _excerpt(run: HandlerRun, suppressed: bool = False) -> str:
@@ -68,6 +72,9 @@ class HookEngine:
         emit: the session's event sink.
         common: returns the common stdin fields (session id, transcript path, mode).
         turn_id: returns the current turn's id (for events).
+        runner: runs the matching handlers on the payload (default: each as a command,
+            agent/hooks/runner.py); an Agent SDK's hook callbacks are run by sending them
+            over its control channel instead, and read like a command's JSON output.
     """
 
     def __init__(
@@ -77,8 +84,10 @@ class HookEngine:
         emit: Emit,
         common: Callable[[], dict[str, Any]] | None = None,
         turn_id: Callable[[], int] | None = None,
+        runner: HandlersRunner = run_handlers,
     ) -> None:
         self.config = config
+        self._runner = runner
         self.project_dir = Path(project_dir)
         self._emit = emit
         self._common = common or (lambda: {})
@@ -119,7 +128,7 @@ class HookEngine:
             self._emit(ev.HookStarted(tid, event, h.command, h.source, hook_id))
         started = time.monotonic()
         try:
-            runs = await run_handlers(handlers, payload, self.project_dir)
+            runs = await self._runner(handlers, payload, self.project_dir)
         except asyncio.CancelledError:  # Esc: each started hook still gets its one HookRan
             ms = int((time.monotonic() - started) * 1000)
             for h, hook_id in zip(handlers, ids, strict=True):

@@ -225,13 +225,13 @@ class ServerConnection:
                 watchdog.cancel()
                 if status_of(exc) == 401 or self._unauthorized or _has(exc, "NeedsLogin"):
                     why = "the server asks for authentication (HTTP 401)"
-                    if self.config.kind != "stdio":
+                    if self.config.reconnects:
                         why += f": /mcp login {self.name}"
                     if self.logging_in:
                         why = f"the login did not succeed ({describe(exc)})"
                     self._set("needs-auth", why)
                     return
-                if self.config.kind == "stdio" or attempt >= MAX_HTTP_RETRIES:
+                if not self.config.reconnects or attempt >= MAX_HTTP_RETRIES:
                     why = describe(exc)
                     if self.config.kind == "stdio" and self._gone.is_set():
                         why = "the server process exited while starting"
@@ -239,8 +239,9 @@ class ServerConnection:
                     return
             else:
                 self._client = None
-                if self.config.kind == "stdio":
-                    self._set("failed", "the server process exited" + self._stderr_tail())
+                if not self.config.reconnects:
+                    ended = "process exited" if self.config.kind == "stdio" else "connection ended"
+                    self._set("failed", f"the server {ended}" + self._stderr_tail())
                     return
                 if attempt >= MAX_HTTP_RETRIES:
                     self._set("failed", "the connection dropped and did not come back")
@@ -398,7 +399,7 @@ class ServerConnection:
         except OSError as exc:
             raise self._lost(exc) from None
         except Exception as exc:
-            if self.config.kind != "stdio" and is_transport_error(exc):
+            if self.config.reconnects and is_transport_error(exc):
                 raise self._lost(exc) from None
             if not isinstance(exc, MCPError):
                 raise
@@ -449,7 +450,7 @@ class ServerConnection:
         """The connection broke during a call: end it (the lifetime reconnects an HTTP
         server with backoff; a stdio server is failed until /mcp reconnects it)."""
         self._gone.set()
-        again = "eddy reconnects it" if self.config.kind != "stdio" else "/mcp reconnects it"
+        again = "eddy reconnects it" if self.config.reconnects else "/mcp reconnects it"
         return McpUnavailable(
             f"The connection to the MCP server {self.name} was lost during the call "
             f"({describe(exc)}); {again}."

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 PREFIX = "mcp__"
+SDK_SERVER_UNREACHABLE = (
+    "an Agent SDK's in-process server: only a program that drives eddy through the SDK "
+    "(eddy --input-format stream-json) can reach it"
+)
 NICE = 10
 """The MCP thread's (and its servers') nice value: below the UI's."""
 
@@ -137,7 +141,9 @@ class McpManager(Extension):
             return
         loop = self._ensure_loop()
         for conn in self.connections.values():
-            if self._approved(conn.config):
+            if conn.config.kind == "sdk" and conn.inproc is None:  # waits for connect_through
+                conn.state, conn.reason = "failed", SDK_SERVER_UNREACHABLE
+            elif self._approved(conn.config):
                 loop.call_soon_threadsafe(conn.start)
             else:
                 conn.state, conn.reason = "needs-approval", "a project server not approved yet"
@@ -147,6 +153,20 @@ class McpManager(Extension):
         conn = self.connections.get(name)
         if conn is not None:
             self._ensure_loop().call_soon_threadsafe(conn.start)
+
+    def connect_through(self, name: str, transport: Any) -> None:
+        """Connect server ``name`` (an Agent SDK's in-process server, ``"type": "sdk"``)
+        through ``transport`` (an ``mcp`` client transport the front end provides: the
+        SDK's control channel), starting it now."""
+        conn = self.connections[name]
+        conn.inproc = transport
+        conn.state, conn.reason = "connecting", ""
+        self.start_server(name)
+
+    async def stop_server(self, name: str) -> None:
+        """Stop server ``name``: its tools leave the offer at the next model call (an
+        Agent SDK's ``mcp_toggle``); ``start_server`` starts it again."""
+        await self._bridge(self.connections[name].stop())
 
     # -- the session's side ---------------------------------------------------------------
     name = "MCP"

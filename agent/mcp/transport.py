@@ -76,6 +76,8 @@ async def open_transport(
         on_unauthorized: called when an HTTP response is a 401 (the SDK reports it as a
             generic error).
     """
+    if config.kind == "sdk":  # McpManager.connect_through gives it its transport
+        raise ValueError("an Agent SDK's in-process server has no transport here")
     if config.kind == "stdio":
         from mcp import StdioServerParameters
         from mcp.client.stdio import stdio_client

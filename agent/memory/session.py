@@ -20,14 +20,19 @@ class SessionMemory(Extension):
     Args:
         workspace: the session's workspace.
         eddy_user_dir: eddy's config directory (its own user memory).
+        roots: where the project's memory may import from (the workspace and the added
+            directories); None: anywhere (the user approved its imports).
     """
 
     name = "memory rules"
 
-    def __init__(self, workspace: Path, eddy_user_dir: Path | None) -> None:
+    def __init__(
+        self, workspace: Path, eddy_user_dir: Path | None, roots: tuple[Path, ...] | None = None
+    ) -> None:
         self.workspace = workspace
         self.eddy_user_dir = eddy_user_dir
-        self.memory: Memory = read_memory(workspace, eddy_user_dir)
+        self.roots = roots
+        self.memory: Memory = read_memory(workspace, eddy_user_dir, roots)
 
     @property
     def problems(self) -> list[str]:
@@ -41,7 +46,7 @@ class SessionMemory(Extension):
     def reread(self) -> str:
         """Read every memory file again (after a compaction, a style switch); the new text.
         Path rules are delivered again when their files are touched next."""
-        self.memory = read_memory(self.workspace, self.eddy_user_dir)
+        self.memory = read_memory(self.workspace, self.eddy_user_dir, self.roots)
         return self.memory.text()
 
     def note_for(self, tool: str, args: dict[str, Any]) -> str:

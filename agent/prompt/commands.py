@@ -17,6 +17,7 @@ mention does. Also what is a command at all (``parse``).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -150,13 +151,27 @@ def _read_command(folder: Path, f: Path) -> CustomCommand | None:
     )
 
 
-def custom_commands(workspace: Path) -> dict[str, CustomCommand]:
-    """Custom commands by name (see the module's docstring for who wins a clash)."""
+def custom_commands(workspace: Path, grant_project: bool | None = None) -> dict[str, CustomCommand]:
+    """Custom commands by name (see the module's docstring for who wins a clash).
+
+    Args:
+        workspace: the project.
+        grant_project: whether the project's own commands' and skills' ``allowed-tools``
+            grant; None: as the user approved what the project's files grant
+            (:func:`agent.settings.trust.approved_kinds`), or the caller vouched for it.
+    """
+    if grant_project is None:
+        from agent.settings.grants import collect_grants
+        from agent.settings.trust import approved_kinds
+
+        grant_project = "skills" in approved_kinds(workspace, collect_grants(workspace))
     found: dict[str, CustomCommand] = {}
-    for skill in load_skills(workspace).found.values():  # /skill-name runs a skill
+    skills = load_skills(workspace, grant_project=grant_project)
+    for skill in skills.found.values():  # /skill-name runs a skill
         found[skill.name] = CustomCommand(
             skill.name, skill.path, skill.description, "", skill.allowed_tools
         )
+    project = command_folders(workspace)[2:]
     for folder in command_folders(workspace):
         try:
             files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
@@ -164,8 +179,17 @@ def custom_commands(workspace: Path) -> dict[str, CustomCommand]:
             continue
         for f in files:
             command = _read_command(folder, f)
-            if command is not None:
-                found[command.name] = command
+            if command is None:
+                continue
+            if folder in project and command.allowed_tools and not grant_project:
+                note = (
+                    f"{f}: its allowed-tools grant nothing until you approve what this "
+                    "project's files grant (eddy asks when a session starts)."
+                )
+                command = dataclasses.replace(
+                    command, allowed_tools=(), problems=(*command.problems, note)
+                )
+            found[command.name] = command
     return found
 
 

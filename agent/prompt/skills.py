@@ -8,10 +8,16 @@ required), ``allowed-tools``. A skill with bad front matter is reported and left
 
 The model sees the skills in the Skill tool's description (tools/skill.py); ``/name`` runs one
 as a command (agent/prompt/commands.py).
+
+A project's skills (its ``.claude/skills/`` and ``.eddy/skills/``) come from the repository:
+their ``allowed-tools`` grant nothing until the user approved what the project's files grant
+(``load_skills(..., grant_project=False)``, :mod:`agent.settings.trust`), and the model's first
+call of one asks (``SkillEntry.project``, as Claude Code does).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,12 +44,14 @@ class Skill:
         description: when to use it.
         path: its SKILL.md.
         allowed_tools: its ``allowed-tools`` (granted when run as ``/name``).
+        project: it comes from the project's own folders.
     """
 
     name: str
     description: str
     path: Path
     allowed_tools: tuple[str, ...] = ()
+    project: bool = False
 
 
 @dataclass
@@ -53,9 +61,13 @@ class Skills:
     found: dict[str, Skill] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
-    def tool(self) -> SkillTool:
-        """The Skill tool offering these skills."""
-        entries = [SkillEntry(s.name, s.description, s.path) for s in self.found.values()]
+    def tool(self, *, ask_project: bool = True) -> SkillTool:
+        """The Skill tool offering these skills (``ask_project``: a project's skill asks
+        before its first run; not when the caller vouches for the folder)."""
+        entries = [
+            SkillEntry(s.name, s.description, s.path, s.project and ask_project)
+            for s in self.found.values()
+        ]
         return SkillTool(entries, skill_body)
 
 
@@ -110,9 +122,17 @@ def _read_skill(path: Path, problems: list[str]) -> Skill | None:
     return Skill(name, description, path, allowed)
 
 
-def load_skills(workspace: Path) -> Skills:
-    """Every skill for ``workspace``; never raises."""
+def load_skills(workspace: Path, *, grant_project: bool = True) -> Skills:
+    """Every skill for ``workspace``; never raises.
+
+    Args:
+        workspace: the project.
+        grant_project: the project's skills' ``allowed-tools`` grant (the user approved the
+            project's grants); otherwise they grant nothing (said once).
+    """
     skills = Skills()
+    project = {workspace / ".claude" / "skills", workspace / ".eddy" / "skills"}
+    withheld: list[str] = []
     for folder in skill_folders(workspace):
         try:
             files = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
@@ -120,8 +140,19 @@ def load_skills(workspace: Path) -> Skills:
             continue
         for f in files:
             skill = _read_skill(f, skills.problems)
-            if skill is not None:
-                skills.found[skill.name] = skill
+            if skill is None:
+                continue
+            if folder in project:
+                skill = dataclasses.replace(skill, project=True)
+                if skill.allowed_tools and not grant_project:
+                    withheld.append(skill.name)
+                    skill = dataclasses.replace(skill, allowed_tools=())
+            skills.found[skill.name] = skill
+    if withheld:
+        skills.problems.append(
+            f"skills {', '.join(withheld)}: their allowed-tools grant nothing until you approve "
+            "what this project's files grant (eddy asks when a session starts)."
+        )
     return skills
 
 

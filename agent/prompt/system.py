@@ -77,6 +77,17 @@ def system_prompt(
     return text
 
 
+def custom_system_prompt(text: str, memory: str = "") -> str:
+    """The system prompt of a session given its own (``--system-prompt``, an Agent SDK's
+    ``system_prompt``): ``text`` instead of eddy's instructions and environment, then the
+    project memory (the memory files stay the user's instructions, as Claude Code keeps
+    CLAUDE.md with a custom prompt). An empty ``text`` and no memory: no system prompt."""
+    parts = [text.strip()] if text.strip() else []
+    if memory.strip():
+        parts.append("# Project instructions (from memory files)\n" + memory.strip())
+    return "\n\n".join(parts) + ("\n" if parts else "")
+
+
 def load_memory(cwd: Path, user_dir: Path | None = None) -> str:
     """The memory files' text for ``cwd`` (agent/memory: CLAUDE.md, AGENTS.md, imports, rules),
     with eddy's own user memory from ``user_dir``."""

@@ -38,6 +38,9 @@ class SessionConfig:
     policy: Policy = field(default_factory=Policy)
     headless: bool = False
     max_tokens: int = 32_000
+    thinking: dict[str, Any] | None = None
+    """The request's ``thinking`` parameter (``--max-thinking-tokens``, ``--thinking``); None:
+    the API's default."""
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     autocompact: float | None = 0.85
     """Compact automatically when the next call would pass this share of the window."""

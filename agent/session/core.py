@@ -121,7 +121,9 @@ class Session:
         """AskUserQuestion and ExitPlanMode ask through it; headless, nobody can answer."""
         self.ctx.dialogs = None if config.headless else self.dialogs
         system = [{"type": "text", "text": config.system}] if config.system else []
-        self.spec = ModelRequest(config.model, system=system, max_tokens=config.max_tokens)
+        self.spec = ModelRequest(
+            config.model, system=system, max_tokens=config.max_tokens, thinking=config.thinking
+        )
         """The stable request parts; each call sends them with the tool set's parameters and
         the history as its messages."""
         self.conversation = Conversation(self.spec, self.tools)

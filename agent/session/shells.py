@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent.session.reports import Report, shell_report
 from tools import procgroup
-from tools.base import ToolContext, ToolError
+from tools.base import ShellWatch, ToolContext, ToolError
 from tools.bash import output_cap
 from tools.outbuf import HeadTail
 from tools.shellproc import DRAIN_S, PipeReader, spawn_in_group
@@ -65,6 +65,17 @@ class BackgroundShell:
     reader: PipeReader | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     """Set at each new output and at the exit (cleared by whoever waits on it)."""
+    watch: ShellWatch | None = None
+    """The sandbox's watch over it, finished once when its process exits."""
+
+    def finish_watch(self) -> None:
+        """Finish the sandbox's watch (once): what it undid is added to the output."""
+        watch, self.watch = self.watch, None
+        if watch is None:
+            return
+        note = watch.finish()
+        if note:
+            self.feed(f"\n{note}\n")
 
     @property
     def pgid(self) -> int:
@@ -123,17 +134,34 @@ class ShellRegistry:
         """Some shell ran since the checkpoint store last caught up."""
 
     # -- starting ---------------------------------------------------------------------------
-    async def start(self, argv: list[str], cwd: Path, command: str, description: str) -> str:
-        """Start ``argv`` in a new process group; its shell id."""
+    async def start(
+        self,
+        argv: list[str],
+        cwd: Path,
+        command: str,
+        description: str,
+        watch: ShellWatch | None = None,
+    ) -> str:
+        """Start ``argv`` in a new process group; its shell id (``watch``: the sandbox's, over
+        the command, finished when it exits)."""
         proc, read_fd = await spawn_in_group(argv, cwd)
         shell = self._register(proc, command, description)
+        shell.watch = watch
         shell.reader = PipeReader(read_fd, shell.feed)
         self._watch(shell)
         return shell.id
 
-    def adopt(self, proc: asyncio.subprocess.Process, reader: Any, command: str) -> str:
-        """Take over a running foreground command (Ctrl+B) with its pipe reader."""
+    def adopt(
+        self,
+        proc: asyncio.subprocess.Process,
+        reader: Any,
+        command: str,
+        watch: ShellWatch | None = None,
+    ) -> str:
+        """Take over a running foreground command (Ctrl+B) with its pipe reader (and the
+        sandbox's watch over it)."""
         shell = self._register(proc, command, "")
+        shell.watch = watch
         shell.reader = reader
         reader.on_text = shell.feed
         self._watch(shell)
@@ -163,6 +191,7 @@ class ShellRegistry:
         if ended:
             shell.exit_code = code
             shell.status = "completed" if code == 0 else "failed"
+        shell.finish_watch()
         shell.done.set()
         shell.changed.set()
         self._changed()
@@ -307,6 +336,7 @@ class ShellRegistry:
             if shell.reader is not None or procgroup.group_alive(shell.pgid):
                 await procgroup.kill_group_shielded(shell.proc)
                 self._release(shell)
+            shell.finish_watch()  # what it made must not outlive eddy either
             shell.done.set()
         for task in list(self._watchers):
             task.cancel()

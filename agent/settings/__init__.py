@@ -7,5 +7,8 @@
 - apply.py: what the merged settings change in the process at start-up.
 - edit.py: writing permission rules into them ("yes, don't ask again").
 - rule_editor.py: the /permissions editor and its text commands.
-- trust.py: trusted folders (a project's files steer eddy only once trusted).
+- grants.py: what a project's own files grant, per kind (for the trust question).
+- trust.py: trusted folders and the approved grants (a project's files steer eddy only once
+  the user said yes to what they grant, as it is now).
+- withhold.py: what a project's settings file may not do until approved; its env allow-list.
 """

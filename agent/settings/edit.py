@@ -187,7 +187,7 @@ def add_rule(
     rules = _rule_list(data, kind, where, create=True)
     if text not in rules:
         rules.append(text)
-    write_json_file(path, data)
+    _write_rules(path, data, scope, workspace)
     gitignored = _ensure_gitignored(workspace) if created and scope == "local" else False
     return SavedRule(text, path, created, gitignored, kind, where)
 
@@ -214,8 +214,19 @@ def remove_rule(
     if len(kept) == len(rules):
         return None
     rules[:] = kept
-    write_json_file(path, data)
+    _write_rules(path, data, scope, workspace)
     return SavedRule(str(wanted), path, False, False, kind, where, removed=True)
+
+
+def _write_rules(path: Path, data: dict[str, Any], scope: str, workspace: Path) -> None:
+    """Write a rules file; a project's file keeps its approval (the user made this change:
+    :func:`agent.settings.trust.keep_approved`)."""
+    if scope == "user":
+        write_json_file(path, data)
+        return
+    from agent.settings.trust import keep_approved
+
+    keep_approved(workspace, lambda: write_json_file(path, data))
 
 
 def _check_target(kind: str, scope: str, workspace: Path) -> tuple[Path, str]:

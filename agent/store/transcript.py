@@ -316,6 +316,7 @@ class Transcript:
             try:
                 os.fsync(fd)
             finally:
+                _unlock(fd)
                 os.close(fd)
 
     def __enter__(self) -> Transcript:
@@ -323,6 +324,18 @@ class Transcript:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _unlock(fd: int) -> None:
+    """Release the session's lock before closing: a process forked meanwhile (a git or shell
+    started by another thread, before its exec closes the descriptor) shares the open file,
+    and would otherwise hold the lock until then."""
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    except (ImportError, OSError):  # pragma: no cover - not POSIX
+        pass
 
 
 def fork(path: Path, new_id: str | None = None) -> Path:

@@ -22,8 +22,8 @@ import pytest
 
 from agent import events as ev
 from agent import ops
+from agent.model import providers
 from agent.model.anthropic import AnthropicModel
-from agent.model.protocol import providers
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from tests.fakes.fake_api import FakeAnthropic, HttpError, Reply, text

@@ -564,6 +564,21 @@ def test_session_in_use(cwd: Path) -> None:
     Transcript.open(t.path).close()
 
 
+def test_closing_releases_the_lock_a_forked_process_still_shares(cwd: Path) -> None:
+    """A git or shell forked by another thread shares the open file until its exec closes it:
+    closing the transcript releases the lock anyway, so the session can be resumed at once."""
+    t = Transcript.create(cwd, model=MODEL)
+    fds = Path("/proc/self/fd")
+    mine = [int(f.name) for f in fds.iterdir() if os.path.realpath(f) == str(t.path)]
+    assert len(mine) == 1
+    shared = os.dup(mine[0])  # what the forked child holds
+    try:
+        t.close()
+        Transcript.open(t.path).close()
+    finally:
+        os.close(shared)
+
+
 def test_bad_session_ids_are_refused(cwd: Path) -> None:
     for bad in ("../x", "a/b", ".hidden", ""):
         with pytest.raises(TranscriptError):
