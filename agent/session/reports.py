@@ -12,13 +12,17 @@ the notification goes to the model by the first of these that applies:
   one turn); Esc stops that turn like any other;
 - the turn cannot start by itself: the report waits for the user's next prompt, which it
   follows, and a notice says why. That is the case when the last turn stopped at its turn
-  limit (``--max-turns``, ``/turns``) or the budget, when the budget is spent, when
-  ``limit`` turns in a row started by themselves with no prompt from the user (the
-  ``maxSelfStartedTurns`` setting), and for a report of work that was stopped (the user or
-  the model stopped it: nothing to act on).
+  limit (``--max-turns``, ``/turns``) or the budget, when the budget is spent, when the user
+  pressed Esc in the last turn reports started, when ``limit`` turns in a row started by
+  themselves with no prompt or correction from the user (the ``maxSelfStartedTurns``
+  setting, 5 by default, 0 for never), and for a report of work that was stopped (the user
+  or the model stopped it: nothing to act on).
 
 So no model call is made by itself that nobody could stop, and background work cannot keep
-the model going with nobody at the keyboard.
+the model going with nobody at the keyboard. A turn reports start is a turn like any other:
+Esc stops it, T and B bound it, the spend counts it. ``eddy -p`` waits for the background
+work still running and runs those turns too, each with its own result, as Claude Code's
+print mode does (headless/run.py).
 """
 
 from __future__ import annotations
@@ -30,9 +34,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent import events as ev
-
-DEFAULT_SELF_STARTED_TURNS = 5
-"""Turns reports may start in a row with no prompt from the user (``maxSelfStartedTurns``)."""
 
 NOT_USER_INPUT = (
     "[SYSTEM NOTIFICATION - NOT USER INPUT]\n"
@@ -146,7 +147,7 @@ class BackgroundReports:
         start: Callable[[], None],
         refusal: Callable[[], str | None],
         turn_id: Callable[[], int],
-        limit: int = DEFAULT_SELF_STARTED_TURNS,
+        limit: int,
     ) -> None:
         self.pending: list[Report] = []
         """Reports the model has not read, oldest first."""
@@ -173,11 +174,27 @@ class BackgroundReports:
         self.changed.set()
         self.wake()
 
-    def take(self) -> list[str]:
-        """The reports' texts for the model, now read (a turn's prompt, or its corrections)."""
+    def take(self) -> list[Report]:
+        """The reports not yet read, now read by the model (a turn's prompt, or what follows
+        a prompt or a turn's results)."""
         taken, self.pending = self.pending, []
         self._held_said = False
-        return [r.text for r in taken]
+        return taken
+
+    @property
+    def due(self) -> bool:
+        """A turn of the reports is about to start (decided on the loop's next round)."""
+        return self._scheduled
+
+    @property
+    def held(self) -> bool:
+        """Reports wait for the user's next prompt (a notice said why)."""
+        return self._held_said
+
+    def close(self) -> None:
+        """The session closes: reports that come now are dropped, no turn starts."""
+        self.closed = True
+        self.changed.set()
 
     def user_spoke(self) -> None:
         """The user sent a prompt or a correction: the count of self-started turns restarts."""

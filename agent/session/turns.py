@@ -72,9 +72,10 @@ class PromptRunner(TurnHost):
             next prompt, or the running turn's next results, or are a turn's prompt.
         stop: the stop signal Esc sets.
         emit: the session's event sink.
-        add_prompt: adds a prompt to the history (and the transcript, and, if its last
-            argument is True, the rewind list): ``(text, delivered corrections, added
-            blocks, mark)``.
+        add_prompt: adds a prompt to the history (and the transcript, and the rewind list):
+            ``(text, delivered corrections, added blocks)``.
+        add_reports: adds the notifications of a turn that reports start to the history
+            (and the transcript): no rewind point, nobody's words.
         report_checkpoint_error: shows a failed checkpoint save, given the turn's id.
     """
 
@@ -94,7 +95,8 @@ class PromptRunner(TurnHost):
         reports: BackgroundReports,
         stop: StopSignal,
         emit: Emit,
-        add_prompt: Callable[[str, tuple[str, ...], tuple[str, ...], bool], None],
+        add_prompt: Callable[[str, tuple[str, ...], tuple[str, ...]], None],
+        add_reports: Callable[[tuple[str, ...]], None],
         report_checkpoint_error: Callable[[int], None],
     ) -> None:
         self.config = config
@@ -111,34 +113,38 @@ class PromptRunner(TurnHost):
         self.stop = stop
         self.emit = emit
         self.add_prompt = add_prompt
+        self.add_reports = add_reports
         self.report_checkpoint_error = report_checkpoint_error
         self._turn_ids = itertools.count(1)
         self.last_subtype: str | None = None
-        """How the last turn ended (a report starts no turn after a limit or an Esc)."""
+        """How the last turn ended (a report starts no turn after a limit, for one)."""
+        self.last_origin: str = "user"
+        """Who started the last turn: ``user`` or ``background`` (``TurnStarted.origin``)."""
 
-    async def run(self, text: str, shown: str = "", *, by_reports: bool = False) -> None:
+    async def run(self, text: str, *, by_reports: bool = False) -> None:
         """Run ``text`` as a prompt; then, while one is queued and nothing stops it, the
         queue as the next prompt.
 
         Args:
-            text: the prompt.
-            shown: what the user typed, when that is not ``text`` (a custom command).
+            text: the prompt (not used when ``by_reports``).
             by_reports: the reports of background work start this turn by themselves, eddy
                 being idle (agent/session/reports.py): their notifications, taken now (with
                 those that came while the checkpoint scan ran), are its prompt, which is no
                 rewind point (what the turn changes belongs to the user's last prompt) and no
-                one's words (no UserPromptSubmit); ``text`` is not used.
+                one's words (no UserPromptSubmit, no @-mentions).
         """
         delivered: tuple[str, ...] = ()
         while True:
             await self.shells.catch_up()  # what background shells changed: the last prompt's
             if by_reports:
-                texts = self.reports.take()
-                if not texts:
+                reports = self.reports.take()
+                if not reports:
                     return
-                turn_id, text = next(self._turn_ids), "\n\n".join(texts)
-                self.add_prompt(text, (), (), False)
-                self.emit(ev.TurnStarted(turn_id, text, origin="background"))
+                turn_id = next(self._turn_ids)
+                self.add_reports(tuple(r.text for r in reports))
+                shown = "\n".join(r.summary for r in reports)
+                self.emit(ev.TurnStarted(turn_id, shown, origin="background"))
+                self.last_origin = "background"
                 by_reports = False
             else:
                 turn_id = next(self._turn_ids)
@@ -152,9 +158,10 @@ class PromptRunner(TurnHost):
                     self._blocked(turn_id, text, added.blocked)
                     return
                 # the reports of background work that waited for a prompt follow it
-                self.add_prompt(text, delivered, (*added.blocks, *self.reports.take()), True)
-                self.emit(ev.TurnStarted(turn_id, text, shown))
-                shown = ""
+                held = tuple(r.text for r in self.reports.take())
+                self.add_prompt(text, delivered, (*added.blocks, *held))
+                self.emit(ev.TurnStarted(turn_id, text))
+                self.last_origin = "user"
             self.report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
             outcome = await self._turn(turn_id)
             # Interrupt with a queue sends it at once; a finished turn makes it the next
@@ -214,9 +221,25 @@ class PromptRunner(TurnHost):
         )
 
     def take_queue(self) -> list[str]:
-        """The corrections queued while the calls ran, then the reports of background work
-        that ended meanwhile (they follow the results)."""
-        return [*self.corrections.take_all(), *self.reports.take()]
+        """The corrections queued while the calls ran (they follow the results)."""
+        return self.corrections.take_all()
+
+    def take_reports(self) -> list[str]:
+        """The reports of background work that ended while the calls ran (they follow the
+        results and the corrections)."""
+        return [r.text for r in self.reports.take()]
+
+    def held_reason(self) -> str | None:
+        """Why a report may not start a turn by itself now, or None: the last turn stopped
+        at a limit (the user set it: nothing runs past it unasked), the budget is spent, or
+        the user stopped a turn that reports had started (Esc: they are at the keyboard)."""
+        if self.last_subtype == "error_max_turns":
+            return "The last turn stopped at its turn limit (/turns)"
+        if self.last_subtype == "error_max_budget_usd" or self.budget_spent():
+            return "The budget is spent (/budget)"
+        if self.last_subtype == "interrupted" and self.last_origin == "background":
+            return "You stopped the last turn that background work started"
+        return None
 
     async def before_call(self, turn: Turn) -> bool:
         """Before each model call: the extensions (the tool set may change here), then

@@ -59,7 +59,10 @@ def completion_report(record: BackgroundAgent, subtype: str, report: str) -> Rep
     if record.stopping:
         footer = report.rpartition("\n\n")[2]
         summary = f"{what} was stopped"
-        note = "Stopped before it finished (TaskStop, KillShell or the user's /tasks kill)."
+        note = (
+            "It was stopped before it finished (TaskStop, KillShell or the user's /tasks "
+            "kill); it does no more work."
+        )
         text = notification(record.id, "stopped", summary, note=f"{note} {footer}", **fields)
         return Report(record.id, "agent", "stopped", summary, text, output_file, wake=False)
     if subtype == "success":

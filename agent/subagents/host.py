@@ -268,7 +268,8 @@ class SubagentHost(Extension):
                 record.status = status.get(outcome.subtype, "failed")
                 record.stopping = record.stopping and record.status == "stopped"
             result = await self._finish(child, outcome)
-            self.session.reports.add(completion_report(record, outcome.subtype, str(result.content)))
+            report = completion_report(record, outcome.subtype, str(result.content))
+            self.session.reports.add(report)
 
         ctx_copy = contextvars.copy_context()
         ctx_copy.run(CURRENT_FRAME.set, frame)
