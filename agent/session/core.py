@@ -120,9 +120,7 @@ class Session:
         )
         """What background work reports when it ends, and the turns those reports start
         (agent/session/reports.py)."""
-        self.shells = ShellRegistry(
-            self.ctx, on_change=self.background_changed, on_report=self.reports.add
-        )
+        self.shells = ShellRegistry(self.ctx, self.background_changed, self.reports)
         """Background shells (Bash ``run_in_background``, Ctrl+B); they outlive turns."""
         self.ctx.shells = self.shells
         self.dialogs = SessionDialogs(

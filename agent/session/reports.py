@@ -151,6 +151,8 @@ class BackgroundReports:
     ) -> None:
         self.pending: list[Report] = []
         """Reports the model has not read, oldest first."""
+        self.expected: set[str] = set()
+        """The ids of background work that runs and will report (``expect``), until it does."""
         self.in_a_row = 0
         """Turns started by reports since the user's last prompt or correction."""
         self.limit = limit
@@ -165,8 +167,15 @@ class BackgroundReports:
         self._scheduled = False
         self._held_said = False
 
+    def expect(self, task_id: str) -> None:
+        """Background work ``task_id`` started: it will report when it ends (``eddy -p``
+        waits for that: ``expected``)."""
+        if not self.closed:
+            self.expected.add(task_id)
+
     def add(self, report: Report) -> None:
         """Background work ended: show its line now, deliver its report (see the module)."""
+        self.expected.discard(report.task_id)
         if self.closed:
             return
         self.pending.append(report)
@@ -194,6 +203,7 @@ class BackgroundReports:
     def close(self) -> None:
         """The session closes: reports that come now are dropped, no turn starts."""
         self.closed = True
+        self.expected.clear()
         self.changed.set()
 
     def user_spoke(self) -> None:

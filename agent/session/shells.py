@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent.session.reports import Report, shell_report
+from agent.session.reports import BackgroundReports, shell_report
 from tools import procgroup
 from tools.base import ShellWatch, ToolContext, ToolError
 from tools.bash import output_cap
@@ -112,19 +112,20 @@ class ShellRegistry:
     Args:
         ctx: the session's tool context (limits, where logs go).
         on_change: called when a shell starts or ends (front ends refresh what they show).
-        on_report: given each shell's report when its command ends or is killed
-            (agent/session/reports.py), until ``close``.
+        reports: the session's reports (agent/session/reports.py): each shell is expected
+            to report from its start, and reports when its command ends or is killed (until
+            ``close``).
     """
 
     def __init__(
         self,
         ctx: ToolContext,
         on_change: Callable[[], None] | None = None,
-        on_report: Callable[[Report], None] | None = None,
+        reports: BackgroundReports | None = None,
     ) -> None:
         self.ctx = ctx
         self.on_change = on_change
-        self.on_report = on_report
+        self.reports = reports
         self.shells: dict[str, BackgroundShell] = {}
         self.store: CheckpointStore | None = None
         self._count = 0
@@ -175,6 +176,8 @@ class ShellRegistry:
         log = OutputSpool(0, self.ctx.output_dir, prefix=shell_id)
         shell = BackgroundShell(shell_id, command, description, proc, log)
         self.shells[shell_id] = shell
+        if self.reports is not None:
+            self.reports.expect(shell_id)
         self._unscanned = True
         self._changed()
         return shell
@@ -214,13 +217,13 @@ class ShellRegistry:
 
     def _report(self, shell: BackgroundShell) -> None:
         """Tell the session that ``shell`` ended (its report: Claude Code's words)."""
-        if self.on_report is None:
+        if self.reports is None:
             return
         label = shell.description or " ".join(shell.command.split())
         if len(label) > 80:
             label = label[:79] + "…"
         path = str(shell.log.path) if shell.log.path is not None else ""
-        self.on_report(shell_report(shell.id, label, shell.status, shell.exit_code, path))
+        self.reports.add(shell_report(shell.id, label, shell.status, shell.exit_code, path))
 
     def _changed(self) -> None:
         if self.on_change is not None:
@@ -329,7 +332,7 @@ class ShellRegistry:
 
     async def close(self) -> None:
         """Kill every group that still has a process (eddy's exit: no orphans)."""
-        self.on_report = None  # nobody reads a report any more
+        self.reports = None  # nobody reads a report any more
         for shell in list(self.shells.values()):
             if shell.status == "running":
                 shell.status = "killed"

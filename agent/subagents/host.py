@@ -253,6 +253,7 @@ class SubagentHost(Extension):
         self.running[agent_id] = child
         record = BackgroundAgent(child, prompt, time.time(), description=description)
         self.tasks[agent_id] = record
+        self.session.reports.expect(agent_id)
 
         async def run() -> None:
             outcome = TurnOutcome("interrupted", 0, 0, 0.0, child.turn.usage)

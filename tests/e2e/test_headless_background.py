@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.headless import eddy
 
@@ -30,7 +32,10 @@ def marked_processes() -> list[int]:
     return pids
 
 
-def test_headless_exit_kills_the_background_tree(fake_api: FakeAnthropic, tmp_path: Path) -> None:
+def test_headless_exit_kills_the_background_tree(
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EDDY_BACKGROUND_WAIT_S", "1")  # -p waits for it that long, then stops it
     command = f"sleep {MARK} & (sleep {MARK} & wait) & sleep {MARK}"
     fake_api.push(
         Reply(
@@ -79,3 +84,4 @@ def test_headless_exit_kills_the_background_tree(fake_api: FakeAnthropic, tmp_pa
     asked = results["toolu_3"]
     assert asked["is_error"] and "eddy runs headless" in str(asked["content"])
     assert marked_processes() == []  # eddy's exit ended the whole tree
+    assert "background work still running after 1 s is stopped: bash_1" in done.stderr
