@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any, assert_never
 
 from agent import events as ev
@@ -164,12 +166,15 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     errors_shown = False
     claude = ClaudeStream(out) if fmt == "stream-json" else None
     init: dict[str, Any] = {}
+    on_finished: Callable[[], None] | None = None
     """The init line's fields (written again before a turn that reports start)."""
 
     def emit(event: ev.Event) -> None:
         nonlocal errors_shown
         if isinstance(event, ev.TurnFinished):
             finished.append(event)
+            if on_finished is not None:  # its result at once, as Claude Code writes it
+                on_finished()
         elif claude is not None and isinstance(event, ev.BackgroundReported):
             claude.write(task_notification(event, claude.session_id))
         elif claude is not None and isinstance(event, ev.TurnStarted) and event.origin != "user":
@@ -253,11 +258,11 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             out.flush()
         written = len(finished) if fmt != "json" or final else written
 
+    on_finished = functools.partial(write_results, False)
     await session.wait_idle()
-    write_results(final=False)
     while await _reports_start_a_turn(session, signals):  # background work reports back
         await session.wait_idle()
-        write_results(final=False)
+    on_finished = None
     await session.close()  # the model, the transcript, the checkpoint store
     write_results(final=True)
     last = finished[-1]

@@ -170,7 +170,9 @@ async def test_no_turn_starts_by_itself_when_the_setting_is_zero(tmp_path: Path)
 
 
 async def test_a_report_after_a_turn_stopped_at_its_turn_limit_waits(tmp_path: Path) -> None:
-    session, events, model = make(tmp_path, lambda h: assistant(tool_call("g", "Glob", pattern="*")))
+    session, events, model = make(
+        tmp_path, lambda h: assistant(tool_call("g", "Glob", pattern="*"))
+    )
     session.submit(ops.SetLimits(max_turns=1))
     session.submit(ops.SubmitPrompt("go"))
     await session.wait_idle()
