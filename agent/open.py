@@ -332,6 +332,11 @@ def _config(
         problems.append("passSecretEnv: expected a list of variable names; ignored.")
     if settings.auto_compact is False:
         config.autocompact = None
+    turns = settings.get("maxSelfStartedTurns", config.self_started_turns)
+    if isinstance(turns, int) and not isinstance(turns, bool) and turns >= 0:
+        config.self_started_turns = turns
+    else:
+        problems.append("maxSelfStartedTurns: expected a whole number (0 or more); ignored.")
     return config, memory
 
 
