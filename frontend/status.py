@@ -170,6 +170,7 @@ class StatusModel:
                 | ev.HookRan()
                 | ev.HookStarted()
                 | ev.PromptBlocked()
+                | ev.BackgroundReported()  # BackgroundChanged says what still runs
             ):
                 pass
             case _:
