@@ -59,6 +59,8 @@ def neutral(field: dataclasses.Field[Any]) -> Any:
         return ""
     if kind.endswith("| None"):
         return None
+    if kind.startswith("Literal["):  # the first of the values it allows
+        return kind.removeprefix("Literal[").split(",")[0].strip(" ]'\"")
     raise AssertionError(f"no neutral value for {field.name}: {kind}")
 
 
