@@ -27,8 +27,8 @@ from acp_agent.updates import MODE_NAMES, plan_entries
 from agent import events as ev
 from agent import ops
 from agent.model import Model
-from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
 from agent.open import SessionSetupError
+from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
 from frontend.session_open import build_session
 
 log = logging.getLogger("eddy.acp")
@@ -154,7 +154,7 @@ class EddyAgent:
         for problem in problems:
             live.say(f"*eddy: {problem}*")
         self.sessions[live.session_id] = live
-        live.send(update_available_commands(available_commands(workspace)))
+        live.send(update_available_commands(available_commands(workspace, session.config.plugins)))
         return live
 
     def _live(self, session_id: str) -> LiveSession:

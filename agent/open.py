@@ -2,8 +2,11 @@
 
 Every front end (the TUI, line mode, headless, ACP) opens its sessions here and then talks
 to the session through ops and events only. This is the one place that reads the settings,
-the memory, the skills and the agents of a workspace, builds the session's configuration and
-its tools, and registers the session's extensions (agent/extension.py), in this order:
+the plugins, the memory, the skills and the agents of a workspace, builds the session's
+configuration and its tools, and registers the session's extensions (agent/extension.py).
+The plugins (agent/plugins) are composed here: their parts go to the loaders that read the
+workspace's own (skills, hooks, MCP servers, agents, output styles; the front ends read their
+commands from ``config.plugins``). The extensions, in this order:
 
 1. the checkpoint settler (when the session is saved: ``tool_ended``),
 2. the memory's path rules (``after_tool``: their notes join a result),
@@ -36,6 +39,8 @@ from agent.output_styles import load_styles, pick_style
 from agent.paths import config_dir, project_data_dir
 from agent.permissions.paths import hook_script_paths
 from agent.permissions.policy import Rule
+from agent.plugins.parts import hook_sources, mcp_servers
+from agent.plugins.registry import PluginSet, load_plugins
 from agent.pricing import DEFAULT_MODEL
 from agent.prompt import system_prompt
 from agent.sandbox import parse_sandbox_settings
@@ -81,6 +86,7 @@ class SessionOptions:
         mcp_config: more MCP server files (or JSON texts).
         strict_mcp_config: only the servers of ``mcp_config``.
         cleared: this new session replaces one the user cleared (SessionStart's source).
+        plugin_dirs: plugins to load for this session (``--plugin-dir``).
     """
 
     workspace: Path
@@ -101,6 +107,7 @@ class SessionOptions:
     mcp_config: tuple[str, ...] = ()
     strict_mcp_config: bool = False
     cleared: bool = False
+    plugin_dirs: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -182,7 +189,9 @@ def open_session(
     from agent.settings.apply import apply_settings
 
     apply_settings(settings, problems)  # env first: the model and the provider read it
-    config, memory = _config(options, settings, problems)
+    plugins = load_plugins(workspace, settings.raw, options.plugin_dirs)
+    problems += plugins.messages()
+    config, memory = _config(options, settings, problems, plugins)
     transcript = open_transcript(options) if options.persist else None
     loaded = transcript.loaded if transcript is not None else None
     if loaded is not None and loaded.model and not options.model_explicit:
@@ -198,7 +207,7 @@ def open_session(
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
     if transcript is not None:
         ctx.output_dir = project_data_dir(workspace) / "tool-output" / transcript.session_id
-    skills = load_skills(workspace)
+    skills = load_skills(workspace, config.plugins)
     problems += skills.problems
     config.policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     if tools is None:
@@ -213,7 +222,7 @@ def open_session(
     if skills.found:
         session.add_extension(SkillGrants(skills, config.policy.allow))
     add_hooks(session, cleared=options.cleared)
-    _add_mcp(session, settings, options, problems)
+    _add_mcp(session, settings, options, problems, plugins)
     attach_workspace_agents(session, settings.get("subagents"), problems)
     for extension in extensions:
         session.add_extension(extension)
@@ -222,6 +231,8 @@ def open_session(
         if loaded is not None:
             problems.extend(f"resumed session: {p}" for p in loaded.problems)
     picked = [*_settings_items(settings), *_memory_items(workspace, memory.memory, skills)]
+    if plugins:
+        picked.append(f"{len(plugins)} plugin{'s' if len(plugins) != 1 else ''}")
     return OpenedSession(session, problems, picked)
 
 
@@ -245,7 +256,7 @@ def open_or_new(
 
 
 def _config(
-    options: SessionOptions, settings: Settings, problems: list[str]
+    options: SessionOptions, settings: Settings, problems: list[str], plugins: PluginSet
 ) -> tuple[SessionConfig, SessionMemory]:
     """The session's configuration from the settings and the options, and its memory."""
     from agent.providers import chosen_model
@@ -269,7 +280,7 @@ def _config(
         workspace, config_dir(), lambda text, style: system_prompt(workspace, text, style=style)
     )
     problems += memory.problems
-    style = pick_style(workspace, settings.get("outputStyle"), problems)
+    style = pick_style(workspace, settings.get("outputStyle"), problems, plugins)
     config = SessionConfig(
         workspace=workspace,
         model=model_id,
@@ -281,7 +292,11 @@ def _config(
     )
     config.refresh_system = lambda: memory.refresh(config.output_style)
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
-    config.hooks = load_hooks(settings.raw, problems)
+    config.plugins = list(plugins)
+    # a project's plugins' hooks are the project's grants (agent/plugins/grants.py): the
+    # start-up trust question covers them as it covers the project's own hooks
+    plugin_hooks = hook_sources(plugins, workspace, approved=lambda kind: True)
+    config.hooks = load_hooks([*plugin_hooks, *settings.raw], problems)
     problems += missing_scripts(config.hooks, workspace)  # said at start-up, not when it fails
     policy.hook_scripts = hook_script_paths(config.hooks.commands(), workspace)
     config.server_tools = server_tools(policy)
@@ -329,7 +344,11 @@ def add_hooks(session: Session, *, cleared: bool = False) -> HooksExtension:
 
 
 def _add_mcp(
-    session: Session, settings: Settings, options: SessionOptions, problems: list[str]
+    session: Session,
+    settings: Settings,
+    options: SessionOptions,
+    problems: list[str],
+    plugins: PluginSet,
 ) -> None:
     """The configured MCP servers (starting in the background), as the session's extension."""
     from agent.mcp.setup import start_mcp
@@ -340,6 +359,7 @@ def _add_mcp(
         mcp_config_files=options.mcp_config,
         strict=options.strict_mcp_config,
         headless=options.headless,
+        plugin_servers=mcp_servers(plugins, options.workspace),
     )
     problems += mcp_problems
     if manager is not None:

@@ -110,6 +110,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="load MCP servers from a JSON file (or JSON text) with mcpServers (repeatable)",
     )
     p.add_argument(
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="load a plugin (Claude Code's format) from DIR for this session (repeatable)",
+    )
+    p.add_argument(
         "--strict-mcp-config",
         action="store_true",
         help="use only the MCP servers of --mcp-config, none of the configured ones",
@@ -223,5 +231,6 @@ def parse_launch(argv: Sequence[str] | None = None) -> LaunchOptions:
         disallowed_tools=tuple(_split_rules(ns.disallowed_tools)),
         add_dirs=tuple(Path(d) for d in ns.add_dirs),
         mcp_config=tuple(ns.mcp_config),
+        plugin_dirs=tuple(Path(d) for d in ns.plugin_dirs),
     )
     return LaunchOptions(**values)

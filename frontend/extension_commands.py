@@ -19,7 +19,8 @@ def output_style(fe: FrontEnd, arg: str) -> None:
         fe.submit(ops.SetOutputStyle(arg))  # the engine answers: a Notice, or an Error
         return
     problems: list[str] = []
-    styles = load_styles(fe.workspace, problems)
+    plugins = fe.session.config.plugins if fe.session is not None else []
+    styles = load_styles(fe.workspace, problems, plugins)
     current = fe.session.config.output_style
     name = current.name if current is not None else DEFAULT
     lines = [f"Output style: {name}. /output-style NAME switches (this session only)."]
@@ -92,7 +93,7 @@ def agents(fe: FrontEnd, arg: str) -> None:
 
     session = fe.session
     host = getattr(session.ctx, "subagents", None) if session is not None else None
-    catalog = host.catalog if host is not None else load_agents(fe.workspace)
+    catalog = host.catalog if host is not None else load_agents(fe.workspace)  # not ready yet
     transcript = getattr(session, "transcript", None) if session is not None else None
     if arg.strip():
         _show_subagent(fe, transcript, arg.strip())

@@ -11,6 +11,7 @@ from agent.mcp.config import load_mcp_config
 
 if TYPE_CHECKING:
     from agent.mcp.manager import McpManager
+    from agent.plugins.parts import PluginServers
 
 
 def start_mcp(
@@ -20,18 +21,24 @@ def start_mcp(
     mcp_config_files: Sequence[Path | str] = (),
     strict: bool = False,
     headless: bool = False,
+    plugin_servers: Sequence[PluginServers] = (),
 ) -> tuple[McpManager | None, list[str]]:
     """The configured MCP servers, starting in the background.
 
     Nothing is started (no thread, no SDK import) when no server is configured. Project
-    servers the user has not approved wait (``/mcp approve``); headless runs start them.
+    servers (a project's plugins' too) the user has not approved wait (``/mcp approve``);
+    headless runs start them.
 
     Returns:
         The manager (None without servers; bind it to the session's tool set and register
         it as an extension), and the configuration problems and what waits for approval.
     """
     config = load_mcp_config(
-        workspace, settings_raw, mcp_config_files=mcp_config_files, strict=strict
+        workspace,
+        settings_raw,
+        mcp_config_files=mcp_config_files,
+        strict=strict,
+        plugin_servers=plugin_servers,
     )
     problems = [f"MCP: {p}" for p in config.problems]
     if not config.servers:
@@ -50,7 +57,7 @@ def start_mcp(
     if waiting:
         names = ", ".join(waiting)
         problems.append(
-            f"MCP: this project's .mcp.json names servers not approved yet: {names}. "
+            f"MCP: this project's servers (.mcp.json, its plugins) not approved yet: {names}. "
             "/mcp approve NAME (or /mcp approve all) starts them; the answer is remembered."
         )
     return manager, problems

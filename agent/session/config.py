@@ -14,6 +14,7 @@ from agent.loop import Limits
 from agent.messages import Block, TextBlock
 from agent.output_styles import OutputStyle
 from agent.permissions.policy import Policy
+from agent.plugins.plugin import Plugin
 from agent.sandbox import SandboxSettings
 
 
@@ -54,6 +55,8 @@ class SessionConfig:
     """The output style (agent/output_styles.py) ``refresh_system`` builds with; None: Default."""
     hooks: HookConfig = field(default_factory=HookConfig)
     """The ``hooks`` of every settings file, merged (see agent/hooks)."""
+    plugins: list[Plugin] = field(default_factory=list)
+    """The plugins loaded (agent/plugins): their commands are the front ends' to read."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:
