@@ -236,6 +236,14 @@ COMMANDS: dict[str, Command] = {
             True,
         ),
         Command(
+            "plugin",
+            "plugins: list; install NAME@MARKETPLACE; enable|disable|uninstall NAME; "
+            "marketplace add|list|remove|update",
+            ext.plugin,
+            True,
+            False,
+        ),
+        Command(
             "agents",
             "the subagent types and this session's subagents; /agents ID shows one's transcript",
             ext.agents,

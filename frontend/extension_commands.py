@@ -88,6 +88,18 @@ def mcp_prompt(fe: FrontEnd, name: str, arg: str) -> Awaitable[None] | None:
     return send()
 
 
+async def plugin(fe: FrontEnd, arg: str) -> None:
+    import asyncio
+
+    from frontend.plugin_commands import plugin_command
+
+    loaded = fe.session.config.plugins if fe.session is not None else None
+    # a clone or a copy takes a while: off the front end's loop, which keeps drawing
+    said = await asyncio.to_thread(plugin_command, fe.workspace, arg, loaded)
+    for text, kind in said:
+        fe.say(text, kind)  # type: ignore[arg-type]
+
+
 def agents(fe: FrontEnd, arg: str) -> None:
     from agent.subagents import agents_listing, load_agents
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -216,6 +216,27 @@ def remove_rule(
     rules[:] = kept
     write_json_file(path, data)
     return SavedRule(str(wanted), path, False, False, kind, where, removed=True)
+
+
+def edit_settings(scope: str, workspace: Path, change: Callable[[dict[str, Any]], None]) -> Path:
+    """Apply ``change`` to the settings object of one of eddy's files (``SCOPES``) and write
+    it back whole (created if needed; the local one is git-ignored then); what else the
+    file holds is kept. Returns the file.
+
+    Raises:
+        ValueError: ``scope`` is unknown.
+        SettingsError: the file exists but is not a JSON object (it is left as it is).
+        OSError: it cannot be read or written.
+    """
+    workspace = Path(workspace)
+    path = scope_path(scope, workspace)
+    created = not path.exists()
+    data = {} if created else _load_for_edit(path, display_path(path, workspace))
+    change(data)
+    write_json_file(path, data)
+    if created and scope == "local":
+        _ensure_gitignored(workspace)
+    return path
 
 
 def _check_target(kind: str, scope: str, workspace: Path) -> tuple[Path, str]:
