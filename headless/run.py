@@ -20,10 +20,11 @@ from typing import Any, assert_never
 from agent import events as ev
 from agent import ops
 from agent.model import ModelRequest
+from agent.open import SessionSetupError
 from agent.session.core import Session
 from frontend.launch import LaunchOptions
+from frontend.prompt_expansion import expand_prompt
 from frontend.server_blocks import server_tool_lines
-from agent.open import SessionSetupError
 from frontend.session_open import build_session
 from frontend.termination import INTERRUPT_CODES, handle_termination
 from headless.claude_stream import ClaudeStream
@@ -185,9 +186,16 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             tools=[str(tool["name"]) for tool in session.tools.params()],
             permission_mode=now.mode,
         )
+    # A slash command is expanded as the interactive modes expand it (a custom or plugin
+    # command, an MCP prompt); @server:uri is the engine's (the MCP extension's on_prompt).
+    expanded = await expand_prompt(session, args.workspace, prompt)
+    if expanded.op is None:
+        print(f"eddy: {expanded.error}", file=sys.stderr)
+        await session.close()
+        return 1
     # The prompt is submitted even if a signal came while the session was built: it is then
     # recorded and interrupted at once, so the transcript keeps it (resumable with --continue).
-    session.submit(ops.SubmitPrompt(prompt))
+    session.submit(expanded.op)
     signals.attach(session)
     if signals.code is not None:
         session.submit(ops.Interrupt())

@@ -186,6 +186,11 @@ class McpManager(Extension):
             return None
         from agent.mcp.resources import attach_resources
 
+        if self._wait_first:  # -p: the servers a prompt names may still be starting
+            named = [n for n in self.connections if f"@{n}:" in text]
+            if named:
+                await self.wait_started(named)
+
         return PromptAddition(None, tuple(await attach_resources(self, text)))
 
     def tools(self, *, connected: bool = True) -> list[McpTool]:
