@@ -69,9 +69,7 @@ def test_dash_p_expands_an_mcp_prompt_and_attaches_a_resource(
     done = eddy(fake_api, tmp_path, "-p", "/mcp__fake__review src/x.py", "--mcp-config", str(cfg))
     assert done.returncode == 0, done.stderr
     assert first_text(fake_api).strip() == "Please review src/x.py."
-    done = eddy(
-        fake_api, tmp_path, "-p", "sum up @fake:memo://notes", "--mcp-config", str(cfg)
-    )
+    done = eddy(fake_api, tmp_path, "-p", "sum up @fake:memo://notes", "--mcp-config", str(cfg))
     assert done.returncode == 0, done.stderr
     sent = json.dumps(fake_api.requests[1]["messages"][0])
     assert "Contents of @fake:memo://notes" in sent and "the notes' text" in sent
