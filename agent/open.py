@@ -360,6 +360,7 @@ def _add_mcp(
         strict=options.strict_mcp_config,
         headless=options.headless,
         plugin_servers=mcp_servers(plugins, options.workspace),
+        roots=session.ctx.roots,  # the servers' roots/list: the workspace and --add-dir
     )
     problems += mcp_problems
     if manager is not None:

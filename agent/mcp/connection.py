@@ -130,6 +130,9 @@ class ServerConnection:
         """Tells the user something (the authorization URL)."""
         self.inproc: Any = None
         """An in-process server (``mcp.server.MCPServer``) to connect to instead (tests)."""
+        self.client_side: Any = None
+        """The client's capabilities (agent/mcp/client_side.py ``ClientSide``): roots and
+        elicitation are offered to the server when set."""
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -232,7 +235,7 @@ class ServerConnection:
 
         async with contextlib.AsyncExitStack() as stack:
             target = self.inproc or watched(await self._transport(stack), self._gone.set)
-            client = Client(target, message_handler=self._on_message)
+            client = Client(target, message_handler=self._on_message, **self._capabilities())
             await stack.enter_async_context(client)
             await self._load_lists(client)
             watchdog.cancel()
@@ -320,8 +323,29 @@ class ServerConnection:
             "It was not called; the user can reconnect it with /mcp."
         )
 
-    async def call_tool(self, tool: str, args: dict[str, Any], timeout: float | None) -> Any:
-        """Call ``tool``; the SDK's ``CallToolResult``.
+    def _capabilities(self) -> dict[str, Any]:
+        """The client's roots and elicitation handlers (none without ``client_side``)."""
+        side = self.client_side
+        if side is None:
+            return {}
+        return {
+            "list_roots_callback": side.list_roots,
+            "elicitation_callback": side.elicitation(self.name),
+        }
+
+    async def roots_changed(self) -> None:
+        """Tell the server the client's roots changed (it asks for them again). A server on
+        the 2026-07-28 protocol asks within each request instead: nothing to tell it."""
+        version = str(getattr(self._client, "protocol_version", "") or "")
+        if self._client is not None and version < "2026-07-28":
+            with contextlib.suppress(Exception):  # a server gone meanwhile: nothing to tell
+                await self._client.send_roots_list_changed()
+
+    async def call_tool(
+        self, tool: str, args: dict[str, Any], timeout: float | None, progress: Any = None
+    ) -> Any:
+        """Call ``tool``; the SDK's ``CallToolResult`` (``progress`` receives the server's
+        progress reports: a progress token is sent with the call).
 
         Raises:
             McpUnavailable: the server is not connected, or died during the call.
@@ -332,7 +356,9 @@ class ServerConnection:
 
         client = self._ready()
         try:
-            return await client.call_tool(tool, args, read_timeout_seconds=timeout)
+            return await client.call_tool(
+                tool, args, read_timeout_seconds=timeout, progress_callback=progress
+            )
         except TimeoutError:
             raise
         except OSError as exc:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ def start_mcp(
     strict: bool = False,
     headless: bool = False,
     plugin_servers: Sequence[PluginServers] = (),
+    roots: Callable[[], tuple[Path, ...]] | None = None,
 ) -> tuple[McpManager | None, list[str]]:
     """The configured MCP servers, starting in the background.
 
@@ -51,6 +52,7 @@ def start_mcp(
         approved=lambda c: may_start(c, workspace, headless=headless),
         log_dir=project_data_dir(workspace) / "mcp-logs",
         wait_at_first_call=headless,
+        roots=roots or (lambda: (workspace,)),
     )
     manager.start()
     waiting = [c.name for c in config.servers.values() if not manager.may_start(c)]
