@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.mcp.approval import may_start
+from agent.mcp.approval import McpJsonChoices, may_start, needs_approval
 from agent.mcp.config import load_mcp_config
 
 if TYPE_CHECKING:
@@ -47,15 +47,25 @@ def start_mcp(
     from agent.mcp.manager import McpManager
     from agent.paths import project_data_dir
 
+    choices = McpJsonChoices.of(settings_raw)
     manager = McpManager(
         config,
-        approved=lambda c: may_start(c, workspace, headless=headless),
+        approved=lambda c: may_start(c, workspace, headless=headless, choices=choices),
         log_dir=project_data_dir(workspace) / "mcp-logs",
         wait_at_first_call=headless,
         roots=roots or (lambda: (workspace,)),
     )
     manager.start()
-    waiting = [c.name for c in config.servers.values() if not manager.may_start(c)]
+    off = [
+        c.name for c in config.servers.values() if needs_approval(c) and c.name in choices.disabled
+    ]
+    if off:
+        problems.append(f"MCP: not started (disabledMcpjsonServers): {', '.join(off)}.")
+    waiting = [
+        c.name
+        for c in config.servers.values()
+        if not manager.may_start(c) and c.name not in choices.disabled
+    ]
     if waiting:
         names = ", ".join(waiting)
         problems.append(
