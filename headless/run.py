@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import sys
@@ -144,6 +145,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     fmt = args.output_format
     out = sys.stdout
     finished: list[ev.TurnFinished] = []
+    blocked: list[ev.PromptBlocked] = []
     errors_shown = False
     claude = ClaudeStream(out) if fmt == "stream-json" else None
 
@@ -151,6 +153,8 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         nonlocal errors_shown
         if isinstance(event, ev.TurnFinished):
             finished.append(event)
+        if isinstance(event, ev.PromptBlocked):
+            blocked.append(event)
         errors_shown = errors_shown or isinstance(event, ev.Error)
         if fmt == "eddy-events":
             out.write(json.dumps(ev.to_json(event), default=str) + "\n")
@@ -203,6 +207,10 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     await session.close()  # the model, the transcript, the checkpoint store
     duration = int((time.monotonic() - started) * 1000)
     last = finished[-1]
+    if blocked and last.subtype == "error_during_execution":
+        # as claude -p: a UserPromptSubmit hook's block is the run's answer, not a failure
+        said = f"The prompt was blocked by a UserPromptSubmit hook: {blocked[-1].reason}"
+        last = dataclasses.replace(last, subtype="success", result=said, error="")
     status = session.status()
     result = result_object(last, status.session_id, duration)
     result["duration_api_ms"] = model.api_ms
