@@ -16,8 +16,9 @@ from acp import schema
 from acp_agent.live import LiveSession
 from agent import ops
 from agent.plugins.plugin import Plugin
-from frontend.commands import COMMANDS, Kind, start_command
-from frontend.custom_commands import custom_commands
+from agent.prompt.commands import custom_commands
+from frontend.command_frontend import Kind
+from frontend.commands import COMMANDS, start_command
 
 OFFERED = ("compact", "init", "cost", "context", "model", "rename", "budget", "turns", "help")
 """The built-in commands an editor lists (the rest need eddy's own screen)."""

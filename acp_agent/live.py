@@ -69,6 +69,7 @@ class LiveSession:
         self._pump: asyncio.Task[None] | None = None
         self._asks: set[asyncio.Task[None]] = set()
         self._turn_base_cost = 0.0
+        self._client_gone = False
 
     # -- the engine's event sink -------------------------------------------------------------
     def emit(self, event: ev.Event) -> None:
@@ -135,7 +136,11 @@ class LiveSession:
                     await self.conn.ext_notification("eddy/queue", params)
                 else:
                     await self.conn.session_update(session_id=self.session_id, update=item)
-            except Exception:  # a client gone: nothing more to tell it
+            except ConnectionError:  # the client is gone: nothing more to tell it
+                if not self._client_gone:
+                    self._client_gone = True
+                    log.info("session %s: the client is gone; updates stop", self.session_id)
+            except Exception:  # an update the package could not send: a bug, said once each
                 log.exception("could not send a session update")
             finally:
                 self._queue.task_done()
@@ -161,6 +166,8 @@ class LiveSession:
             option = getattr(outcome, "option_id", None)
             decision = DECISIONS.get(option or "", "deny")
             reason = "" if option else "The question was cancelled."
+        except ConnectionError:  # the client is gone: the call does not run
+            decision, reason = "deny", ""
         except Exception as exc:  # the client failed to answer: the call does not run
             log.warning("permission request failed: %s", exc)
             decision, reason = "deny", ""

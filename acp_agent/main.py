@@ -1,9 +1,6 @@
 """``eddy --acp``: serve the Agent Client Protocol on stdin/stdout until the client hangs up.
 
-stdout carries protocol lines only. The protocol gets a private copy of the stdout file
-descriptor, and fd 1 itself is pointed at stderr before anything else runs, so a stray print
-(eddy's, a library's, a child process that inherits fd 1) lands on stderr instead of corrupting
-the JSON-RPC stream. Logs go to stderr.
+stdout carries protocol lines only (frontend/stdio.py ``protect_stdout``); logs go to stderr.
 """
 
 from __future__ import annotations
@@ -13,17 +10,26 @@ import contextlib
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from frontend.launch import LaunchOptions
+from frontend.stdio import protect_stdout, stdin_reader
 
 
 class _Drain(asyncio.Protocol):
-    """Flow control for the protocol's write pipe (``StreamWriter.drain`` waits on it)."""
+    """Flow control for the protocol's write pipe (``StreamWriter.drain`` waits on it), and
+    the news that the client closed its end of it (the loop watches a pipe's write end for
+    that on Linux and macOS), so a client that stops reading is noticed before eddy writes."""
 
     def __init__(self) -> None:
         self._paused = False
         self._resumed: asyncio.Future[None] | None = None
+        self.on_lost: Callable[[], None] = lambda: None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.resume_writing()  # a drain waiting on a dead pipe returns (the write fails)
+        self.on_lost()
 
     def pause_writing(self) -> None:
         self._paused = True
@@ -63,39 +69,15 @@ class _FileTransport(asyncio.WriteTransport):
         return 0
 
 
-def _feed_from_thread(reader: asyncio.StreamReader) -> None:
-    """Read stdin in a thread (a regular file, which the loop cannot watch)."""
-    import threading
-
+async def streams(
+    protocol_fd: int, on_lost: Callable[[], None] = lambda: None
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """The client's messages (stdin) and the way back to it (the saved stdout); ``on_lost``
+    is called when the client closes its end of the way back."""
     loop = asyncio.get_running_loop()
-
-    def read() -> None:
-        try:
-            while data := sys.stdin.buffer.readline():
-                loop.call_soon_threadsafe(reader.feed_data, data)
-        finally:
-            loop.call_soon_threadsafe(reader.feed_eof)
-
-    threading.Thread(target=read, daemon=True, name="acp-stdin").start()
-
-
-def protect_stdout() -> int:
-    """Keep stdout for the protocol: a new fd for it, and fd 1 pointed at stderr."""
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    return protocol_fd
-
-
-async def streams(protocol_fd: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """The client's messages (stdin) and the way back to it (the saved stdout)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=50 * 1024 * 1024)  # images arrive inline
-    try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    except ValueError:  # not a pipe
-        _feed_from_thread(reader)
+    reader = await stdin_reader()
     drain = _Drain()
+    drain.on_lost = on_lost
     transport: asyncio.WriteTransport
     try:
         pipe = os.fdopen(protocol_fd, "wb", buffering=0, closefd=False)
@@ -106,15 +88,21 @@ async def streams(protocol_fd: int) -> tuple[asyncio.StreamReader, asyncio.Strea
 
 
 async def serve(options: LaunchOptions, protocol_fd: int, model_factory: Any = None) -> None:
-    """Run the agent until stdin ends; then close every session (transcripts saved)."""
+    """Run the agent until the client hangs up (stdin ends, or its end of stdout closes);
+    then close every session: running tools are killed, transcripts saved."""
     import acp
 
     from acp_agent.server import EddyAgent
+    from acp_agent.wire import LineTransport
 
     agent = EddyAgent(options, model_factory)
-    reader, writer = await streams(protocol_fd)
+    lost = asyncio.Event()  # the client closed stdout's read end (set before the wire exists)
+    reader, writer = await streams(protocol_fd, on_lost=lost.set)
+    # the package's own stdio reader ends on one line that is JSON but not an object: eddy's
+    # transport answers odd lines itself and hands on only JSON-RPC messages
+    wire = LineTransport(reader, writer, lost)
     try:
-        await acp.run_agent(agent, writer, reader)  # type: ignore[arg-type]
+        await acp.run_agent(agent, wire)  # type: ignore[arg-type]
     finally:
         await agent.close()
 

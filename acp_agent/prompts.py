@@ -9,9 +9,6 @@ model to Read it (the Read tool returns images to the model as image blocks).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,19 +16,7 @@ from urllib.parse import unquote, urlparse
 
 from acp import schema
 
-from agent.paths import project_data_dir
-
-IMAGE_SUFFIXES = {
-    "image/png": ".png",
-    "image/jpeg": ".jpg",
-    "image/gif": ".gif",
-    "image/webp": ".webp",
-}
-
-
-def attachments_dir(workspace: Path) -> Path:
-    """Where images sent with prompts are kept (a directory the session may read)."""
-    return project_data_dir(workspace) / "acp-attachments"
+from frontend.images import save_inline_image
 
 
 def uri_path(uri: str) -> Path | None:
@@ -54,27 +39,6 @@ def _mention(uri: str, workspace: Path) -> str:
         return str(path)
 
 
-def _save_image(block: schema.ImageContentBlock, workspace: Path) -> str:
-    try:
-        data = base64.b64decode(block.data, validate=True)
-    except (binascii.Error, ValueError):
-        return "(An image was attached but its data was not valid base64.)"
-    suffix = IMAGE_SUFFIXES.get(block.mime_type)
-    if suffix is None:
-        return (
-            f"(An image of type {block.mime_type} was attached; eddy reads PNG, JPEG, GIF, WebP.)"
-        )
-    folder = attachments_dir(workspace)
-    path = folder / (hashlib.sha256(data).hexdigest()[:16] + suffix)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if not path.exists():
-            path.write_bytes(data)
-    except OSError as exc:
-        return f"(An image was attached but could not be saved: {exc.strerror or exc}.)"
-    return f"(The user attached an image: {path} — Read it to see it.)"
-
-
 def prompt_text(blocks: Sequence[Any], workspace: Path) -> str:
     """The prompt eddy sends for ACP content ``blocks``."""
     parts: list[str] = []
@@ -90,7 +54,7 @@ def prompt_text(blocks: Sequence[Any], workspace: Path) -> str:
             else:
                 parts.append(_mention(resource.uri, workspace))
         elif isinstance(block, schema.ImageContentBlock):
-            parts.append(_save_image(block, workspace))
+            parts.append(save_inline_image(block.data, block.mime_type, workspace))
         elif isinstance(block, schema.AudioContentBlock):
             parts.append("(An audio clip was attached; eddy cannot listen to audio.)")
     return " ".join(p for p in parts if p).strip()

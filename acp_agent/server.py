@@ -22,12 +22,13 @@ from acp_agent.commands import available_commands, run_slash
 from acp_agent.live import LiveSession
 from acp_agent.mcp_servers import CAPABILITIES as MCP_CAPABILITIES
 from acp_agent.mcp_servers import mcp_config_text
-from acp_agent.prompts import attachments_dir, prompt_text
+from acp_agent.prompts import prompt_text
 from acp_agent.updates import MODE_NAMES, plan_entries
 from agent import events as ev
 from agent import ops
-from agent.model import Model
+from agent.model.protocol import Model
 from agent.open import SessionSetupError
+from frontend.images import attachments_dir
 from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
 from frontend.session_open import build_session
 

@@ -3,7 +3,7 @@
 Hooks, MCP servers, subagents, memory rules, skills and checkpoints each implement it, and
 the front door (agent/open.py) registers them; nothing else reaches into the session, the
 loop or the tool runner. A session asks its ``Extensions`` at fixed points, always in the
-order they were registered, and each point keeps the promises of LOOP-MODEL.md:
+order they were registered, and each point keeps the promises of docs/loop.md:
 
 ===================  =========================================================================
 hook point           when, and what its answer does

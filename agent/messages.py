@@ -2,11 +2,13 @@
 
 Messages are immutable: the history is append-only except that the trailing user message may be
 *replaced* by a longer one (a prompt after an interruption joins it). Immutability lets each
-message cache its API form, so building a request does not re-serialise the whole history.
+message cache its API form and its JSON (``to_param``, ``to_json``), so building a request does
+not convert or encode the whole history again.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -95,13 +97,61 @@ Block = (
 )
 
 
+def compact_json(value: Any) -> bytes:
+    """``value`` as UTF-8 JSON the way httpx encodes a request's JSON body (compact, non-ASCII
+    kept, no NaN), which the SDK sends.
+
+    Raises:
+        ValueError: NaN or infinity; UnicodeEncodeError (a ValueError) for a lone surrogate.
+    """
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values encode to the same bytes: equal, with the same types and the
+    same key order (``==`` ignores both: ``{"a": 1, "b": 1.0} == {"b": 1, "a": 1}``)."""
+    if a is b:  # a block's fields are the objects its param held: whole subtrees match here
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        if list(a) != list(b):
+            return False
+        return all(v is b[k] or same_json(v, b[k]) for k, v in a.items())
+    if kind is list:
+        return len(a) == len(b) and all(
+            v is w or same_json(v, w) for v, w in zip(a, b, strict=True)
+        )
+    return bool(a == b)
+
+
 @dataclass(frozen=True)
 class Message:
-    """One message of the history. Immutable; ``to_param`` is computed once."""
+    """One message of the history. Immutable; ``to_param`` and ``to_json`` are computed once."""
 
     role: Role
     content: tuple[Block, ...]
     _param: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    _json: bytes | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def from_param(cls, param: dict[str, Any], encoded: bytes | None = None) -> Message:
+        """Build a message from its API form (string content becomes one text block).
+
+        Args:
+            param: the API form.
+            encoded: ``param`` as :func:`compact_json` encodes it (a transcript line holds
+                it): kept as the message's JSON when its own API form is exactly ``param``,
+                so a resumed history is not encoded again for its first request.
+        """
+        content = param["content"]
+        if isinstance(content, str):
+            return cls(param["role"], (TextBlock(content),))
+        message = cls(param["role"], tuple(block_from_param(b) for b in content))
+        if encoded is not None and same_json(message.to_param(), param):
+            object.__setattr__(message, "_json", encoded)
+        return message
 
     def to_param(self) -> dict[str, Any]:
         """The API form ``{"role", "content": [...]}`` (cached; do not mutate the result)."""
@@ -110,6 +160,14 @@ class Message:
             object.__setattr__(self, "_param", param)
             return param
         return self._param
+
+    def to_json(self) -> bytes:
+        """The API form as a request body holds it (:func:`compact_json`; cached)."""
+        encoded = self._json
+        if encoded is None:
+            encoded = compact_json(self.to_param())
+            object.__setattr__(self, "_json", encoded)
+        return encoded
 
     @property
     def tool_uses(self) -> list[ToolUseBlock]:
@@ -164,10 +222,7 @@ def block_from_param(param: dict[str, Any]) -> Block:
 
 def message_from_param(param: dict[str, Any]) -> Message:
     """Build a message from its API form (string content becomes one text block)."""
-    content = param["content"]
-    if isinstance(content, str):
-        return Message(param["role"], (TextBlock(content),))
-    return Message(param["role"], tuple(block_from_param(b) for b in content))
+    return Message.from_param(param)
 
 
 THINKING_TYPES = ("thinking", "redacted_thinking")
@@ -203,7 +258,7 @@ def tool_use_index(
 
 
 class InvariantViolation(Exception):
-    """The history breaks (P1)-(P3) of LOOP-MODEL.md; sending it would get an HTTP 400.
+    """The history breaks (P1)-(P3) of docs/loop.md; sending it would get an HTTP 400.
 
     Attributes:
         rule: "P1", "P2" or "P3"; or what else the API refuses: "ids" (a tool_use id used

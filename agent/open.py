@@ -23,9 +23,10 @@ notes before the PostToolUse hooks see it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agent.extension import Extension
 from agent.hooks.config import load_hooks, missing_scripts
@@ -34,28 +35,32 @@ from agent.hooks.extension import HooksExtension
 from agent.memory import Memory
 from agent.memory.files import claude_user_dir
 from agent.memory.session import SessionMemory
-from agent.model import Model
-from agent.output_styles import load_styles, pick_style
+from agent.model.pricing import DEFAULT_MODEL
+from agent.model.protocol import Model
+from agent.model.web_search import server_search_problem, server_tools
 from agent.paths import config_dir, project_data_dir
-from agent.permissions.paths import hook_script_paths
+from agent.permissions.places import session_places
 from agent.permissions.policy import Rule
 from agent.plugins.parts import hook_sources, mcp_servers
 from agent.plugins.registry import PluginSet, load_plugins
-from agent.pricing import DEFAULT_MODEL
-from agent.prompt import system_prompt
-from agent.sandbox import parse_sandbox_settings
+from agent.prompt.output_styles import load_styles, pick_style
+from agent.prompt.skills import SkillGrants, Skills, load_skills, read_rules
+from agent.prompt.system import custom_system_prompt, system_prompt
+from agent.sandbox.config import parse_sandbox_settings
 from agent.session.config import SessionConfig
 from agent.session.core import Emit, Session
 from agent.settings.files import Settings, build_policy, load_settings
-from agent.skills import SkillGrants, Skills, load_skills, read_rules
+from agent.settings.trust import ProjectTrust, project_trust
 from agent.store.transcript import Transcript
 from agent.subagents.attach import attach_workspace_agents
-from agent.turn_outcome import Limits
-from agent.web_search import server_search_problem, server_tools
+from agent.turn.outcome import Limits
 from tools import default_tools
 from tools.base import Tool, ToolContext
 from tools.childenv import allow_secrets
 from tools.websearch import WebSearchUnavailableTool
+
+if TYPE_CHECKING:
+    from agent.prompt.output_styles import OutputStyle
 
 
 class SessionSetupError(Exception):
@@ -87,6 +92,15 @@ class SessionOptions:
         strict_mcp_config: only the servers of ``mcp_config``.
         cleared: this new session replaces one the user cleared (SessionStart's source).
         plugin_dirs: plugins to load for this session (``--plugin-dir``).
+        system_prompt: the session's own system prompt instead of eddy's (the memory files
+            still follow it); "" means none of eddy's; None: eddy's.
+        append_system_prompt: text added at the end of the system prompt.
+        tools: the names of the built-in tools to offer (None: all of them); the others are
+            neither offered nor callable. MCP tools are not affected.
+        thinking: the request's ``thinking`` parameter (None: the API's default).
+        setting_sources: read only the settings files of these scopes (user, project,
+            local); None: all of them.
+        settings: more settings (a file or JSON text) above the local files.
     """
 
     workspace: Path
@@ -108,6 +122,12 @@ class SessionOptions:
     strict_mcp_config: bool = False
     cleared: bool = False
     plugin_dirs: tuple[Path, ...] = ()
+    system_prompt: str | None = None
+    append_system_prompt: str = ""
+    tools: tuple[str, ...] | None = None
+    thinking: dict[str, Any] | None = None
+    setting_sources: tuple[str, ...] | None = None
+    settings: str | None = None
 
 
 @dataclass
@@ -185,19 +205,23 @@ def open_session(
         SessionSetupError: the session to continue or resume cannot be opened.
     """
     workspace = options.workspace
-    settings, problems = load_settings(workspace)
+    trusted = project_trust(workspace, headless=options.headless, extra_dirs=options.add_dirs)
+    settings, problems = load_settings(  # what the user approved, of the scopes asked for
+        workspace, trusted.approved, scopes=options.setting_sources, flag_settings=options.settings
+    )
+    problems += trusted.notices
     from agent.settings.apply import apply_settings
 
     apply_settings(settings, problems)  # env first: the model and the provider read it
     plugins = load_plugins(workspace, settings.raw, options.plugin_dirs)
     problems += plugins.messages()
-    config, memory = _config(options, settings, problems, plugins)
+    config, memory = _config(options, settings, problems, trusted, plugins)
     transcript = open_transcript(options) if options.persist else None
     loaded = transcript.loaded if transcript is not None else None
     if loaded is not None and loaded.model and not options.model_explicit:
         config.model = loaded.model
     if model is None:
-        from agent.anthropic_model import AnthropicModel
+        from agent.model.anthropic import AnthropicModel
 
         model = AnthropicModel(config.model)
     extra_dirs = tuple(
@@ -207,14 +231,17 @@ def open_session(
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
     if transcript is not None:
         ctx.output_dir = project_data_dir(workspace) / "tool-output" / transcript.session_id
-    skills = load_skills(workspace, config.plugins)
+    skills = load_skills(workspace, config.plugins, grant_project="skills" in trusted.approved)
     problems += skills.problems
     config.policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     if tools is None:
-        tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
+        skill_tool = skills.tool(ask_project=not trusted.vouched)
+        tools = [*default_tools(), skill_tool] if skills.found else default_tools()
         no_search = server_search_problem()
         if no_search is not None:  # Bedrock: a WebSearch that says why it cannot search
             tools.append(WebSearchUnavailableTool(no_search))
+        if options.tools is not None:
+            tools = [t for t in tools if t.name in options.tools]
     session = Session(config, model, list(tools), emit, ctx)
     if transcript is not None:
         _attach_store(session, transcript, problems)
@@ -256,10 +283,14 @@ def open_or_new(
 
 
 def _config(
-    options: SessionOptions, settings: Settings, problems: list[str], plugins: PluginSet
+    options: SessionOptions,
+    settings: Settings,
+    problems: list[str],
+    trusted: ProjectTrust,
+    plugins: PluginSet,
 ) -> tuple[SessionConfig, SessionMemory]:
     """The session's configuration from the settings and the options, and its memory."""
-    from agent.providers import chosen_model
+    from agent.model.providers import chosen_model
 
     workspace = options.workspace
     # the launch's "default" is no choice: the settings' defaultMode applies then
@@ -276,29 +307,43 @@ def _config(
         )
         or options.model
     )
+    roots = (workspace, *settings.additional_directories, *options.add_dirs)
     memory = SessionMemory(
-        workspace, config_dir(), lambda text, style: system_prompt(workspace, text, style=style)
+        workspace,
+        config_dir(),
+        trusted.import_roots(tuple(Path(r).expanduser().resolve() for r in roots)),
     )
+    build = _prompt_builder(options)
     problems += memory.problems
     style = pick_style(workspace, settings.get("outputStyle"), problems, plugins)
     config = SessionConfig(
         workspace=workspace,
         model=model_id,
-        system=memory.system(style),
+        system=build(memory.text(), style),
         limits=Limits(options.max_turns, options.max_budget_usd),
         policy=policy,
         headless=options.headless,
         output_style=style,
+        thinking=options.thinking,
     )
-    config.refresh_system = lambda: memory.refresh(config.output_style)
+    budget = (options.thinking or {}).get("budget_tokens")
+    if isinstance(budget, int) and budget >= config.max_tokens:  # the API's rule
+        config.max_tokens = budget + 4096
+    config.refresh_system = lambda: build(memory.reread(), config.output_style)
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
     config.plugins = list(plugins)
-    # a project's plugins' hooks are the project's grants (agent/plugins/grants.py): the
-    # start-up trust question covers them as it covers the project's own hooks
-    plugin_hooks = hook_sources(plugins, workspace, approved=lambda kind: True)
+    # a project's plugins' hooks are the project's grants (agent/plugins/grants.py): they
+    # apply as the project's own hooks do, once the user approved what the project grants
+    plugin_hooks = hook_sources(plugins, workspace, approved=lambda kind: kind in trusted.approved)
     config.hooks = load_hooks([*plugin_hooks, *settings.raw], problems)
     problems += missing_scripts(config.hooks, workspace)  # said at start-up, not when it fails
-    policy.hook_scripts = hook_script_paths(config.hooks.commands(), workspace)
+    status = settings.get("statusLine")
+    policy.places = session_places(
+        workspace,
+        config.hooks.commands(),
+        status.get("command") if isinstance(status, dict) else None,
+        memory.memory.imported(),
+    )
     config.server_tools = server_tools(policy)
     passed = settings.get("passSecretEnv", [])
     if isinstance(passed, list) and all(isinstance(x, str) for x in passed):
@@ -308,6 +353,24 @@ def _config(
     if settings.auto_compact is False:
         config.autocompact = None
     return config, memory
+
+
+def _prompt_builder(options: SessionOptions) -> Callable[[str, OutputStyle | None], str]:
+    """``(memory, style) -> system prompt`` for ``options``: eddy's own, or the one given,
+    with the text to append."""
+    workspace, custom = options.workspace, options.system_prompt
+    extra = options.append_system_prompt
+
+    def build(memory: str, style: OutputStyle | None) -> str:
+        if custom is not None:
+            text = custom_system_prompt(custom, memory)
+        else:
+            text = system_prompt(workspace, memory, style=style)
+        if extra.strip():
+            text = f"{text.rstrip()}\n\n{extra.strip()}\n" if text.strip() else extra
+        return text
+
+    return build
 
 
 def _attach_store(session: Session, transcript: Transcript, problems: list[str]) -> None:

@@ -16,7 +16,7 @@ Decision = Literal["allow", "allow_always", "deny"]
 class SubmitPrompt:
     """A new prompt. While a turn runs, front ends send ``QueueCorrection`` instead.
 
-    The other fields come from a custom command's front matter (frontend/custom_commands.py)
+    The other fields come from a custom command's front matter (agent/prompt/commands.py)
     and hold for this prompt's turn only (agent/session/command_prompt.py).
     """
 
@@ -150,8 +150,8 @@ class Rewind:
 
 @dataclass(frozen=True)
 class SetOutputStyle:
-    """Switch the output style (``/output-style NAME``, agent/output_styles.py); answered by a
-    ``Notice``, or an ``Error`` for an unknown style."""
+    """Switch the output style (``/output-style NAME``, agent/prompt/output_styles.py);
+    answered by a ``Notice``, or an ``Error`` for an unknown style."""
 
     name: str
 

@@ -32,6 +32,12 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir("eddy", appauthor=False))
 
 
+def claude_json_path() -> Path:
+    """Claude Code's user file: ``$CLAUDE_CONFIG_DIR/.claude.json`` or ``~/.claude.json``."""
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(base) / ".claude.json" if base else Path.home() / ".claude.json"
+
+
 def project_key(cwd: Path) -> str:
     """A readable, unique directory name for a project: ``name-<hash of its real path>``."""
     real = os.path.realpath(cwd)

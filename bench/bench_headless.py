@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from tests.e2e.test_headless import CALC, TEST  # noqa: E402
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use  # noqa: E402
 
-RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+RUNS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 5
 UI_PACKAGES = ("textual", "rich", "prompt_toolkit", "tui", "plain")
 
 

@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent import ops  # noqa: E402
 from agent.hooks.config import HookConfig, load_hooks  # noqa: E402
 from agent.messages import assistant  # noqa: E402
-from agent.model import ScriptedModel, tool_call  # noqa: E402
 from agent.permissions.policy import Policy, Rule  # noqa: E402
 from agent.session.config import SessionConfig  # noqa: E402
 from agent.session.core import Session  # noqa: E402
+from tests.fakes.scripted import ScriptedModel, tool_call  # noqa: E402
 from tools.base import ToolContext, ToolResult  # noqa: E402
 
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.loop import Limits, Turn  # noqa: E402
 from agent.messages import Message, ToolUseBlock, user  # noqa: E402
-from agent.model import ModelRequest, ModelResponse  # noqa: E402
-from agent.pricing import Usage  # noqa: E402
-from agent.toolrun import ToolRunner, allow_all_gate  # noqa: E402
+from agent.model.pricing import Usage  # noqa: E402
+from agent.model.protocol import ModelRequest, ModelResponse  # noqa: E402
+from agent.turn.loop import Turn  # noqa: E402
+from agent.turn.runner import ToolRunner, allow_all_gate  # noqa: E402
 from tools.base import ToolContext, ToolResult  # noqa: E402
 
 TURNS = 1000
@@ -69,16 +69,7 @@ async def main() -> None:
 
     history = [user("go")]
     runner = ToolRunner([NoopTool()], ToolContext(Path(".")), allow_all_gate(), emit)
-    turn = Turn(
-        history=history,
-        model=model,
-        spec=ModelRequest("claude-sonnet-5-5"),
-        runner=runner,
-        emit=emit,
-        take_queue=list,
-        interrupt=asyncio.Event(),
-        limits=Limits(),
-    )
+    turn = Turn(history, model, ModelRequest("claude-sonnet-5-5"), runner, asyncio.Event())
     start = time.perf_counter()
     out = await turn.run()
     total = time.perf_counter() - start

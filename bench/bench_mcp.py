@@ -1,9 +1,22 @@
-"""MCP start-up benchmark; prints figures, asserts nothing. Run: .venv/bin/python bench/bench_mcp.py
+"""MCP start-up benchmark; prints figures, asserts nothing.
 
-Launch ``.venv/bin/eddy`` in tmux (as bench_tui.py does) with no MCP server and with 5 stdio
-servers configured (our fake server, tests/fakes/mcp_stdio_server.py, through --mcp-config):
-the median time to the first frame and until typed text shows in the prompt. The servers start
-in the background, so the target is: accepts typing within 1.1x of the run without servers.
+Run: .venv/bin/python bench/bench_mcp.py [tui|headless]   (both by default)
+
+``tui``: launch ``.venv/bin/eddy`` in tmux (as bench_tui.py does) with no MCP server and with 5
+stdio servers configured (our fake server, tests/fakes/mcp_stdio_server.py, through
+--mcp-config): the median time to the first frame and until typed text shows in the prompt.
+The servers start in the background, so the target is: accepts typing within 1.1x of the run
+without servers.
+
+``headless`` (issue 32: 5 stdio servers add <= 0.2 s to the first request): ``eddy -p`` and,
+with ``CLAUDE_BIN`` set, Claude Code's ``-p``, against the fake Messages API, each with no
+server, with 5 ``mini`` servers (bench/mini_mcp_server.py, standard library only: what the
+agent's own MCP start costs) and with 5 ``mcp-server-time`` servers (built on the ``mcp``
+package: each imports for about a second of CPU on a busy 2-core machine), through
+``--mcp-config FILE --strict-mcp-config`` (both agents wait for their servers before the first
+request). The clock: launch -> the arrival of the first request that offers tools (the main
+loop's; a side call does not count). The runs alternate; medians of ``BENCH_RUNS`` (7), the
+spread and the load are printed.
 """
 
 from __future__ import annotations
@@ -11,9 +24,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -24,6 +42,11 @@ SERVERS = 5
 RUNS = 7
 
 from tmux_harness import EDDY, scratch_env, time_startup  # noqa: E402
+
+from tests.fakes.fake_api import FakeAnthropic, Reply, text  # noqa: E402
+
+TIME_SERVER = ROOT / ".venv" / "bin" / "mcp-server-time"
+MINI_SERVER = ROOT / "bench" / "mini_mcp_server.py"
 
 
 def servers_file(n: int) -> Path:
@@ -37,6 +60,102 @@ def servers_file(n: int) -> Path:
 
 
 def main() -> None:
+    modes = sys.argv[1:] or ["tui", "headless"]
+    if "headless" in modes:
+        headless(int(os.environ.get("BENCH_RUNS", "7")))
+    if "tui" in modes:
+        tui()
+
+
+class FirstCall(FakeAnthropic):
+    """The fake API, noting when the first request that offers tools arrived."""
+
+    def __init__(self) -> None:
+        super().__init__(default=Reply([text("ok")]))
+        self._local = threading.local()
+        self.first: float | None = None
+
+    def _handle(self, h: Any) -> None:
+        self._local.arrived = time.time()
+        super()._handle(h)
+
+    def _next_item(self, body: dict[str, Any]) -> Any:
+        if body.get("tools") and self.first is None:
+            self.first = self._local.arrived
+        return super()._next_item(body)
+
+
+def servers_of(kind: str, n: int) -> Path:
+    """A config of ``n`` servers: ``mini`` (bench/mini_mcp_server.py, standard library only)
+    or ``time`` (``mcp-server-time``, built on the ``mcp`` package)."""
+    command = [str(TIME_SERVER)] if kind == "time" else ["python3", str(MINI_SERVER)]
+    entries = {f"{kind}{i}": {"command": command[0], "args": command[1:]} for i in range(n)}
+    path = Path(tempfile.mkdtemp(prefix="eddy-bench-mcp-")) / "servers.json"
+    path.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+    return path
+
+
+def headless(runs: int) -> None:
+    """``-p`` with no MCP server and with 5: launch -> first main request, eddy and Claude."""
+    from bench_headless import PACKAGES, claude_home
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *PACKAGES], cwd=ROOT, check=True)
+    key = "sk-ant-bench-not-a-key"
+    claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
+    kinds = ("mini", "time")
+    work = Path(tempfile.mkdtemp(prefix="eddy-bench-mcp-work-"))
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+    base |= {"ANTHROPIC_API_KEY": key, "EDDY_DATA_DIR": str(work / "data")}
+    agents = [("eddy", str(EDDY), base)]
+    if claude:
+        cenv = base | {
+            "HOME": claude_home(work, key),
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+        agents.append(("Claude Code", claude, cenv))
+    cases: dict[str, tuple[list[str], dict[str, str]]] = {}
+    for name, exe, env in agents:
+        cases[f"{name}, no server"] = ([exe, "-p", "hi", "--strict-mcp-config"], env)
+        for kind in kinds:
+            strict = ["--mcp-config", str(servers_of(kind, SERVERS)), "--strict-mcp-config"]
+            cases[f"{name}, {SERVERS} {kind}"] = ([exe, "-p", "hi", *strict], env)
+    first: dict[str, list[float]] = {label: [] for label in cases}
+    with FirstCall() as fake:
+        for _ in range(runs):
+            for label, (argv, env) in cases.items():
+                fake.validate = label.startswith("eddy")
+                fake.first = None
+                started = time.time()
+                out = subprocess.run(
+                    argv,
+                    cwd=work,
+                    env=env | {"ANTHROPIC_BASE_URL": fake.base_url},
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
+                if out.returncode != 0 or fake.first is None:
+                    raise SystemExit(f"{label} failed: {out.stdout[-800:]}{out.stderr[-800:]}")
+                first[label].append(fake.first - started)
+    shutil.rmtree(work, ignore_errors=True)
+    print(
+        f"-p, launch -> first main request; medians of {runs} alternating runs (min-max); "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    )
+    med = {label: statistics.median(times) for label, times in first.items()}
+    for label, times in first.items():
+        print(f"  {label:26s} {med[label]:.3f} s ({min(times):.3f}-{max(times):.3f})")
+    for kind in kinds:
+        added = med[f"eddy, {SERVERS} {kind}"] - med["eddy, no server"]
+        line = f"{SERVERS} {kind} servers add: eddy {added:+.3f} s (target <= 0.2 s)"
+        if claude:
+            theirs = med[f"Claude Code, {SERVERS} {kind}"] - med["Claude Code, no server"]
+            line += f"; Claude Code {theirs:+.3f} s"
+        print(line)
+
+
+def tui() -> None:
     if not shutil.which("tmux"):
         print("mcp startup: tmux not found, skipped")
         return

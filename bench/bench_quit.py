@@ -24,7 +24,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from tmux_harness import EDDY, MARKER, Tmux, claude_env, scratch_env, time_startup  # noqa: E402
+from tmux_harness import (  # noqa: E402
+    EDDY,
+    MARKER,
+    TMUX,
+    Tmux,
+    claude_env,
+    compile_eddy,
+    scratch_env,
+    time_startup,
+)
 
 PART = sys.argv[1] if len(sys.argv) > 1 else "all"
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -45,7 +54,7 @@ Bare().run()
 def pane_child(tmux: Tmux) -> int:
     """The pid of the program the pane's shell runs (eddy)."""
     out = subprocess.run(
-        ["tmux", "display", "-p", "-t", tmux.name, "#{pane_pid}"], capture_output=True, text=True
+        [*TMUX, "display", "-p", "-t", tmux.name, "#{pane_pid}"], capture_output=True, text=True
     )
     shell = out.stdout.strip()
     kids = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True).stdout.split()
@@ -140,6 +149,7 @@ def bench_start() -> None:
 
 
 if __name__ == "__main__":
+    compile_eddy()
     if PART in ("all", "quit"):
         bench_quit()
     if PART in ("all", "start"):

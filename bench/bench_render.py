@@ -28,8 +28,8 @@ from tmux_harness import SIZE, scratch_env  # noqa: E402
 async def render_cpu(text: str, split: int) -> float:
     """The UI's CPU seconds to show ``text`` arriving in two bursts (``text[:split]``, a pause
     of a few frames, the rest and the end), until the final frame is painted."""
-    from agent.model import ScriptedModel
     from cli.main import parse_launch
+    from tests.fakes.scripted import ScriptedModel
     from tui.app import EddyApp
 
     args = parse_launch(["--model", MODEL])
@@ -44,7 +44,7 @@ async def render_cpu(text: str, split: int) -> float:
         conversation.add_text(text[:split])
         block = conversation.text_block
         await asyncio.sleep(0.06)  # the first burst is sealed and painted meanwhile
-        block.add(text[split:])
+        block.append(text[split:])
         block.finish()
         while not block.finished:
             await asyncio.sleep(0.001)

@@ -1,4 +1,6 @@
-"""Resume a 2,000-message session in the TUI (issue 6: the prompt accepts input in < 0.5 s).
+"""Resume a long session: in the TUI (issue 6) and headless, ``eddy -p --continue`` (issue 32).
+
+``tui`` (issue 6: the prompt accepts input in < 0.5 s):
 
 Writes a transcript of 200 turns for a scratch project (a prompt, four tool calls with 20 KB
 outputs each, a markdown answer: 10 messages a turn), with ``EDDY_DATA_DIR`` and
@@ -9,7 +11,15 @@ conversation on screen (its newest answer) and the echo of keys typed after that
 ``eddy --continue``, ``eddy --resume ID``, and a fresh start in the same project as the
 baseline; then the ratios. Prints figures, asserts nothing.
 
-Run: .venv/bin/python bench/bench_resume.py   (needs tmux; ``BENCH_RUNS`` sets the runs)
+``headless`` (issue 32: ``-p --continue`` of 400 messages adds <= 0.15 s over a fresh start;
+2,000 messages reach the first request <= 1.5x a fresh start): the same transcripts (400 and
+2,000 messages, restored before each run), and ``eddy -p`` against the fake Messages API;
+the clock is launch -> the first request's arrival at the fake API. The fresh start, the 400
+and the 2,000 runs alternate; medians, spread and load are printed, and the CPU time each
+whole run used (user + system, from ``wait4``: a figure a busy machine disturbs less).
+
+Run: .venv/bin/python bench/bench_resume.py [tui|headless]   (both by default; tui needs
+tmux; ``BENCH_RUNS`` sets the runs)
 """
 
 from __future__ import annotations
@@ -17,6 +27,8 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -77,6 +89,87 @@ def write_transcript(project: Path, messages: int = MESSAGES) -> Path:
 
 
 def main() -> None:
+    modes = sys.argv[1:] or ["tui", "headless"]
+    if "headless" in modes:
+        headless(int(os.environ.get("BENCH_RUNS", "7")))
+    if "tui" in modes:
+        tui()
+
+
+def headless(runs: int) -> None:
+    """``eddy -p --continue`` of 400 and 2,000 messages against a fresh ``eddy -p``."""
+    from tests.fakes.fake_api import FakeAnthropic, Reply, text
+
+    # compiled once, as pip install does (an editable checkout under PYTHONDONTWRITEBYTECODE
+    # would compile every module on every run)
+    packages = ("agent", "tools", "frontend", "cli", "headless", "acp_agent")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], cwd=ROOT, check=True)
+    exe = str(Path(sys.executable).with_name("eddy"))
+    root = Path(tempfile.mkdtemp(prefix="eddy-bench-resume-"))
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+    base |= {"ANTHROPIC_API_KEY": "sk-ant-bench-not-a-key"}
+    cases: dict[str, tuple[list[str], Path, dict[str, str], tuple[Path, bytes] | None]] = {}
+    try:
+        for label, messages in (
+            ("fresh start", 0),
+            ("--continue, 400", 400),
+            ("--continue, 2,000", 2000),
+        ):
+            project = root / f"p{messages}"
+            project.mkdir()
+            env = base | {"EDDY_DATA_DIR": str(root / f"data{messages}")}
+            os.environ["EDDY_DATA_DIR"] = env["EDDY_DATA_DIR"]
+            saved = None
+            argv = [exe, "-p", "one more thing"]
+            if messages:
+                path = write_transcript(project, messages)
+                saved = (path, path.read_bytes())
+                argv.append("--continue")
+            cases[label] = (argv, project, env, saved)
+        first: dict[str, list[float]] = {label: [] for label in cases}
+        cpu: dict[str, list[float]] = {label: [] for label in cases}
+        with FakeAnthropic(default=Reply([text("ok")])) as fake:
+            for _ in range(runs):
+                for label, (argv, project, env, saved) in cases.items():
+                    if saved is not None:  # each run appends: start from the same file
+                        saved[0].write_bytes(saved[1])
+                    fake.timeline.clear()
+                    started = time.time()
+                    with tempfile.TemporaryFile() as log:
+                        proc = subprocess.Popen(
+                            argv,
+                            cwd=project,
+                            env=env | {"ANTHROPIC_BASE_URL": fake.base_url},
+                            stdout=log,
+                            stderr=log,
+                        )
+                        _, status, usage = os.wait4(proc.pid, 0)
+                        if os.waitstatus_to_exitcode(status) != 0:
+                            log.seek(0)
+                            raise SystemExit(f"{label} failed: {log.read()[-1500:]!r}")
+                    first[label].append(fake.timeline[0][1] - started)
+                    cpu[label].append(usage.ru_utime + usage.ru_stime)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(
+        f"eddy -p, launch -> first request; medians of {runs} alternating runs (min-max); "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    )
+    fresh = statistics.median(first["fresh start"])
+    fresh_cpu = statistics.median(cpu["fresh start"])
+    for label, times in first.items():
+        median, used = statistics.median(times), statistics.median(cpu[label])
+        line = f"  {label:18s} {median:.3f} s ({min(times):.3f}-{max(times):.3f})"
+        if label != "fresh start":
+            line += f"; +{median - fresh:.3f} s = {median / fresh:.2f}x fresh"
+        line += f"; CPU of the whole run {used:.3f} s"
+        if label != "fresh start":
+            line += f" (+{used - fresh_cpu:.3f} s)"
+        print(line)
+    print("targets: 400 messages add <= 0.15 s; 2,000 messages <= 1.5x a fresh start")
+
+
+def tui() -> None:
     if not shutil.which("tmux"):
         print("tmux not found: nothing measured")
         return

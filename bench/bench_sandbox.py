@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent.sandbox import Sandbox, availability  # noqa: E402
+from agent.sandbox.detect import availability
+from agent.sandbox.runner import Sandbox  # noqa: E402
 from tools.base import ToolContext  # noqa: E402
 from tools.bash import BashTool  # noqa: E402
 from tools.childenv import child_env  # noqa: E402

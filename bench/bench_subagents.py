@@ -18,11 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent import ops  # noqa: E402
 from agent.messages import Message, TextBlock, ToolUseBlock  # noqa: E402
-from agent.model import ModelRequest, ModelResponse  # noqa: E402
-from agent.pricing import Usage  # noqa: E402
+from agent.model.pricing import Usage  # noqa: E402
+from agent.model.protocol import ModelRequest, ModelResponse  # noqa: E402
 from agent.session.config import SessionConfig  # noqa: E402
 from agent.session.core import Session  # noqa: E402
-from agent.subagents import attach_subagents, load_agents  # noqa: E402
+from agent.subagents.attach import attach_subagents  # noqa: E402
+from agent.subagents.definitions import load_agents
 from tools import default_tools  # noqa: E402
 from tools.base import ToolResult  # noqa: E402
 

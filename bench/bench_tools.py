@@ -26,7 +26,7 @@ from tools.base import ToolContext  # noqa: E402
 from tools.bash import TOOL as BASH  # noqa: E402
 from tools.glob import TOOL as GLOB  # noqa: E402
 from tools.grep import GrepTool  # noqa: E402
-from tools.grep_rg import find_rg  # noqa: E402
+from tools.search_files import find_rg  # noqa: E402
 
 FILES = 20_000
 IGNORED = 4_000

@@ -11,7 +11,12 @@
 3. a 500-turn session (text, tool calls, 1,000-line outputs): RSS and DOM size as it grows, and
    the time to scroll the whole conversation.
 
-Parts: ``bench_tui.py [startup|stream|long]`` (default: all).
+4. paced: an answer streamed at ~100 words/s by the fake Messages API to eddy and to Claude
+   Code (``CLAUDE_BIN``), alternating, each in tmux: keystroke echo (send-keys until the mark
+   shows in capture-pane) and the app's CPU (its processes' user + system time from /proc)
+   while the keys are typed; medians, spread, the load, and the ratios.
+
+Parts: ``bench_tui.py [startup|stream|paced|long]`` (default: all).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +44,23 @@ ECHO_TOKENS = 150_000
 
 from tmux_harness import (  # noqa: E402
     EDDY,
+    MARKER,
     SIZE,
     Tmux,
     claude_env,
     claude_version,
+    compile_eddy,
     scratch_env,
     time_startup,
 )
+
+PACED_WORDS_PER_S = 100
+"""The pace of the side-by-side run (``paced``): about as fast as a model writes prose."""
+PACED_WORDS = 5000
+"""The answer's length there: 30 s at that pace, longer than the keys take."""
+PACED_KEYS = 20
+PACED_KEY_GAP = 0.3
+"""Seconds between one key's echo and the next key, as a person types in bursts."""
 
 
 def answer_text(tokens: int = 20_000) -> str:
@@ -112,7 +128,7 @@ class FakeServer:
         self.base_url = self.proc.stdout.readline().strip()
 
     def model(self) -> Any:
-        from agent.anthropic_model import AnthropicModel
+        from agent.model.anthropic import AnthropicModel
 
         return AnthropicModel(MODEL, api_key="sk-ant-bench", base_url=self.base_url)
 
@@ -197,7 +213,7 @@ class PacedModel:
 
     async def respond(self, request: Any, sink: Any) -> Any:
         from agent.messages import TextBlock
-        from agent.model import as_response
+        from agent.model.protocol import as_response
 
         for i in range(0, len(self.text), 16):
             sink.text(self.text[i : i + 16])
@@ -304,12 +320,158 @@ def bench_stream() -> None:
             )
 
 
+# -- paced, side by side with Claude Code --------------------------------------------------------
+def paced_answer(words: int = PACED_WORDS) -> str:
+    """``answer_text`` cut to about ``words`` words."""
+    text = answer_text(words * 2)  # 8 characters a word: more than needed
+    parts = text.split(" ")
+    return " ".join(parts[:words])
+
+
+def paced_fake(text: str, words_per_s: float) -> Any:
+    """The fake Messages API (in this process: a thread) streaming ``text`` at
+    ``words_per_s`` (3 words an SSE event) to every request that offers tools (the prompt);
+    a side request (a title, a quota check) gets a short answer at once."""
+    from tests.fakes.fake_api import FakeAnthropic, Reply
+    from tests.fakes.fake_api import text as text_block
+
+    delay = 3 / words_per_s
+    fake = FakeAnthropic()
+    fake.validate = False  # Claude Code sends shapes the fake does not model
+    fake.prompts_at = []  # when each prompt's answer began (time.perf_counter())
+    fake.answer_seconds = len(text.split()) / words_per_s
+
+    def reply(body: dict[str, Any]) -> Reply:
+        if not body.get("tools"):
+            return Reply([text_block("ok")])
+        fake.prompts_at.append(time.perf_counter())
+        return Reply([text_block(text)], delay=delay)
+
+    fake.responder = reply
+    return fake
+
+
+@dataclass
+class PacedRun:
+    idle: list[float]
+    """Echo delays at the empty prompt before the prompt is sent (the floor)."""
+    echo: list[float]
+    """Seconds from each key sent (tmux send-keys) to its echo on screen (capture-pane)."""
+    cpu: float
+    """The app's CPU seconds per second of wall time while the keys were typed."""
+    streaming: bool
+    """Whether the answer was still streaming when the last key was typed."""
+
+
+def type_marks(tmux: Tmux, prefix: str, count: int) -> list[float]:
+    """Type ``count`` marks into the prompt, one at a time, each erased again after its echo
+    and followed by a pause; the seconds from each send-keys to its echo on screen."""
+    delays = []
+    for i in range(count):
+        mark = f"{prefix}{i:02d}x"
+        start = time.perf_counter()
+        tmux.keys(mark, literal=True)
+        tmux.wait_for(mark, timeout=10)
+        delays.append(time.perf_counter() - start)
+        tmux.keys(*["BSpace"] * len(mark))
+        tmux.wait_gone(mark, timeout=10)
+        time.sleep(PACED_KEY_GAP)
+    return delays
+
+
+def paced_run(command: list[str], env: dict[str, str], cwd: str, ready: str, fake: Any) -> PacedRun:
+    """One app in tmux: start, send a prompt, and while its answer streams type
+    ``PACED_KEYS`` marks (each erased again), timing each echo and the app's CPU."""
+    tmux = Tmux(f"eddy-bench-paced-{os.getpid()}", command, env, cwd)
+    try:
+        tmux.wait_for(ready, timeout=60)
+        while True:  # the prompt takes keys (as bench_quit's start does)
+            tmux.keys(MARKER, literal=True)
+            try:
+                tmux.wait_for(MARKER, timeout=0.5)
+                break
+            except TimeoutError:
+                tmux.keys("C-u")
+        tmux.keys(*["BSpace"] * len(MARKER))
+        tmux.wait_gone(MARKER)
+        idle = type_marks(tmux, "i", 5)
+        tmux.keys("write", literal=True)
+        tmux.wait_for("write")
+        tmux.keys("Enter")
+        tmux.wait_for("Section 2", timeout=60)  # streaming, past the first section
+        cpu0, t0 = tmux.cpu_seconds(), time.perf_counter()
+        echo = type_marks(tmux, "k", PACED_KEYS)
+        cpu = (tmux.cpu_seconds() - cpu0) / (time.perf_counter() - t0)
+        streaming = time.perf_counter() - fake.prompts_at[-1] < fake.answer_seconds
+        return PacedRun(idle, echo, cpu, streaming)
+    finally:
+        tmux.kill()
+
+
+def bench_paced() -> None:
+    """Keystroke echo and CPU while an answer streams at ~100 words/s: eddy (the installed
+    command, real SDK) and Claude Code (``CLAUDE_BIN``) alternating against the same fake
+    Messages API, each run in its own tmux session."""
+    if not shutil.which("tmux"):
+        print("paced: tmux not found, skipped")
+        return
+    claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
+    runs = int(os.environ.get("BENCH_RUNS", "5"))
+    words_per_s = float(os.environ.get("BENCH_WORDS_PER_S", PACED_WORDS_PER_S))
+    text = paced_answer()
+    eddy_runs: list[PacedRun] = []
+    claude_runs: list[PacedRun] = []
+    loads = [os.getloadavg()[0]]
+    with paced_fake(text, words_per_s) as fake:
+        for _ in range(runs):  # alternating, so load hits both alike
+            env = scratch_env() | {
+                "ANTHROPIC_API_KEY": "sk-ant-bench",
+                "ANTHROPIC_BASE_URL": fake.base_url,
+            }
+            cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
+            eddy_runs.append(paced_run([str(EDDY)], env, cwd, "eddy in", fake))
+            if claude:
+                cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
+                cenv = claude_env(cwd, fake.base_url)
+                claude_runs.append(paced_run([claude], cenv, cwd, "Claude Code", fake))
+            loads.append(os.getloadavg()[0])
+    med = statistics.median
+
+    def summary(name: str, got: list[PacedRun]) -> tuple[float, float]:
+        per_run = [med(r.echo) * 1000 for r in got]
+        every = sorted(d * 1000 for r in got for d in r.echo)
+        cpu = [r.cpu * 100 for r in got]
+        cut = sum(not r.streaming for r in got)
+        idle = med(d * 1000 for r in got for d in r.idle)
+        print(
+            f"  {name:12} echo median {med(every):.0f} ms (runs' medians {min(per_run):.0f}-"
+            f"{max(per_run):.0f}, max {every[-1]:.0f}; idle {idle:.0f}); CPU {med(cpu):.0f}% of "
+            f"a core ({min(cpu):.0f}-{max(cpu):.0f})" + (f"; {cut} runs ended early" if cut else "")
+        )
+        return med(every), med(cpu)
+
+    print(
+        f"paced stream, {words_per_s:.0f} words/s ({len(text.split())} words), {PACED_KEYS} keys "
+        f"a run while it streams, {runs} alternating runs (tmux, real SDK, fake API; load "
+        f"{min(loads):.2f}-{max(loads):.2f} on {os.cpu_count()} cores):"
+    )
+    e_echo, e_cpu = summary("eddy", eddy_runs)
+    if claude_runs:
+        c_echo, c_cpu = summary(f"Claude Code {claude_version(claude or '')}", claude_runs)
+        print(
+            f"  eddy / Claude Code: echo {e_echo / c_echo:.2f}x (target <= 1.5x), CPU "
+            f"{e_cpu / c_cpu:.2f}x (target <= 2.5x)"
+        )
+    else:
+        print("  Claude Code: not found (set CLAUDE_BIN), no ratio")
+
+
 # -- a long session ---------------------------------------------------------------------------
 async def long_session(turns: int = 500) -> None:
     from agent import events as ev
     from agent.messages import assistant
-    from agent.model import ScriptedModel, tool_call
     from cli.main import parse_launch
+    from tests.fakes.scripted import ScriptedModel, tool_call
     from tests.fakes.tools import FnTool
     from tui.app import EddyApp
 
@@ -368,10 +530,13 @@ def main() -> None:
     if part == "_stream-app":
         stream_app_main(float(sys.argv[2]))
         return
+    compile_eddy()
     if part in ("all", "startup"):
         bench_startup()
     if part in ("all", "stream"):
         bench_stream()
+    if part in ("all", "paced"):
+        bench_paced()
     if part in ("all", "long"):
         os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
         asyncio.run(long_session(int(os.environ.get("BENCH_TURNS", "500"))))

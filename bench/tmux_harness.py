@@ -20,6 +20,21 @@ SIZE = (120, 40)
 MARKER = "qzxj"
 
 
+EDDY_PACKAGES = ("agent", "tools", "frontend", "cli", "headless", "acp_agent", "tui", "plain")
+
+
+def compile_eddy() -> None:
+    """Compile eddy's modules, as an installation has them (pip compiles): an editable
+    checkout under PYTHONDONTWRITEBYTECODE=1 (set on these machines, and inherited by the
+    tmux server) would compile every module again at every start, which a bare Textual app,
+    installed and compiled, does not pay."""
+    subprocess.run(
+        [str(EDDY.with_name("python")), "-m", "compileall", "-q", *EDDY_PACKAGES, "themes"],
+        cwd=ROOT,
+        check=True,
+    )
+
+
 def scratch_env() -> dict[str, str]:
     env = dict(os.environ)
     tmp = tempfile.mkdtemp(prefix="eddy-bench-")
@@ -32,6 +47,11 @@ def scratch_env() -> dict[str, str]:
     return env
 
 
+TMUX = ["tmux", "-L", f"eddy-bench-{os.getpid()}"]
+"""A tmux server of this bench's own: other users' servers and sessions are left alone, and
+theirs ending cannot take ours down."""
+
+
 class Tmux:
     """One detached tmux session running a command."""
 
@@ -40,31 +60,23 @@ class Tmux:
         passed = ("EDDY", "ANTH", "HOME", "CLAUDE", "DISABLE_")
         exports = " ".join(f"{k}={v!r}" for k, v in env.items() if k.startswith(passed))
         shell = f"cd {cwd!r} && env {exports} {' '.join(map(repr, command))}; sleep 5"
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-        subprocess.run(
-            [
-                "tmux",
-                "new-session",
-                "-d",
-                "-s",
-                name,
-                "-x",
-                str(SIZE[0]),
-                "-y",
-                str(SIZE[1]),
-                shell,
-            ],
-            check=True,
-        )
+        subprocess.run([*TMUX, "kill-session", "-t", name], capture_output=True)
+        start = [*TMUX, "new-session", "-d", "-s", name, "-x", str(SIZE[0]), "-y", str(SIZE[1])]
+        for _attempt in range(3):  # the server of the last session may be exiting: again
+            done = subprocess.run([*start, shell], capture_output=True, text=True)
+            if done.returncode == 0:
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"tmux new-session failed: {done.stderr.strip()}")
 
     def screen(self) -> str:
         out = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
+            [*TMUX, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
         )
         return out.stdout
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        cmd = ["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys]
+        cmd = [*TMUX, "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys]
         subprocess.run(cmd, check=True)
 
     def wait_for(self, text: str, timeout: float = 20) -> float:
@@ -75,8 +87,44 @@ class Tmux:
                 return time.perf_counter() - start
         raise TimeoutError(f"{text!r} never appeared")
 
+    def wait_gone(self, text: str, timeout: float = 20) -> None:
+        """Wait until ``text`` is no longer on screen."""
+        start = time.perf_counter()
+        while time.perf_counter() - start < timeout:
+            if text not in self.screen():
+                return
+        raise TimeoutError(f"{text!r} never went away")
+
+    def processes(self) -> list[int]:
+        """The pids of every process under the pane's shell (the program and its children)."""
+        out = subprocess.run(
+            [*TMUX, "display", "-p", "-t", self.name, "#{pane_pid}"],
+            capture_output=True,
+            text=True,
+        )
+        todo, found = [out.stdout.strip()], []
+        while todo:
+            kids = subprocess.run(["pgrep", "-P", todo.pop()], capture_output=True, text=True)
+            for pid in kids.stdout.split():
+                found.append(int(pid))
+                todo.append(pid)
+        return found
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system, every thread) used so far by the processes under the
+        pane's shell."""
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0
+        for pid in self.processes():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile
+            total += int(fields[11]) + int(fields[12])  # utime, stime (after the state field)
+        return total / tick
+
     def kill(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run([*TMUX, "kill-session", "-t", self.name], capture_output=True)
 
 
 def time_startup(
@@ -113,9 +161,10 @@ def time_startup(
     return statistics.median(frames), statistics.median(typing)
 
 
-def claude_env(cwd: str) -> dict[str, str]:
+def claude_env(cwd: str, base_url: str = "http://127.0.0.1:9") -> dict[str, str]:
     """A scratch HOME in which Claude Code is past onboarding, trusts ``cwd`` and accepts the
-    key, so it opens straight to its prompt (nothing is sent: the base URL is unreachable)."""
+    key, so it opens straight to its prompt (by default nothing is sent: the base URL is
+    unreachable; a fake Messages API's ``base_url`` answers its prompts)."""
     home = tempfile.mkdtemp(prefix="claude-bench-home-")
     key = "sk-ant-bench-not-used"
     config = {
@@ -128,7 +177,7 @@ def claude_env(cwd: str) -> dict[str, str]:
     return {
         "HOME": home,
         "ANTHROPIC_API_KEY": key,
-        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+        "ANTHROPIC_BASE_URL": base_url,
         "DISABLE_AUTOUPDATER": "1",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }

@@ -14,11 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from cli.arguments import (
-    UsageError,
-    _split_rules,  # noqa: F401  (tests import it from here, as before)
-    parse_launch,
-)
+from cli.arguments import UsageError, parse_launch
 from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
 
 START_UP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
@@ -167,6 +163,14 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
         from acp_agent.main import run_acp
 
         return run_acp(options)
+    if options.input_format == "stream-json":  # an Agent SDK drives eddy (headless/sdk.py)
+        if not has_api_key():
+            print(NO_KEY_MESSAGE, file=sys.stderr)
+            return 2
+        from headless.sdk import run_sdk
+
+        quiet_start_up(install=False)  # its own handlers: a signal stops the turn, then exit
+        return run_sdk(options, exit_process=exit_process)
     # Line mode reads a pipe line by line itself (scripted sessions); the app cannot.
     if not (options.print_mode or options.plain) and not sys.stdin.isatty():
         options = _interactive_from_pipe(options)
@@ -189,7 +193,7 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
 
         return run_headless(options, prompt, exit_process=True)
     if options.plain:
-        from plain.app import run_plain
+        from plain.run import run_plain
 
         quiet_start_up(install=False)
         return _ended(run_plain(options), exit_process)

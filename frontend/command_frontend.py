@@ -2,7 +2,7 @@
 runs in (say a line, send a prompt, switch sessions, open the rewind or permission dialogs, ...).
 
 The TUI (tui/commands.py) and the line mode (plain/commands.py) implement it; the command table
-that uses it is frontend/commands.py, which re-exports both names.
+that uses it is frontend/commands.py.
 """
 
 from __future__ import annotations

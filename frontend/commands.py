@@ -1,12 +1,12 @@
 """Slash commands: ONE table for every front end, and custom commands.
 
 Each entry of :data:`COMMANDS` has a name, a description, whether it may run while a turn runs,
-and a handler written against :class:`FrontEnd` (frontend/command_frontend.py, re-exported here),
+and a handler written against :class:`FrontEnd` (frontend/command_frontend.py),
 the little a front end must offer (say a line, send a prompt, switch sessions, open the rewind or
 permission dialogs, ...). The TUI and the line mode implement that protocol; the table, the
 checks ("the session is still starting", "eddy is working") and the wording are here, once.
 
-Custom commands (markdown files sent as prompts) are in frontend/custom_commands.py.
+Custom commands (markdown files sent as prompts) are in agent/prompt/commands.py.
 """
 
 from __future__ import annotations
@@ -19,13 +19,10 @@ from typing import Any
 
 from agent import ops
 from agent.plugins.plugin import Plugin
+from agent.prompt.commands import CustomCommand, custom_commands, parse
 from frontend import extension_commands as ext
 from frontend import memory_commands as mem
-from frontend.command_frontend import (
-    FrontEnd,
-    Kind,  # noqa: F401  (front ends import it from here)
-)
-from frontend.custom_commands import CustomCommand, custom_commands, parse
+from frontend.command_frontend import FrontEnd
 
 Handler = Callable[[FrontEnd, str], Awaitable[None] | None]
 
@@ -83,7 +80,7 @@ def _rename(fe: FrontEnd, arg: str) -> None:
 
 
 def _model(fe: FrontEnd, arg: str) -> None:
-    from agent.pricing import known_models
+    from agent.model.pricing import known_models
 
     known = known_models()
     session = fe.session
@@ -101,7 +98,7 @@ def _model(fe: FrontEnd, arg: str) -> None:
 
 
 def _cost(fe: FrontEnd, arg: str) -> None:
-    from agent.context import cost_lines
+    from agent.session.context import cost_lines
 
     session = fe.session
     lines = cost_lines(session)
@@ -118,13 +115,13 @@ def _cost(fe: FrontEnd, arg: str) -> None:
 
 
 def _context(fe: FrontEnd, arg: str) -> None:
-    from agent.context import breakdown
+    from agent.session.context import breakdown
 
     fe.say("\n".join(breakdown(fe.session).lines()))
 
 
 def _budget(fe: FrontEnd, arg: str) -> None:
-    from agent.context import budget_command
+    from agent.session.context import budget_command
 
     message, error = budget_command(fe.session, arg)
     fe.limits_changed()
@@ -132,7 +129,7 @@ def _budget(fe: FrontEnd, arg: str) -> None:
 
 
 def _turns(fe: FrontEnd, arg: str) -> None:
-    from agent.context import turns_command
+    from agent.session.context import turns_command
 
     message, error = turns_command(fe.session, arg)
     fe.limits_changed()
@@ -349,6 +346,6 @@ def completions(
     """(``/name``, description) for commands starting with ``prefix`` (without the slash),
     the ``plugins``' included."""
     items = dict(BUILTINS)
-    for name, cmd in custom_commands(workspace, plugins).items():
+    for name, cmd in custom_commands(workspace, plugins, grant_project=False).items():
         items.setdefault(name, cmd.description)
     return [(f"/{n}", d) for n, d in sorted(items.items()) if n.startswith(prefix)]

@@ -15,7 +15,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from agent.loop import INTERRUPT_NOTE
 from agent.messages import (
     Message,
     TextBlock,
@@ -24,15 +23,15 @@ from agent.messages import (
     ToolUseBlock,
     assistant,
 )
-from agent.model import (
+from agent.model.pricing import Usage
+from agent.model.protocol import (
     ModelRequest,
     ModelResponse,
-    ScriptItem,
     StreamSink,
     as_response,
     estimate_tokens,
 )
-from agent.pricing import Usage
+from agent.turn.loop import INTERRUPT_NOTE
 
 SAMPLE_PROJECT: dict[str, str] = {
     "README.md": "# stats\n\nTiny statistics helpers. Test: `python3 test_stats.py`.\n",
@@ -134,7 +133,7 @@ def _step(history: list[Message]) -> tuple[int, Message | None]:
     return (int(ids[0].split("-")[1]) + 1 if ids else 1), last
 
 
-def demo_script(history: list[Message]) -> ScriptItem:
+def demo_script(history: list[Message]) -> ModelResponse | Message | str:
     """The demo's next response as a function of the history."""
     step, last = _step(history)
     n = len(history)
@@ -219,7 +218,6 @@ class DemoModel:
     async def respond(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         self.calls += 1
         item = demo_script(list(request.messages))
-        assert not isinstance(item, BaseException)
         response = as_response(item, cost=0.0)
         prompt = estimate_tokens([m.to_param() for m in request.messages])
         response.usage = Usage(prompt, response.usage.output_tokens)

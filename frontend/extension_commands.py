@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 from agent import ops
 
 if TYPE_CHECKING:
-    from frontend.commands import FrontEnd
+    from frontend.command_frontend import FrontEnd
 
 
 def output_style(fe: FrontEnd, arg: str) -> None:
-    from agent.output_styles import DEFAULT, load_styles
+    from agent.prompt.output_styles import DEFAULT, load_styles
 
     if arg:
         fe.submit(ops.SetOutputStyle(arg))  # the engine answers: a Notice, or an Error
@@ -101,7 +101,7 @@ async def plugin(fe: FrontEnd, arg: str) -> None:
 
 
 def agents(fe: FrontEnd, arg: str) -> None:
-    from agent.subagents import agents_listing, load_agents
+    from agent.subagents.definitions import agents_listing, load_agents
 
     session = fe.session
     host = getattr(session.ctx, "subagents", None) if session is not None else None

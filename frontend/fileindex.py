@@ -1,7 +1,8 @@
 """A file index for @-mention completion: ignore rules honoured, fuzzy ranking, fast.
 
 The list comes from ``git ls-files`` (tracked and untracked-but-not-ignored) when the workspace
-is a git repository, else from the same pruning walk Glob uses. It is built once (in a thread,
+is a git repository, else from the listing Glob uses (``rg --files`` under eddy's ignore rules,
+or the Python walk without rg: :mod:`tools.search_files`). It is built once (in a thread,
 by the front end) and ranked per keystroke: on 100,000 paths a query is a single pass of cheap
 string tests before the (few) candidates are scored.
 """
@@ -34,13 +35,12 @@ def list_files(workspace: Path, limit: int = 500_000) -> list[str]:
             return sorted(set(files))[:limit]
     except (OSError, subprocess.SubprocessError):
         pass
-    from tools.ignore import IgnoreRules, walk_files
+    from tools.search_files import iter_files
 
-    root = str(workspace)
-    rules = IgnoreRules.for_start(workspace, workspace)
+    skip = len(str(workspace).rstrip("/")) + 1
     files = []
-    for _path, rel in walk_files(root, rules):
-        files.append(rel)
+    for path in iter_files(workspace, workspace):
+        files.append(path[skip:])
         if len(files) >= limit:
             break
     return sorted(files)

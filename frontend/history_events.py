@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from agent import events as ev
-from agent.compact import SUMMARY_PREFIX
 from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agent.turn.compact import SUMMARY_PREFIX
 
 REPLAY_MESSAGES = 24
 """At most this many of the newest messages are rendered on resume (the model has them all)."""
@@ -23,7 +23,7 @@ Summary = Callable[[str, dict[str, Any]], str]
 _HIDDEN_PREFIXES = ("<system-reminder>", "Contents of @", "Contents of directory @", "[@")
 _BASH_INPUT = "<bash-input>"
 _INTERRUPTED = "The user interrupted"
-"""How the results of interrupted calls begin (agent/toolrun.py ``interrupted_results``)."""
+"""How the results of interrupted calls begin (agent/turn/runner.py ``interrupted_results``)."""
 
 
 def _result_text(block: ToolResultBlock) -> str:

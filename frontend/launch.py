@@ -10,8 +10,9 @@ import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from agent.pricing import DEFAULT_MODEL
+from agent.model.pricing import DEFAULT_MODEL
 
 NO_KEY_MESSAGE = """eddy needs an Anthropic API key.
   Set it for this shell:   export ANTHROPIC_API_KEY=sk-ant-...
@@ -24,9 +25,11 @@ def has_api_key() -> bool:
     variables and settings select another way in: Bedrock, Vertex, apiKeyHelper ...)."""
     if os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"):
         return True
-    from agent.providers import has_credentials
+    from agent.model.providers import has_credentials
+    from agent.settings.files import load_settings
 
-    return has_credentials()
+    settings, _ = load_settings(Path.cwd())  # cheap: it reads the settings files, no more
+    return has_credentials(settings.api_key_helper is not None, settings.env)
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,32 @@ class LaunchOptions:
     checkpoints: bool = False
     acp: bool = False
     """Serve the Agent Client Protocol on stdio (--acp) instead of a screen."""
+    input_format: str = "text"
+    """``stream-json``: prompts and the Agent SDK's control protocol as JSON lines on stdin
+    (headless/sdk.py), one long-lived session."""
+    system_prompt: str | None = None
+    """The session's own system prompt (--system-prompt, --system-prompt-file); "" means none
+    of eddy's; None: eddy's."""
+    append_system_prompt: str = ""
+    """Text added to the end of the system prompt (--append-system-prompt[-file])."""
+    tools: tuple[str, ...] | None = None
+    """The built-in tools offered (--tools); None: all."""
+    permission_prompt_tool: str | None = None
+    """``stdio``: questions the rules would ask go to the Agent SDK (``can_use_tool``)."""
+    include_hook_events: bool = False
+    """With stream-json input: hook runs as ``hook_started`` / ``hook_response`` lines."""
+    replay_user_messages: bool = False
+    """With stream-json input: each user message read is written back (with its uuid)."""
+    json_schema: dict[str, Any] | None = None
+    """--json-schema: the final answer is a StructuredOutput call with this input schema."""
+    thinking: dict[str, Any] | None = None
+    """The request's ``thinking`` parameter (--max-thinking-tokens, --thinking)."""
+    persist: bool = True
+    """Save the session (False: --no-session-persistence)."""
+    setting_sources: tuple[str, ...] | None = None
+    """Read only these scopes' settings files (--setting-sources user,project,local)."""
+    settings: str | None = None
+    """More settings, a file or JSON text (--settings), above the local files."""
 
     @property
     def workspace(self) -> Path:

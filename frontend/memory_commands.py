@@ -7,7 +7,7 @@ import inspect
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from frontend.commands import FrontEnd
+    from frontend.command_frontend import FrontEnd
 
 INIT_PROMPT = """Survey this repository and write a concise AGENTS.md at its root for future \
 coding agents: what the project is, how to install, build, test and lint it (exact commands), \

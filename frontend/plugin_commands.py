@@ -1,5 +1,5 @@
 """``/plugin`` (every front end) and ``eddy plugin`` (the command line): Claude Code's plugin
-commands over agent/plugins/manage.py, one parser for both.
+commands over agent/settings/plugins.py, one parser for both.
 
     /plugin                                  installed plugins, this session's, marketplaces
     /plugin install NAME[@MARKETPLACE] [SCOPE]   (SCOPE: user, project or local; --scope too)
@@ -52,8 +52,8 @@ def plugin_command(workspace: Path, arg: str, loaded: Sequence[Plugin] | None = 
         arg: the words after ``/plugin``.
         loaded: the session's plugins, listed as this session's (None: no session).
     """
-    from agent.plugins import manage
     from agent.plugins.marketplace import PluginError
+    from agent.settings import plugins as manage
 
     words, scope = _scope(arg.split())
     words = words or ["list"]
@@ -77,7 +77,7 @@ def plugin_command(workspace: Path, arg: str, loaded: Sequence[Plugin] | None = 
 
 
 def _marketplace(workspace: Path, words: list[str], scope: str | None) -> Said:
-    from agent.plugins import manage
+    from agent.settings import plugins as manage
 
     verb = words[0]
     if verb == "add" and len(words) == 2:

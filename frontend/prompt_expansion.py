@@ -3,7 +3,7 @@
 - ``/name args``: a custom command (``.claude/commands``, ``.eddy/commands``, the user's, a
   skill) or a plugin's (``/plugin:command``): its body with ``$ARGUMENTS`` and ``$1``..
   filled in, its front matter's ``allowed-tools`` granted and ``model`` used for that turn,
-  its ``!`cmd` `` run through the Bash rules (frontend/custom_commands.py).
+  its ``!`cmd` `` run through the Bash rules (agent/prompt/commands.py).
 - ``/mcp__server__prompt args``: the server's prompt (the server is waited for first: in
   ``-p`` nothing is connected yet when the prompt is read).
 - ``@server:uri`` anywhere: the MCP resource is attached by the engine (the MCP extension's
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent import ops
-from frontend.custom_commands import custom_commands, parse
+from agent.prompt.commands import custom_commands, parse
 
 if TYPE_CHECKING:
     from agent.session.core import Session

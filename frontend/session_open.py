@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agent.extension import Extension
 from agent.memory.files import claude_user_dir
-from agent.model import Model
+from agent.model.protocol import Model
 from agent.open import OpenedSession, SessionOptions, open_or_new, open_session
+from agent.prompt.commands import command_problems, custom_commands
 from agent.session.core import Emit
-from frontend.custom_commands import command_problems, custom_commands
 from frontend.launch import LaunchOptions
 from frontend.statusline import load_status_line
 from tools.base import Tool
@@ -41,6 +42,12 @@ def session_options(args: LaunchOptions, *, headless: bool, persist: bool = True
         strict_mcp_config=args.strict_mcp_config,
         cleared=args.cleared,
         plugin_dirs=args.plugin_dirs,
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
+        tools=args.tools,
+        thinking=args.thinking,
+        setting_sources=args.setting_sources,
+        settings=args.settings,
     )
 
 
@@ -52,15 +59,16 @@ def build_session(
     model: Model | None = None,
     persist: bool = True,
     tools: Sequence[Tool] | None = None,
+    extensions: Sequence[Extension] = (),
 ) -> OpenedSession:
     """The session ``args`` ask for (agent/open.py ``open_session``), with the front ends'
-    own items.
+    own items and ``extensions`` (registered after eddy's own).
 
     Raises:
         agent.open.SessionSetupError: the session to continue or resume cannot be opened.
     """
-    options = session_options(args, headless=headless, persist=persist)
-    opened = open_session(options, emit, model=model, tools=tools)
+    options = session_options(args, headless=headless, persist=persist and args.persist)
+    opened = open_session(options, emit, model=model, tools=tools, extensions=extensions)
     return _with_front_end_items(opened, args)
 
 

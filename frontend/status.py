@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, assert_never
 
 from agent import events as ev
-from agent.retry import is_retry_notice
+from agent.model.retry import is_retry_notice
 
 if TYPE_CHECKING:
     from agent.session.status import SessionStatus
@@ -146,12 +146,14 @@ class StatusModel:
                     self.activity = f"{event.agent_type} agent: {event.event.get('name')}"
                 elif kind == "usage_updated":  # the tree's spend as it happens; the parent's
                     self.cost += float(event.event.get("cost_usd", 0.0))  # next total has it
+            case ev.Error():
+                if event.kind == "mcp":  # "MCP server x: failed: why"
+                    self._mcp_server_line(event.message)
             case ev.Notice():
                 if is_retry_notice(event.text):  # "API overloaded, retrying (3/10) in 4 s"
                     self.activity = event.text.removesuffix(" (Esc stops)")
-                elif event.text.startswith("MCP server "):  # "MCP server x: failed: why"
-                    name, _, rest = event.text[len("MCP server ") :].partition(": ")
-                    self.mcp = f"MCP {name} {rest.partition(':')[0]}"
+                elif event.text.startswith("MCP server "):  # "MCP server x: needs-auth: why"
+                    self._mcp_server_line(event.text)
                 elif event.text.startswith("MCP: ") and " servers connected" in event.text:
                     # "MCP: 4/5 servers connected (1 failed), 23 tools."
                     head, _, rest = event.text[len("MCP: ") :].partition(" servers connected")
@@ -163,7 +165,6 @@ class StatusModel:
                 | ev.ToolCallFinished()
                 | ev.CorrectionsDelivered()
                 | ev.TodosUpdated()
-                | ev.Error()
                 | ev.Interrupted()
                 | ev.SessionRenamed()
                 | ev.HookRan()
@@ -173,3 +174,8 @@ class StatusModel:
                 pass
             case _:
                 assert_never(event)
+
+    def _mcp_server_line(self, text: str) -> None:
+        """ "MCP server x: failed: why" as the status line's "MCP x failed"."""
+        name, _, rest = text[len("MCP server ") :].partition(": ")
+        self.mcp = f"MCP {name} {rest.partition(':')[0]}"

@@ -247,10 +247,10 @@ def load_status_line(
 ) -> StatusLineSetting | None:
     """The workspace's ``statusLine`` setting, or None; what is wrong with it is added to
     ``problems`` (given when the session opens, frontend/session_open.py)."""
-    from agent.settings.files import load_settings
+    from agent.settings.trust import approved_settings
 
-    try:
-        settings, _ = load_settings(workspace)
+    try:  # a project's status line runs only once the user approved it
+        settings, _ = approved_settings(workspace)
     except Exception:  # the settings' problems were told when the session opened
         return None
     return parse_status_line(settings.get("statusLine"), problems if problems is not None else [])

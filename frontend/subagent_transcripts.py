@@ -1,7 +1,7 @@
 """A session's subagent transcripts as the user reads them (UI-free, every front end).
 
 Each child is recorded like the main session in ``<session>/subagents/agent-<id>.jsonl``
-(``agent.subagents.transcripts``): a header, a ``subagent`` record (who the child was: its id,
+(``agent.store.children``): a header, a ``subagent`` record (who the child was: its id,
 type, parent call, depth), its history as ``message`` records, ``usage`` records, and when it
 ends a ``subagent_end`` record (its subtype, turns, cost, duration). Files written before the
 end record existed still read: what they lack is shown as unknown.
@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agent.store.children import PREFIX, child_transcripts, subagents_dir
 from agent.store.load import LoadedSession, TranscriptError, load
 from agent.store.repair import INTERRUPTED_RESULT
-from agent.subagents.transcripts import PREFIX, child_transcripts, subagents_dir
 from frontend.sanitize import sanitize
 from frontend.tool_summary import clip_lines, more_lines, result_text
 from frontend.wording import first_line
@@ -232,24 +232,59 @@ def _default_summary(name: str, call_input: dict[str, Any]) -> str:
         return ""
 
 
-def _result_lines(block: ToolResultBlock) -> Iterator[str]:
-    content = block.content if isinstance(block.content, str) else list(block.content)
-    text = sanitize(result_text(content))
-    lines = [line for line in text.splitlines() if line.strip()] or ["(no output)"]
-    shown, hidden = clip_lines(lines, RESULT_LINES)
-    mark = "  ⎿ error: " if block.is_error else "  ⎿ "
-    for n, line in enumerate(shown):
-        yield (mark if n == 0 else "    ") + _cut(line)
-    if hidden:
-        yield "    " + more_lines(hidden)
-
-
 NO_RESULT = "  ⎿ (no result recorded: still running, or eddy stopped before it finished)"
 _LIVE_REPAIRS = ("added interrupted results", "kept the saved results")
 """What the loader says of calls without a results message: normal while a child runs."""
 
 
-def _message_lines(history: list[Message], summary: Summary, ended: bool) -> Iterator[str]:
+@dataclass(frozen=True)
+class CallView:
+    """One tool call of the child, for a front end to draw as its own calls look.
+
+    Attributes:
+        state: ``done``, ``failed`` (an error result), ``interrupted``, or ``running`` (no
+            result saved yet: the child is still at it, or eddy stopped before it finished),
+            or ``unknown`` (no result, the child ended).
+        name: the tool's name (sanitised).
+        summary: its input in one line (sanitised, cut).
+        result: the result's lines, cut to ``RESULT_LINES`` (then a ``… +N lines`` line).
+    """
+
+    state: str
+    name: str
+    summary: str
+    result: tuple[str, ...]
+
+    def lines(self) -> list[str]:
+        """The call as plain lines: ``● Name(summary)``, then its result after ``⎿``."""
+        out = [f"● {self.name}({self.summary})"]
+        if self.state == "running":
+            out.append(NO_RESULT)
+        mark = "  ⎿ error: " if self.state == "failed" else "  ⎿ "
+        out += [(mark if n == 0 else "    ") + line for n, line in enumerate(self.result)]
+        return out
+
+
+def _call_view(
+    block: ToolUseBlock, result: ToolResultBlock | None, about: str, ended: bool
+) -> CallView:
+    name, summary = sanitize(block.name), _cut(about)
+    # the loader answers a call without a saved result as interrupted; before the child's
+    # end is recorded, that is as likely a call still running
+    if result is None or (result.content == INTERRUPTED_RESULT and not ended):
+        return CallView("unknown" if ended else "running", name, summary, ())
+    content = result.content if isinstance(result.content, str) else list(result.content)
+    text = sanitize(result_text(content))
+    lines = [line for line in text.splitlines() if line.strip()] or ["(no output)"]
+    shown, hidden = clip_lines(lines, RESULT_LINES)
+    cut = [_cut(line) for line in shown] + ([more_lines(hidden)] if hidden else [])
+    state = "interrupted" if result.content == INTERRUPTED_RESULT else "done"
+    return CallView("failed" if result.is_error else state, name, summary, tuple(cut))
+
+
+def _message_lines(
+    history: list[Message], summary: Summary, ended: bool
+) -> Iterator[str | CallView]:
     results = {
         b.tool_use_id: b
         for m in history
@@ -274,15 +309,7 @@ def _message_lines(history: list[Message], summary: Summary, ended: bool) -> Ite
                     about = summary(block.name, block.input)
                 except Exception:  # a label only
                     about = ""
-                yield f"● {sanitize(block.name)}({_cut(about)})"
-                result = results.get(block.id)
-                # the loader answers a call without a saved result as interrupted; before
-                # the child's end is recorded, that is as likely a call still running
-                unsaved = result is None or result.content == INTERRUPTED_RESULT
-                if unsaved and not ended:
-                    yield NO_RESULT
-                elif result is not None:
-                    yield from _result_lines(result)
+                yield _call_view(block, results.get(block.id), about, ended)
 
 
 def _end_line(end: dict[str, Any]) -> str:
@@ -311,12 +338,21 @@ class TranscriptView:
     """One child's transcript read once.
 
     Attributes:
-        lines: what ``transcript_lines`` returns.
+        entries: its lines, and its tool calls as ``CallView`` (each front end draws a
+            child's calls as it draws its own).
         ended: the file records the child's end (a viewer can stop re-reading it).
     """
 
-    lines: list[str]
+    entries: list[str | CallView]
     ended: bool
+
+    @property
+    def lines(self) -> list[str]:
+        """What ``transcript_lines`` returns: every entry as plain lines."""
+        out: list[str] = []
+        for entry in self.entries:
+            out.extend(entry.lines() if isinstance(entry, CallView) else [entry])
+        return out
 
 
 def transcript_view(path: Path, summary: Summary | None = None) -> TranscriptView:
@@ -324,7 +360,7 @@ def transcript_view(path: Path, summary: Summary | None = None) -> TranscriptVie
     child = _read(path)
     if isinstance(child, str):
         return TranscriptView([f"({child})"], False)
-    return TranscriptView(_transcript_lines(path, child, summary), bool(child.end))
+    return TranscriptView(_transcript_entries(path, child, summary), bool(child.end))
 
 
 def transcript_lines(path: Path, summary: Summary | None = None) -> list[str]:
@@ -342,7 +378,9 @@ def transcript_lines(path: Path, summary: Summary | None = None) -> list[str]:
     return transcript_view(path, summary).lines
 
 
-def _transcript_lines(path: Path, child: _ChildFile, summary: Summary | None) -> list[str]:
+def _transcript_entries(
+    path: Path, child: _ChildFile, summary: Summary | None
+) -> list[str | CallView]:
     about, loaded = child.about, child.loaded
     kind = sanitize(str(about.get("agent_type") or "agent"))
     agent_id = sanitize(str(about.get("agent_id") or _agent_id(path)))
@@ -352,7 +390,7 @@ def _transcript_lines(path: Path, child: _ChildFile, summary: Summary | None) ->
         heading += f" (depth {depth})"
     if loaded.model:
         heading += f" · {sanitize(str(loaded.model))}"
-    lines = [heading, ""]
+    lines: list[str | CallView] = [heading, ""]
     ended = bool(child.end)
     lines += list(_message_lines(loaded.history, summary or _default_summary, ended))
     if not loaded.history:

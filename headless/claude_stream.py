@@ -3,7 +3,10 @@
 
 One JSON object per line, in the order Claude Code prints them:
 
-- ``{"type": "system", "subtype": "init", ...}``: the session id, model, tools, workspace;
+- ``{"type": "system", "subtype": "init", ...}``: the session id, model, tools, workspace, and
+  ``mcp_servers`` (each server's name and status, once they finished starting);
+- ``{"type": "system", "subtype": "informational", "level": "error", ...}``: an MCP server
+  that failed (its name and why), as Claude Code says such things;
 - ``{"type": "assistant", "message": {...}}``: each assistant message as it entered the history
   (text, thinking and tool_use blocks, the API's shapes);
 - ``{"type": "user", "message": {...}}``: each tool result (one line per result, as Claude Code
@@ -46,8 +49,11 @@ class ClaudeStream:
     written right after the init line, so the init line is always first.
     """
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str], *, hook_events: bool = True) -> None:
         self.out = out
+        self.hook_events = hook_events
+        """Write hook runs (``hook_started`` / ``hook_response``); an Agent SDK asks for them
+        with ``--include-hook-events``."""
         self.session_id = ""
         self.model = ""
         self.permission_denials: list[dict[str, Any]] = []
@@ -57,9 +63,24 @@ class ClaudeStream:
         self._inputs: dict[str, dict[str, Any]] = {}
 
     def start(
-        self, *, session_id: str, model: str, cwd: str, tools: list[str], permission_mode: str
+        self,
+        *,
+        session_id: str,
+        model: str,
+        cwd: str,
+        tools: list[str],
+        permission_mode: str,
+        mcp_servers: list[dict[str, str]] | None = None,
+        **extra: Any,
     ) -> None:
-        """Write the ``system`` ``init`` line, then whatever came before it."""
+        """Write the ``system`` ``init`` line (with ``extra`` fields), then whatever came
+        before it. With stream-json input it is written again at each turn, as Claude Code
+        does.
+
+        Args:
+            mcp_servers: each MCP server's ``name`` and ``status`` (``connected``, ``failed``,
+                ...), as Claude Code lists them.
+        """
         self.session_id, self.model = session_id, model
         self._write(
             {
@@ -68,17 +89,23 @@ class ClaudeStream:
                 "cwd": cwd,
                 "session_id": session_id,
                 "tools": tools,
-                "mcp_servers": [],
+                "mcp_servers": list(mcp_servers or []),
                 "model": model,
                 "permissionMode": permission_mode,
                 "apiKeySource": _api_key_source(),
                 "output_style": "default",
                 "uuid": _uuid(),
+                **extra,
             }
         )
         held, self._held = self._held or [], None
         for event in held:
             self.event(event)
+
+    def hold(self) -> None:
+        """Hold the events until the next :meth:`start` (a turn's init line is due first)."""
+        if self._held is None:
+            self._held = []
 
     def event(self, event: ev.Event) -> None:
         """Write the line(s) ``event`` stands for (most events have none in this format).
@@ -96,11 +123,25 @@ class ClaudeStream:
             case ev.ToolCallFinished():
                 self._tool_result(event)
             case ev.HookStarted():
-                self._hook_started(event)
+                if self.hook_events:
+                    self._hook_started(event)
             case ev.HookRan():
-                self._hook_response(event)
+                if self.hook_events:
+                    self._hook_response(event)
             case ev.SubagentEvent():
                 self._subagent(event)
+            case ev.Error() if event.kind == "mcp":  # a server failed: Claude Code's notice
+                self._write(
+                    {
+                        "type": "system",
+                        "subtype": "informational",
+                        "content": event.message,
+                        "level": "error",
+                        "tag": "mcp_server_failed",
+                        "session_id": self.session_id,
+                        "uuid": _uuid(),
+                    }
+                )
             case ev.CorrectionsDelivered():
                 texts = [{"type": "text", "text": t} for t in event.texts if t.strip()]
                 if texts:
@@ -149,9 +190,15 @@ class ClaudeStream:
         )
 
     def result(self, result: dict[str, Any]) -> None:
-        """Write the closing result line (``headless.run.result_object``), with Claude Code's
-        ``permission_denials`` and ``uuid``."""
+        """Write a result line (``headless.run.result_object``), with Claude Code's
+        ``permission_denials`` (the calls refused since the previous result) and ``uuid``."""
         self._write({**result, "permission_denials": self.permission_denials, "uuid": _uuid()})
+        self.permission_denials = []
+
+    def write(self, line: dict[str, Any]) -> None:
+        """Write one more line of the protocol (control requests and responses, an Agent
+        SDK's system messages), in order with the messages."""
+        self._write(line)
 
     def _assistant(self, event: ev.AssistantMessage) -> None:
         message = {

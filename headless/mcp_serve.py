@@ -26,7 +26,7 @@ from typing import Any
 
 from agent.extension import Extension, PermissionAnswer, PermissionQuestion
 from agent.messages import ToolUseBlock
-from agent.model import ModelRequest, ModelResponse, StreamSink
+from agent.model.protocol import ModelRequest, ModelResponse, StreamSink
 from agent.open import OpenedSession, SessionOptions, open_session
 from frontend.launch import LaunchOptions
 

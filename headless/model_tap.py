@@ -3,7 +3,7 @@ and, for stream-json with ``--include-partial-messages``, hands the main agent's
 stream events to the writer as they arrive (Claude Code's ``stream_event`` lines).
 
 The engine is untouched: the wrapper passes the loop's sink on inside a sink that adds the
-optional ``raw_event`` method ``agent/response_stream.py`` calls when a sink has one.
+optional ``raw_event`` method ``agent/model/stream.py`` calls when a sink has one.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agent.model import Model, ModelRequest, ModelResponse, StreamSink
-from agent.turn_sink import TurnSink
+from agent.model.protocol import Model, ModelRequest, ModelResponse, StreamSink
+from agent.turn.sink import TurnSink
 
 RawEvent = Callable[[dict[str, Any]], None]
 

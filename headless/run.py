@@ -15,12 +15,14 @@ import dataclasses
 import json
 import os
 import sys
+import threading
 import time
 from typing import Any, assert_never
 
 from agent import events as ev
 from agent import ops
-from agent.model import ModelRequest
+from agent.model.anthropic import prepare_client
+from agent.model.protocol import ModelRequest
 from agent.open import SessionSetupError
 from agent.session.core import Session
 from frontend.launch import LaunchOptions
@@ -155,7 +157,8 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             finished.append(event)
         if isinstance(event, ev.PromptBlocked):
             blocked.append(event)
-        errors_shown = errors_shown or isinstance(event, ev.Error)
+        # an MCP server's failure is not the turn's: the turn's own error is still said
+        errors_shown = errors_shown or (isinstance(event, ev.Error) and event.kind != "mcp")
         if fmt == "eddy-events":
             out.write(json.dumps(ev.to_json(event), default=str) + "\n")
             out.flush()
@@ -173,15 +176,22 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         print(f"eddy: {exc}", file=sys.stderr)
         return 2
     session = opened.session
+    _make_client_beside_mcp(session)
     for problem in opened.problems:
         print(f"eddy: {problem}", file=sys.stderr)
-    model = _tap_model(session, claude if args.include_partial_messages else None)
+    model = tap_model(session, claude if args.include_partial_messages else None)
     from frontend.pickup import pickup_line
 
     picked = pickup_line(opened.picked_up)
     if picked is not None and args.output_format != "stream-json":
         print(f"eddy: {picked}", file=sys.stderr)
     if claude is not None:
+        from agent.mcp.manager import McpManager
+
+        mcp = session.extension(McpManager)
+        if mcp is not None:  # -p waits for them before its first call anyway: init says how
+            await mcp.wait_started()  # each one started, as Claude Code's does
+            mcp.sync_tools()  # and lists their tools
         now = session.status()
         claude.start(
             session_id=now.session_id,
@@ -189,6 +199,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             cwd=str(now.workspace),
             tools=[str(tool["name"]) for tool in session.tools.params()],
             permission_mode=now.mode,
+            mcp_servers=mcp.server_states() if mcp is not None else [],
         )
     # A slash command is expanded as the interactive modes expand it (a custom or plugin
     # command, an MCP prompt); @server:uri is the engine's (the MCP extension's on_prompt).
@@ -236,7 +247,30 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     return 0 if last.subtype == "success" else 1
 
 
-def _tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
+def _make_client_beside_mcp(session: Session) -> None:
+    """Make the SDK client in the background now, beside the MCP servers' start, which the
+    first request also waits for: ``import anthropic`` takes as long as the rest of the
+    start-up, and was done only after the servers were up.
+
+    With servers, the MCP SDK's import comes first (the MCP thread is doing it, and spawns the
+    servers after it): both imports at once would share the GIL and spawn the servers later,
+    and the import of ``anthropic`` then runs while they start.
+    """
+
+    # the manager's module is imported only for a session with servers (agent/mcp/setup.py)
+    manager = sys.modules.get("agent.mcp.manager")
+    servers = manager is not None and session.extension(manager.McpManager) is not None
+
+    def make() -> None:
+        if servers:
+            with contextlib.suppress(ImportError):
+                import mcp  # noqa: F401  (waits for the MCP thread's import, or does it)
+        prepare_client(session.model)
+
+    threading.Thread(target=make, name="eddy-sdk-client", daemon=True).start()
+
+
+def tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
     """Put a timing wrapper round the session's model (``duration_api_ms``); with ``claude``
     it also gets the main agent's raw stream events (``--include-partial-messages``)."""
 
@@ -246,8 +280,7 @@ def _tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
 
     on_raw = claude.stream_event if claude is not None else None
     model = TappedModel(session.model, on_raw, is_main)
-    session.model = model
-    session.compactor.model = model  # its calls are API time too
+    session.replace_model(model)  # compaction's calls are API time too
     return model
 
 
@@ -276,7 +309,7 @@ async def _checkpoints(args: LaunchOptions) -> int:
             for line in event.not_restorable:
                 print(f"  not restorable: {line}")
 
-    from agent.anthropic_model import AnthropicModel
+    from agent.model.anthropic import AnthropicModel
 
     try:
         opened = build_session(args, emit, headless=True, model=AnthropicModel(args.model))

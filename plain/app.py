@@ -30,7 +30,6 @@ from plain.permission import ask_permission
 from plain.printer import Printer
 from plain.questions import Question, Questions
 from plain.render import Renderer
-from plain.run import run_plain as run_plain  # the entry point, imported from here
 from plain.session_setup import ask_mcp_approval, folder_trusted, open_session
 from plain.signals import catch_sigint, catch_termination
 from plain.status import Status

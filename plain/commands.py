@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import ops
-from frontend.commands import BUILTINS, Kind, custom_commands, run_command, session_plugins
+from agent.prompt.commands import custom_commands
+from frontend.command_frontend import Kind
+from frontend.commands import BUILTINS, run_command, session_plugins
 from frontend.sanitize import sanitize
 from frontend.wording import rewind_undoes
 from plain.questions import Question, rewind_mode

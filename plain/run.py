@@ -23,7 +23,7 @@ def run_plain(args: LaunchOptions) -> int:
     Without an API key (and without ``--demo``) it says how to set one and returns 2.
     """
     from frontend.launch import NO_KEY_MESSAGE, has_api_key
-    from plain.app import PlainApp  # here: plain.app re-exports this function
+    from plain.app import PlainApp  # here: plain.app imports this module
 
     if not args.demo and not has_api_key():
         print(NO_KEY_MESSAGE + "\n" + DEMO_NOTE, file=sys.stderr)

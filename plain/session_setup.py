@@ -59,11 +59,14 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
 async def folder_trusted(app: PlainApp) -> bool:
     """At an interactive start in a folder not trusted yet: ask (agent/settings/trust.py); False if
     the answer is no (said so). Line mode fed from a pipe is not asked, as ``eddy -p``."""
-    from agent.settings.trust import needs_asking, question, trust
+    from agent.settings.trust import needs_asking, question, trust, vouch
 
     args = app.args
     mode, demo = args.permission_mode, args.demo
-    if not app.interactive or not needs_asking(app.workspace, mode=mode, demo=demo):
+    if not app.interactive:
+        vouch(app.workspace)  # fed from a pipe: the caller vouches for the folder, as -p
+        return True
+    if not needs_asking(app.workspace, mode=mode, demo=demo):
         return True
     title, *rest = question(app.workspace)
     app.say(title, "bold")
@@ -142,7 +145,7 @@ def warm_up_sdk(model: Any) -> threading.Thread:
 
 
 def _warm_up(model: Any) -> None:
-    from agent.anthropic_model import prepare_client
+    from agent.model.anthropic import prepare_client
     from plain.markdown import warm_up_highlighting
 
     prepare_client(model)

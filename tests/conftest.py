@@ -12,12 +12,16 @@ from tests.fakes.fake_api import FakeAnthropic
 E2E_DIR = Path(__file__).parent / "e2e"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test in tests/e2e is an ``e2e`` test (``-m "not slow and not e2e"`` skips them),
-    new files included, without a marker line in each."""
+    new files included, without a marker line in each. A ``fuzz`` test (a long fuzz run) runs
+    only when ``-m`` names it."""
+    fuzz = "fuzz" in (config.getoption("markexpr", "") or "")
     for item in items:
         if item.path.is_relative_to(E2E_DIR):
             item.add_marker(pytest.mark.e2e)
+        if not fuzz and item.get_closest_marker("fuzz") is not None:
+            item.add_marker(pytest.mark.skip(reason="a long fuzz run: select it with -m fuzz"))
 
 
 @pytest.fixture

@@ -14,7 +14,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("cli", "tui", "plain", "headless", "acp_agent", "frontend", "agent", "tools", "themes")
+PACKAGES = (
+    "cli",
+    "tui",
+    "plain",
+    "headless",
+    "acp_agent",
+    "frontend",
+    "agent",
+    "tools",
+    "themes",
+    "tests",
+)
 LINT = Path(sys.executable).with_name("lint-imports")
 
 
@@ -47,7 +58,7 @@ def test_the_tree_keeps_every_contract() -> None:
         ("agent/paths.py", "tui.app"),  # the engine reaching up into a front end
         ("plain/status.py", "tui.app"),  # one front end into another
         ("frontend/launch.py", "headless.run"),  # the shared layer into a front end
-        ("tools/base.py", "agent.loop"),  # a tool into the engine
+        ("tools/base.py", "agent.turn.loop"),  # a tool into the engine
         ("acp_agent/prompts.py", "plain.app"),  # the ACP front end into another
         ("agent/paths.py", "acp"),  # the engine speaking ACP itself
     ],

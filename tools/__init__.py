@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from tools.base import Tool, ToolContext, ToolError, ToolResult
-
-__all__ = ["Tool", "ToolContext", "ToolError", "ToolResult", "default_tools", "TOOL_MODULES"]
+from tools.base import Tool
 
 TOOL_MODULES: dict[str, str] = {
     "Read": "tools.read",

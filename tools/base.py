@@ -128,14 +128,30 @@ class ShellState:
     """The command line of the latest foreground call (what Ctrl+B hands on is named by it)."""
 
 
-Grant = Literal["read_only", "rule", "user"]
+Grant = Literal["read_only", "rule", "git_config", "user"]
 """Why the gate let a call run: ``read_only`` (eddy judged it read-only and asked no one),
-``rule`` (an allow rule or the mode allowed it), ``user`` (the user said yes, typed it with
-``!``, or runs in bypassPermissions). The Bash tool picks its sandbox profile from it."""
+``rule`` (an allow rule or the mode allowed it), ``git_config`` (as ``rule``, for a command
+whose only change is git's own harmless write of its configuration: ``git remote add``),
+``user`` (the user said yes, typed it with ``!``, or runs in bypassPermissions). The Bash tool
+picks its sandbox profile from it."""
+
+
+class ShellWatch(Protocol):
+    """What the sandbox watches while one command runs (``agent.sandbox.watch``)."""
+
+    def finish(self) -> str | None:
+        """After the command: undo what it may not do; what to tell the model, or None."""
+        ...
 
 
 class ShellSandbox(Protocol):
     """Wraps a shell command line in the OS sandbox (the engine's ``agent.sandbox``)."""
+
+    def watch(
+        self, grant: Grant | None, command: str, roots: tuple[Path, ...]
+    ) -> ShellWatch | None:
+        """Before a command runs: a watch to finish when it ends, or None (nothing to watch)."""
+        ...
 
     def wrap(
         self,
@@ -156,14 +172,23 @@ class ShellSandbox(Protocol):
 
 
 class BackgroundShells(Protocol):
-    """The session's background shells (``agent.shells.ShellRegistry``), as the tools see it.
+    """The session's background shells (``agent.session.shells.ShellRegistry``), as the tools
+    see it.
 
     Bash starts commands in it (``run_in_background``) or hands it a running one (Ctrl+B);
     BashOutput reads from it and KillShell stops one.
     """
 
-    async def start(self, argv: list[str], cwd: Path, command: str, description: str) -> str:
-        """Start ``argv`` in its own process group; its shell id. Raises ToolError."""
+    async def start(
+        self,
+        argv: list[str],
+        cwd: Path,
+        command: str,
+        description: str,
+        watch: ShellWatch | None = None,
+    ) -> str:
+        """Start ``argv`` in its own process group; its shell id (``watch`` is finished when
+        it ends, what it says added to its output). Raises ToolError."""
         ...
 
     def read(self, shell_id: str, pattern: str | None) -> str:
@@ -183,8 +208,15 @@ class BackgroundShells(Protocol):
         """The foreground command registered with ``event`` ended (or was handed on)."""
         ...
 
-    def adopt(self, proc: asyncio.subprocess.Process, reader: Any, command: str) -> str:
-        """Take over a running foreground command and its pipe reader; its shell id."""
+    def adopt(
+        self,
+        proc: asyncio.subprocess.Process,
+        reader: Any,
+        command: str,
+        watch: ShellWatch | None = None,
+    ) -> str:
+        """Take over a running foreground command and its pipe reader (and its sandbox
+        ``watch``); its shell id."""
         ...
 
 
@@ -282,6 +314,9 @@ class ToolContext:
     """The tool_use id of the current call (set per call by ``for_call``)."""
     subagents: Any = None
     """The session's subagent launcher (``agent.subagents``) for the Agent tool, or None."""
+    judged: dict[str, frozenset[Path]] = field(default_factory=dict)
+    """The real paths the permission gate judged, per tool_use id: the call may touch only
+    those (and what lies below them), never what a path resolves to after a change."""
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))
@@ -326,8 +361,18 @@ class ToolContext:
         return ResolvedPath(real, inside)
 
     def resolve_for(self, tool: str, raw: str) -> Path:
-        """Resolve ``raw`` and refuse it when it lies outside and was not explicitly allowed."""
+        """Resolve ``raw`` and refuse it when it lies outside and was not explicitly allowed,
+        or when it now resolves elsewhere than the path the permission gate judged for this
+        call (a directory on its way was swapped for a symlink in between)."""
         rp = self.resolve(raw)
+        judged = self.judged.get(self.call_id)
+        if judged is not None and not any(rp.path == j or j in rp.path.parents for j in judged):
+            shown = ", ".join(sorted(str(j) for j in judged)) or "no path"
+            raise ToolError(
+                f"{raw} now resolves to {rp.path}, not to what the permission check judged "
+                f"({shown}): something on its way changed in between (a symlink swapped in). "
+                "Nothing was done; check the path and try again."
+            )
         if not rp.inside and not self.allow_outside(tool, rp.path):
             raise ToolError(
                 f"{raw} resolves to {rp.path}, which is outside the workspace {self.workspace}; "

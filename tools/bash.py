@@ -12,9 +12,9 @@ a second, and is reaped (see :mod:`tools.procgroup`). When the shell exits but a
 still holds the pipe, reading stops after a short drain and the job is left running.
 
 ``run_in_background`` hands the command to the session's background shells
-(``ctx.shells``, :mod:`agent.shells`) after the same gate, sandbox and checkpoint bracket, and
-returns its id at once; Ctrl+B hands a running foreground command over the same way. Output
-past the cap is cut in the middle and saved whole to a file the result names
+(``ctx.shells``, :mod:`agent.session.shells`) after the same gate, sandbox and checkpoint
+bracket, and returns its id at once; Ctrl+B hands a running foreground command over the same
+way. Output past the cap is cut in the middle and saved whole to a file the result names
 (:mod:`tools.spool`).
 
 With ``ctx.sandbox`` set, the command line is wrapped in the OS sandbox the gate's grant calls
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from tools import procgroup
-from tools.base import ResolvedPath, ToolContext, ToolError, ToolLimits, ToolResult
+from tools.base import ResolvedPath, ShellWatch, ToolContext, ToolError, ToolLimits, ToolResult
 from tools.outbuf import HeadTail
 from tools.shellproc import DRAIN_S, ENV_EXTRA, PipeReader, spawn_in_group
 from tools.spool import OutputSpool
@@ -79,6 +79,10 @@ class _Outcome:
     survivors: str | None = None
     background_id: str | None = None
     """The shell id when the user sent the command to the background (Ctrl+B)."""
+    watch: ShellWatch | None = None
+    """The sandbox's watch over this command (finished when it ends, wherever it runs)."""
+    refused: str | None = None
+    """What the watch undid when the command ended (the result is then an error)."""
 
 
 class BashTool:
@@ -190,6 +194,7 @@ class BashTool:
         ctx.shell.command = str(args["command"])
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)}' EXIT; {args['command']}"
         argv = [_shell(), "-c", script]
+        watch = None
         if ctx.sandbox is not None:
             try:
                 argv = ctx.sandbox.wrap(
@@ -203,7 +208,10 @@ class BashTool:
             except ToolError:
                 os.unlink(cwd_file)
                 raise
-        if ctx.before_shell is not None:
+            watch = ctx.sandbox.watch(ctx.grant, str(args["command"]), ctx.roots())
+        # A read-only grant runs in the read-only sandbox: it cannot change what checkpoints keep.
+        records = not (ctx.grant == "read_only" and ctx.sandbox is not None)
+        if records and ctx.before_shell is not None:
             await ctx.before_shell()
         outcome = _Outcome()
         buf = HeadTail(output_cap(limits))
@@ -215,14 +223,16 @@ class BashTool:
                 )
                 outcome = _Outcome(code, timed_out, survivors)
             else:
-                outcome = await self._execute(argv, cwd, timeout_ms / 1000, buf, spool, ctx)
+                outcome = await self._execute(argv, cwd, timeout_ms / 1000, buf, spool, ctx, watch)
             if outcome.background_id is None:  # a command sent on keeps no cwd
                 self._end_dir(ctx, cwd_file, notes)
         finally:
             spool.close()
             with contextlib.suppress(OSError):
                 os.unlink(cwd_file)
-            if ctx.after_shell is not None:
+            if watch is not None and outcome.background_id is None:
+                outcome.refused = watch.finish()  # before anything else sees the tree
+            if records and ctx.after_shell is not None:
                 await ctx.after_shell()
         return self._result(buf, spool, outcome, timeout_ms, notes)
 
@@ -237,15 +247,17 @@ class BashTool:
             )
         command = str(args["command"])
         argv = [_shell(), "-c", command]
+        watch = None
         if ctx.sandbox is not None:
             argv = ctx.sandbox.wrap(
                 argv, cwd=cwd, grant=ctx.grant, command=command, roots=ctx.roots()
             )
+            watch = ctx.sandbox.watch(ctx.grant, command, ctx.roots())
         if ctx.before_shell is not None:
             await ctx.before_shell()
         try:
             shell_id = await ctx.shells.start(
-                argv, cwd, command, str(args.get("description") or "")
+                argv, cwd, command, str(args.get("description") or ""), watch
             )
         finally:
             if ctx.after_shell is not None:  # what it changes later: the next prompt's scan
@@ -264,8 +276,10 @@ class BashTool:
         buf: HeadTail,
         spool: OutputSpool,
         ctx: ToolContext,
+        watch: ShellWatch | None = None,
     ) -> _Outcome:
-        """Run ``argv`` until it exits, times out or the user sends it to the background."""
+        """Run ``argv`` until it exits, times out or the user sends it to the background (its
+        sandbox ``watch`` goes with it)."""
         sink = ctx.output
 
         def on_text(text: str) -> None:
@@ -276,12 +290,12 @@ class BashTool:
 
         proc, read_fd = await spawn_in_group(argv, cwd)
         reader = PipeReader(read_fd, on_text)
-        out = _Outcome()
+        out = _Outcome(watch=watch)
         to_background = ctx.shells.foreground() if ctx.shells is not None else None
         try:
             if await self._wait(proc, timeout_s, to_background) == "background":
                 assert ctx.shells is not None
-                out.background_id = ctx.shells.adopt(proc, reader, ctx.shell.command)
+                out.background_id = ctx.shells.adopt(proc, reader, ctx.shell.command, out.watch)
                 return out
             if proc.returncode is None:
                 out.timed_out = True
@@ -382,8 +396,11 @@ class BashTool:
         if survivors:
             parts.append(survivors)
         parts.extend(notes)
+        if outcome.refused:
+            parts.append(outcome.refused)
         text = "\n".join(p for p in parts if p)
-        return ToolResult(text or "(no output)", is_error=timed_out or bool(code))
+        failed = timed_out or bool(code) or bool(outcome.refused)
+        return ToolResult(text or "(no output)", is_error=failed)
 
 
 TOOL = BashTool()

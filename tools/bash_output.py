@@ -1,6 +1,7 @@
 """BashOutput: what a background shell printed since the last read, with its status.
 
-The shells belong to the session (``ctx.shells``, :mod:`agent.shells`); this tool only reads.
+The shells belong to the session (``ctx.shells``, :mod:`agent.session.shells`); this tool only
+reads.
 """
 
 from __future__ import annotations

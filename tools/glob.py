@@ -1,8 +1,14 @@
 """Glob: files whose path matches a glob pattern, newest first, honouring .gitignore.
 
-The walk starts at the pattern's literal leading directories (``src/**/*.ts`` reads only
-``src``), goes no deeper than the pattern can match when it has no ``**``, and prunes ignored
-directories (see :mod:`tools.ignore`), so an ignored ``node_modules`` is never read.
+The listing (:mod:`tools.search_files`) starts at the pattern's literal leading directories
+(``src/**/*.ts`` reads only ``src``), goes no deeper than the pattern can match when it has no
+``**``, lets rg filter file names when the pattern's last segment is a plain name glob
+(``*.ts``), and prunes ignored directories (see :mod:`tools.ignore`), so an ignored
+``node_modules`` is never read. With rg, ``newest_files`` has rg processes (one per CPU, each on
+a share of the subdirectories) list and sort by modification time, and reads only the head of
+each list; without rg (or where only the Python rules are exact) every file is listed, stat'ed
+and sorted here. Either way the order is newest first, then by path, so the same tree gives the
+same list every time; a read deny rule is asked only about the files up to the cut.
 """
 
 from __future__ import annotations
@@ -10,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolResult
 from tools.globpattern import CompiledGlob, compile_glob
-from tools.ignore import IgnoreRules, walk_files
+from tools.search_files import iter_files, newest_files, printable
 from tools.textfile import summary_path
 
 TRUNCATED_NOTE = "(Results are truncated. Consider using a more specific path or pattern.)"
@@ -41,35 +48,58 @@ def find_files(
     glob: CompiledGlob,
     workspace: Path | None = None,
     stop: threading.Event | None = None,
-) -> list[tuple[float, str]]:
-    """``(mtime, path)`` of every file below ``start`` matching ``glob`` (unsorted).
+    backend: str | None = None,
+) -> list[str]:
+    """Every file below ``start`` matching ``glob``: newest first, then by path.
+
+    Each file is stat'ed as the listing streams it, while rg still walks.
 
     Args:
         start: the directory to walk (absolute, real).
         glob: the compiled pattern, relative to ``start``.
         workspace: the workspace root, above which no ignore file is read.
         stop: set it to end the walk early.
+        backend: ``"python"`` forces the Python walk (see ``iter_files``).
     """
-    found: list[tuple[float, str]] = []
-    match = glob.regex.match
-
-    def keep(path: str, rel: str, is_dir: bool, rules: IgnoreRules) -> bool:
-        # the pattern first: it is cheaper than the ignore rules, and rules out most files
-        return (is_dir or match(rel) is not None) and not rules.ignored(path, is_dir)
-
-    rules = IgnoreRules.for_start(start, workspace)
-    for path, _rel in walk_files(
-        str(start), rules, max_depth=glob.max_depth, stop=stop, keep=keep, follow_file_links=True
-    ):
+    listing = iter_files(
+        start,
+        workspace,
+        max_depth=glob.max_depth,
+        names=glob.names,
+        keep=glob.regex.match,
+        stop=stop,
+        backend=backend,
+    )
+    keyed: list[tuple[int, str]] = []
+    for path in listing:
         try:
-            found.append((os.stat(path).st_mtime, path))
-        except OSError:
+            keyed.append((-os.stat(path).st_mtime_ns, path))
+        except OSError:  # gone since it was listed
             continue
-    return found
+    keyed.sort()
+    return [path for _key, path in keyed]
+
+
+def _first(paths: list[str], limit: int, denied: Callable[[str], bool] | None) -> list[str]:
+    """The first ``limit + 1`` of ``paths`` that no read deny rule hides (the one past the
+    limit says the list was cut); each path's rules are checked only until then."""
+    if denied is None:
+        return paths[: limit + 1]
+    kept: list[str] = []
+    for path in paths:
+        if not denied(path):
+            kept.append(path)
+            if len(kept) > limit:
+                break
+    return kept
 
 
 class GlobTool:
-    """The Glob tool (Claude Code's name and input fields)."""
+    """The Glob tool (Claude Code's name and input fields).
+
+    Args:
+        backend: ``"python"`` forces the Python walk; None lists with rg when it can.
+    """
 
     name = "Glob"
     description = (
@@ -104,6 +134,9 @@ class GlobTool:
     }
     read_only = True
 
+    def __init__(self, backend: str | None = None) -> None:
+        self.backend = backend
+
     def _root_raw(self, args: dict[str, Any], ctx: ToolContext) -> tuple[str, str]:
         base, pattern = split_absolute(args["pattern"])
         raw = args.get("path")
@@ -132,22 +165,39 @@ class GlobTool:
         start = ctx.resolve_for(self.name, str(root / glob.prefix)) if glob.prefix else root
         if not start.is_dir():
             return ToolResult("No files found")
+        rule = ctx.read_denied
+        # a read deny rule: its files are not even named
+        denied = None if rule is None else lambda p: rule(self.name, Path(os.path.realpath(p)))
+        limit = ctx.limits.glob_max_results
         stop = threading.Event()
+
+        def listing() -> tuple[list[str], bool]:
+            if self.backend != "python":
+                newest = newest_files(
+                    start,
+                    ctx.workspace,
+                    limit,
+                    max_depth=glob.max_depth,
+                    names=glob.names,
+                    keep=glob.regex.match,
+                    wanted=None if denied is None else lambda p: not denied(p),
+                    stop=stop,
+                )
+                if newest is not None:
+                    return newest
+            found = find_files(start, glob, ctx.workspace, stop, self.backend)
+            kept = _first(found, limit, denied)
+            return kept[:limit], len(kept) > limit
+
         try:
-            found = await asyncio.to_thread(find_files, start, glob, ctx.workspace, stop)
+            lines, more = await asyncio.to_thread(listing)
         finally:
             stop.set()
-        denied = ctx.read_denied
-        if denied is not None:  # a read deny rule: its files are not even named
-            found = [f for f in found if not denied(self.name, Path(os.path.realpath(f[1])))]
-        if not found:
+        if not lines:
             return ToolResult("No files found")
-        found.sort(key=lambda item: (-item[0], item[1]))
-        limit = ctx.limits.glob_max_results
-        lines = [path for _mtime, path in found[:limit]]
-        if len(found) > limit:
+        if more:
             lines.append(TRUNCATED_NOTE)
-        return ToolResult("\n".join(lines))
+        return ToolResult(printable("\n".join(lines)))
 
 
 TOOL = GlobTool()

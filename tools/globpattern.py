@@ -19,6 +19,8 @@ MAX_ALTERNATIVES = 256
 """More alternatives than this after brace expansion is refused (``{a,b}{c,d}...`` explodes)."""
 
 _MAGIC = re.compile(r"[*?\[{]")
+_NOT_A_NAME_GLOB = re.compile(r"[\[\]{},:\\]")
+"""Characters whose meaning may differ in rg's glob syntax (or in ``--type-add``'s)."""
 
 
 def _split_top(body: str) -> list[str] | None:
@@ -154,11 +156,15 @@ class CompiledGlob:
             or ending in ``/``): the walk can start there.
         regex: matches the remainder of a path below ``prefix``.
         max_depth: how many levels below ``prefix`` a match can lie; None with ``**``.
+        names: file-name globs (one per alternative's last segment) that every match's name
+            matches, for a walker that filters names itself (rg's ``--type-add``); empty when a
+            last segment holds ``**`` or syntax beyond ``*`` and ``?`` (classes, escapes).
     """
 
     prefix: str
     regex: re.Pattern[str]
     max_depth: int | None
+    names: tuple[str, ...] = ()
 
 
 def compile_glob(pattern: str) -> CompiledGlob:
@@ -185,4 +191,6 @@ def compile_glob(pattern: str) -> CompiledGlob:
     max_depth = None if None in depths else max(d for d in depths if d is not None)
     regex = re.compile("(?:" + "|".join(translate(r) for r in rests) + r")\Z", re.DOTALL)
     prefix = "".join(seg + "/" for seg in common)
-    return CompiledGlob(prefix, regex, max_depth)
+    last = {r.split("/")[-1] for r in rests}
+    plain = all("**" not in seg and not _NOT_A_NAME_GLOB.search(seg) for seg in last)
+    return CompiledGlob(prefix, regex, max_depth, tuple(sorted(last)) if plain else ())

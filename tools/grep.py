@@ -1,14 +1,15 @@
 """Grep: search file contents with a regular expression, through ripgrep when it is there.
 
-ripgrep is found on PATH, else next to the Python executable (the ``ripgrep`` wheel installs
-``rg`` in the virtualenv's ``bin``); without it the pure-Python :mod:`tools.grep_fallback` runs,
-with the same options and output. Both search hidden files, honour .gitignore (also outside a
-git repository), skip ``.git`` and binary files, and sort by path. Patterns are ripgrep's
+ripgrep is the one the ``ripgrep`` wheel installs beside the Python executable, else the first
+on PATH; without it the pure-Python :mod:`tools.grep_fallback` runs, with the same options and
+output. Both search hidden files, honour .gitignore (also outside a git repository), skip
+``.git`` and binary files, and sort by path (rg searches in parallel and eddy orders the output,
+see :mod:`tools.grep_rg`), so a search gives the same lines every time. Patterns are ripgrep's
 (Rust regex syntax) or, in the fallback, Python ``re``'s: they differ only for exotic
 constructs (see the fallback's docstring).
 
-Output is cut at ``head_limit`` lines and at ``output_max_chars`` (long content lines at
-``read_max_line_chars``), each with a note; see :mod:`tools.grep_rg` for how rg is run.
+Output skips ``offset`` lines, then is cut at ``head_limit`` lines and at ``output_max_chars``
+(long content lines at ``read_max_line_chars``), each with a note.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from typing import Any
 from tools import grep_fallback
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolResult
 from tools.grep_fallback import GrepOptions
-from tools.grep_rg import find_rg, rg_command, run_rg
+from tools.grep_rg import search
 from tools.outbuf import LineCollector
+from tools.search_files import find_rg, printable
 from tools.textfile import summary_path
 
 MODES = ("content", "files_with_matches", "count")
@@ -70,30 +72,34 @@ def run_fallback(
     """Run the pure-Python search, feeding ``out`` until it is full (``denied``: paths left
     out, see :func:`tools.grep_fallback.search`)."""
     for line in grep_fallback.search(root, opts, workspace, stop, denied):
-        if not out.add(line):
+        if not out.add(printable(line)):
             break
 
 
 def _format(opts: GrepOptions, out: LineCollector, head_limit: int | None) -> str:
     lines = out.lines
+    what = "files" if opts.mode == "files_with_matches" else "lines"
     if not lines:
+        if out.skipped:
+            return f"No entries at this offset ({out.skipped} {what} in all)"
         return "No matches found"
+    # an offset is said first: what follows (the count too) is what comes after it
+    skipped = f"[Skipped the first {out.skipped} {what} (offset).]\n" if out.skipped else ""
     body = "\n".join(lines)
     if out.truncated:
         why = f"head_limit={head_limit}" if head_limit and len(lines) >= head_limit else "the cap"
-        what = "files" if opts.mode == "files_with_matches" else "lines"
         return (
-            f"{body}\n\n[Results truncated at {len(lines)} {what} ({why}); more matched. Narrow "
-            "the search with path, glob or type, or use a more specific pattern.]"
+            f"{skipped}{body}\n\n[Results truncated at {len(lines)} {what} ({why}); more "
+            "matched. Narrow the search with path, glob or type, or use a more specific pattern.]"
         )
     if opts.mode == "files_with_matches":
-        return f"Found {len(lines)} file{'s' if len(lines) != 1 else ''}\n{body}"
+        return f"{skipped}Found {len(lines)} file{'s' if len(lines) != 1 else ''}\n{body}"
     if opts.mode == "count":
         total = sum(int(line.rsplit(":", 1)[1]) for line in lines if re.search(r":\d+$", line))
-        return f"{body}\n\nFound {total} matching line{'s' if total != 1 else ''} in " + (
+        return f"{skipped}{body}\n\nFound {total} matching line{'s' if total != 1 else ''} in " + (
             f"{len(lines)} file{'s' if len(lines) != 1 else ''}."
         )
-    return body
+    return skipped + body
 
 
 def _denied_paths(tool: str, ctx: ToolContext) -> Callable[[str], bool] | None:
@@ -125,7 +131,8 @@ class GrepTool:
         "- Patterns match within single lines by default; for patterns spanning lines (e.g. "
         '"struct \\{[\\s\\S]*?field"), set multiline: true.\n'
         "- Files ignored by .gitignore, the .git directory and binary files are skipped.\n"
-        "- Use head_limit to keep the output short; large outputs are truncated with a note."
+        "- Use head_limit to keep the output short (offset skips the first lines/entries, to "
+        "page); large outputs are truncated with a note."
     )
     input_schema: dict[str, Any] = {
         "type": "object",
@@ -188,9 +195,15 @@ class GrepTool:
             },
             "head_limit": {
                 "type": "integer",
-                "minimum": 1,
+                "minimum": 0,
                 "description": 'Limit output to the first N lines/entries, like "| head -N". '
-                "Works across all output modes.",
+                "Works across all output modes. 0 or omitted: no limit but the output cap.",
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Skip the first N lines/entries before applying head_limit, like "
+                '"| tail -n +N | head -N". Works across all output modes. Defaults to 0.',
             },
         },
         "required": ["pattern"],
@@ -221,13 +234,14 @@ class GrepTool:
         if not root.exists():
             raise ToolError(f"Path does not exist: {raw}")
         opts = options(args)
-        head_limit = args.get("head_limit")
+        head_limit = args.get("head_limit") or None  # 0: no limit (as in Claude Code)
+        offset = args.get("offset") or 0
         limits = ctx.limits
         # long lines (minified code) are cut in content mode; paths never are
         line_cap = limits.read_max_line_chars if opts.mode == "content" else limits.output_max_chars
 
         def collector() -> LineCollector:
-            return LineCollector(head_limit, limits.output_max_chars, line_cap)
+            return LineCollector(head_limit, limits.output_max_chars, line_cap, skip=offset)
 
         out = collector()
         denied = _denied_paths(self.name, ctx)
@@ -239,7 +253,7 @@ class GrepTool:
         cwd = root if root.is_dir() else root.parent
         if rg is not None:
             try:
-                await run_rg(rg_command(rg, opts, root), cwd, out)
+                out = await search(rg, opts, root, cwd, collector)
                 return ToolResult(_format(opts, out, head_limit))
             except OSError:
                 if self.backend == "rg":

@@ -203,6 +203,37 @@ def _content(
             state[0] = i
 
 
+@dataclass(frozen=True)
+class _Filter:
+    """Which files and directories a search looks at: not the denied, what ``--glob`` keeps,
+    of the ``--type`` asked for, and not what the ignore rules ignore (the walk's ``keep``)."""
+
+    denied: Callable[[str], bool] | None
+    overrides: PatternSet | None
+    whitelist: bool
+    kind: re.Pattern[str] | None
+
+    @classmethod
+    def of(cls, opts: GrepOptions, denied: Callable[[str], bool] | None) -> _Filter:
+        """The filter of ``opts`` (its globs and type) and the read deny rules ``denied``."""
+        kind = type_regex(opts.type) if opts.type else None
+        overrides, whitelist = override_rules(opts.globs)
+        return cls(denied, overrides, whitelist, kind)
+
+    def __call__(self, path: str, rel: str, is_dir: bool, rules: IgnoreRules) -> bool:
+        if self.denied is not None and self.denied(path):
+            return False
+        if self.overrides is not None:
+            verdict = self.overrides.decide(rel + "/" if is_dir else rel)
+            if verdict is not None:
+                return verdict
+        if not is_dir and self.whitelist:
+            return False
+        if not is_dir and self.kind is not None and self.kind.match(os.path.basename(path)) is None:
+            return False  # before the ignore rules: same answer, cheaper
+        return not rules.ignored(path, is_dir)
+
+
 def search(
     root: Path,
     opts: GrepOptions,
@@ -219,23 +250,7 @@ def search(
         ToolError: for an invalid pattern or an unknown type.
     """
     regex = compile_regex(opts)
-    kind = type_regex(opts.type) if opts.type else None
-    overrides, whitelist = override_rules(opts.globs)
-    count_matches = opts.multiline and can_match_newline(opts.pattern)
-
-    def keep(path: str, rel: str, is_dir: bool, rules: IgnoreRules) -> bool:
-        if denied is not None and denied(path):
-            return False
-        if overrides is not None:
-            verdict = overrides.decide(rel + "/" if is_dir else rel)
-            if verdict is not None:
-                return verdict
-        if not is_dir and whitelist:
-            return False
-        if not is_dir and kind is not None and kind.match(os.path.basename(path)) is None:
-            return False  # before the ignore rules: same answer, cheaper
-        return not rules.ignored(path, is_dir)
-
+    keep = _Filter.of(opts, denied)
     if root.is_dir():
         rules = IgnoreRules.for_start(root, workspace)
         files: Iterator[str] = (
@@ -247,11 +262,7 @@ def search(
     for path in files:
         if denied is not None and denied(path):
             continue
-        try:
-            with open(path, "rb") as f:
-                text = _decode(f.read())
-        except OSError:
-            continue
+        text = _read_text(path)
         first = regex.search(text) if text is not None else None
         if first is None or text is None:
             continue
@@ -259,14 +270,31 @@ def search(
             yield path
             continue
         hits, matches = _hits(regex, text, opts.multiline)
-        if not hits:
-            continue
-        if opts.mode == "files_with_matches":
-            yield path
-        elif opts.mode == "count":
-            yield f"{path}:{matches if count_matches else len(hits)}"
-        else:
-            lines = text.split("\n")
-            if text.endswith("\n"):
-                lines.pop()
-            yield from _content(path, lines, hits, opts, state)
+        if hits:
+            yield from _file_lines(path, text, hits, matches, opts, state)
+
+
+def _read_text(path: str) -> str | None:
+    """The text of the file at ``path``; None when it cannot be read or is binary."""
+    try:
+        with open(path, "rb") as f:
+            return _decode(f.read())
+    except OSError:
+        return None
+
+
+def _file_lines(
+    path: str, text: str, hits: list[int], matches: int, opts: GrepOptions, state: list[int]
+) -> Iterator[str]:
+    """What the output mode prints for one file with ``hits`` (line numbers) and ``matches``:
+    its path, its count, or its content lines (``state`` as for :func:`_content`)."""
+    if opts.mode == "files_with_matches":
+        yield path
+    elif opts.mode == "count":
+        count_matches = opts.multiline and can_match_newline(opts.pattern)
+        yield f"{path}:{matches if count_matches else len(hits)}"
+    else:
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        yield from _content(path, lines, hits, opts, state)

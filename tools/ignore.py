@@ -11,7 +11,7 @@ the same files:
   ``.rgignore`` beats ``.ignore`` beats ``.gitignore`` beats ``.git/info/exclude``.
 - An ignored directory is pruned: nothing below it is read, so an ignored ``node_modules`` costs
   one directory entry. ``.git`` is always skipped. Hidden files are included. Symbolic links
-  to directories are not followed.
+  are not followed nor listed (rg's default; neither are special files).
 - The starting path itself is never checked (like an explicit path given to ``rg``).
 
 Unlike rg: git's global excludes file (``core.excludesFile``) is not read, and outside a git
@@ -32,7 +32,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported when first needed: it costs ~10 ms at start-up
     from pathspec import GitIgnoreSpec
 
-IGNORE_FILES: tuple[tuple[str, int], ...] = ((".gitignore", 2), (".ignore", 1), (".rgignore", 0))
+GITIGNORE_RANK = 2
+IGNORE_FILES: tuple[tuple[str, int], ...] = (
+    (".gitignore", GITIGNORE_RANK),
+    (".ignore", 1),
+    (".rgignore", 0),
+)
 """Ignore file names read in each directory, with their rank (lower is checked first)."""
 
 _EXCLUDE_RANK = 3
@@ -69,7 +74,7 @@ class PatternSet:
     covers a parent directory (the ``ps_d`` group ends before the path does) is not counted.
     """
 
-    __slots__ = ("any", "rules")
+    __slots__ = ("any", "negates", "rules")
 
     def __init__(self, spec: GitIgnoreSpec) -> None:
         self.rules: list[tuple[re.Pattern[str], bool, bool]] = []
@@ -81,6 +86,7 @@ class PatternSet:
             self.rules.append((regex, include, "ps_d" in regex.groupindex))
             plain.append(regex.pattern.replace("(?P<ps_d>/)", "/"))
         self.rules.reverse()  # the last matching line decides
+        self.negates = any(not include for _regex, include, _d in self.rules)  # a "!" line
         self.any = re.compile("|".join(f"(?:{p})" for p in plain)) if plain else None
 
     def decide(self, text: str) -> bool | None:
@@ -165,6 +171,11 @@ class IgnoreRules:
                 added.append(_Frame(base, _EXCLUDE_RANK, depth, spec))
         return IgnoreRules(self._frames + tuple(added)) if added else self
 
+    def negates_above(self, rank: int) -> bool:
+        """Whether a file of a kind checked before ``rank`` (lower rank: ``.rgignore`` 0,
+        ``.ignore`` 1, ``.gitignore`` 2, ``.git/info/exclude`` 3) has a ``!`` line."""
+        return any(f.rank < rank and f.patterns.negates for f in self._frames)
+
     def decide(self, path: str, is_dir: bool) -> bool | None:
         """True if ignored, False if re-included by a ``!`` pattern, None if no rule matches."""
         for frame in self._order:
@@ -192,22 +203,28 @@ class IgnoreRules:
         ``start`` lies in the workspace, and not at all otherwise: an ignore file in, say, the
         home directory must not hide a whole project that is not under git.
         """
-        if (start / ".git").exists():
-            return cls()
-        chain: list[Path] = []
-        for parent in start.parents:
-            chain.append(parent)
-            if (parent / ".git").exists():
-                break
-        else:
-            if workspace is not None and workspace in chain:
-                chain = chain[: chain.index(workspace) + 1]
-            else:
-                chain = []
         rules = cls()
-        for directory in reversed(chain):
+        for directory in ancestors_read(start, workspace):
             rules = rules.enter(str(directory))
         return rules
+
+
+def ancestors_read(start: Path, workspace: Path | None = None) -> list[Path]:
+    """The ancestors of ``start`` whose ignore files apply below it, the topmost first (see
+    ``IgnoreRules.for_start``)."""
+    if (start / ".git").exists():
+        return []
+    chain: list[Path] = []
+    for parent in start.parents:
+        chain.append(parent)
+        if (parent / ".git").exists():
+            break
+    else:
+        if workspace is not None and workspace in chain:
+            chain = chain[: chain.index(workspace) + 1]
+        else:
+            chain = []
+    return chain[::-1]
 
 
 Keep = Callable[[str, str, bool, IgnoreRules], bool]
@@ -219,6 +236,46 @@ def keep_unignored(path: str, _rel: str, is_dir: bool, rules: IgnoreRules) -> bo
     return not rules.ignored(path, is_dir)
 
 
+_OpenDir = tuple[Iterator[os.DirEntry[str]], str, IgnoreRules, int]
+"""A directory being walked: its entries left, its relative path (with a trailing ``/``, or
+"" for the root), the rules in force in it, its depth (1: the root)."""
+
+
+def _open_dir(
+    directory: str, rel: str, parent_rules: IgnoreRules, depth: int, sort: bool
+) -> _OpenDir | None:
+    """``directory`` (``rel`` below the root) opened one level below ``depth``: its entries
+    (sorted by name if ``sort``) and its own ignore files read; None when it cannot be
+    listed."""
+    try:
+        with os.scandir(directory) as it:
+            entries = list(it)
+    except OSError:
+        return None
+    inner = parent_rules.enter(directory, [e.name for e in entries])
+    if sort:
+        entries.sort(key=lambda e: e.name)
+    return iter(entries), rel, inner, depth + 1
+
+
+def _descend(
+    entry: os.DirEntry[str],
+    rel: str,
+    rules: IgnoreRules,
+    depth: int,
+    max_depth: int | None,
+    keep: Keep,
+    sort: bool,
+) -> _OpenDir | None:
+    """The subdirectory ``entry`` of a directory at ``depth`` opened, or None when the walk
+    does not go into it (too deep, not kept, unreadable)."""
+    if max_depth is not None and depth >= max_depth:
+        return None
+    if not keep(entry.path, rel, True, rules):
+        return None
+    return _open_dir(entry.path, rel + "/", rules, depth, sort)
+
+
 def walk_files(
     root: str,
     rules: IgnoreRules,
@@ -227,7 +284,6 @@ def walk_files(
     max_depth: int | None = None,
     stop: threading.Event | None = None,
     keep: Keep = keep_unignored,
-    follow_file_links: bool = False,
 ) -> Iterator[tuple[str, str]]:
     """Yield ``(path, rel)`` for each file below ``root`` that ``keep`` accepts.
 
@@ -240,25 +296,12 @@ def walk_files(
         stop: when set, the walk ends early (the caller was cancelled).
         keep: decides for each file and directory (by default: the ignore rules); it gets the
             rules in force in the entry's directory.
-        follow_file_links: yield symbolic links to files (never to directories).
 
     ``rel`` is the path relative to ``root`` with ``/`` separators.
     """
     root = root.rstrip(os.sep) or os.sep
-    stack: list[tuple[Iterator[os.DirEntry[str]], str, IgnoreRules, int]] = []
-
-    def push(directory: str, rel: str, parent_rules: IgnoreRules, depth: int) -> None:
-        try:
-            with os.scandir(directory) as it:
-                entries = list(it)
-        except OSError:
-            return
-        inner = parent_rules.enter(directory, [e.name for e in entries])
-        if sort:
-            entries.sort(key=lambda e: e.name)
-        stack.append((iter(entries), rel, inner, depth))
-
-    push(root, "", rules, 1)
+    top = _open_dir(root, "", rules, 0, sort)
+    stack: list[_OpenDir] = [top] if top is not None else []
     while stack:
         if stop is not None and stop.is_set():
             return
@@ -267,19 +310,15 @@ def walk_files(
         if entry is None:
             stack.pop()
             continue
-        name = entry.name
-        if name == ALWAYS_SKIPPED:
+        if entry.name == ALWAYS_SKIPPED:
             continue
-        rel = rel_dir + name
+        rel = rel_dir + entry.name
         try:
             if entry.is_dir(follow_symlinks=False):
-                if max_depth is not None and depth >= max_depth:
-                    continue
-                if keep(entry.path, rel, True, inner):
-                    push(entry.path, rel + "/", inner, depth + 1)
-            elif entry.is_file(follow_symlinks=follow_file_links) and keep(
-                entry.path, rel, False, inner
-            ):
+                below = _descend(entry, rel, inner, depth, max_depth, keep, sort)
+                if below is not None:
+                    stack.append(below)
+            elif entry.is_file(follow_symlinks=False) and keep(entry.path, rel, False, inner):
                 yield entry.path, rel
         except OSError:
             continue

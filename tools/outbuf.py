@@ -78,19 +78,30 @@ class HeadTail:
 
 
 class LineCollector:
-    """Collects output lines up to a number of lines and of characters.
+    """Collects output lines up to a number of lines and of characters, after skipping some.
+
+    Args:
+        max_lines: lines kept at most (None: no count cap).
+        max_chars: characters kept at most (the first line is kept whatever its length).
+        max_line_chars: a longer line is cut, with a note of what was cut.
+        skip: the first ``skip`` lines are dropped, and count toward no cap (``offset``).
 
     Attributes:
         lines: the lines kept.
         truncated: whether a line was refused (more output exists than was kept).
+        skipped: how many lines were dropped by ``skip``.
     """
 
-    def __init__(self, max_lines: int | None, max_chars: int, max_line_chars: int) -> None:
+    def __init__(
+        self, max_lines: int | None, max_chars: int, max_line_chars: int, skip: int = 0
+    ) -> None:
         self.max_lines = max_lines
         self.max_chars = max_chars
         self.max_line_chars = max_line_chars
         self.lines: list[str] = []
         self.truncated = False
+        self.skipped = 0
+        self._skip = skip
         self._chars = 0
         self._pending = ""
         self._pending_len = 0
@@ -99,6 +110,10 @@ class LineCollector:
         """Keep ``line`` (of full length ``length``) if it fits; False once full."""
         if self.truncated:
             return False
+        if self._skip:
+            self._skip -= 1
+            self.skipped += 1
+            return True
         if self.max_lines is not None and len(self.lines) >= self.max_lines:
             self.truncated = True
             return False

@@ -17,7 +17,6 @@ from typing import IO, Any
 from tools.base import ResolvedPath, ToolContext, ToolError, ToolLimits, ToolResult
 from tools.client_files import read_through_client
 from tools.image_block import IMAGE_FILE_MAX_BYTES, encode_image
-from tools.image_block import IMAGE_MAX_BYTES as IMAGE_MAX_BYTES  # re-exported
 from tools.notebook import read_notebook
 from tools.textfile import (
     SNIFF_BYTES,

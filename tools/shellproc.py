@@ -1,6 +1,6 @@
 """Running a command as its own process group with its output on one pipe, read from the event
 loop: what the Bash tool's foreground calls and the session's background shells
-(agent/shells.py) share."""
+(agent/session/shells.py) share."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ editor or pager may wait for a terminal."""
 async def spawn_in_group(argv: list[str], cwd: Path) -> tuple[asyncio.subprocess.Process, int]:
     """Start ``argv`` as the leader of a new process group, stdout and stderr on one pipe, no
     stdin; the process and the pipe's read end (for a :class:`PipeReader`). Foreground calls
-    and background shells (agent/shells.py) start their commands the same way.
+    and background shells (agent/session/shells.py) start their commands the same way.
 
     Raises:
         ToolError: the command could not be started.

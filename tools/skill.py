@@ -2,7 +2,7 @@
 ``{"skill": name}``): the SKILL.md body, the folder it lives in, and the folder's other files
 (which the model reads with Read when the body points at them).
 
-The skills are found once, when the session starts (agent/skills.py), and listed in this
+The skills are found once, when the session starts (agent/prompt/skills.py), and listed in this
 tool's description: it must stay byte-identical for the whole session (the prompt cache).
 """
 
@@ -36,11 +36,13 @@ class SkillEntry:
         name: what the model passes as ``skill``.
         description: when to use it (listed to the model).
         path: its SKILL.md.
+        asks: its first run asks the user (a project's skill, as in Claude Code).
     """
 
     name: str
     description: str
     path: Path
+    asks: bool = False
 
 
 def describe(skills: list[SkillEntry]) -> str:
@@ -97,6 +99,17 @@ class SkillTool:
     def summary(self, args: dict[str, Any]) -> str:
         """The skill's name."""
         return str(args.get("skill", ""))
+
+    def asks_first(self, args: dict[str, Any]) -> str | None:
+        """Why this call asks (a project's skill: its instructions and grants come from the
+        repository), or None. An allow rule ``Skill(name)`` or ``Skill`` settles it."""
+        skill = self.skills.get(str(args.get("skill", "")).strip().lstrip("/"))
+        if skill is None or not skill.asks:
+            return None
+        return (
+            f"The skill {skill.name} comes from this project ({skill.path}); its instructions "
+            "(and what it may run) are the repository's."
+        )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """The skill's instructions, its folder and its other files."""

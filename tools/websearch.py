@@ -2,7 +2,7 @@
 search (Amazon Bedrock): Claude Code's client tool, answering every call with why not.
 
 With the Anthropic API the search is the API's own server tool, passed in every request
-(agent/web_search.py); this tool is offered only when that cannot be, so that a model asked
+(agent/model/web_search.py); this tool is offered only when that cannot be, so that a model asked
 to search gets a clear error instead of silently lacking the tool.
 """
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from textual import events
 from textual.actions import SkipAction
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -29,10 +30,11 @@ from themes import DEFAULT_THEME, MONOCHROME_THEME, THEMES
 from tui.commands import SlashCommands
 from tui.screens.main import MainScreen
 from tui.session_host import SessionHost
-from tui.settings import load_settings, save_settings, settings_path
+from tui.settings import load_settings, save_settings
 from tui.termination import handle_signals
+from tui.typeahead import Typeahead, hold_first_frame
 
-__all__ = ["GC_THRESHOLDS", "EddyApp", "run_app", "settings_path"]
+__all__ = ["GC_THRESHOLDS", "EddyApp", "run_app"]
 
 GC_THRESHOLDS = (2_000, 10, 10)
 """The collector's thresholds while the app runs. Textual and a streaming answer allocate
@@ -109,6 +111,8 @@ class EddyApp(App[int]):
         self._settings = load_settings()
         self.commands = SlashCommands(self)
         self._indexing = False
+        self.typeahead = Typeahead()
+        """Keys typed before the prompt exists (tui/typeahead.py)."""
         self.main = MainScreen(
             PromptHistory(self._history_path()),
             self.clock,
@@ -196,11 +200,24 @@ class EddyApp(App[int]):
         self.main.when_mounted = self._first_frame  # the screen mounts after the app
         handle_signals(self)
 
-    def _first_frame(self) -> None:
-        """The banner is in the first frame; the session is built once that is drawn (its
-        imports, in a thread, would compete with drawing it for the GIL)."""
+    async def _first_frame(self) -> None:
+        """The banner is in the first frame, and the prompt is focused: the keys typed
+        before are handled now; the session is built once the frame is drawn (its imports,
+        in a thread, would compete with drawing it for the GIL)."""
+        await hold_first_frame(self.typeahead)  # tests only: see tui/typeahead.py
+        # after the input queued meanwhile, which is still kept: the order stays as typed
+        self.call_later(self._release_typeahead)
         self.session_host.start()
         self.call_after_refresh(self.session_host.begin)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.typeahead.keep(event):
+            return  # before the prompt exists: handled by _release_typeahead
+        await super().on_event(event)
+
+    async def _release_typeahead(self) -> None:
+        for event in self.typeahead.release():
+            await super().on_event(event)
 
     def _history_path(self) -> Path:
         if self.args.demo:

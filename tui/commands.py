@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import ops
-from frontend.commands import Kind, start_command
 from tools.childenv import child_env
 
 if TYPE_CHECKING:
+    from frontend.command_frontend import Kind
     from tui.app import EddyApp
 
 KEYS = """Keys:
@@ -48,6 +48,8 @@ class SlashCommands:
 
     def run(self, text: str) -> bool:
         """Whether ``text`` is a command (then it runs, in a worker); False for a prompt."""
+        from frontend.commands import start_command  # the table: not before the first frame
+
         handled, pending = start_command(self, text)
         if pending is not None:
             self.app.run_worker(pending, group="command", exit_on_error=False)
@@ -94,7 +96,7 @@ class SlashCommands:
         status.refresh_line()
 
     def model_changed(self, model: str) -> None:
-        from agent.pricing import context_window
+        from agent.model.pricing import context_window
 
         status = self.app.main.status
         status.model = getattr(self.app.session.model, "name", model) or model

@@ -133,8 +133,9 @@ class SessionHost:
             message = f"Could not start the session: {type(exc).__name__}: {exc}"
             app.call_from_thread(app.main.conversation.add_line, message, "error")
             return
-        try:  # the turn widgets' modules (markdown: ~140 ms) imported here, not on the UI's
-            turn_widget_classes()  # thread when _session_ready registers their CSS
+        try:  # the turn widgets' modules imported here, not on the UI's thread when
+            turn_widget_classes()  # _session_ready registers their CSS; and the command
+            import frontend.commands  # noqa: F401  (table, left out of the first frame)
         except Exception:
             pass  # _session_ready imports them as before
         # handled from the message queue (call_later), in the app's own context
@@ -362,7 +363,7 @@ def _warm_up_sdk(model: Any, ready: Callable[[], None]) -> None:
     """Make the SDK client in a thread after the first frame, so the first prompt does not
     wait (``ready`` is called once it exists, or failed to: the first call says why);
     compile the common lexers too."""
-    from agent.anthropic_model import prepare_client
+    from agent.model.anthropic import prepare_client
 
     try:
         prepare_client(model)

@@ -1,6 +1,6 @@
 """Work done once, idle after start-up, that the first answer would otherwise pay for.
 
-- The SDK client (``import anthropic``, a TLS context): in a thread (agent.anthropic_model).
+- The SDK client (``import anthropic``, a TLS context): in a thread (agent.model.anthropic).
 - The common pygments lexers, whose regular expressions compile on first use (2-20 ms each).
 - The default CSS of the widgets a turn mounts. Textual adds a widget class's CSS to the
   stylesheet when its first instance is mounted, and the next style lookup then re-parses
@@ -15,19 +15,18 @@ from frontend.languages import COMMON_LANGUAGES as HIGHLIGHTED
 
 
 def warm_up_highlighting() -> None:
-    """Compile the common pygments lexers (their regular expressions are compiled on first
-    use) so the first code block or diff of an answer does not stall the screen."""
-    from textual.highlight import highlight
+    """Make and compile the common pygments lexers (their regular expressions are compiled
+    on first use) so the first code block or diff of an answer does not stall the screen."""
+    from tui.widgets.conversation.code_highlight import highlight_code
 
     for language in HIGHLIGHTED:
-        highlight("x = 1\n", language=language)
+        highlight_code("x = 1\n", language)
 
 
 def turn_widget_classes() -> list[type]:
-    """The widget classes a turn mounts: prompts, notices, answers and every kind of
-    markdown block in them, thinking, tool calls and their output, permission questions."""
+    """The widget classes a turn mounts: prompts, notices, answers, thinking, tool calls
+    and their output, permission questions."""
     from textual.widgets import Input
-    from textual.widgets.markdown import Markdown, MarkdownBlock
 
     from tui.widgets.conversation.assistant_text import AssistantText
     from tui.widgets.conversation.diff_view import DiffView
@@ -38,11 +37,10 @@ def turn_widget_classes() -> list[type]:
     from tui.widgets.conversation.tool_call import ToolCallBlock
     from tui.widgets.conversation.user_prompt import UserPrompt
 
-    classes: list[type] = [
+    return [
         UserPrompt,
         MessageLine,
         AssistantText,
-        Markdown,
         FrozenMarkdown,
         Thinking,
         ToolCallBlock,
@@ -50,12 +48,6 @@ def turn_widget_classes() -> list[type]:
         PermissionPrompt,
         Input,
     ]
-    blocks = [MarkdownBlock]
-    while blocks:  # every kind of block, with the subclasses of subclasses
-        cls = blocks.pop()
-        classes.append(cls)
-        blocks.extend(cls.__subclasses__())
-    return classes
 
 
 def register_turn_css(app: Any) -> None:

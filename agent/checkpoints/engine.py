@@ -23,11 +23,14 @@ Wiring it into a session::
     store = CheckpointStore(workspace, session_checkpoint_dir(cwd, session_id))
     ctx.before_change = store.before_change          # Write / Edit / MultiEdit
     ctx.before_shell, ctx.after_shell = store.before_shell, store.after_shell   # Bash
-    asyncio.create_task(store.prepare())  # optional: the first snapshot off the first command
+    store.prepare_in_background()         # as the session opens: the first snapshot, niced
     store.begin(checkpoint_id, prompt)    # on each user prompt, before its turn starts
     store.settle()                        # after each tool call
     store.list() / plan_rewind(id) / rewind(id, overwrite_conflicts=...) / redo(rewind_id)
-    store.close()                         # on exit (saves the stat cache)
+    store.close()                         # on exit (saves the stat cache, stops the watcher)
+
+Disk: the blobs hold what git cannot give back (untracked files, files modified since the
+index was written) plus what changed; files git's index vouches for are never copied.
 """
 
 from __future__ import annotations
@@ -95,7 +98,8 @@ class CheckpointStore(ChangeRecorder):
         store_dir: where this session's checkpoints are kept (created when first needed);
             an existing store there is loaded, so a resumed session can rewind.
         retention: how many checkpoints (prompts) are kept.
-        max_file_bytes, max_snapshot_bytes, racy_window_ns: as for :class:`ChangeRecorder`.
+        max_file_bytes, max_snapshot_bytes, racy_window_ns, watch, use_git: as for
+            :class:`ChangeRecorder`.
     """
 
     def __init__(
@@ -107,15 +111,20 @@ class CheckpointStore(ChangeRecorder):
         retention: int = DEFAULT_RETENTION,
         max_snapshot_bytes: int | None = DEFAULT_MAX_SNAPSHOT_BYTES,
         racy_window_ns: int = RACY_WINDOW_NS,
+        watch: bool = True,
+        use_git: bool = True,
     ) -> None:
         self.store_dir = Path(store_dir)
         self.retention = max(1, retention)
         super().__init__(
             workspace,
             BlobStore(self.store_dir / "blobs"),
+            state_dir=self.store_dir,
             max_file_bytes=max_file_bytes,
             max_snapshot_bytes=max_snapshot_bytes,
             racy_window_ns=racy_window_ns,
+            watch=watch,
+            use_git=use_git,
         )
         self.load_problem: str | None = None
         """Why an existing store could not be read (it was set aside), or None."""
@@ -132,13 +141,16 @@ class CheckpointStore(ChangeRecorder):
             if self._find(checkpoint_id) is not None:
                 raise CheckpointError(f"checkpoint {checkpoint_id!r} exists already")
             self.entries.append(Entry(checkpoint_id, PROMPT, time.time(), prompt))
-            self._prune()
+            pruned = self._prune()
             self._save_log()
             self._save_index()
-            self._gc()
+            if pruned or self.tracker.garbage:
+                self._gc()
 
     def close(self) -> None:
-        """Settle pending changes and save everything (the stat cache too)."""
+        """Stop the background snapshot and the watcher; settle pending changes and save
+        everything (the stat cache too)."""
+        self.tracker.close()
         with self._lock:
             self._settle()
             self._save_log()
@@ -230,24 +242,19 @@ class CheckpointStore(ChangeRecorder):
         except OSError:
             return None
 
-    def _prune(self) -> None:
+    def _prune(self) -> bool:
+        """Drop the oldest prompts past ``retention``; whether any were dropped."""
         prompts = [i for i, e in enumerate(self.entries) if e.kind == PROMPT]
         if len(prompts) > self.retention:
             del self.entries[: prompts[-self.retention]]
+            return True
+        return False
 
     def _gc(self) -> None:
-        if not self._scan_lock.acquire(blocking=False):
-            return  # a scan is writing blobs no snapshot refers to yet: next time
-        try:
-            keep: set[str] = set()
-            for entry in self.entries:
-                keep |= entry.shas()
-            for snap in (self._snapshot, self._pre[0] if self._pre else None):
-                if snap is not None:
-                    keep.update(e.state.sha for e in snap.files.values() if e.state.sha)
-            self.blobs.gc(keep)
-        finally:
-            self._scan_lock.release()
+        keep: set[str] = set()
+        for entry in self.entries:
+            keep |= entry.shas()
+        self.tracker.collect(keep)
 
     # -- persistence -----------------------------------------------------------------------------
 
@@ -267,14 +274,14 @@ class CheckpointStore(ChangeRecorder):
             self.save_error = f"checkpoints could not be saved: {error_text(exc)}"
 
     def _save_index(self) -> None:
-        snap = self._snapshot
-        if snap is None or self._snapshot_saved:
+        data = self.tracker.cache_json()
+        if data is None:
             return
         try:
-            write_json(self.store_dir, INDEX_NAME, snap.to_json())
+            write_json(self.store_dir, INDEX_NAME, data)
         except OSError:
             return  # only a cache: the next process reads the files again
-        self._snapshot_saved = True
+        self.tracker.saved = True
 
     def _load(self) -> None:
         loaded = load_log(self.store_dir)
@@ -287,4 +294,4 @@ class CheckpointStore(ChangeRecorder):
             for rel, change in entry.changes.items():
                 if change.after is None:
                     self._pending[rel] = entry
-        self._snapshot = load_index(self.store_dir, self.blobs.has)
+        self.tracker.load(load_index(self.store_dir, self.blobs.has))

@@ -9,10 +9,13 @@ The engine records the prior state of every path that changes:
   tool call (which it should: that is "the state eddy left it in" for conflict detection).
 - **Shell commands** (Bash) are bracketed by :meth:`~ChangeRecorder.before_shell` and
   :meth:`~ChangeRecorder.after_shell`. The engine keeps a snapshot of the in-scope tree: a
-  stat cache plus the content of every file in the content-addressed blob store. Before a
-  command it rescans (stat only; it re-reads just the files whose stat changed); after it, it
-  rescans and records what was created, modified, deleted or chmod-ed, and which directories
-  were created or removed.
+  stat cache plus the content of every file, in its blob store or, for files git's index
+  vouches for, in git's object store (:mod:`agent.checkpoints.gitbase`). Before a command it
+  brings the snapshot up to date; after it, it records what was created, modified, deleted or
+  chmod-ed, and which directories were created or removed.
+
+How it knows what changed, and how the first snapshot is taken without keeping the first
+command waiting: :mod:`agent.checkpoints.tracker`.
 
 In scope is everything inside the workspace except ``.git`` (never read, never touched), what
 ``.gitignore`` files ignore, and files over the size cap (their changes are detected but their
@@ -34,9 +37,10 @@ from pathlib import Path
 
 from agent.checkpoints.blobs import BlobStore
 from agent.checkpoints.records import PROMPT, Change, Entry
-from agent.checkpoints.scan import Scanner, Snapshot
+from agent.checkpoints.scan import Scanner
 from agent.checkpoints.scope import Scope, stat_key
-from agent.checkpoints.snapshot import FILE, GONE, State, capture, diff
+from agent.checkpoints.snapshot import FILE, GONE, State, capture
+from agent.checkpoints.tracker import TreeTracker
 
 
 class ChangeRecorder:
@@ -46,11 +50,14 @@ class ChangeRecorder:
     Args:
         workspace: the workspace root (its real path is used).
         blobs: where file contents are kept.
+        state_dir: a directory of the store's own (the watcher's barrier goes there).
         max_file_bytes: files larger than this are not kept (their changes are reported as
             not restorable).
         max_snapshot_bytes: the most file content one snapshot of the tree keeps; files past
             it are only stat-ed (shell changes to them are not restorable).
         racy_window_ns: files modified this recently before a scan are read again next scan.
+        watch: use a watcher where there is one (False: always scan the tree).
+        use_git: let git's object store hold what it has (False: read every file).
     """
 
     def __init__(
@@ -58,9 +65,12 @@ class ChangeRecorder:
         workspace: Path,
         blobs: BlobStore,
         *,
+        state_dir: Path,
         max_file_bytes: int,
         max_snapshot_bytes: int | None,
         racy_window_ns: int,
+        watch: bool = True,
+        use_git: bool = True,
     ) -> None:
         self.workspace = Path(os.path.realpath(workspace))
         self.cap = max_file_bytes
@@ -73,39 +83,35 @@ class ChangeRecorder:
             max_total_bytes=max_snapshot_bytes,
             racy_window_ns=racy_window_ns,
         )
+        self.tracker = TreeTracker(
+            str(self.workspace),
+            self.scope,
+            self.scanner,
+            self.blobs,
+            state_dir=str(state_dir),
+            watch=watch,
+            use_git=use_git,
+        )
         self.entries: list[Entry] = []
         self._root = str(self.workspace)
         self._seq = 0
         self._pending: dict[str, Entry] = {}
-        self._snapshot: Snapshot | None = None
-        self._snapshot_saved = True
-        self._pre: tuple[Snapshot, Entry] | None = None
+        self._pre: Entry | None = None
         self._lock = threading.RLock()
-        self._scan_lock = threading.Lock()
-        """Held while scanning (and by gc, which must not remove blobs a scan just wrote)."""
 
     def _save_log(self) -> None:
         """Save the entries (the store writes ``checkpoints.json``)."""
         raise NotImplementedError
 
+    def prepare_in_background(self) -> None:
+        """Start taking the first snapshot now, in a thread, so that the first command need not
+        wait for it (call once the session is open; calling again is harmless)."""
+        self.tracker.prepare_in_background()
+
     async def prepare(self) -> None:
-        """Take the first snapshot of the tree now (in a thread), not at the first command."""
-        await asyncio.to_thread(self._prepare)
-
-    def _prepare(self) -> None:
-        # Only the scan lock is held while scanning, so begin() and the reports stay quick.
-        with self._lock:
-            prev = self._snapshot
-        with self._scan_lock:
-            snap = self.scanner.scan(prev)
-        with self._lock:
-            if self._snapshot is prev:
-                self._snapshot = snap
-                self._snapshot_saved = False
-
-    def _scan(self, prev: Snapshot | None) -> Snapshot:
-        with self._scan_lock:
-            return self.scanner.scan(prev)
+        """Take the first snapshot of the tree now (in a thread), not at the first command; or
+        wait until the one being taken (or completed) in the background is done."""
+        await asyncio.to_thread(self.tracker.prepare)
 
     async def before_change(self, paths: list[Path], tool_use_id: str | None = None) -> None:
         """Save the prior state of ``paths``, which a tool is about to write (ToolContext hook)."""
@@ -147,19 +153,21 @@ class ChangeRecorder:
         await asyncio.to_thread(self._before_shell)
 
     def _before_shell(self) -> None:
+        self.tracker.wait_ready()
         with self._lock:
             self._settle()
             entry = self._current()
             entry.shell_commands += 1
             self._pre = None
             try:
-                self._snapshot = self._scan(self._snapshot)
+                self.tracker.refresh()
             except OSError as exc:
-                self._snapshot = None
-                self._problem(entry, f"a command's changes were not captured ({error_text(exc)})")
+                self._lost_track(entry, exc)
                 return
-            self._snapshot_saved = False
-            self._pre = (self._snapshot, entry)
+            self._pre = entry
+            said = self.tracker.command_started()
+            if said is not None:
+                self._problem(entry, said)
 
     async def after_shell(self) -> None:
         """Record what the shell command changed in the workspace (ToolContext hook)."""
@@ -169,25 +177,9 @@ class ChangeRecorder:
         with self._lock:
             if self._pre is None:
                 return
-            pre, entry = self._pre
-            self._pre = None
-            try:
-                post = self._scan(pre)
-                changes, blocked = diff(pre, post, self.scope, self.blobs, self.cap)
-            except OSError as exc:
-                self._snapshot = None
-                self._problem(entry, f"a command's changes were not captured ({error_text(exc)})")
-                return
-            self._snapshot = post
-            for rel, (before, after) in changes.items():
-                change = entry.changes.get(rel)
-                if change is None:
-                    entry.changes[rel] = Change(before, after, shell=True)
-                else:
-                    change.after, change.shell, change.lines = after, True, None
-            for rel, why in blocked.items():
-                entry.blocked.setdefault(rel, why)
-            self._save_log()
+            entry, self._pre = self._pre, None
+            self._record(entry)
+        self.tracker.list_the_rest()
 
     async def catch_up(self) -> None:
         """Record what changed since the last scan although no hook bracketed it (background
@@ -195,14 +187,35 @@ class ChangeRecorder:
         await asyncio.to_thread(self._catch_up)
 
     def _catch_up(self) -> None:
+        self.tracker.wait_ready()
         with self._lock:
             self._settle()
-            if self._snapshot is None:  # nothing to compare with: the next command's baseline
-                self._before_shell()
-                self._pre = None
-                return
-            self._pre = (self._snapshot, self._current())
-            self._after_shell()
+            self._record(self._current())
+        self.tracker.list_the_rest()
+
+    def _record(self, entry: Entry) -> None:
+        """Put what changed since the last refresh into ``entry`` (nothing when there was no
+        snapshot yet: this one is the baseline)."""
+        try:
+            changes, blocked = self.tracker.changes()
+        except OSError as exc:
+            self._lost_track(entry, exc)
+            return
+        for rel, (before, after) in changes.items():
+            change = entry.changes.get(rel)
+            if change is None:
+                entry.changes[rel] = Change(before, after, shell=True)
+            else:
+                change.after, change.shell, change.lines = after, True, None
+        for rel, why in blocked.items():
+            entry.blocked.setdefault(rel, why)
+        if changes or blocked:
+            self._save_log()
+
+    def _lost_track(self, entry: Entry, exc: OSError) -> None:
+        """A scan failed: report it; the next command starts from a new snapshot."""
+        self.tracker.lose()
+        self._problem(entry, f"a command's changes were not captured ({error_text(exc)})")
 
     def _problem(self, entry: Entry, text: str) -> None:
         if text not in entry.problems:
@@ -232,9 +245,8 @@ class ChangeRecorder:
     def _capture(self, rel: str) -> State:
         """The current state of ``rel``; the snapshot spares reading a file whose stat held."""
         path = self._abs(rel)
-        snap = self._snapshot
-        known = snap.files.get(rel) if snap is not None else None
-        if known is not None and not known.racy and known.state.restorable:
+        known = self.tracker.known(rel)
+        if known is not None and not known.racy and known.state.restorable and not known.git:
             try:
                 if stat_key(os.lstat(path)) == known.key:
                     return known.state
@@ -255,6 +267,12 @@ class ChangeRecorder:
         self._pending[rel] = entry
 
     def _settle(self) -> None:
+        late = self.tracker.take_late()
+        if late:
+            entry = self._current()
+            for rel, why in late.items():
+                entry.blocked.setdefault(rel, why)
+            self._save_log()
         pending, self._pending = self._pending, {}
         for rel, entry in pending.items():
             change = entry.changes.get(rel)

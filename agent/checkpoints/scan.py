@@ -1,27 +1,48 @@
 """The scanner of the checkpoint engine: it walks the in-scope tree into a :class:`Snapshot`.
 
-:class:`Scanner` walks the in-scope tree (see :mod:`agent.checkpoints.scope`) and returns a
+:meth:`Scanner.scan` walks the in-scope tree (see :mod:`agent.checkpoints.scope`) and returns a
 :class:`Snapshot`: for every file its stat key (size, mtime_ns, ctime_ns, inode, mode) and
-State (see :mod:`~agent.checkpoints.snapshot`),
-with the content of every file (under the cap) in the blob
-store. A rescan re-reads only files whose stat key changed, or that were modified so recently
-when they were last read ("racy", as git calls it) that a later change could keep the same
-timestamps. A directory whose own stat did not change (and was not racy) keeps its
-:class:`Listing`: no ``scandir``, no ignore matching, one ``lstat`` per file.
+State (see :mod:`~agent.checkpoints.snapshot`), with the content of every file (under the cap)
+in the blob store, except files whose content git's index vouches for (see
+:mod:`agent.checkpoints.gitbase`): those keep only their blob's id. A rescan re-reads only
+files whose stat key changed, or that were modified so recently when they were last read
+("racy", as git calls it) that a later change could keep the same timestamps. A directory
+whose own stat did not change (and was not racy) keeps its :class:`Listing`: no ``scandir``,
+no ignore matching, one ``lstat`` per file.
+
+:meth:`Scanner.update` brings a snapshot up to date in place, looking only at the directories a
+watcher reported (see :mod:`agent.checkpoints.watch`), and returns the region it looked at
+before and after, for :func:`~agent.checkpoints.snapshot.diff`: its cost follows what changed,
+not the size of the tree.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.checkpoints.blobs import BlobStore
+from agent.checkpoints.gitbase import GitIndex
 from agent.checkpoints.scope import IGNORE_FILE, SKIPPED_DIR, Frame, Frames, Scope, decide, stat_key
-from agent.checkpoints.snapshot import FILE, LINK, RACY_WINDOW_NS, Entry, State, file_state
+from agent.checkpoints.snapshot import (
+    FILE,
+    IN_GIT_STATE,
+    LINK,
+    RACY_WINDOW_NS,
+    Entry,
+    State,
+    file_state,
+)
+
+NOT_SAVED_IN_TIME = (
+    "not saved yet when a command ran (the workspace was too large to snapshot in time)"
+)
+Hook = Callable[[str], None]
 
 
 @dataclass
@@ -53,13 +74,23 @@ class Snapshot:
     ignore_keys: dict[str, Any] = field(default_factory=dict)
     base: Frames = ()
     listings: dict[str, Listing] = field(default_factory=dict)
+    content_bytes: int = 0
+    """The content of the files this snapshot keeps (what counts against its budget)."""
+    unlisted: dict[str, tuple[Frames, tuple[int, ...]]] = field(default_factory=dict)
+    """Directories a hurried first scan did not list yet (their frames and stat key); their
+    modes are in ``dirs``. Not watched either: :meth:`Scanner.resume` lists them later."""
+    partial_since: int = 0
+    """When the first command ran while directories were unlisted (0: none did)."""
 
     def rules_of(self, rel_dir: str) -> Any:
         return self.rules.get(rel_dir)
 
     def to_json(self) -> dict[str, Any]:
-        """The stat cache (files only: listings and rules are rebuilt by the next scan)."""
-        files = {rel: [*e.key, e.racy, e.state.to_json()] for rel, e in self.files.items()}
+        """The stat cache: the files whose content the store keeps (listings and rules are
+        rebuilt by the next scan; files kept in git are found in git's index again)."""
+        files = {
+            rel: [*e.key, e.racy, e.state.to_json()] for rel, e in self.files.items() if not e.git
+        }
         return {"version": 1, "taken": self.taken_ns, "files": files}
 
     @classmethod
@@ -96,32 +127,83 @@ class Scanner:
         self.racy_window_ns = racy_window_ns
         self.files_read = 0
         """How many files the scans read (for tests and benchmarks)."""
+        self.dirs_listed = 0
+        """How many directories the scans listed (``scandir``)."""
+        self.not_saved = 0
+        """Files a scan found but did not read because ``hurry`` was set."""
+        self.hurry = threading.Event()
+        """Set: read no more content (a command waits); such files get ``NOT_SAVED_IN_TIME``."""
+        self._git: GitIndex | None = None
+        self._watch: Hook | None = None
+        self._prev_files: dict[str, Entry] = {}
+        self._budget: int | None = None
+        self._racy_after = 0
 
-    def scan(self, prev: Snapshot | None) -> Snapshot:
-        """A new snapshot; files unchanged since ``prev`` keep their entry without being read."""
+    # -- a whole scan ----------------------------------------------------------------------------
+
+    def scan(
+        self, prev: Snapshot | None, *, git: GitIndex | None = None, watch: Hook | None = None
+    ) -> Snapshot:
+        """A new snapshot; files unchanged since ``prev`` keep their entry without being read.
+
+        Args:
+            prev: the last snapshot (its entries are reused where the stat still matches).
+            git: the index of the repository: files it vouches for are not read.
+            watch: called with each directory before it is listed (the watcher's ``watch``).
+        """
         now = time.time_ns()
-        self._racy_after = now - self.racy_window_ns
-        self._budget = self.max_total
-        root = self.scope.root
+        self._start(now, None, git, watch)
         snap = Snapshot(taken_ns=now)
         snap.base = self.scope.base_frames(snap.ignore_keys)
         self._prev_files = prev.files if prev is not None else {}
-        prev_listings = prev.listings if prev is not None else {}
         try:
-            root_key = _dir_key(os.lstat(root))
+            root_key = _dir_key(os.lstat(self.scope.root))
         except OSError:
             return snap
-        stack: list[tuple[str, Frames, tuple[int, ...]]] = [("", snap.base, root_key)]
+        self._walk(snap, None, "", snap.base, root_key, prev.listings if prev is not None else {})
+        snap.content_bytes = sum(listing.content_bytes for listing in snap.listings.values())
+        self._finish()
+        return snap
+
+    def _start(
+        self, now: int, budget: int | None, git: GitIndex | None, watch: Hook | None
+    ) -> None:
+        self._racy_after = now - self.racy_window_ns
+        self._budget = budget if budget is not None else self.max_total
+        self._git = git
+        self._watch = watch
+
+    def _finish(self) -> None:
+        self._git = None
+        self._watch = None
+        self._prev_files = {}
+        self.blobs.flush()
+
+    def _walk(
+        self,
+        snap: Snapshot,
+        out: Snapshot | None,
+        start: str,
+        frames: Frames,
+        start_key: tuple[int, ...],
+        prev_listings: dict[str, Listing],
+        done: set[str] | None = None,
+    ) -> None:
+        """List ``start`` and everything below it into ``snap`` (and the region ``out``; the
+        directories listed go into ``done``)."""
+        root = self.scope.root
+        stack: list[tuple[str, Frames, tuple[int, ...]]] = [(start, frames, start_key)]
         while stack:
             rel_dir, frames, dkey = stack.pop()
+            if self.hurry.is_set() and rel_dir != start:  # a command waits: the rest later
+                snap.unlisted[rel_dir] = (frames, dkey)
+                continue
+            if done is not None:
+                done.add(rel_dir)
             abs_dir = os.path.join(root, rel_dir) if rel_dir else root
-            ignore_path = os.path.join(abs_dir, IGNORE_FILE)
-            ikey, patterns = self.scope.read(ignore_path)
-            if ikey is not None:
-                snap.ignore_keys[ignore_path] = ikey
-            if patterns is not None:
-                snap.rules[rel_dir] = patterns
-                frames = (Frame(rel_dir + "/" if rel_dir else "", "", patterns), *frames)
+            frames = self._own_rules(snap, out, rel_dir, abs_dir, frames)
+            if self._watch is not None:
+                self._watch(rel_dir)
             racy = max(dkey[0], dkey[1]) >= self._racy_after
             cached = prev_listings.get(rel_dir)
             listing = None
@@ -133,19 +215,219 @@ class Scanner:
                     continue
             snap.listings[rel_dir] = listing
             snap.files.update(zip(listing.rels, listing.entries, strict=True))
+            if out is not None:
+                out.listings[rel_dir] = listing
+                out.files.update(zip(listing.rels, listing.entries, strict=True))
             for sub in listing.subdirs:
-                try:
-                    st = os.lstat(os.path.join(root, sub))
-                except OSError:
-                    listing.racy = True  # it went away meanwhile: list again next time
-                    continue
-                if not stat.S_ISDIR(st.st_mode):
-                    listing.racy = True
+                st = self._subdir(listing, sub)
+                if st is None:
                     continue
                 snap.dirs[sub] = stat.S_IMODE(st.st_mode)
+                if out is not None:
+                    out.dirs[sub] = snap.dirs[sub]
                 stack.append((sub, frames, _dir_key(st)))
-        self.blobs.flush()
-        return snap
+
+    def _own_rules(
+        self, snap: Snapshot, out: Snapshot | None, rel_dir: str, abs_dir: str, frames: Frames
+    ) -> Frames:
+        """The frames in force in ``rel_dir``: ``frames`` and its own .gitignore (recorded)."""
+        ignore_path = os.path.join(abs_dir, IGNORE_FILE)
+        ikey, patterns = self.scope.read(ignore_path)
+        if ikey is not None:
+            snap.ignore_keys[ignore_path] = ikey
+        else:
+            snap.ignore_keys.pop(ignore_path, None)
+        if out is not None:
+            out.ignore_keys[ignore_path] = ikey
+        if patterns is None:
+            snap.rules.pop(rel_dir, None)
+            return frames
+        snap.rules[rel_dir] = patterns
+        return (Frame(rel_dir + "/" if rel_dir else "", "", patterns), *frames)
+
+    def _subdir(self, listing: Listing, sub: str) -> os.stat_result | None:
+        try:
+            st = os.lstat(os.path.join(self.scope.root, sub))
+        except OSError:
+            listing.racy = True  # it went away meanwhile: list again next time
+            return None
+        if not stat.S_ISDIR(st.st_mode):
+            listing.racy = True
+            return None
+        return st
+
+    # -- an update of the directories a watcher reported -----------------------------------------
+
+    def update(
+        self, snap: Snapshot, dirty: set[str], *, watch: Hook, forget: Hook
+    ) -> tuple[Snapshot, Snapshot]:
+        """Bring ``snap`` up to date in place, listing only the directories in ``dirty`` (and
+        below them what is new, or what their changed .gitignore now shows or hides).
+
+        Args:
+            snap: the snapshot to update (changed in place; its Listings are replaced, never
+                changed, so an older snapshot sharing them stays valid).
+            dirty: directories (relative) in which something happened since ``snap`` was taken.
+            watch: called with each new directory before it is listed.
+            forget: called with each directory that left the snapshot, with its subtree.
+
+        Returns:
+            The region looked at, as it was (``taken_ns`` and rules of ``snap`` before) and as it
+            is now, in the form :func:`~agent.checkpoints.snapshot.diff` compares.
+        """
+        now = time.time_ns()
+        budget = None if self.max_total is None else self.max_total - snap.content_bytes
+        self._start(now, budget, None, watch)
+        pre = Snapshot(taken_ns=snap.taken_ns, rules=dict(snap.rules), base=snap.base)
+        pre.partial_since = snap.partial_since
+        post = Snapshot(taken_ns=now, rules=snap.rules, base=snap.base)
+        self._prev_files = snap.files
+        done: set[str] = set()
+        try:
+            for rel_dir in sorted(dirty, key=lambda r: (r.count("/") + bool(r), r)):
+                if rel_dir not in done and rel_dir in snap.listings:
+                    self._redo(snap, rel_dir, pre, post, done, forget)
+        finally:
+            snap.taken_ns = now
+            self._finish()
+        return pre, post
+
+    def resume(
+        self, snap: Snapshot, *, git: GitIndex | None, watch: Hook
+    ) -> tuple[Snapshot, Snapshot]:
+        """List the directories a hurried first scan left (``snap.unlisted``) into ``snap``;
+        stops again when ``hurry`` is set. Returns the region, as :meth:`update` does: what
+        was found there is new to the snapshot, and ``diff`` tells which of it a command may
+        have changed while it was not listed. ``git`` as for :meth:`scan`."""
+        now = time.time_ns()
+        budget = None if self.max_total is None else self.max_total - snap.content_bytes
+        self._start(now, budget, git, watch)
+        pre = Snapshot(taken_ns=snap.taken_ns, rules=dict(snap.rules), base=snap.base)
+        pre.partial_since = snap.partial_since
+        pre.unlisted = dict(snap.unlisted)
+        post = Snapshot(taken_ns=now, rules=snap.rules, base=snap.base)
+        self._prev_files = snap.files
+        try:
+            while snap.unlisted and not self.hurry.is_set():
+                rel_dir, (frames, _) = snap.unlisted.popitem()
+                try:
+                    st = os.lstat(os.path.join(self.scope.root, rel_dir))
+                except OSError:
+                    st = None
+                if st is None or not stat.S_ISDIR(st.st_mode):  # gone before it was listed
+                    pre.dirs[rel_dir] = snap.dirs.pop(rel_dir, 0)
+                    continue
+                region = Snapshot(taken_ns=now)
+                self._walk(snap, region, rel_dir, frames, _dir_key(st), {})
+                post.files.update(region.files)
+                post.dirs.update(region.dirs)
+                post.listings.update(region.listings)
+                for path, key in region.ignore_keys.items():
+                    pre.ignore_keys.setdefault(path, None)
+                    post.ignore_keys[path] = key
+                snap.content_bytes += sum(x.content_bytes for x in region.listings.values())
+        finally:
+            self._finish()
+        for rel_dir in snap.unlisted:
+            pre.unlisted.pop(rel_dir, None)  # still unlisted: nothing about them yet
+        return pre, post
+
+    def _redo(
+        self,
+        snap: Snapshot,
+        rel_dir: str,
+        pre: Snapshot,
+        post: Snapshot,
+        done: set[str],
+        forget: Hook,
+    ) -> None:
+        """List ``rel_dir`` again; its files and subdirectories go into the region."""
+        done.add(rel_dir)
+        old = snap.listings[rel_dir]
+        root = self.scope.root
+        abs_dir = os.path.join(root, rel_dir) if rel_dir else root
+        inherited = snap.listings[rel_dir.rpartition("/")[0]].frames if rel_dir else snap.base
+        ignore_path = os.path.join(abs_dir, IGNORE_FILE)
+        pre.ignore_keys.setdefault(ignore_path, snap.ignore_keys.get(ignore_path))
+        frames = self._own_rules(snap, post, rel_dir, abs_dir, inherited)
+        listing = None
+        try:
+            st = os.lstat(abs_dir)
+        except OSError:
+            st = None
+        if st is not None and stat.S_ISDIR(st.st_mode) and st.st_ino == old.key[2]:
+            if self._budget is not None:
+                self._budget += old.content_bytes
+            listing = self._list(abs_dir, rel_dir, frames, _dir_key(st), False)
+            if listing is None and self._budget is not None:
+                self._budget -= old.content_bytes
+        if listing is None:  # gone, or another directory now: out of the snapshot
+            if rel_dir:
+                self._drop(snap, rel_dir, pre, forget)
+            return
+        snap.content_bytes += listing.content_bytes - old.content_bytes
+        _keep_first(pre.files, old.rels, old.entries)
+        post.files.update(zip(listing.rels, listing.entries, strict=True))
+        still = set(listing.rels)
+        for rel in old.rels:
+            if rel not in still:
+                snap.files.pop(rel, None)
+        snap.files.update(zip(listing.rels, listing.entries, strict=True))
+        snap.listings[rel_dir] = post.listings[rel_dir] = listing
+        subs = set(listing.subdirs)
+        for sub in old.subdirs:
+            if sub in snap.dirs:
+                pre.dirs.setdefault(sub, snap.dirs[sub])
+            if sub not in subs:
+                self._drop(snap, sub, pre, forget)
+        for sub in listing.subdirs:
+            sst = self._subdir(listing, sub)
+            known = snap.listings.get(sub)
+            if known is not None and (sst is None or known.key[2] != sst.st_ino):
+                self._drop(snap, sub, pre, forget)  # gone, or replaced by another directory
+                known = None
+            if sst is None:
+                continue
+            snap.dirs[sub] = post.dirs[sub] = stat.S_IMODE(sst.st_mode)
+            if sub in snap.unlisted:  # not listed yet: resume() will
+                snap.unlisted[sub] = (listing.frames, _dir_key(sst))
+                continue
+            if known is None:
+                region = Snapshot(taken_ns=post.taken_ns)
+                self._walk(snap, region, sub, frames, _dir_key(sst), {}, done)
+                post.files.update(region.files)
+                post.dirs.update(region.dirs)
+                post.listings.update(region.listings)
+                for path, key in region.ignore_keys.items():
+                    pre.ignore_keys.setdefault(path, None)
+                    post.ignore_keys[path] = key
+                snap.content_bytes += sum(x.content_bytes for x in region.listings.values())
+            elif listing.frames != old.frames and sub not in done:
+                self._redo(snap, sub, pre, post, done, forget)
+
+    def _drop(self, snap: Snapshot, top: str, pre: Snapshot, forget: Hook) -> None:
+        """Take ``top`` and everything below it out of ``snap``; what it held goes into ``pre``."""
+        stack = [top]
+        while stack:
+            rel_dir = stack.pop()
+            mode = snap.dirs.pop(rel_dir, None)
+            if mode is not None:
+                pre.dirs.setdefault(rel_dir, mode)
+            if snap.unlisted.pop(rel_dir, None) is not None:
+                pre.unlisted[rel_dir] = ((), (0, 0, 0, 0))  # gone before it was ever listed
+            listing = snap.listings.pop(rel_dir, None)
+            snap.rules.pop(rel_dir, None)
+            if listing is None:
+                continue
+            pre.listings.setdefault(rel_dir, listing)
+            snap.content_bytes -= listing.content_bytes
+            if self._budget is not None:
+                self._budget += listing.content_bytes
+            _keep_first(pre.files, listing.rels, listing.entries)
+            for rel in listing.rels:
+                snap.files.pop(rel, None)
+            stack.extend(listing.subdirs)
+        forget(top)
 
     def _relist(self, cached: Listing, racy: bool) -> Listing | None:
         """The listing of an unchanged directory: only its files are stat-ed again."""
@@ -162,7 +444,7 @@ class Scanner:
         rows = zip(cached.rels, cached.paths, keys, cached.entries, strict=True)
         for rel, path, key, old in rows:
             if key != old.key or old.racy:
-                entry = self._entry(path, key)
+                entry = self._entry(path, key, rel)
                 if entry is None:
                     return None
                 old = entry
@@ -176,6 +458,7 @@ class Scanner:
     def _list(
         self, abs_dir: str, rel_dir: str, frames: Frames, dkey: tuple[int, ...], racy: bool
     ) -> Listing | None:
+        self.dirs_listed += 1
         try:
             with os.scandir(abs_dir) as it:
                 dir_entries = list(it)
@@ -202,7 +485,7 @@ class Scanner:
             key = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
             old = prev_files.get(rel)
             if old is None or old.key != key or old.racy:
-                old = self._entry(e.path, key)
+                old = self._entry(e.path, key, rel)
                 if old is None:
                     continue
             else:
@@ -240,7 +523,7 @@ class Scanner:
         if self._budget is not None and entry.state.sha is not None:
             self._budget -= entry.state.size
 
-    def _entry(self, path: str, key: tuple[int, ...]) -> Entry | None:
+    def _entry(self, path: str, key: tuple[int, ...], rel: str) -> Entry | None:
         """A new entry for the file or link at ``path`` (None if it is neither, or vanished)."""
         mode = key[4]
         if stat.S_ISLNK(mode):
@@ -250,9 +533,15 @@ class Scanner:
                 return None
         elif not stat.S_ISREG(mode):
             return None
+        elif self._git is not None and key[0] <= self.cap and (oid := self._git.blob_of(rel, key)):
+            return Entry(key, IN_GIT_STATE, max(key[1], key[2]) >= self._racy_after, oid)
         elif self._budget is not None and key[0] > self._budget:
             why = "over the workspace snapshot budget"
             state = State(FILE, stat.S_IMODE(mode), None, key[0], key[1], why=why)
+        elif self.hurry.is_set():
+            self.not_saved += 1
+            state = State(FILE, stat.S_IMODE(mode), None, key[0], key[1], why=NOT_SAVED_IN_TIME)
+            return Entry(key, state, True)
         else:
             state, fst = file_state(path, self.blobs, self.cap, background=True)
             self.files_read += 1
@@ -262,3 +551,10 @@ class Scanner:
             if self._budget is not None and state.sha is not None:
                 self._budget -= key[0]
         return Entry(key, state, max(key[1], key[2]) >= self._racy_after)
+
+
+def _keep_first(into: dict[str, Entry], rels: list[str], entries: list[Entry]) -> None:
+    """Add the entries not already in ``into`` (the region keeps the state first seen)."""
+    for rel, entry in zip(rels, entries, strict=True):
+        if rel not in into:
+            into[rel] = entry

@@ -44,7 +44,12 @@ DEFAULT_TIMEOUT = 600.0
 EVENT_TIMEOUTS = {"UserPromptSubmit": 30.0}
 """Events whose handlers get a shorter default: the user waits for them."""
 _EXACT = re.compile(r"[A-Za-z0-9_\-,| ]*")
-_INTERPRETERS = {"bash", "sh", "zsh", "dash", "python", "python3", "node", "ruby", "perl", "uv"}
+_INTERPRETER = re.compile(r"(ba|z|da|k)?sh|python[0-9.]*|node|ruby|perl|php|deno|bun")
+"""Programs whose first argument (when it is not an option) is the script they run."""
+_OPERATOR = re.compile(r"[|&;<>()]+")
+"""A word that is a shell operator (pipeline, list, redirection, subshell)."""
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_SUBSTITUTIONS = ("`", "$(")
 
 
 @dataclass(frozen=True)
@@ -256,24 +261,35 @@ def expand_project_dir(text: str, project_dir: Path) -> str:
 
 
 def script_of(command: str, project_dir: Path) -> Path | None:
-    """The script a command line runs, if it names one: its first word when that is a path,
-    or the first argument of an interpreter (``python3 .claude/hooks/check.py``)."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
+    """The script a plain command line runs, or None when eddy cannot know it.
+
+    Judged only for a plain path to a file: the first word when it is a path
+    (``./hooks/check.sh``, ``"$CLAUDE_PROJECT_DIR"/.eddy/hooks/guard.sh --strict``), or an
+    interpreter's first argument when no option comes before it (``python3 hooks/check.py``).
+    Whatever else the shell makes of a line is not judged (the shell runs it, and its exit
+    status counts): an option (``python3 -c CODE``, ``sh -c '...'``), an environment
+    assignment (``X=1 ./guard.sh``), a pipeline, a list (``;``, ``&&``), a redirection, a
+    subshell, a command substitution, another variable or a glob.
+    """
+    if any(mark in command for mark in _SUBSTITUTIONS):
         return None
-    if not words:
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:  # unbalanced quotes: the shell says what is wrong
+        return None
+    if not words or any(_OPERATOR.fullmatch(w) for w in words) or _ASSIGNMENT.match(words[0]):
         return None
     first = expand_project_dir(words[0], project_dir)
-    if Path(first).name in _INTERPRETERS:
-        rest = [w for w in words[1:] if not w.startswith("-")]
-        if not rest or Path(first).name == "uv":
-            return None
-        first = expand_project_dir(rest[0], project_dir)
+    if _INTERPRETER.fullmatch(Path(first).name):
+        if len(words) < 2 or words[1].startswith("-"):
+            return None  # ``python3 -c CODE``, ``sh -c '...'``, ``python3 -m pkg``: not a file
+        first = expand_project_dir(words[1], project_dir)
     elif "/" not in first:
-        return None  # a program on PATH: not a script of the project
-    if "$" in first:
-        return None  # another variable: eddy cannot know the path
+        return None  # a program on PATH (``env``, ``jq``, ...): not a script of the project
+    if any(c in first for c in "$*?["):
+        return None  # another variable or a glob: eddy cannot know the path
     path = Path(first)
     return path if path.is_absolute() else project_dir / path
 

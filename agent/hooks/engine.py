@@ -4,9 +4,9 @@
 ``transcript_path``, ``cwd``, ``permission_mode``, ``hook_event_name``, and the event's own),
 runs the matching handlers in parallel, reports every run (``events.HookRan``) and every hook
 error (``events.Notice``), and returns the combined :class:`HookVerdict`. The callers decide
-what a verdict does (agent/session/gate.py, agent/toolrun.py, agent/loop.py,
+what a verdict does (agent/session/gate.py, agent/turn/runner.py, agent/turn/loop.py,
 agent/session/core.py, agent/session/compaction.py), so hooks stay parts of the loop's gate
-and exec and every promise of LOOP-MODEL.md holds through them.
+and exec and every promise of docs/loop.md holds through them.
 
 Every adapter is awaited inside the running turn (or the session's task), so Esc cancels it
 and the runner kills each handler's process group.
@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +33,14 @@ SESSION_END_MAX_S = 5.0
 """SessionEnd hooks may hold up eddy's exit this long at most (then they are killed)."""
 IDLE_NOTIFY_S = 60.0
 """Seconds of waiting for the user before the ``idle_prompt`` Notification (Claude Code's)."""
-END_REASONS = ("clear", "logout", "prompt_input_exit", "other")
-"""SessionEnd's reasons (Claude Code's): /clear; a logout (eddy has none); the user quit at the
-prompt (/exit, Ctrl+D, Ctrl+C twice); anything else (a signal, end of piped input, /resume)."""
 OUTPUT_EXCERPT_CHARS = 300
 _PATH_KEYS = ("file_path", "path", "notebook_path")
 
 Emit = Callable[[ev.Event], None]
+HandlersRunner = Callable[
+    [Sequence[HookHandler], dict[str, Any], Path], Awaitable[list[HandlerRun]]
+]
+"""Runs hook handlers on one payload; their runs in the handlers' order (cancellable)."""
 
 
 def _excerpt(run: HandlerRun, suppressed: bool = False) -> str:
@@ -71,6 +72,9 @@ class HookEngine:
         emit: the session's event sink.
         common: returns the common stdin fields (session id, transcript path, mode).
         turn_id: returns the current turn's id (for events).
+        runner: runs the matching handlers on the payload (default: each as a command,
+            agent/hooks/runner.py); an Agent SDK's hook callbacks are run by sending them
+            over its control channel instead, and read like a command's JSON output.
     """
 
     def __init__(
@@ -80,8 +84,10 @@ class HookEngine:
         emit: Emit,
         common: Callable[[], dict[str, Any]] | None = None,
         turn_id: Callable[[], int] | None = None,
+        runner: HandlersRunner = run_handlers,
     ) -> None:
         self.config = config
+        self._runner = runner
         self.project_dir = Path(project_dir)
         self._emit = emit
         self._common = common or (lambda: {})
@@ -122,7 +128,7 @@ class HookEngine:
             self._emit(ev.HookStarted(tid, event, h.command, h.source, hook_id))
         started = time.monotonic()
         try:
-            runs = await run_handlers(handlers, payload, self.project_dir)
+            runs = await self._runner(handlers, payload, self.project_dir)
         except asyncio.CancelledError:  # Esc: each started hook still gets its one HookRan
             ms = int((time.monotonic() - started) * 1000)
             for h, hook_id in zip(handlers, ids, strict=True):
@@ -273,7 +279,9 @@ class HookEngine:
         return taken
 
     async def session_end(self, reason: str) -> None:
-        """SessionEnd (:data:`END_REASONS`): it cannot block, and it may delay the exit by
+        """SessionEnd (``clear`` after /clear, ``logout``, ``prompt_input_exit`` when the user
+        quit at the prompt: /exit, Ctrl+D, Ctrl+C twice; ``other``: a signal, the end of piped
+        input, /resume): it cannot block, and it may delay the exit by
         :data:`SESSION_END_MAX_S` at most."""
         if not self.has("SessionEnd"):
             return

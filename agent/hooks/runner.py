@@ -1,6 +1,8 @@
 """Running hook handlers: child processes in their own process group, in parallel.
 
-Each handler runs as ``/bin/sh -c COMMAND`` in the project directory, as the leader of a new
+Each handler runs as ``/bin/sh -c COMMAND`` (as Claude Code runs it on Linux and macOS: Node's
+``shell: true``), so inline code, pipelines and assignments mean what the shell makes of them and
+the exit status is the shell's. It runs in the project directory, as the leader of a new
 session (so of a new process group, and with no controlling terminal), with the event's JSON
 on stdin and ``CLAUDE_PROJECT_DIR`` / ``EDDY_PROJECT_DIR`` in its environment (eddy's own,
 minus its secrets: ``tools.childenv``). A handler that outlives its timeout, or whose caller
@@ -109,7 +111,7 @@ async def run_handler(
     stdout, stderr = _text(out), _text(err)
     if code is not None and code < 0:
         return HandlerRun(handler, None, stdout, stderr, elapsed(), f"killed by signal {-code}")
-    if missing:  # whatever the status (python3 exits 2 for a missing script: no block)
+    if missing:  # a plain path to no file: whatever the status (python3 exits 2 for it)
         why = "its script does not exist"
         return HandlerRun(handler, code, stdout, stderr, elapsed(), why, missing=True)
     return HandlerRun(handler, code, stdout, stderr, elapsed())

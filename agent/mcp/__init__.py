@@ -15,8 +15,3 @@
 The SDK (``mcp``) is imported only when a server starts: a session without servers pays
 nothing for it.
 """
-
-from agent.mcp.config import McpConfig, ServerConfig, load_mcp_config
-from agent.mcp.manager import McpManager
-
-__all__ = ["McpConfig", "McpManager", "ServerConfig", "load_mcp_config"]

@@ -4,7 +4,7 @@ The name, the server's description and its input schema go to the model unchange
 reduced to the characters the API allows). ``read_only`` stays False whatever the server says:
 the permission policy lets read-only tools run without asking, and a server's annotations are
 hints from a program eddy does not control. A ``readOnlyHint`` only makes the call
-``concurrent`` (the runner runs such calls in parallel, LOOP-MODEL.md item 6).
+``concurrent`` (the runner runs such calls in parallel, docs/loop.md item 6).
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@
 A repository can name any program as an MCP server, so, as Claude Code does, eddy starts a
 project's servers only after the user said yes to each, once per project; the answer is kept
 in the user's data directory (``mcp-approvals.json``: ``{"<project>": {"approved": [...],
-"denied": [...], "all": true}}``, ``all`` approving the project's future servers too). User,
-local and ``--mcp-config`` servers are the user's own and start without asking; ``eddy -p``
+"denied": [...], "all": true}}``, ``all`` approving the project's future servers too). The
+project's local settings files count as the project's (a repository can commit them). User,
+``~/.claude.json``'s local and ``--mcp-config`` servers are the user's own and start without
+asking; ``eddy -p``
 starts project servers without asking (nobody could answer).
 
 Claude Code's settings keys answer too (:class:`McpJsonChoices`): ``disabledMcpjsonServers``
@@ -96,8 +98,12 @@ def _names(entry: dict[str, object], kind: str) -> list[str]:
 
 
 def needs_approval(config: ServerConfig) -> bool:
-    """Whether a server comes from the project's own files."""
-    return config.scope == "project"
+    """Whether a server comes from the project's own files: ``.mcp.json``, its settings, and
+    its local settings files too (a repository can commit ``.eddy/settings.local.json``)."""
+    from agent.settings.sources import CLAUDE_LOCAL_SETTINGS, LOCAL_SETTINGS
+
+    local_file = config.source in (LOCAL_SETTINGS, CLAUDE_LOCAL_SETTINGS)
+    return config.scope == "project" or (config.scope == "local" and local_file)
 
 
 @dataclass(frozen=True)

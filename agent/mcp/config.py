@@ -18,7 +18,10 @@ plugin's ``CLAUDE_PLUGIN_ROOT`` and ``CLAUDE_PLUGIN_DATA`` in its environment.
 moves it as it does for Claude Code.
 
 Entry forms: stdio ``{"command", "args", "env"}`` (``type`` absent or ``"stdio"``),
-``{"type": "http", "url", "headers"}`` and ``{"type": "sse", "url", "headers"}``. ``${VAR}``
+``{"type": "http", "url", "headers"}`` and ``{"type": "sse", "url", "headers"}``; and
+``{"type": "sdk", "name"}``, an Agent SDK's in-process server, which only a program driving
+eddy through the SDK's control channel reaches (``eddy --input-format stream-json``:
+headless/sdk_mcp.py gives it its transport). ``${VAR}``
 and ``${VAR:-default}`` are expanded in command, args, env, url and headers; a variable that
 is unset and has no default expands to "" with a warning naming the entry. An entry with a url
 and no type is an error naming the entry (Claude Code would not guess either).
@@ -38,8 +41,10 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from agent.plugins.parts import PluginServers
 
+from agent.paths import claude_json_path
+
 Scope = Literal["user", "project", "local", "flag"]
-Kind = Literal["stdio", "http", "sse"]
+Kind = Literal["stdio", "http", "sse", "sdk"]
 SCOPES: tuple[Scope, ...] = ("user", "project", "local", "flag")
 """Lowest precedence first."""
 
@@ -57,7 +62,7 @@ class ServerConfig:
         name: the key in ``mcpServers`` (tools are ``mcp__<name>__<tool>``).
         scope: where it was configured (``project`` servers need the user's approval).
         source: the file it came from, for messages.
-        kind: stdio, http or sse.
+        kind: stdio, http, sse, or sdk (an Agent SDK's in-process server).
         command, args, env: the stdio process.
         url, headers: the HTTP endpoint.
     """
@@ -72,6 +77,12 @@ class ServerConfig:
     url: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
 
+    @property
+    def reconnects(self) -> bool:
+        """Whether a dropped connection is retried with backoff (HTTP and SSE servers; a
+        stdio process or an SDK server that ended stays down until reconnected)."""
+        return self.kind in ("http", "sse")
+
 
 @dataclass
 class McpConfig:
@@ -79,12 +90,6 @@ class McpConfig:
 
     servers: dict[str, ServerConfig] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
-
-
-def claude_json_path() -> Path:
-    """Claude Code's user file: ``$CLAUDE_CONFIG_DIR/.claude.json`` or ``~/.claude.json``."""
-    base = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(base) / ".claude.json" if base else Path.home() / ".claude.json"
 
 
 def expand(text: str, env: Mapping[str, str], missing: list[str]) -> str:
@@ -159,8 +164,10 @@ def parse_entry(
                 raise ValueError(f'type "{kind}" needs a "url"')
             headers = {k: x(v) for k, v in _strings(entry.get("headers"), '"headers"').items()}
             config = ServerConfig(name, scope, source, kind, url=x(url), headers=headers)
+        elif kind == "sdk":
+            config = ServerConfig(name, scope, source, "sdk")
         else:
-            raise ValueError(f'unknown "type" {kind!r} (expected stdio, http or sse)')
+            raise ValueError(f'unknown "type" {kind!r} (expected stdio, http, sse or sdk)')
     except ValueError as exc:
         problems.append(f"{where}: {exc}; ignored.")
         return None

@@ -10,6 +10,13 @@ server answered 401), ``needs-approval`` (a project server the user has not appr
 ``stopped``. A stdio server whose process ends is ``failed`` until ``/mcp`` reconnects it; an
 HTTP or SSE server that drops is reconnected with exponential backoff (1 s, 2 s, 4 s, ... at
 most :data:`MAX_HTTP_RETRIES` times).
+
+Deadlines: a start has ``MCP_TIMEOUT`` (ms, default 30 s); every tool call has
+``MCP_TOOL_TIMEOUT`` (ms, default :data:`DEFAULT_TOOL_TIMEOUT_MS`, 10 minutes, Bash's longest
+timeout), a wall-clock limit from the call's start that progress notifications do not extend
+(as Claude Code's ``MCP_TOOL_TIMEOUT``). A call also ends at once when the server answers with
+something that is not an MCP answer (:mod:`agent.mcp.transport`). Whatever the SDK logs about
+a server (its complaints and tracebacks) goes to that server's log file, as its stderr does.
 """
 
 from __future__ import annotations
@@ -23,8 +30,14 @@ from typing import Any
 
 from agent.mcp.config import ServerConfig
 from agent.mcp.transport import (
+    UNREADABLE_ANSWER,
+    UNREADABLE_MARK,
+    Unreadable,
+    errlog,
     is_transport_error,
+    load_sdk,
     open_transport,
+    sdk_logs_to,
     status_of,
     stderr_tail,
     watched,
@@ -32,6 +45,7 @@ from agent.mcp.transport import (
 
 MAX_HTTP_RETRIES = 5
 DEFAULT_START_TIMEOUT_MS = 30_000
+DEFAULT_TOOL_TIMEOUT_MS = 600_000
 
 
 def _ms(name: str, default: float | None) -> float | None:
@@ -49,12 +63,17 @@ def start_timeout() -> float:
     return _ms("MCP_TIMEOUT", DEFAULT_START_TIMEOUT_MS / 1000) or DEFAULT_START_TIMEOUT_MS / 1000
 
 
-def tool_timeout() -> float | None:
-    """``MCP_TOOL_TIMEOUT`` (ms) in seconds, or None: a call then runs until Esc."""
-    return _ms("MCP_TOOL_TIMEOUT", None)
+def tool_timeout() -> float:
+    """``MCP_TOOL_TIMEOUT`` (ms) in seconds: how long a call may take, from its start to its
+    answer (default 10 minutes; progress notifications do not extend it)."""
+    return _ms("MCP_TOOL_TIMEOUT", None) or DEFAULT_TOOL_TIMEOUT_MS / 1000
 
 
-class McpUnavailable(Exception):
+class McpCallFailed(Exception):
+    """A call ended without an answer; the message says why, for the model and the user."""
+
+
+class McpUnavailable(McpCallFailed):
     """The server cannot take calls now; the message says why and what to do."""
 
 
@@ -133,6 +152,10 @@ class ServerConnection:
         self.client_side: Any = None
         """The client's capabilities (agent/mcp/client_side.py ``ClientSide``): roots and
         elicitation are offered to the server when set."""
+        self._calls: set[asyncio.Future[str]] = set()
+        """One future per call in flight, given a line of garbage the server wrote meanwhile."""
+        self._garbage = ""
+        """The last line the server wrote that is not an MCP message (said if it fails)."""
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -184,6 +207,9 @@ class ServerConnection:
             self._gone = asyncio.Event()
             self._unauthorized = False
             self._set("connecting", "")
+            if self.inproc is None:
+                # importing the SDK takes seconds on a loaded machine: not the server's time
+                load_sdk(self.config.kind)
             limit = start_timeout() if not self.logging_in else _login_timeout()
             watchdog = asyncio.get_running_loop().call_later(
                 limit, self._start_timed_out, asyncio.current_task()
@@ -202,19 +228,23 @@ class ServerConnection:
                 watchdog.cancel()
                 if status_of(exc) == 401 or self._unauthorized or _has(exc, "NeedsLogin"):
                     why = "the server asks for authentication (HTTP 401)"
-                    if self.config.kind != "stdio":
+                    if self.config.reconnects:
                         why += f": /mcp login {self.name}"
                     if self.logging_in:
                         why = f"the login did not succeed ({describe(exc)})"
                     self._set("needs-auth", why)
                     return
-                if self.config.kind == "stdio" or attempt >= MAX_HTTP_RETRIES:
-                    self._set("failed", describe(exc) + self._stderr_tail())
+                if not self.config.reconnects or attempt >= MAX_HTTP_RETRIES:
+                    why = describe(exc)
+                    if self.config.kind == "stdio" and self._gone.is_set():
+                        why = "the server process exited while starting"
+                    self._set("failed", why + self._garbage_note() + self._stderr_tail())
                     return
             else:
                 self._client = None
-                if self.config.kind == "stdio":
-                    self._set("failed", "the server process exited" + self._stderr_tail())
+                if not self.config.reconnects:
+                    ended = "process exited" if self.config.kind == "stdio" else "connection ended"
+                    self._set("failed", f"the server {ended}" + self._stderr_tail())
                     return
                 if attempt >= MAX_HTTP_RETRIES:
                     self._set("failed", "the connection dropped and did not come back")
@@ -226,15 +256,38 @@ class ServerConnection:
 
     def _start_timed_out(self, task: asyncio.Task[Any] | None) -> None:
         if self.state == "connecting" and task is not None:
-            self.reason = f"did not start within {start_timeout():g} s (MCP_TIMEOUT)"
+            self.reason = (
+                f"did not start within {start_timeout():g} s (MCP_TIMEOUT, in ms, gives it "
+                f"longer){self._garbage_note()}"
+            )
             task.cancel()
+
+    def _garbage_note(self) -> str:
+        if not self._garbage:
+            return ""
+        return f"; it wrote lines that are not MCP messages on stdout, the last: {self._garbage}"
+
+    def _unreadable(self, bad: Unreadable) -> None:
+        """On the relay: the server wrote a line that is not an MCP message (see
+        :mod:`agent.mcp.transport`). Garbage ends the calls in flight: it may be their answer."""
+        if bad.is_message:
+            return
+        self._garbage = bad.text
+        for call in list(self._calls):
+            if not call.done():
+                call.set_result(bad.text)
 
     async def _connected_once(self, watchdog: asyncio.TimerHandle) -> None:
         """One connection: open, list, serve until the transport ends."""
         from mcp import Client
 
         async with contextlib.AsyncExitStack() as stack:
-            target = self.inproc or watched(await self._transport(stack), self._gone.set)
+            log = stack.enter_context(errlog(self._log_path()))
+            stack.enter_context(sdk_logs_to(log))  # the SDK's tasks start in this context
+            self._garbage = ""
+            target = self.inproc or watched(
+                await self._transport(stack, log), self._gone.set, self._unreadable
+            )
             client = Client(target, message_handler=self._on_message, **self._capabilities())
             await stack.enter_async_context(client)
             await self._load_lists(client)
@@ -261,7 +314,7 @@ class ServerConnection:
                 await asyncio.gather(listen, return_exceptions=True)
                 self._client = None
 
-    async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
+    async def _transport(self, stack: contextlib.AsyncExitStack, log: Any) -> Any:
         """This server's transport (:func:`agent.mcp.transport.open_transport`)."""
 
         def unauthorized() -> None:
@@ -273,7 +326,7 @@ class ServerConnection:
             interactive=self.logging_in,
             opener=self.opener,
             say=self.say,
-            log_path=self._log_path(),
+            log=log,
             on_unauthorized=unauthorized,
         )
 
@@ -342,32 +395,42 @@ class ServerConnection:
                 await self._client.send_roots_list_changed()
 
     async def call_tool(
-        self, tool: str, args: dict[str, Any], timeout: float | None, progress: Any = None
+        self, tool: str, args: dict[str, Any], timeout: float, progress: Any = None
     ) -> Any:
         """Call ``tool``; the SDK's ``CallToolResult`` (``progress`` receives the server's
         progress reports: a progress token is sent with the call).
 
         Raises:
             McpUnavailable: the server is not connected, or died during the call.
-            TimeoutError: no answer within ``timeout``.
+            McpCallFailed: the server answered with something that is not an MCP answer.
+            TimeoutError: no answer within ``timeout`` (the call was cancelled).
             Exception: an MCP error (``mcp.MCPError``) or a transport failure.
         """
         from mcp import MCPError
+        from pydantic import ValidationError
 
         client = self._ready()
         try:
-            return await client.call_tool(
-                tool, args, read_timeout_seconds=timeout, progress_callback=progress
+            return await self._within(
+                client.call_tool(tool, args, progress_callback=progress), timeout
             )
         except TimeoutError:
             raise
+        except McpCallFailed:
+            raise
+        except ValidationError as exc:  # a JSON-RPC answer whose result is not a tool result
+            first = str(exc).splitlines()
+            detail = " ".join(first[1:3]).strip() if len(first) > 1 else str(exc)
+            raise self._unanswered(f"its result does not follow MCP's schema: {detail}") from None
         except OSError as exc:
             raise self._lost(exc) from None
         except Exception as exc:
-            if self.config.kind != "stdio" and is_transport_error(exc):
+            if self.config.reconnects and is_transport_error(exc):
                 raise self._lost(exc) from None
             if not isinstance(exc, MCPError):
                 raise
+            if exc.code == UNREADABLE_ANSWER and exc.data == UNREADABLE_MARK:
+                raise self._unanswered(exc.message) from None
             await asyncio.sleep(0)  # let the transport's end reach ``_gone`` first
             if self._gone.is_set() or "Connection closed" in str(exc):
                 self._gone.set()
@@ -378,11 +441,42 @@ class ServerConnection:
                 ) from None
             raise
 
+    async def _within(self, call: Any, timeout: float) -> Any:
+        """Await the SDK's ``call`` until its answer, the deadline, or a line of garbage from
+        the server; the SDK tells the server when it is cancelled (any way but its answer)."""
+        task = asyncio.ensure_future(call)
+        garbage: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._calls.add(garbage)
+        answered = False
+        try:
+            await asyncio.wait(
+                {task, garbage}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            answered = task.done()
+        finally:  # also on Esc (CancelledError here): the call is cancelled, the server told
+            self._calls.discard(garbage)
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if answered:
+            return task.result()
+        if garbage.done():
+            line = garbage.result()
+            raise self._unanswered(f"it wrote a line that is not an MCP message: {line}")
+        raise TimeoutError
+
+    def _unanswered(self, why: str) -> McpCallFailed:
+        return McpCallFailed(
+            f"The MCP server {self.name} sent an answer eddy cannot read ({why}). The call "
+            f"was ended; its log ({self._log_path() or 'none'}) may say more. The server may "
+            "have done part of the work."
+        )
+
     def _lost(self, exc: BaseException) -> McpUnavailable:
         """The connection broke during a call: end it (the lifetime reconnects an HTTP
         server with backoff; a stdio server is failed until /mcp reconnects it)."""
         self._gone.set()
-        again = "eddy reconnects it" if self.config.kind != "stdio" else "/mcp reconnects it"
+        again = "eddy reconnects it" if self.config.reconnects else "/mcp reconnects it"
         return McpUnavailable(
             f"The connection to the MCP server {self.name} was lost during the call "
             f"({describe(exc)}); {again}."

@@ -29,16 +29,20 @@ from agent.extension import Extension, PromptAddition
 from agent.mcp.adapter import McpTool
 from agent.mcp.client_side import ClientSide
 from agent.mcp.config import McpConfig, ServerConfig
-from agent.mcp.connection import McpUnavailable, ServerConnection, describe, tool_timeout
+from agent.mcp.connection import McpCallFailed, ServerConnection, describe, tool_timeout
 from agent.mcp.results import to_tool_result
 from tools.base import ToolResult
 
 if TYPE_CHECKING:
-    from agent.toolset import ToolSet
+    from agent.turn.toolset import ToolSet
     from tools.base import ToolContext
 
 T = TypeVar("T")
 PREFIX = "mcp__"
+SDK_SERVER_UNREACHABLE = (
+    "an Agent SDK's in-process server: only a program that drives eddy through the SDK "
+    "(eddy --input-format stream-json) can reach it"
+)
 NICE = 10
 """The MCP thread's (and its servers') nice value: below the UI's."""
 
@@ -53,6 +57,9 @@ class McpManager(Extension):
         wait_at_first_call: before the first model call, wait until every server finished
             starting (``-p``: a script expects the tools on its first request).
         roots: the session's folders (the servers' ``roots/list``; a change is announced).
+        background: run the servers (and the MCP thread) at a lower CPU priority, behind a
+            UI; False where the first request waits for them and nothing else is typed
+            (``-p``).
     """
 
     def __init__(
@@ -63,8 +70,10 @@ class McpManager(Extension):
         log_dir: Path | None = None,
         wait_at_first_call: bool = False,
         roots: Callable[[], tuple[Path, ...]] = tuple,
+        background: bool = True,
     ) -> None:
         self.config = config
+        self._background = background
         self.connections = {
             name: ServerConnection(c, self._changed, log_dir) for name, c in config.servers.items()
         }
@@ -79,7 +88,7 @@ class McpManager(Extension):
         self._tools: ToolSet | None = None
         self._emit_event: Callable[[ev.Event], None] | None = None
         self._session_loop: asyncio.AbstractEventLoop | None = None
-        self._pending_notices: list[str] = []
+        self._pending_notices: list[ev.Event] = []
         self._reported: dict[str, str] = {}
         self._lock = threading.Lock()
         self._told_started = False
@@ -95,7 +104,8 @@ class McpManager(Extension):
         ready = threading.Event()
 
         def run() -> None:
-            _lower_priority()
+            if self._background:
+                _lower_priority()
             loop = asyncio.new_event_loop()
             self._loop = loop
             ready.set()
@@ -139,7 +149,9 @@ class McpManager(Extension):
             return
         loop = self._ensure_loop()
         for conn in self.connections.values():
-            if self._approved(conn.config):
+            if conn.config.kind == "sdk" and conn.inproc is None:  # waits for connect_through
+                conn.state, conn.reason = "failed", SDK_SERVER_UNREACHABLE
+            elif self._approved(conn.config):
                 loop.call_soon_threadsafe(conn.start)
             else:
                 conn.state, conn.reason = "needs-approval", "a project server not approved yet"
@@ -149,6 +161,20 @@ class McpManager(Extension):
         conn = self.connections.get(name)
         if conn is not None:
             self._ensure_loop().call_soon_threadsafe(conn.start)
+
+    def connect_through(self, name: str, transport: Any) -> None:
+        """Connect server ``name`` (an Agent SDK's in-process server, ``"type": "sdk"``)
+        through ``transport`` (an ``mcp`` client transport the front end provides: the
+        SDK's control channel), starting it now."""
+        conn = self.connections[name]
+        conn.inproc = transport
+        conn.state, conn.reason = "connecting", ""
+        self.start_server(name)
+
+    async def stop_server(self, name: str) -> None:
+        """Stop server ``name``: its tools leave the offer at the next model call (an
+        Agent SDK's ``mcp_toggle``); ``start_server`` starts it again."""
+        await self._bridge(self.connections[name].stop())
 
     # -- the session's side ---------------------------------------------------------------
     name = "MCP"
@@ -165,8 +191,8 @@ class McpManager(Extension):
         self.client_side.session_loop = self._session_loop
         with self._lock:
             notices, self._pending_notices = self._pending_notices, []
-        for text in notices:
-            self._emit(text)
+        for event in notices:
+            self._emit(event)
         if self._wait_first:
             self._wait_first = False
             await self.wait_started()
@@ -279,6 +305,14 @@ class McpManager(Extension):
         """A server's resource (``ReadResourceResult``)."""
         return await self._bridge(self.connections[server].read_resource(uri))
 
+    def server_states(self) -> list[dict[str, str]]:
+        """Each server's name and state, as Claude Code's stream-json init line lists them
+        (``pending`` while it connects; ``connected``, ``failed``, ``needs-auth``, ...)."""
+        return [
+            {"name": name, "status": "pending" if c.state == "connecting" else c.state}
+            for name, c in self.connections.items()
+        ]
+
     def status(self) -> str:
         """For the status line: "" without servers, else e.g. "MCP 2/3" or "MCP 1 failed"."""
         if not self.connections:
@@ -317,8 +351,8 @@ class McpManager(Extension):
         self._session_loop = loop
         with self._lock:
             notices, self._pending_notices = self._pending_notices, []
-        for text in notices:
-            loop.call_soon(self._emit, text)
+        for event in notices:
+            loop.call_soon(self._emit, event)
 
     def _startup_done(self) -> None:
         """Once every server that may start finished starting: one line saying how it went."""
@@ -337,27 +371,37 @@ class McpManager(Extension):
         )
 
     def _changed(self, conn: ServerConnection) -> None:
-        """On the MCP loop: a server's state or lists changed; report failures once."""
+        """On the MCP loop: a server's state or lists changed; report failures once (a failed
+        server as an error, kind ``mcp``: ``eddy -p`` prints it on stderr, stream-json as a
+        system message; a server that needs a login as a notice)."""
         if conn.state in ("failed", "needs-auth"):
             text = f"MCP server {conn.name}: {conn.state}: {conn.reason}"
             if self._reported.get(conn.name) != text:
                 self._reported[conn.name] = text
-                self._notice(f"{text}. /mcp shows the servers and reconnects them.")
+                said = f"{text}. /mcp shows the servers and reconnects them."
+                if conn.state == "failed":
+                    self._tell(ev.Error(ev.NO_TURN, said, kind="mcp"))
+                else:
+                    self._notice(said)
         elif conn.state == "connected":
             self._reported.pop(conn.name, None)
         self._startup_done()
 
     def _notice(self, text: str) -> None:
+        self._tell(ev.Notice(ev.NO_TURN, text))
+
+    def _tell(self, event: ev.Event) -> None:
+        """Emit ``event`` on the session's loop (held until that loop is known)."""
         loop = self._session_loop
         if loop is None or loop.is_closed():
             with self._lock:
-                self._pending_notices.append(text)
+                self._pending_notices.append(event)
             return
-        loop.call_soon_threadsafe(self._emit, text)
+        loop.call_soon_threadsafe(self._emit, event)
 
-    def _emit(self, text: str) -> None:
+    def _emit(self, event: ev.Event) -> None:
         if self._emit_event is not None:
-            self._emit_event(ev.Notice(ev.NO_TURN, text))
+            self._emit_event(event)
 
 
 def _lower_priority() -> None:
@@ -385,7 +429,7 @@ async def _call(
     timeout = tool_timeout()
     try:
         result = await conn.call_tool(tool, args, timeout, progress)
-    except McpUnavailable as exc:
+    except McpCallFailed as exc:  # down, died, or answered with something unreadable
         return ToolResult(str(exc), is_error=True)
     except TimeoutError:
         return ToolResult(_timed_out(conn, timeout), is_error=True)

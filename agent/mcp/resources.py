@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from agent.mentions import MAX_BYTES, mentioned_paths
+from agent.prompt.mentions import MAX_BYTES, mentioned_paths
 
 if TYPE_CHECKING:
     from agent.mcp.manager import McpManager

@@ -54,6 +54,7 @@ def start_mcp(
         log_dir=project_data_dir(workspace) / "mcp-logs",
         wait_at_first_call=headless,
         roots=roots or (lambda: (workspace,)),
+        background=not headless,  # -p waits for them: nothing to keep responsive
     )
     manager.start()
     off = [

@@ -4,6 +4,13 @@ An import is ``@path`` at the start of a line or after whitespace (so ``me@examp
 none), outside code spans and fenced code blocks. The path is relative to the importing file;
 ``~/`` is the home directory. Imports nest at most :data:`MAX_DEPTH` hops. A missing file, a
 cycle or a too deep import is reported as a problem; nothing raises.
+
+A project's memory files (found in the project and the folders above it) import only what lies
+inside the project and its added directories (``roots``; a file in a folder above the project,
+which the repository cannot plant, also what lies below its own folder): an import reaching
+elsewhere (``@~/.ssh/id_rsa``, ``@../other/secret``, an absolute path, a symlink leading out)
+is left out and listed in ``Expander.external`` until the user approves it (the trust
+question). The user's own memory files (``~/.claude/CLAUDE.md``, eddy's) import what they like.
 """
 
 from __future__ import annotations
@@ -52,15 +59,44 @@ class Expander:
 
     problems: list[str] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
+    roots: tuple[Path, ...] | None = None
+    """Where a project file's imports may lead (real paths); None: anywhere (approved)."""
+    external: list[tuple[Path, Path]] = field(default_factory=list)
+    """(importer, real path) of each import left out because it reaches outside ``roots``."""
+    survey: bool = False
+    """Follow imports outside ``roots`` too, to list theirs (for the trust question: what is
+    read is not sent anywhere); they are still listed in ``external``."""
 
-    def read(self, path: Path) -> list[MemoryFile]:
-        """``path`` and, after it, what it imports (depth first), or [] if it was read."""
-        return list(self._read(path, None, ()))
+    def read(self, path: Path, *, users: bool = False) -> list[MemoryFile]:
+        """``path`` and, after it, what it imports (depth first), or [] if it was read.
+
+        Args:
+            path: a memory file.
+            users: it is the user's own (its imports are not limited to the project).
+        """
+        roots = None if users or self.roots is None else self.roots
+        real = Path(os.path.realpath(path))
+        if roots is not None and not _within(real, roots):
+            roots = (*roots, real.parent)  # a folder above the project: its own files too
+        return list(self._read(path, None, (), roots))
 
     def _read(
-        self, path: Path, parent: Path | None, chain: tuple[str, ...]
+        self,
+        path: Path,
+        parent: Path | None,
+        chain: tuple[str, ...],
+        roots: tuple[Path, ...] | None,
     ) -> Iterator[MemoryFile]:
         real = os.path.realpath(path)
+        if parent is not None and roots is not None and not _within(Path(real), roots):
+            if (parent, Path(real)) not in self.external:
+                self.external.append((parent, Path(real)))
+            if not self.survey:
+                self.problems.append(
+                    f"{parent}: the import of {path} reaches outside the project ({real}); it "
+                    "is not read until you approve it (eddy asks when a session starts)."
+                )
+                return
         if real in chain:
             self.problems.append(f"{parent}: the import of {path} is a cycle; skipped.")
             return
@@ -89,7 +125,11 @@ class Expander:
                 continue
             if resolved.is_dir():
                 continue  # "@src/" names a folder in prose, not a file to load
-            yield from self._read(resolved, path, (*chain, real))
+            yield from self._read(resolved, path, (*chain, real), roots)
+
+
+def _within(path: Path, roots: tuple[Path, ...]) -> bool:
+    return any(path == r or r in path.parents for r in roots)
 
 
 def resolve_import(target: str, importer: Path) -> Path:

@@ -4,7 +4,6 @@ path rules a successful call touches follow its result."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +11,6 @@ from agent.extension import Extension, ToolCall
 from agent.memory import Memory, read_memory
 
 if TYPE_CHECKING:
-    from agent.output_styles import OutputStyle
     from tools.base import ToolResult
 
 
@@ -22,37 +20,34 @@ class SessionMemory(Extension):
     Args:
         workspace: the session's workspace.
         eddy_user_dir: eddy's config directory (its own user memory).
-        build: ``(memory text, output style) -> system prompt`` (agent/prompt.py's
-            ``system_prompt`` with the session's other parts bound).
+        roots: where the project's memory may import from (the workspace and the added
+            directories); None: anywhere (the user approved its imports).
     """
 
+    name = "memory rules"
+
     def __init__(
-        self,
-        workspace: Path,
-        eddy_user_dir: Path | None,
-        build: Callable[[str, OutputStyle | None], str],
+        self, workspace: Path, eddy_user_dir: Path | None, roots: tuple[Path, ...] | None = None
     ) -> None:
         self.workspace = workspace
         self.eddy_user_dir = eddy_user_dir
-        self.build = build
-        self.memory: Memory = read_memory(workspace, eddy_user_dir)
+        self.roots = roots
+        self.memory: Memory = read_memory(workspace, eddy_user_dir, roots)
 
     @property
     def problems(self) -> list[str]:
         """What could not be read when the session started."""
         return self.memory.problems
 
-    def system(self, style: OutputStyle | None = None) -> str:
-        """The system prompt with the memory as it was last read, in ``style``."""
-        return self.build(self.memory.text(), style)
+    def text(self) -> str:
+        """The memory as the system prompt carries it, as it was last read."""
+        return self.memory.text()
 
-    def refresh(self, style: OutputStyle | None = None) -> str:
-        """Re-read every memory file (after a compaction, a style switch) and return the new
-        system prompt. Path rules are delivered again when their files are touched next."""
-        self.memory = read_memory(self.workspace, self.eddy_user_dir)
-        return self.system(style)
-
-    name = "memory rules"
+    def reread(self) -> str:
+        """Read every memory file again (after a compaction, a style switch); the new text.
+        Path rules are delivered again when their files are touched next."""
+        self.memory = read_memory(self.workspace, self.eddy_user_dir, self.roots)
+        return self.memory.text()
 
     def note_for(self, tool: str, args: dict[str, Any]) -> str:
         """The path rules a ``tool`` call with ``args`` loads (for the tool result), or ""."""

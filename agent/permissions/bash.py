@@ -18,16 +18,19 @@ read-only one.
 
 from __future__ import annotations
 
+import os
+
 from agent.permissions.bash_paths import BashPathChecks, Finding
 from agent.permissions.policy import Decision, Policy, Rule
 from agent.permissions.program_rule import program_rule
+from agent.shell import gitconfig
 from agent.shell import parser as shellparse
 from agent.shell import readonly as shell_readonly
 from agent.shell import unmodelled as shell_unmodelled
 from agent.shell import variables as shell_variables
 from agent.shell.parser import Command, Script
 from agent.shell.paths import Directories, lists_inside, loop_argv
-from agent.shell.words import ShellParseError
+from agent.shell.words import ShellParseError, Word
 from tools.base import ToolContext
 
 __all__ = ["BashCheck", "Finding"]
@@ -89,6 +92,16 @@ class BashCheck(BashPathChecks):
     def script(self, script: Script) -> None:
         """Check every command of a parsed command line, following its ``cd``."""
         self.assigned = shell_variables.assigned_names(script.commands)
+        unsure = shell_variables.numeric_names(script.arith_names, script.commands, os.environ)
+        if unsure is not None:
+            self.part = f"${unsure}"
+            self.add(
+                "ask",
+                f"bash evaluates the value of {unsure} as arithmetic, and eddy cannot tell it "
+                "holds a number (a value such as a[$(cmd)] would run cmd).",
+                changes=True,
+                strict=bool(self.deny_rules),
+            )
         self.dirs = Directories(str(self.ctx.shell.cwd or self.ctx.workspace))
         if script.loops and any(c.program in _CD for c in script.commands):
             self.dirs.unknown()  # a cd inside a loop moves later iterations: paths are unknown
@@ -113,7 +126,7 @@ class BashCheck(BashPathChecks):
             )
         strict = next((f for f in found if f.strict), None)
         if strict is not None:
-            return Decision("ask", strict.reason, None, by=strict.by)
+            return Decision("ask", strict.reason, None, strict.warning, by=strict.by)
         if policy.mode == "bypassPermissions":
             return Decision("allow")
         asks = [f for f in found if f.verdict == "ask"]
@@ -125,6 +138,34 @@ class BashCheck(BashPathChecks):
         first = asks[0]
         rule = (first.rule or verbatim) if first.overridable else None
         return Decision("ask", first.reason, rule, by=first.by)
+
+    def git_config_only(self) -> bool:
+        """Whether the command's only changes are git's harmless writes of its configuration
+        (``git remote add``, ``git config user.name``): the sandbox may let git write it."""
+        changing = [f for f in self.findings if f.changes]
+        return bool(changing) and all(f.git_config for f in changing)
+
+    def git_config(self, argv: tuple[Word, ...], text: str) -> bool | None:
+        """A git command that writes git's configuration: True when every key it sets is
+        harmless; None when it is no such command. A key that makes git run a program
+        (``core.fsmonitor``, ``alias.x = !sh``, filters, ...) asks, whatever the rules and the
+        mode (an added finding; False)."""
+        writes = gitconfig.config_writes(argv)
+        if writes is None:
+            return None
+        danger = next((d for w in writes if (d := w.danger()) is not None), None)
+        if danger is None:
+            return True
+        text_warning = f"git's configuration is protected where it runs programs: {danger}."
+        self.add(
+            "ask",
+            f"`{text}` changes git's configuration: {danger}.",
+            changes=True,
+            strict=True,
+            overridable=False,
+            warning=text_warning,
+        )
+        return False
 
     # -- one simple command ---------------------------------------------------------------
     def command(self, cmd: Command, cwds: list[str] | None) -> None:
@@ -178,6 +219,8 @@ class BashCheck(BashPathChecks):
                 if argv[0].value in _CD:
                     self.dirs.unknown()
                 return
+        if any(self.history(layer, cwds, text) for layer in cmd.layers or (argv,)):
+            return
         readonly = None
         checked, originals = loop_argv(argv, cmd.loop_vars, self.assigned, cwds)
         if checked is not None and all(
@@ -206,6 +249,9 @@ class BashCheck(BashPathChecks):
                         overridable=False,
                         by=rule,
                     )
+        config_write = self.git_config(argv, text)
+        if config_write is False:
+            return
         # a rule naming the command allows it wherever it reaches; bare Bash only inside
         naming = next(
             (r for r in self.allow_rules if r.match_argv(argv, open_args=cmd.open_args) == "yes"),
@@ -223,6 +269,8 @@ class BashCheck(BashPathChecks):
                 self.read(originals.get(id(word), word), cwds, text, named, suggestion)
             return
         if named or self.bare_allow:
-            self.add("allow", changes=True, by=naming or self.bare_rule)
+            self.add(
+                "allow", changes=True, by=naming or self.bare_rule, git_config=bool(config_write)
+            )
         elif not self.file_command(cmd, cwds, text):
             self.add("ask", f"`{text}` needs permission.", suggestion, changes=True)

@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.permissions.paths import path_rule
+from agent.permissions.places import protected_reason
 from agent.permissions.policy import Policy, Rule, Verdict
-from agent.shell.fileops import file_command, protected_name
+from agent.shell.fileops import file_command
 from agent.shell.parser import Command
 from agent.shell.paths import Directories, cd_targets, loop_words, word_paths
+from agent.shell.readonly_git import history_content
 from agent.shell.words import Redirect, Word
 from tools.base import ResolvedPath, ToolContext
 
@@ -45,6 +47,10 @@ class Finding:
     """The part of the command line it is about."""
     by: Rule | None = None
     """The permission rule behind it, if one (``/permissions why``)."""
+    warning: str = ""
+    """For a strict ask no rule can settle: why, shown in the question."""
+    git_config: bool = False
+    """An allowed part whose only change is git's own harmless write of its configuration."""
 
 
 class BashPathChecks:
@@ -86,15 +92,46 @@ class BashPathChecks:
                     return False
                 if rp.path == ws or rp.path in ws.parents or (op.removes and rp.path == ws):
                     return False  # never the workspace itself or a directory above it
-                try:
-                    relative = rp.path.relative_to(ws)
-                except ValueError:
+                if ws not in rp.path.parents:
                     return False  # inside an added directory: ask
-                if protected_name(relative):
+                if protected_reason(rp.path, self.policy.places) is not None:
                     return False
         for word, _paths in checked[len(op.writes) :]:
             self.read(word, cwds, text, False, None)
         self.add("allow", changes=True)
+        return True
+
+    def history(self, argv: tuple[Word, ...], cwds: list[str] | None, text: str) -> bool:
+        """While a Read deny rule exists, a git command that can print a denied file's content
+        from history, the index or the tree (``git show HEAD:secret``, ``git log -p``, ``git
+        diff``, ``git grep``, ...) asks, unless its output is limited to files no rule denies.
+        The sandbox masks denied files on disk, not git's objects. True when it asked."""
+        rules = self.policy.read_rules()
+        if not rules:
+            return False
+        bounds = history_content(argv)
+        if bounds is None:
+            return False
+        why = None
+        if not bounds:
+            why = "it can print any file's content from git's history"
+        for word in bounds:
+            paths = self.targets(word, cwds)
+            if paths is None or any(
+                os.path.isdir(rp.path)
+                or self.policy.read_denied("Read", rp.path, self.ctx.workspace)
+                for rp in paths
+            ):
+                why = f"it can print the content of {word.text} from git's history"
+                break
+        if why is None:
+            return False
+        self.add(
+            "ask",
+            f"`{text}` may show a file a Read deny rule protects: {why}.",
+            strict=self.policy.mode == "bypassPermissions",
+            warning=f"A Read deny rule exists, and {why}; the sandbox cannot hide git's history.",
+        )
         return True
 
     def targets(self, word: Word, cwds: list[str] | None) -> list[ResolvedPath] | None:
@@ -210,7 +247,7 @@ class BashPathChecks:
         for rp in paths:  # one per directory the shell may be in
             if self._ruled_out("Write", "writes", rp.path, text, changes=True):
                 return
-            protected = rp.inside and _protected(rp.path, self.ctx.workspace)
+            protected = protected_reason(rp.path, self.policy.places) is not None
             named = any(
                 r.specifier is not None
                 and r.applies_to("Write")
@@ -260,10 +297,3 @@ class BashPathChecks:
                     path_rule("Read", rp.path, self.ctx.workspace, directory=True),
                 )
         self.dirs.moved([str(rp.path) for rp in paths], subshell=self.cmd.subshell)
-
-
-def _protected(path: Path, workspace: Path) -> bool:
-    try:
-        return protected_name(path.relative_to(workspace))
-    except ValueError:
-        return False

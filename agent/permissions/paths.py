@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,9 @@ def _home() -> Path:
     return Path(os.path.realpath(os.path.expanduser("~")))
 
 
-def _compile_path(spec: str, workspace: Path) -> tuple[Path, str, Any]:
+def compile_spec(spec: str, workspace: Path) -> tuple[Path, str, Any]:
+    """A path specifier as (base directory, gitignore pattern relative to it, matcher or None
+    when the pattern is "" = all of base): what :func:`spec_matches_path` matches with."""
     return _compile(spec, workspace, _home())
 
 
@@ -68,7 +69,7 @@ def spec_matches_path(spec: str, path: Path, workspace: Path, *, broad: bool = F
     single = spec.startswith("/") and not spec.startswith("//")
     if broad and single and spec_matches_path("/" + spec, path, workspace):
         return True
-    base, pat, matcher = _compile_path(spec, workspace)
+    base, pat, matcher = compile_spec(spec, workspace)
     if path == base:
         return pat == "" or pat.rstrip("/") in ("/**", "**")
     if base not in path.parents:
@@ -103,100 +104,3 @@ def path_rule(tool: str, path: Path, workspace: Path, *, directory: bool = False
                 return f"{tool}({prefix or './'}{name})"
             return f"{tool}({prefix}{_escape(rel)}/**)"
     return f"{tool}(/{_escape(path.as_posix())})"  # pragma: no cover - every path is under /
-
-
-_GIT_REASON = "git runs programs this file names (hooks, core.fsmonitor, aliases, filters)"
-_SETTINGS_REASON = "it holds eddy's or Claude Code's settings (permission rules, hooks, servers)"
-_RC_REASON = "a shell runs this file when it starts"
-_PROTECTED_NAMES = {
-    ".gitmodules": "git clones and runs commands from the submodules it names",
-    ".mcp.json": "it configures MCP servers, programs eddy and Claude Code start",
-    ".envrc": "direnv runs this file when a shell enters the directory",
-    **dict.fromkeys(
-        (
-            ".bashrc",
-            ".bash_profile",
-            ".bash_login",
-            ".bash_logout",
-            ".profile",
-            ".zshrc",
-            ".zshenv",
-            ".zprofile",
-            ".zlogin",
-            ".zlogout",
-            ".cshrc",
-            ".tcshrc",
-            ".kshrc",
-            ".inputrc",
-        ),
-        _RC_REASON,
-    ),
-}
-PROTECTED_IN_WORKSPACE = (
-    ".git/config",
-    ".git/hooks",
-    ".gitmodules",
-    ".eddy",
-    ".claude",
-    ".mcp.json",
-)
-"""Workspace paths the sandbox keeps read-only when they exist (see agent.sandbox.bwrap)."""
-
-
-def protected_reason(path: Path, hook_scripts: tuple[Path, ...] = ()) -> str | None:
-    """Why writing ``path`` (a real path) always asks, or None if it is an ordinary file.
-
-    Protected: git's configuration and hooks (``.git/config``, ``.git/hooks/*``,
-    ``.gitmodules``), eddy's and Claude Code's settings (``.eddy/**``, ``.claude/settings*.json``,
-    ``.mcp.json``, eddy's config directory), shell start-up files (``.bashrc``, ``.zshrc``,
-    ``.profile``, ...), and ``hook_scripts``, the scripts configured hooks run (see
-    :func:`hook_script_paths`).
-    """
-    parts = path.parts
-    name = path.name
-    for i, part in enumerate(parts[:-1]):
-        if part == ".git" and (parts[i + 1] == "config" and i + 2 == len(parts)):
-            return _GIT_REASON
-        if part == ".git" and parts[i + 1] == "hooks":
-            return _GIT_REASON
-        if part == ".eddy":
-            return _SETTINGS_REASON
-        if part == ".claude" and i + 2 == len(parts) and fnmatchcase(name, "settings*.json"):
-            return _SETTINGS_REASON
-    if name in _PROTECTED_NAMES:
-        return _PROTECTED_NAMES[name]
-    if len(parts) >= 3 and parts[-3:] == (".config", "fish", "config.fish"):
-        return _RC_REASON
-    from agent.paths import config_dir
-
-    eddy_config = Path(os.path.realpath(config_dir()))
-    if path == eddy_config or eddy_config in path.parents:
-        return _SETTINGS_REASON
-    if path in hook_scripts:
-        return "a configured hook runs this script"
-    return None
-
-
-def hook_script_paths(commands: list[str], cwd: Path) -> tuple[Path, ...]:
-    """The real paths of the scripts that hook commands run (their first word, and a script
-    given to an interpreter: ``bash .eddy/hooks/check.sh``, ``python3 tools/lint.py``).
-
-    Args:
-        commands: the hooks' command lines.
-        cwd: the directory relative paths are taken from (the workspace).
-    """
-    import shlex
-
-    out: list[Path] = []
-    for command in commands:
-        try:
-            words = shlex.split(command)
-        except ValueError:
-            continue
-        for word in words[:2]:
-            if word.startswith("-") or ("/" not in word and not os.path.exists(cwd / word)):
-                continue
-            path = Path(os.path.realpath(cwd / os.path.expanduser(word)))
-            if path.is_file() and path not in out:
-                out.append(path)
-    return tuple(out)

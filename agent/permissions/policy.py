@@ -1,6 +1,6 @@
 """Pure permission policy: mode and rules -> allow / ask / deny.
 
-This is the gate g(name, input) of LOOP-MODEL.md before a user is involved: ``decide`` does no
+This is the gate g(name, input) of docs/loop.md before a user is involved: ``decide`` does no
 I/O beyond resolving paths (``ctx.resolve``, the real path behind ``..`` and symlinks, and the
 expansion of a shell glob), so it is tested table-driven.
 
@@ -16,8 +16,9 @@ Modes:
     plan: nothing that changes state runs; such a call is refused with a message saying eddy
         is in plan mode (``plan_mode_note`` is the reminder for the model). Reads and
         read-only commands run as in default; a rule cannot make a change run in plan mode.
-    bypassPermissions: everything runs, except what deny rules forbid. A shell command eddy
-        cannot analyse still asks when Bash deny rules exist (they could not be checked).
+    bypassPermissions: everything runs, except what deny rules forbid and writes to the places
+        that configure eddy (they ask). A shell command eddy cannot analyse still asks when
+        Bash deny rules exist (they could not be checked).
     dontAsk: as default, but whatever would ask is refused (an is_error result saying so):
         only what the mode and the allow rules permit runs. Shift+Tab leaves it for default.
 
@@ -27,9 +28,10 @@ mode) and what they name are :mod:`agent.permissions.rule`.
 A tool allowed by bare name (``Edit``, ``--allowed-tools Write``) is allowed inside the
 workspace and the added directories only; a path outside asks unless a rule names it.
 
-Protected files (``permission_paths.protected_reason``: git's config and hooks, eddy's and
-Claude Code's settings, shell start-up files, hook scripts) always ask before an edit, in every
-mode but bypassPermissions, whatever the allow rules say; the question says why.
+The places that configure or extend eddy (:mod:`agent.permissions.places`: ``.eddy/``,
+``.claude/``, ``.mcp.json``, memory files, ``.git/``, shell start-up files, the session's hook
+scripts and memory imports) always ask before an edit, in every mode (bypassPermissions too;
+plan mode refuses), whatever the allow rules say; the question says why.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from agent.permissions.paths import path_rule, protected_reason
+from agent.permissions.paths import path_rule
+from agent.permissions.places import SessionPlaces, protected_reason
 from agent.permissions.rule import EDIT_TOOLS, READ_TOOLS, Match, Rule
 from tools.base import ResolvedPath, Tool, ToolContext, ToolError
 from tools.web_http import url_host
@@ -67,6 +70,15 @@ HARMLESS_TOOLS = frozenset(
 )
 """Tools that change nothing outside the session: they never ask, even in plan mode."""
 _DIRECTORY_TOOLS = frozenset({"Glob", "Grep", "LS"})
+
+
+def call_paths(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> list[ResolvedPath]:
+    """The paths a call would touch, resolved now ([] when its input is invalid: the tool
+    reports that when it runs)."""
+    try:
+        return list(tool.paths(args, ctx))
+    except (ToolError, KeyError, TypeError, ValueError):
+        return []
 
 
 def cycle_mode(mode: Mode) -> Mode:
@@ -114,6 +126,9 @@ class Decision:
     """For an allowed Bash command: it was allowed only because eddy judged it read-only."""
     by: Rule | None = None
     """The rule that made the decision, if one did (``/permissions why`` names it)."""
+    git_config: bool = False
+    """For an allowed Bash command: its only changes are git's own harmless writes to the
+    repository's configuration (``git remote add``), so the sandbox lets git write it."""
 
 
 @dataclass
@@ -125,14 +140,15 @@ class Policy:
         allow: rules that run without asking (a bare tool name: inside the workspace only).
         deny: rules that never run, in every mode.
         ask: rules that always ask (beat allow rules and modes, not bypassPermissions).
-        hook_scripts: the scripts configured hooks run: protected like settings files.
+        places: the session's own protected places (hook scripts, memory imports, ...), on
+            top of :mod:`agent.permissions.places`' list.
     """
 
     mode: Mode = "default"
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
     ask: list[Rule] = field(default_factory=list)
-    hook_scripts: tuple[Path, ...] = ()
+    places: SessionPlaces = field(default_factory=SessionPlaces)
 
     def read_rules(self) -> list[Rule]:
         """The deny rules that forbid reading paths (``Read(...)``, ``Grep(...)``, ...)."""
@@ -160,22 +176,41 @@ class Policy:
         decision = self.check(tool, args, ctx)
         return decision.rule if decision.verdict == "ask" else None
 
-    def check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
-        """The full decision for one call (in dontAsk mode an ask is a refusal)."""
-        decision = self._check(tool, args, ctx)
+    def check(
+        self,
+        tool: Tool,
+        args: dict[str, Any],
+        ctx: ToolContext,
+        paths: list[ResolvedPath] | None = None,
+    ) -> Decision:
+        """The full decision for one call (in dontAsk mode an ask is a refusal).
+
+        Args:
+            tool, args, ctx: the call.
+            paths: the call's paths, resolved once by the caller (the gate), so that what
+                is judged is what the tool is then held to; None: resolved here.
+        """
+        decision = self._check(tool, args, ctx, paths)
         if self.mode == "dontAsk" and decision.verdict == "ask":
             return replace(decision, verdict="deny", reason=dont_ask_refusal(tool.name, decision))
         return decision
 
-    def _check(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
+    def _check(
+        self,
+        tool: Tool,
+        args: dict[str, Any],
+        ctx: ToolContext,
+        paths: list[ResolvedPath] | None = None,
+    ) -> Decision:
         if tool.name == "Bash":
             from agent.permissions.bash import BashCheck  # it imports this module
             from agent.permissions.protected import protected_argument, protected_redirect
 
             check = BashCheck(self, ctx)
-            decision = check.run(str(args.get("command", "")))
-            if decision.verdict != "deny" and self.mode != "bypassPermissions":
-                protected = protected_redirect(str(args.get("command", "")), ctx, self.hook_scripts)
+            command = str(args.get("command", ""))
+            decision = check.run(command)
+            if decision.verdict != "deny":
+                protected = protected_redirect(command, ctx, self.places)
                 if protected is not None:
                     return protected
             if (
@@ -186,16 +221,14 @@ class Policy:
             ):
                 # nothing but read-only parts: the gate runs it in the read-only sandbox
                 decision = replace(decision, read_only=True)
-            if (
-                decision.verdict == "allow"
-                and not decision.read_only
-                and self.mode != "bypassPermissions"
-            ):
-                named = protected_argument(str(args.get("command", "")), ctx, self.hook_scripts)
+            if decision.verdict == "allow" and not decision.read_only:
+                named = protected_argument(command, ctx, self.places)
                 if named is not None:
                     return named
+                if check.git_config_only():
+                    decision = replace(decision, git_config=True)
             return decision
-        return self._check_tool(tool, args, ctx)
+        return self._check_tool(tool, args, ctx, paths)
 
     def _hits(
         self,
@@ -216,6 +249,19 @@ class Policy:
             return True
         return any(rule.matches_path(p.path, ctx.workspace, broad=True) for p in paths)
 
+    def _asks_first(self, tool: Tool, name: str, args: dict[str, Any]) -> Decision | None:
+        """A call its tool says asks the first time (a project's skill), unless an allow rule
+        names it (``Skill(name)``, or the bare tool)."""
+        asks_first = getattr(tool, "asks_first", None)
+        why = asks_first(args) if callable(asks_first) else None
+        if not why:
+            return None
+        for rule in self.allow:
+            if rule.allows(name) and (rule.specifier is None or rule.matches_args(name, args)):
+                return None
+        skill = str(args.get("skill", "")).strip().lstrip("/")
+        return Decision("ask", why, f"{name}({skill})" if skill else name)
+
     def _web_fetch(self, args: dict[str, Any]) -> Decision:
         """WebFetch reads the network, not files: it runs when an allow rule names the URL's
         domain (or the bare tool), else it asks, offering that domain's rule."""
@@ -228,25 +274,31 @@ class Policy:
             return Decision("allow")  # not a URL: the tool says so, fetching nothing
         return Decision("ask", f"WebFetch of {host} needs permission.", f"WebFetch(domain:{host})")
 
-    def _check_tool(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Decision:
+    def _check_tool(
+        self,
+        tool: Tool,
+        args: dict[str, Any],
+        ctx: ToolContext,
+        given: list[ResolvedPath] | None = None,
+    ) -> Decision:
         name = tool.name
-        try:
-            paths = list(tool.paths(args, ctx))
-        except (ToolError, KeyError, TypeError, ValueError):
-            paths = []  # the input is invalid: the tool reports that when it runs
+        paths = given if given is not None else call_paths(tool, args, ctx)
         for rule in self.deny:
             if self._hits(rule, name, args, paths, ctx, deny=True):
                 return Decision("deny", f"{name} is denied by the permission rule {rule}.", by=rule)
-        if self.mode == "bypassPermissions":
-            return Decision("allow")
         if self.mode == "plan" and not tool.read_only and name not in HARMLESS_TOOLS:
             return Decision("deny", _plan_refusal(name))
         if name in EDIT_TOOLS:
             for p in paths:
-                why = protected_reason(p.path, self.hook_scripts)
+                why = protected_reason(p.path, self.places)
                 if why is not None:
                     text = f"{p.path.name} is a protected file: {why}."
                     return Decision("ask", f"{name} of {p.path} always asks: {text}", None, text)
+        if self.mode == "bypassPermissions":
+            return Decision("allow")
+        first = self._asks_first(tool, name, args)
+        if first is not None:
+            return first
         for rule in self.ask:
             if self._hits(rule, name, args, paths, ctx):
                 return Decision("ask", f"The permission rule {rule} asks before {name}.", by=rule)

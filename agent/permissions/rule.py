@@ -193,7 +193,11 @@ class Rule:
         return spec_matches_path(self.specifier, path, workspace, broad=broad)
 
     def matches_args(self, name: str, args: dict[str, Any]) -> bool:
-        """Specifiers that are neither commands nor paths: ``domain:`` for a url argument."""
+        """Specifiers that are neither commands nor paths: ``domain:`` for a url argument,
+        a skill's name for ``Skill(name)``."""
+        if self.specifier is not None and name == "Skill" and self.applies_to("Skill"):
+            wanted = str(args.get("skill", "")).strip().lstrip("/")
+            return self.specifier.strip().lstrip("/") == wanted
         if self.specifier is None or not self.specifier.startswith("domain:"):
             return False
         # both sides in the one spelling the fetch uses (tools/web_http.py canonical_host)

@@ -8,12 +8,18 @@ grant, as the project's own hooks and servers are:
 * its hooks are ``hooks`` grants: they take effect only when the trust layer approves the
   project's hooks (:func:`agent.plugins.parts.hook_sources` asks ``approved("hooks")``);
 * its MCP servers are ``mcp`` grants: they start only after the per-server approval that
-  ``.mcp.json``'s servers get (their scope is ``project``: agent/mcp/approval.py).
+  ``.mcp.json``'s servers get (their scope is ``project``: agent/mcp/approval.py);
+* its skills and commands with ``allowed-tools`` are ``skills`` grants: those tools are
+  granted only when the project's skills are approved (agent/prompt/skills.py,
+  agent/prompt/commands.py), and its skills ask before their first run as the project's own.
 
-The trust layer (agent/settings/trust.py) lists :func:`plugin_grants` with the project's
-other grants, and hands its verdict on a kind to ``open_session`` through
-``agent.plugins.parts.hook_sources(..., approved)``. A plugin the user switched on in their
-own settings, or loaded with ``--plugin-dir``, is theirs and grants nothing of the project's.
+The trust layer lists :func:`plugin_grants` with the project's other grants
+(agent/settings/grants.py ``collect_grants``): the question shows them, the user's yes per
+kind covers them, and a change of one asks again. ``open_session`` hands the verdict on a
+kind to ``agent.plugins.parts.hook_sources(..., approved)`` and the skills' loader. A plugin
+the user switched on in their own settings, or loaded with ``--plugin-dir``, is theirs and
+grants nothing of the project's. A plugin's agents grant nothing: their ``permissionMode``
+is not honoured (agent/subagents/definitions.py).
 """
 
 from __future__ import annotations
@@ -66,6 +72,34 @@ def grants_of(plugins: Iterable[Plugin]) -> list[PluginGrant]:
             out.append(
                 PluginGrant("mcp", source, f"MCP server {server_name(plugin, name)}: {what}")
             )
+        for what, tools in _tool_grants(plugin):
+            out.append(PluginGrant("skills", source, f"{what} may use {tools} without asking"))
+    return out
+
+
+def _tool_grants(plugin: Plugin) -> list[tuple[str, str]]:
+    """(``skill name`` or ``command /name``, its allowed tools) of a plugin's skills and
+    commands that have ``allowed-tools``."""
+    from agent.memory.frontmatter import read_front_matter
+
+    found: list[tuple[str, Path]] = []
+    for folder in plugin.skills:
+        single = folder / "SKILL.md"
+        skills = [single] if single.is_file() else sorted(folder.glob("*/SKILL.md"))
+        found += [(f"skill {plugin.name}:{f.parent.name}", f) for f in skills]
+    for place in plugin.commands:
+        if place.is_file():
+            found.append((f"command /{plugin.name}:{place.stem}", place))
+            continue
+        for f in sorted(place.rglob("*.md")) if place.is_dir() else []:
+            name = ":".join(f.relative_to(place).with_suffix("").parts)
+            found.append((f"command /{plugin.name}:{name}", f))
+    out = []
+    for what, path in found:
+        fm = read_front_matter(path, [], "")
+        tools = list(fm.items("allowed-tools")) if fm is not None else []
+        if tools:
+            out.append((what, ", ".join(tools)))
     return out
 
 

@@ -2,9 +2,9 @@
 agent/hooks/config.py ``load_hooks`` and MCP server entries for agent/mcp/config.py.
 
 The other components go to their loaders as the plugins themselves (the loaders take the
-plugins and read each one's folders): commands (frontend/custom_commands.py), skills
-(agent/skills.py), agents (agent/subagents/definitions.py), output styles
-(agent/output_styles.py).
+plugins and read each one's folders): commands (agent/prompt/commands.py), skills
+(agent/prompt/skills.py), agents (agent/subagents/definitions.py), output styles
+(agent/prompt/output_styles.py).
 
 Names are Claude Code's: a plugin's MCP server ``db`` is the server ``plugin_<plugin>_db``,
 so its tools are ``mcp__plugin_<plugin>_db__<tool>`` (the names its hooks' matchers and the

@@ -2,19 +2,7 @@
 
 :class:`Sandbox` decides per call (from the gate's grant) whether a command runs inside and
 under which profile; :mod:`.detect` probes once whether a sandbox works here; :mod:`.config`
-reads the ``sandbox`` settings; :mod:`.bwrap` and :mod:`.seatbelt` build the command lines.
+reads the ``sandbox`` settings; :mod:`.bwrap` and :mod:`.seatbelt` build the command lines;
+:mod:`.watch` keeps the places that configure eddy that do not exist yet; :mod:`.masks` finds
+what Read deny rules name, to mask it.
 """
-
-from agent.sandbox.config import SandboxSettings, parse_sandbox_settings
-from agent.sandbox.detect import BWRAP_ENV, INSTALL_HINT, Availability, availability
-from agent.sandbox.runner import Sandbox
-
-__all__ = [
-    "BWRAP_ENV",
-    "INSTALL_HINT",
-    "Availability",
-    "Sandbox",
-    "SandboxSettings",
-    "availability",
-    "parse_sandbox_settings",
-]

@@ -6,11 +6,16 @@ command ends); the workspace roots are bound back writable (``workspace`` profil
 over a file). All namespaces are unshared (network too, unless allowed). ``--unshare-pid``
 makes bubblewrap's init PID 1 of the command's tree, so when eddy kills bwrap's process group
 on Esc or timeout the kernel kills every process inside, even ones that called ``setsid``.
-In the ``workspace`` profile the protected paths that exist (``.git/config``, ``.git/hooks``,
-``.gitmodules``, ``.eddy``, ``.claude``, ``.mcp.json``) are bound back read-only: a command
-allowed by a rule cannot plant a hook or a setting. ``--new-session`` keeps the command off
-any terminal (no TIOCSTI), ``--die-with-parent`` ends it if eddy dies, and ``--cap-drop ALL``
-with bubblewrap's ``no_new_privs`` leave it no privileges.
+In the ``workspace`` profile the places that configure eddy and exist
+(:data:`agent.permissions.places.SANDBOX_PLACES`: ``.eddy``, ``.claude``, ``.mcp.json``, memory
+files, ``.git/config``, ``.git/hooks``, submodules' and worktrees' configuration and hooks) are
+bound back read-only: a command allowed by a rule cannot plant a hook or a setting; the ones
+that do not exist yet are watched instead (:mod:`agent.sandbox.watch`: a bind would leave an
+empty mount point behind in the user's tree). With ``git_config`` (a command whose only change
+is git's own harmless write of its configuration, ``git remote add``) ``.git/config`` stays
+writable. Paths a Read deny rule covers are masked (``masked``). ``--new-session`` keeps the
+command off any terminal (no TIOCSTI), ``--die-with-parent`` ends it if eddy dies, and
+``--cap-drop ALL`` with bubblewrap's ``no_new_privs`` leave it no privileges.
 """
 
 from __future__ import annotations
@@ -26,14 +31,23 @@ def _contains(outer: Path, inner: Path) -> bool:
     return outer == inner or outer in inner.parents
 
 
-def _protected_inside(roots: tuple[Path, ...]) -> list[Path]:
-    """The existing protected paths of the roots (git config and hooks, settings files)."""
-    from agent.permissions.paths import PROTECTED_IN_WORKSPACE
+def protected_inside(roots: tuple[Path, ...], *, git_config: bool = False) -> list[Path]:
+    """The existing protected places of the roots (settings, memory, git config and hooks).
+
+    Args:
+        roots: the workspace roots.
+        git_config: leave the repositories' own ``.git/config`` out (git may write it).
+    """
+    from agent.permissions.places import SANDBOX_GIT_GLOBS, SANDBOX_PLACES
 
     out = []
     for root in roots:
-        for rel in PROTECTED_IN_WORKSPACE:
-            path = root / rel
+        candidates = [root / rel for rel in SANDBOX_PLACES]
+        for pattern in SANDBOX_GIT_GLOBS:
+            candidates += sorted(root.glob(pattern))
+        for path in candidates:
+            if git_config and path == root / ".git" / "config":
+                continue
             if os.path.lexists(path) and not os.path.islink(path):
                 out.append(path)
     return out
@@ -49,10 +63,14 @@ def bwrap_argv(
     writable_files: tuple[Path, ...],
     hidden: list[Path],
     network: bool,
+    masked: tuple[Path, ...] = (),
+    git_config: bool = False,
 ) -> list[str]:
     """The argv that runs ``argv`` under bubblewrap with ``profile``.
 
     A hidden path that contains a root is left visible (hiding it would hide the workspace).
+    ``masked`` (existing paths a Read deny rule covers) are covered like hidden ones, inside
+    the workspace too; ``git_config`` leaves ``.git/config`` writable.
     """
     out = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     # -try: an added directory that has gone away must not stop every command
@@ -60,16 +78,15 @@ def bwrap_argv(
     for root in roots:
         out += [bind, str(root), str(root)]
     if profile == "workspace":
-        for path in _protected_inside(roots):
+        for path in protected_inside(roots, git_config=git_config):
             out += ["--ro-bind", str(path), str(path)]
     for path in writable_files:
         out += ["--bind", str(path), str(path)]
-    for path in hidden:
-        if any(_contains(path, root) for root in roots):
-            continue
+    covered = [p for p in hidden if not any(_contains(p, root) for root in roots)]
+    for path in [*covered, *masked]:
         if os.path.isdir(path) and not os.path.islink(path):
             out += ["--tmpfs", str(path)]
-        else:
+        elif os.path.lexists(path):
             out += ["--ro-bind", "/dev/null", str(path)]
     out += ["--unshare-all", *(["--share-net"] if network else [])]
     out += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]

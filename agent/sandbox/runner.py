@@ -6,12 +6,15 @@ The gate tells the Bash tool why a call may run (its :data:`tools.base.Grant`), 
 - ``read_only`` (eddy judged the command read-only and asked no one): the whole filesystem
   read-only. With no sandbox there is no read-only auto-allow at all: the gate asks instead
   (:meth:`Sandbox.unavailable_reason`), and ``wrap`` refuses, should a call get here anyway.
-- ``rule`` (an allow rule, acceptEdits): the workspace roots writable, the rest read-only.
+- ``rule`` (an allow rule, acceptEdits): the workspace roots writable, the rest read-only,
+  the places that configure eddy read-only where they exist and watched where they do not
+  (:meth:`Sandbox.watch`). ``git_config``: the same, with ``.git/config`` writable.
   With no sandbox such a command runs as it would without one: the user wrote the rule.
 - ``user`` (the user said yes, typed ``!``, or chose bypassPermissions): outside the sandbox,
   unless ``allowUnsandboxedCommands`` is false (then as ``rule``).
 
-Network off and secrets hidden in both profiles; see :mod:`agent.sandbox.config`.
+Network off and secrets hidden in both profiles, and what Read deny rules name masked
+(:mod:`agent.sandbox.masks`); see :mod:`agent.sandbox.config`.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from agent.sandbox import detect
 from agent.sandbox.bwrap import Profile, bwrap_argv
 from agent.sandbox.config import SandboxSettings
 from agent.sandbox.hidden import hidden_paths
+from agent.sandbox.masks import DeniedPaths
 from agent.sandbox.seatbelt import seatbelt_argv, seatbelt_profile
+from agent.sandbox.watch import PlacesWatch
 from tools.base import Grant, ToolError
 
 if TYPE_CHECKING:
@@ -40,6 +45,31 @@ class Sandbox:
 
     def __init__(self, settings: SandboxSettings | None = None) -> None:
         self.settings = settings or SandboxSettings()
+        self._read_rules: tuple[Rule, ...] = ()
+        self._workspace: Path | None = None
+        self._denied = DeniedPaths()
+        self.approved: set[Path] = set()
+        """Protected paths eddy's tools wrote with the user's yes (a watch leaves them)."""
+
+    def mask_reads(self, rules: list[Rule], workspace: Path) -> None:
+        """Mask what these Read deny rules name in the commands that run from now on."""
+        self._read_rules, self._workspace = tuple(rules), workspace
+
+    def approve(self, paths: list[Path]) -> None:
+        """The user let eddy's tools write these protected paths (a watch leaves them)."""
+        self.approved.update(paths)
+
+    def watch(
+        self, grant: Grant | None, command: str, roots: tuple[Path, ...]
+    ) -> PlacesWatch | None:
+        """For a command that runs with a writable workspace inside the sandbox: the watch over
+        the places missing under ``roots`` now (see :class:`PlacesWatch`); else None."""
+        try:
+            if self.profile_for(grant, command) != "workspace":
+                return None
+        except ToolError:
+            return None
+        return PlacesWatch.start(roots, self.approved)
 
     def availability(self) -> detect.Availability:
         """What the (cached) probe found."""
@@ -109,13 +139,15 @@ class Sandbox:
             return argv
         found = self.availability()
         hidden = hidden_paths()
+        masked = self._denied.find(self._read_rules, self._workspace) if self._workspace else ()
         if found.backend == "seatbelt":
             text = seatbelt_profile(
                 profile=profile,
                 roots=roots,
                 writable_files=writable_files,
-                hidden=hidden,
+                hidden=[*hidden, *masked],
                 network=self.settings.network,
+                git_config=grant == "git_config",
             )
             return seatbelt_argv(found.binary, argv, text)
         return bwrap_argv(
@@ -127,4 +159,6 @@ class Sandbox:
             writable_files=writable_files,
             hidden=hidden,
             network=self.settings.network,
+            masked=masked,
+            git_config=grant == "git_config",
         )

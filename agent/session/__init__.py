@@ -3,31 +3,9 @@ corrections, the pending approvals and its own lifecycle (model, transcript, che
 
 - core.py: ``Session`` (submit ops, emit events) and the turn it runs.
 - config.py: ``SessionConfig``, how a session runs (built by the front door, agent/open.py).
-- gate.py: the gate of LOOP-MODEL.md made interactive: policy first, then the user.
-- operations.py: how ``Session.submit`` applies each operation (``ops.Rewind`` among them).
+- gate.py: the gate of docs/loop.md made interactive: policy first, then the user.
 - turns.py, command_prompt.py: a prompt's turn, a custom command's prompt.
 - conversation.py, dialogs.py, status.py: the history and the queue, AskUserQuestion and
   ExitPlanMode, the status snapshot.
 - budget.py, compaction.py, record.py: the spending cap, compaction, the transcript records.
 """
-
-from typing import TYPE_CHECKING
-
-from agent.lazy import exports
-
-if TYPE_CHECKING:
-    from agent.session.config import SessionConfig
-    from agent.session.core import Emit, Session
-    from agent.session.gate import PermissionGate
-
-__all__ = ["Emit", "PermissionGate", "Session", "SessionConfig"]
-
-__getattr__ = exports(
-    __name__,
-    {
-        "Session": "agent.session.core",
-        "Emit": "agent.session.core",
-        "SessionConfig": "agent.session.config",
-        "PermissionGate": "agent.session.gate",
-    },
-)

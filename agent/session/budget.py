@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent.loop import Limits, Turn
-from agent.pricing import Usage
+from agent.model.pricing import Usage
+from agent.turn.loop import Turn
+from agent.turn.outcome import Limits
 
 
 @dataclass

@@ -60,7 +60,7 @@ def parse_rules(texts: tuple[str, ...]) -> list[Rule]:
 async def _unless_interrupted(session: Session, work: Awaitable[T]) -> T:
     """Await ``work``; Esc cancels it and raises :class:`CommandAborted`."""
     job = asyncio.ensure_future(work)
-    stop = asyncio.ensure_future(session._interrupt.wait())
+    stop = asyncio.ensure_future(session.stop.event.wait())
     try:
         await asyncio.wait({job, stop}, return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -156,10 +156,8 @@ async def run_command_prompt(session: Session, op: ops.SubmitPrompt) -> None:
             session.emit(ev.Error(ev.NO_TURN, text, "command"))
             return
         if op.model:
-            _set_model(session, op.model)
-        from agent.session.turns import run_prompt  # turns imports nothing of this module
-
-        await run_prompt(session, text)
+            session.use_model(op.model)
+        await session.prompts.run(text)
     finally:
         for rule in rules:  # exactly the granted objects: rules added meanwhile stay
             for i, r in enumerate(policy.allow):
@@ -167,10 +165,4 @@ async def run_command_prompt(session: Session, op: ops.SubmitPrompt) -> None:
                     del policy.allow[i]
                     break
         if op.model and config.model == op.model:
-            _set_model(session, previous)
-
-
-def _set_model(session: Session, model: str) -> None:
-    session.config.model = session.spec.model = model
-    if hasattr(session.model, "name"):
-        session.model.name = model
+            session.use_model(previous)

@@ -1,5 +1,5 @@
 """Compaction as a session does it: automatically before a call that would nearly fill the
-window, or when asked (``/compact``). The summarising itself is in ``agent/compact.py``.
+window, or when asked (``/compact``). The summarising itself is in ``agent/turn/compact.py``.
 
 ``Compactor`` sits below the session: it rewrites the ``Conversation`` it is given (the one
 writer of the history) and refreshes the system prompt; it never touches the session itself.
@@ -11,17 +11,17 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent import events as ev
-from agent.compact import CompactionError, compact
 from agent.messages import Message
-from agent.model import Model, ModelRequest, estimate_tokens
-from agent.pricing import context_window
+from agent.model.pricing import context_window
+from agent.model.protocol import Model, ModelRequest, estimate_tokens
+from agent.turn.compact import CompactionError, compact
 
 if TYPE_CHECKING:
     from agent.extension import Extensions
-    from agent.loop import Turn
     from agent.session.config import SessionConfig
     from agent.session.conversation import Conversation, Write
-    from agent.toolset import ToolSet
+    from agent.turn.loop import Turn
+    from agent.turn.toolset import ToolSet
 
 
 def should_autocompact(

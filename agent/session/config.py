@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.hooks.config import HookConfig
-from agent.loop import Limits
 from agent.messages import Block, TextBlock
-from agent.output_styles import OutputStyle
 from agent.permissions.policy import Policy
 from agent.plugins.plugin import Plugin
-from agent.sandbox import SandboxSettings
+from agent.prompt.output_styles import OutputStyle
+from agent.sandbox.config import SandboxSettings
+from agent.turn.outcome import Limits
 
 
 @dataclass
@@ -39,6 +39,9 @@ class SessionConfig:
     policy: Policy = field(default_factory=Policy)
     headless: bool = False
     max_tokens: int = 32_000
+    thinking: dict[str, Any] | None = None
+    """The request's ``thinking`` parameter (``--max-thinking-tokens``, ``--thinking``); None:
+    the API's default."""
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     autocompact: float | None = 0.85
     """Compact automatically when the next call would pass this share of the window."""
@@ -49,10 +52,11 @@ class SessionConfig:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """The ``sandbox`` settings: the OS sandbox under Bash (see agent/sandbox)."""
     server_tools: list[dict[str, Any]] = field(default_factory=list)
-    """Tools the API runs itself (the web search, agent/web_search.py), sent after the
+    """Tools the API runs itself (the web search, agent/model/web_search.py), sent after the
     client tools in every request."""
     output_style: OutputStyle | None = None
-    """The output style (agent/output_styles.py) ``refresh_system`` builds with; None: Default."""
+    """The output style (agent/prompt/output_styles.py) ``refresh_system`` builds with; None:
+    Default."""
     hooks: HookConfig = field(default_factory=HookConfig)
     """The ``hooks`` of every settings file, merged (see agent/hooks)."""
     plugins: list[Plugin] = field(default_factory=list)
@@ -64,10 +68,10 @@ def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:
     it names, the plan-mode reminder."""
     blocks: tuple[Block, ...] = (TextBlock(text),)
     if "@" in text:
-        from agent.mentions import attachments
+        from agent.prompt.mentions import attachments
 
         blocks += tuple(TextBlock(a) for a in attachments(text, config.workspace))
-    from agent.prompt_images import image_attachments
+    from agent.prompt.images import image_attachments
 
     blocks += tuple(image_attachments(text, config.workspace))
     if config.policy.mode == "plan":

@@ -12,13 +12,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
-from agent.context import estimate_context
 from agent.messages import Block, Message
+from agent.session.context import estimate_context
 
 if TYPE_CHECKING:
-    from agent.model import ModelRequest
+    from agent.model.protocol import ModelRequest
     from agent.store.transcript import Transcript
-    from agent.toolset import ToolSet
+    from agent.turn.toolset import ToolSet
 
 Write = Callable[[Callable[["Transcript"], Any]], None]
 

@@ -9,9 +9,9 @@ checkpoint store.
 from __future__ import annotations
 
 import asyncio
-import itertools
+import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, assert_never
 
 from agent import events as ev
 from agent import ops
@@ -24,22 +24,23 @@ from agent.checkpoints.rewind_list import (
 from agent.checkpoints.settle import CheckpointSettler
 from agent.extension import Extension, Extensions
 from agent.messages import Message, TextBlock
-from agent.model import Model, ModelRequest
-from agent.pricing import context_window
-from agent.sandbox import Sandbox
+from agent.model.pricing import context_window
+from agent.model.protocol import Model, ModelRequest
+from agent.sandbox.runner import Sandbox
 from agent.session.budget import Spend
+from agent.session.command_prompt import has_extras, run_command_prompt
 from agent.session.compaction import Compactor
 from agent.session.config import SessionConfig, prompt_blocks
 from agent.session.conversation import Conversation, CorrectionQueue
 from agent.session.dialogs import SessionDialogs
 from agent.session.gate import PermissionGate
-from agent.session.operations import apply_op, set_mode
 from agent.session.record import SessionRecorder
+from agent.session.shells import ShellRegistry
+from agent.session.side_model import side_query
 from agent.session.status import SessionStatus
-from agent.shells import ShellRegistry
-from agent.side_model import side_query
-from agent.toolrun import ToolRunner
-from agent.toolset import ToolSet
+from agent.session.turns import PromptRunner, StopSignal
+from agent.turn.runner import ToolRunner
+from agent.turn.toolset import ToolSet
 from tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -82,9 +83,9 @@ class Session:
         self._write = self.recorder.write
         """Write to the transcript; a failure is reported once and never stops the session."""
         self.corrections = CorrectionQueue(self._write, self.emit)
-        self._turn_ids = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
-        self._interrupt = asyncio.Event()
+        self.stop = StopSignal()
+        """Esc for the running work (a turn, a ``!command``, a custom command's snippets)."""
         self._closed = False
         self._side_tasks: set[asyncio.Task[None]] = set()
         self.extensions = Extensions(self.emit, lambda: self.runner.turn_id)
@@ -115,12 +116,14 @@ class Session:
             self.emit,
             lambda: self.runner.turn_id,
             lambda: config.policy.mode,
-            lambda mode: set_mode(self, mode),
+            self.set_mode,
         )
         """AskUserQuestion and ExitPlanMode ask through it; headless, nobody can answer."""
         self.ctx.dialogs = None if config.headless else self.dialogs
         system = [{"type": "text", "text": config.system}] if config.system else []
-        self.spec = ModelRequest(config.model, system=system, max_tokens=config.max_tokens)
+        self.spec = ModelRequest(
+            config.model, system=system, max_tokens=config.max_tokens, thinking=config.thinking
+        )
         """The stable request parts; each call sends them with the tool set's parameters and
         the history as its messages."""
         self.conversation = Conversation(self.spec, self.tools)
@@ -128,6 +131,23 @@ class Session:
             model, self.spec, self.tools, config, self.conversation, self._write, self.emit
         )
         self.compactor.extensions = self.extensions
+        self.prompts = PromptRunner(
+            config=config,
+            conversation=self.conversation,
+            corrections=self.corrections,
+            spend=self.spend,
+            model=model,
+            spec=self.spec,
+            runner=self.runner,
+            extensions=self.extensions,
+            compactor=self.compactor,
+            shells=self.shells,
+            stop=self.stop,
+            emit=self.emit,
+            add_prompt=self.add_prompt,
+            report_checkpoint_error=self.report_checkpoint_error,
+        )
+        """Runs each prompt's turn (agent/session/turns.py)."""
 
     def extension(self, kind: type[X]) -> X | None:
         """The registered extension of class ``kind`` (e.g. the MCP servers), or None."""
@@ -219,7 +239,159 @@ class Session:
     # -- operations ---------------------------------------------------------------------
     def submit(self, op: ops.Op) -> Any:
         """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
-        return apply_op(self, op)
+        match op:
+            case ops.SubmitPrompt() | ops.QueueCorrection():
+                # while a turn runs, anything typed is a correction for its next call
+                # (``@agent-<name> text``: for that running subagent)
+                if self.busy:
+                    host = self.ctx.subagents
+                    if host is None or not host.route_correction(op.text):
+                        self.corrections.add(op.text)
+                elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
+                    self._spawn(run_command_prompt(self, op))  # a custom command's prompt
+                elif op.text.strip():
+                    self._spawn(self.prompts.run(op.text))
+            case ops.TakeQueued():
+                return self.corrections.take_back(op.index)
+            case ops.Interrupt():
+                if self.busy:
+                    self.stop.set()
+            case ops.AnswerPermission():
+                self.gate.answer(op)
+            case ops.AnswerQuestions() | ops.AnswerPlan():
+                self.dialogs.answer(op)
+            case ops.SetLimits():
+                limits = self.config.limits
+                if op.max_turns is not None:
+                    limits.max_turns = op.max_turns if op.max_turns > 0 else None
+                if op.max_budget_usd is not None:
+                    limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
+            case ops.RunShell():
+                if self.busy:
+                    text = "Wait for the turn to finish (or Esc) to run !commands."
+                    self.emit(ev.Error(ev.NO_TURN, text, "shell"))
+                else:
+                    self._spawn(self._user_shell(op.command))
+            case ops.SetModel():
+                self.use_model(op.model)
+                self._write(lambda t: t.settings(model=op.model))
+                self.emit(ev.Notice(ev.NO_TURN, f"Model set to {op.model}."))
+            case ops.SetPermissionMode():
+                self.set_mode(op.mode)
+            case ops.Rename():
+                self._rename(op.title)
+            case ops.Rewind():
+                self._rewind(op)
+            case ops.Compact():
+                if self.busy:
+                    self.corrections.add(f"/compact {op.focus}".strip())
+                else:
+                    self._spawn(self.compactor.compact(op.focus))
+            case ops.SetOutputStyle():
+                self.emit(self._set_output_style(op.name))
+            case ops.SendToBackground():
+                if not self.shells.detach_foreground():
+                    self.emit(ev.Notice(ev.NO_TURN, "No command is running in the foreground."))
+            case ops.KillShell():
+                self._spawn_side(self._kill_shell(op.shell_id))
+            case ops.Shutdown():
+                if self._task is not None and self.busy:
+                    self._task.cancel()
+            case _:
+                assert_never(op)
+        return None
+
+    def _set_output_style(self, name: str) -> ev.Event:
+        """Switch to style ``name`` (``/output-style NAME``); what to tell the user. The system
+        prompt is rebuilt at once (the next call misses the prompt cache once)."""
+        from agent.prompt.output_styles import DEFAULT, load_styles
+
+        config = self.config
+        styles = load_styles(config.workspace, plugins=config.plugins)
+        style = styles.get(name.strip().lower())
+        if style is None:
+            known = ", ".join(s.name for s in styles.values())
+            return ev.Error(ev.NO_TURN, f"No output style {name!r}. Styles: {known}.", "style")
+        config.output_style = None if style.name == DEFAULT and style.path is None else style
+        if config.refresh_system is not None:
+            config.system = config.refresh_system()
+            self.spec.system = [{"type": "text", "text": config.system}]
+        return ev.Notice(ev.NO_TURN, f"Output style set to {style.name} for this session.")
+
+    def replace_model(self, model: Model) -> None:
+        """Call ``model`` instead of the session's model client from now on, for prompts and
+        compaction (a wrapper that times or taps the calls: headless ``duration_api_ms``)."""
+        self.model = self.prompts.model = self.compactor.model = model
+
+    def use_model(self, model: str) -> None:
+        """Call ``model`` from the next request on (``ops.SetModel`` also records it)."""
+        self.config.model = self.spec.model = model
+        if hasattr(self.model, "name"):
+            self.model.name = model
+
+    def set_mode(self, mode: str) -> None:
+        """Set the permission mode (``ops.SetPermissionMode``; ExitPlanMode through the dialogs)."""
+        from agent.permissions.policy import MODES
+
+        if mode not in MODES:
+            self.emit(ev.Error(ev.NO_TURN, f"Unknown permission mode {mode!r}.", "mode"))
+            return
+        self.config.policy.mode = mode  # type: ignore[assignment]
+        self._write(lambda t: t.settings(permission_mode=mode))
+        self.emit(ev.PermissionModeChanged(mode))
+
+    def _rename(self, title: str) -> None:
+        transcript = self.transcript
+        if transcript is None:
+            text = "This session is not saved, so it has no title to change."
+            self.emit(ev.Error(ev.NO_TURN, text, "rename"))
+            return
+        try:
+            transcript.rename(title)
+        except (OSError, ValueError) as exc:
+            self.emit(ev.Error(ev.NO_TURN, f"Could not rename the session: {exc}", "rename"))
+            return
+        self.title = title
+        self.emit(ev.SessionRenamed(title))
+
+    async def _user_shell(self, command: str) -> None:
+        from agent.session.user_shell import run_user_shell
+
+        block = await run_user_shell(self.runner.tools.get("Bash"), self.ctx, self.emit, command)
+        if block is not None:
+            self.conversation.add_user((block,))
+            self._write(lambda t: t.record_history(self.history))
+
+    async def _kill_shell(self, shell_id: str) -> None:
+        from tools.base import ToolError
+        from tools.task_stop import stop_task
+
+        try:  # a background shell or agent (/bashes kill, /tasks kill): TaskStop's path
+            text = await stop_task(shell_id, self.ctx)
+        except ToolError as exc:
+            self.emit(ev.Error(ev.NO_TURN, str(exc), "shell"))
+            return
+        self.emit(ev.Notice(ev.NO_TURN, text))
+
+    def _rewind(self, op: ops.Rewind) -> None:
+        """Code and/or conversation back to before a prompt; an Error explains a refusal."""
+        if self.busy:
+            text = "Stop the running turn (Esc) before rewinding."
+            self.emit(ev.Error(ev.NO_TURN, text, "rewind"))
+            return
+        try:
+            new, done = self.rewinder.apply(
+                op.number, op.mode, op.overwrite_conflicts, self.history
+            )
+        except RewindError as exc:
+            self.emit(ev.Error(ev.NO_TURN, str(exc), "rewind"))
+            return
+        if new is not None:
+            self.conversation.rewrite(new)
+            self._write(lambda t: t.record_history(self.history))
+            done = dataclasses.replace(done, context_tokens=self.context_tokens)
+        self.report_checkpoint_error(ev.NO_TURN)
+        self.emit(done)
 
     async def wait_idle(self) -> None:
         """Wait until no turn is running (including turns the queue starts)."""
@@ -231,7 +403,7 @@ class Session:
         checkpoint store. Safe to call twice; the front ends call nothing else.
 
         Args:
-            reason: SessionEnd's reason (agent.hooks.engine.END_REASONS).
+            reason: SessionEnd's reason: ``clear``, ``logout``, ``prompt_input_exit``, ``other``.
         """
         if self._closed:
             return
@@ -253,7 +425,7 @@ class Session:
         store = self.rewinder.store
         if store is not None:
             store.close()
-            self._report_checkpoint_error(ev.NO_TURN)
+            self.report_checkpoint_error(ev.NO_TURN)
 
     def _spawn_side(self, work: Any) -> None:
         """Run ``work`` beside any turn (it is not the turn: Esc does not stop it)."""
@@ -262,7 +434,7 @@ class Session:
         task.add_done_callback(self._side_tasks.discard)
 
     def _spawn(self, work: Any) -> None:
-        self._interrupt = asyncio.Event()
+        self.stop.renew()
         self._task = asyncio.get_running_loop().create_task(work)
 
     def emit(self, event: ev.Event) -> None:
@@ -312,12 +484,13 @@ class Session:
         self.ctx.before_shell = store.before_shell
         self.ctx.after_shell = store.after_shell
         settler = CheckpointSettler(
-            store, self._report_checkpoint_error, lambda: self.runner.turn_id
+            store, self.report_checkpoint_error, lambda: self.runner.turn_id
         )
         self.add_extension(settler)
         self.shells.attach_checkpoints(store)
+        store.prepare_in_background()  # the first snapshot while the first request is out
 
-    def _report_checkpoint_error(self, turn_id: int) -> None:
+    def report_checkpoint_error(self, turn_id: int) -> None:
         """A failed checkpoint save (disk full) reaches the user, once until it works again."""
         error = self.rewinder.new_save_error()
         if error is not None:

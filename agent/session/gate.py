@@ -1,4 +1,4 @@
-"""The gate of LOOP-MODEL.md made interactive: policy first, then the user.
+"""The gate of docs/loop.md made interactive: policy first, then the user.
 
 ``allow`` runs the call, ``deny`` refuses it with the policy's reason, and ``ask`` becomes a
 ``PermissionRequested`` event answered by ``ops.AnswerPermission`` (an asyncio Future keyed by
@@ -6,8 +6,9 @@ the request id). In headless mode nobody can answer, so ``ask`` is a refusal tha
 allow the tool.
 
 An allowed call carries its grant (:data:`tools.base.Grant`) to the tool: ``read_only`` when
-eddy allowed a Bash command only because it is read-only, ``rule`` for allow rules and modes,
-``user`` for a "yes" and for bypassPermissions. The Bash tool's sandbox profile follows from
+eddy allowed a Bash command only because it is read-only, ``rule`` for allow rules and modes
+(``git_config`` when its only change is git's harmless write of its configuration), ``user``
+for a "yes" and for bypassPermissions. The Bash tool's sandbox profile follows from
 it (:mod:`agent.sandbox`). Without a working sandbox a read-only command is not auto-allowed:
 it asks, and the session says once why.
 """
@@ -26,14 +27,18 @@ from agent import events as ev
 from agent import ops
 from agent.extension import Extensions, PermissionQuestion, ToolCall, ToolVerdict
 from agent.messages import ToolUseBlock
-from agent.permissions.policy import Decision, Policy, Rule
-from agent.preview import precheck, preview_diff
-from agent.toolrun import GateDecision
-from tools.base import Grant, Tool, ToolContext
+from agent.permissions.policy import EDIT_TOOLS, Decision, Policy, Rule, call_paths
+from agent.session.preview import precheck, preview_diff
+from agent.turn.runner import GateDecision
+from tools.base import Grant, ResolvedPath, Tool, ToolContext
 from tools.schema import validate
 
 if TYPE_CHECKING:
-    from agent.sandbox import Sandbox
+    from agent.sandbox.runner import Sandbox
+
+
+_JUDGED_KEPT = 256
+"""Calls whose judged paths are kept (a batch runs after its gate; older ones have run)."""
 
 
 def headless_refusal(use: ToolUseBlock, decision: Decision) -> str:
@@ -135,7 +140,8 @@ class PermissionGate:
         policy = self.policy
         if verdict.decision == "allow":  # allowed by name: deny and ask rules still apply
             policy = dataclasses.replace(policy, allow=[*policy.allow, Rule.parse(tool.name)])
-        decision = policy.check(tool, use.input, self.ctx)
+        paths = call_paths(tool, use.input, self.ctx)  # resolved once: judged, then held to
+        decision = policy.check(tool, use.input, self.ctx, paths)
         if verdict.decision == "ask" and decision.verdict == "allow":
             why = verdict.reason.strip() or f"An extension asks before this {use.name} call."
             decision = Decision("ask", why, None, why)
@@ -150,7 +156,7 @@ class PermissionGate:
         if decision.verdict == "allow":
             unsandboxed = self._unsandboxed(decision, use)
             if unsandboxed is None:
-                self._approve_outside(tool, use)
+                self._hold_to(use, tool, paths)
                 return GateDecision(True, grant=self._grant(decision))
             # no sandbox: "don't ask again" allows this one command line
             warning, offer = unsandboxed, f"Bash({str(use.input.get('command', '')).strip()})"
@@ -162,7 +168,7 @@ class PermissionGate:
             return GateDecision(False, problem, failed=True)
         if self.policy.mode == "dontAsk":  # the policy refused every other ask already
             return GateDecision(False, f"{use.name} was not run in dontAsk mode: {warning}")
-        answered = await self._ask_extensions(use, tool, warning, offer or decision.rule)
+        answered = await self._ask_extensions(use, tool, paths, warning, offer or decision.rule)
         if answered is not None:
             return answered
         if self.headless:
@@ -173,10 +179,15 @@ class PermissionGate:
                     "user.",
                 )
             return GateDecision(False, headless_refusal(use, decision))
-        return await self._ask(use, tool, warning, offer)
+        return await self._ask(use, tool, paths, warning, offer)
 
     async def _ask_extensions(
-        self, use: ToolUseBlock, tool: Tool, warning: str, suggestion: str | None
+        self,
+        use: ToolUseBlock,
+        tool: Tool,
+        paths: list[ResolvedPath],
+        warning: str,
+        suggestion: str | None,
     ) -> GateDecision | None:
         """An extension's answer in the user's place (an Agent SDK's ``can_use_tool``), or
         None when none answers."""
@@ -200,17 +211,20 @@ class PermissionGate:
                 text = f"The permission answer's new input for {use.name} is invalid: {problem}."
                 return GateDecision(False, text + " Nothing was run.", failed=True)
             use = dataclasses.replace(use, input=answer.updated_input)
+            paths = call_paths(tool, use.input, self.ctx)  # the input that runs
         for rule in answer.rules:
             try:
                 self.policy.allow.append(Rule.parse(rule))
             except ValueError:
                 continue
-        self._approve_outside(tool, use)
+        self._hold_to(use, tool, paths)
         return GateDecision(True, grant="user", updated_input=answer.updated_input)
 
     def _install_read_filter(self) -> None:
         """Let Glob and Grep leave out what read deny rules forbid (rules change: each call)."""
         policy = self.policy
+        if self.sandbox is not None:  # the sandbox masks what they cover, existing
+            self.sandbox.mask_reads(policy.read_rules(), self.ctx.workspace)
         if not policy.read_rules():
             self.ctx.read_denied = None
             return
@@ -223,6 +237,8 @@ class PermissionGate:
     def _grant(self, decision: Decision) -> Grant:
         if self.policy.mode == "bypassPermissions":
             return "user"
+        if decision.git_config:
+            return "git_config"
         return "read_only" if decision.read_only else "rule"
 
     def _unsandboxed(self, decision: Decision, use: ToolUseBlock) -> str | None:
@@ -254,15 +270,26 @@ class PermissionGate:
                 text = saved.message
             self._emit(ev.Notice(self._turn_id(), text))
 
-    def _approve_outside(self, tool: Tool, use: ToolUseBlock) -> None:
-        try:
-            paths = tool.paths(use.input, self.ctx)
-        except Exception:
-            return
+    def _hold_to(self, use: ToolUseBlock, tool: Tool, paths: list[ResolvedPath]) -> None:
+        """An allowed call may touch exactly the paths judged (never resolved again): the
+        outside ones are approved, and the tool is held to them (``ToolContext.judged``)."""
         self.approved_outside.update(p.path for p in paths if not p.inside)
+        if not paths:
+            return
+        judged = self.ctx.judged
+        judged[use.id] = frozenset(p.path for p in paths)
+        while len(judged) > _JUDGED_KEPT:  # the oldest calls have run long ago
+            del judged[next(iter(judged))]
+        if tool.name in EDIT_TOOLS and self.sandbox is not None:
+            self.sandbox.approve([p.path for p in paths])
 
     async def _ask(
-        self, use: ToolUseBlock, tool: Tool, warning: str = "", offer: str | None = None
+        self,
+        use: ToolUseBlock,
+        tool: Tool,
+        paths: list[ResolvedPath],
+        warning: str = "",
+        offer: str | None = None,
     ) -> GateDecision:
         request_id = f"perm-{uuid.uuid4().hex[:8]}"
         fut: asyncio.Future[ops.AnswerPermission] = asyncio.get_running_loop().create_future()
@@ -302,5 +329,5 @@ class PermissionGate:
             return GateDecision(False, text)
         if answer.decision == "allow_always" and rule is not None:
             self._remember_rule(rule)
-        self._approve_outside(tool, use)
+        self._hold_to(use, tool, paths)
         return GateDecision(True, grant="user")

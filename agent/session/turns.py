@@ -1,128 +1,216 @@
-"""A session's turns: a prompt (or the queued corrections) becomes a user message, runs the
-turn loop (agent/loop.py) with the session's hooks, compaction and MCP refresh around each model
-call, and ends with one ``TurnFinished``. Functions of a
-:class:`agent.session.core.Session`, kept apart because this is the one long path the rest of the
-session only feeds (``run_prompt`` is spawned for each prompt)."""
+"""A session's prompts: a prompt (or the queued corrections) becomes a user message and one run
+of the turn loop (agent/turn/loop.py), with the session's extensions and compaction around each
+model call, and ends with one ``TurnFinished``.
+
+``PromptRunner`` gets the session's parts it needs (the conversation, the queue, the spend, the
+model and its tools, the extensions) and the stop signal Esc sets; the session spawns
+``PromptRunner.run`` for each prompt.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import functools
+import itertools
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent import events as ev
-from agent.extension import PromptAddition, StopRequest
+from agent.extension import Extensions, PromptAddition, StopRequest
 from agent.hooks.engine import unless_interrupted
-from agent.loop import Turn, TurnOutcome
 from agent.messages import Message
-from agent.pricing import Usage
+from agent.model.pricing import Usage
+from agent.model.protocol import Model, ModelRequest
+from agent.session.budget import Spend
+from agent.session.config import SessionConfig
+from agent.session.conversation import Conversation, CorrectionQueue
+from agent.turn.loop import Turn, TurnHost
+from agent.turn.outcome import TurnOutcome
+from agent.turn.runner import ToolRunner
 
 if TYPE_CHECKING:
-    from agent.session.core import Session
+    from agent.session.compaction import Compactor
+    from agent.session.shells import ShellRegistry
+
+Emit = Callable[[ev.Event], None]
 
 
-async def run_prompt(session: Session, text: str) -> None:
-    delivered: tuple[str, ...] = ()
-    while True:
-        turn_id = next(session._turn_ids)
-        await session.shells.catch_up()  # what background shells changed: the last prompt's
-        # the extensions' word on the prompt (hooks, MCP resources, background reports)
-        done, added = await unless_interrupted(
-            session.extensions.on_prompt(text), session._interrupt
-        )
-        if not done:
-            added = PromptAddition("Interrupted before the prompt was sent.")
-        if added.blocked is not None:
-            _prompt_blocked(session, turn_id, text, added.blocked)
+class StopSignal:
+    """Esc for the work the session runs: ``ops.Interrupt`` sets it; each new piece of work
+    (a prompt, a ``!command``, the queue sent after an Esc) starts with a fresh one."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def set(self) -> None:
+        """Stop the running work."""
+        self.event.set()
+
+    def renew(self) -> asyncio.Event:
+        """A fresh, unset signal for the next piece of work."""
+        self.event = asyncio.Event()
+        return self.event
+
+
+class PromptRunner(TurnHost):
+    """Runs a session's prompts, one turn each (and the queue after it); the host of each
+    turn (its corrections, the extensions and compaction before a call, Stop after it).
+
+    Args:
+        config: the session's settings (limits, headless).
+        conversation: the history.
+        corrections: the queue of corrections.
+        spend: what the session spent (and the turns still spending).
+        model: the model.
+        spec: the stable request parts.
+        runner: the tool runner (its tool set is what each request offers).
+        extensions: the session's extensions.
+        compactor: compacts before a call that would nearly fill the window.
+        shells: the background shells (what they changed is recorded before a prompt).
+        stop: the stop signal Esc sets.
+        emit: the session's event sink.
+        add_prompt: adds a prompt to the history (and the transcript, and the rewind list):
+            ``(text, delivered corrections, added blocks)``.
+        report_checkpoint_error: shows a failed checkpoint save, given the turn's id.
+    """
+
+    def __init__(
+        self,
+        *,
+        config: SessionConfig,
+        conversation: Conversation,
+        corrections: CorrectionQueue,
+        spend: Spend,
+        model: Model,
+        spec: ModelRequest,
+        runner: ToolRunner,
+        extensions: Extensions,
+        compactor: Compactor,
+        shells: ShellRegistry,
+        stop: StopSignal,
+        emit: Emit,
+        add_prompt: Callable[[str, tuple[str, ...], tuple[str, ...]], None],
+        report_checkpoint_error: Callable[[int], None],
+    ) -> None:
+        self.config = config
+        self.conversation = conversation
+        self.corrections = corrections
+        self.spend = spend
+        self.model = model
+        self.spec = spec
+        self.runner = runner
+        self.extensions = extensions
+        self.compactor = compactor
+        self.shells = shells
+        self.stop = stop
+        self.emit = emit
+        self.add_prompt = add_prompt
+        self.report_checkpoint_error = report_checkpoint_error
+        self._turn_ids = itertools.count(1)
+
+    async def run(self, text: str) -> None:
+        """Run ``text`` as a prompt; then, while one is queued and nothing stops it, the
+        queue as the next prompt."""
+        delivered: tuple[str, ...] = ()
+        while True:
+            turn_id = next(self._turn_ids)
+            await self.shells.catch_up()  # what background shells changed: the last prompt's
+            # the extensions' word on the prompt (hooks, MCP resources, background reports)
+            done, added = await unless_interrupted(self.extensions.on_prompt(text), self.stop.event)
+            if not done:
+                added = PromptAddition("Interrupted before the prompt was sent.")
+            if added.blocked is not None:
+                self._blocked(turn_id, text, added.blocked)
+                return
+            self.add_prompt(text, delivered, added.blocks)
+            self.emit(ev.TurnStarted(turn_id, text))
+            self.report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
+            outcome = await self._turn(turn_id)
+            # Interrupt with a queue sends it at once; a finished turn makes it the next
+            # prompt, unless the budget is spent: nobody asked for that call (a background
+            # agent's report or a correction that came too late), so it waits for the user
+            queue = self.corrections.items
+            if outcome.subtype == "success" and queue and self._budget_spent():
+                text = "The budget is spent: what is queued waits for your next prompt (/budget)."
+                self.emit(ev.Notice(turn_id, text))
+            elif outcome.subtype in ("success", "interrupted") and queue:
+                delivered = tuple(self.corrections.take_all())
+                text = "\n\n".join(delivered)
+                self.stop.renew()
+                continue
             return
-        session.add_prompt(text, delivered, added.blocks)
-        session.emit(ev.TurnStarted(turn_id, text))
-        session._report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
+
+    async def _turn(self, turn_id: int) -> TurnOutcome:
+        """One run of the loop over the history; its ``TurnFinished`` is emitted."""
+        config = self.config
         started = time.monotonic()
-        session.runner.turn_id = turn_id
+        self.runner.turn_id = turn_id
         turn = Turn(
-            before_call=functools.partial(_before_call, session),
-            on_stop=functools.partial(_on_stop, session),
-            history=session.history,
-            model=session.model,
-            spec=session.spec,
-            runner=session.runner,
-            emit=session.emit,
-            take_queue=session.corrections.take_all,
-            interrupt=session._interrupt,
-            limits=session.spend.turn_limits(session.config.limits, session.config.headless),
+            self.conversation.history,
+            self.model,
+            self.spec,
+            self.runner,
+            self.stop.event,
+            self,
+            limits=self.spend.turn_limits(config.limits, config.headless),
             turn_id=turn_id,
-            checked_upto=session.conversation.checked_upto,
+            checked_upto=self.conversation.checked_upto,
         )
-        session.spend.running.append(turn)  # until _finish counts it
+        self.spend.running.append(turn)  # until _finish counts it
         try:
             outcome = await turn.run()  # catches every other exit, bugs included
         except asyncio.CancelledError:
-            _finish(session, turn, TurnOutcome("interrupted", 0, 0, 0.0, Usage()), started)
+            self._finish(turn, TurnOutcome("interrupted", 0, 0, 0.0, Usage()), started)
             raise
-        session.conversation.checked_upto = turn.checked_upto
-        _finish(session, turn, outcome, started)
-        # Interrupt with a queue sends it at once; a finished turn makes it the next prompt,
-        # unless the budget is spent: nobody asked for that call (a background agent's report
-        # or a correction that came too late), so it waits for the user's next prompt
-        if outcome.subtype == "success" and session.queue and _budget_spent(session):
-            text = "The budget is spent: what is queued waits for your next prompt (/budget)."
-            session.emit(ev.Notice(turn_id, text))
-        elif outcome.subtype in ("success", "interrupted") and session.queue:
-            delivered = tuple(session.corrections.take_all())
-            text = "\n\n".join(delivered)
-            session._interrupt = asyncio.Event()
-            continue
-        return
+        self.conversation.checked_upto = turn.checked_upto
+        self._finish(turn, outcome, started)
+        return outcome
 
+    def _budget_spent(self) -> bool:
+        """Whether the session's cap B is reached (the running trees' spend included)."""
+        cap = self.config.limits.max_budget_usd
+        return cap is not None and self.spend.live(self.config.headless) >= cap
 
-def _budget_spent(session: Session) -> bool:
-    """Whether the session's cap B is reached (the running trees' spend included)."""
-    cap = session.config.limits.max_budget_usd
-    return cap is not None and session.spend.live(session.config.headless) >= cap
-
-
-def _prompt_blocked(session: Session, turn_id: int, text: str, reason: str) -> None:
-    """A hook stopped the prompt: nothing was sent, the history is unchanged, and the
-    front ends put the prompt back in the input. The turn still starts and finishes."""
-    session.emit(ev.TurnStarted(turn_id, text))
-    session.emit(ev.PromptBlocked(text, reason, turn_id))
-    error = f"The prompt was not sent: {reason}"
-    session.emit(
-        ev.TurnFinished(
-            turn_id, "error_during_execution", 0, 0, 0.0, session.total_cost, 0, {}, "", error
+    def _blocked(self, turn_id: int, text: str, reason: str) -> None:
+        """An extension stopped the prompt: nothing was sent, the history is unchanged, and
+        the front ends put the prompt back in the input. The turn still starts and finishes."""
+        self.emit(ev.TurnStarted(turn_id, text))
+        self.emit(ev.PromptBlocked(text, reason, turn_id))
+        error = f"The prompt was not sent: {reason}"
+        total = self.spend.total_cost
+        self.emit(
+            ev.TurnFinished(turn_id, "error_during_execution", 0, 0, 0.0, total, 0, {}, "", error)
         )
-    )
 
+    def take_queue(self) -> list[str]:
+        """The corrections queued while the calls ran (they follow the results)."""
+        return self.corrections.take_all()
 
-async def _before_call(session: Session, turn: Turn) -> bool:
-    """Before each model call: the extensions (the tool set may change here), then
-    compaction."""
-    await session.extensions.before_model_call()
-    return await session.compactor.before_call(turn)
+    async def before_call(self, turn: Turn) -> bool:
+        """Before each model call: the extensions (the tool set may change here), then
+        compaction."""
+        await self.extensions.before_model_call()
+        return await self.compactor.before_call(turn)
 
+    async def on_stop(self, history: list[Message], active: bool) -> str | None:
+        """The model answered without tools: an extension may send it back (Stop hooks)."""
+        return await self.extensions.on_stop(StopRequest(history, active))
 
-async def _on_stop(session: Session, history: list[Message], active: bool) -> str | None:
-    """The model answered without tools: an extension may send it back (Stop hooks)."""
-    return await session.extensions.on_stop(StopRequest(history, active))
-
-
-def _finish(session: Session, turn: Turn, outcome: TurnOutcome, started: float) -> None:
-    session.spend.add(turn)
-    session.emit(
-        ev.TurnFinished(
-            turn.turn_id,
-            outcome.subtype,
-            turn.turns,
-            turn.calls,
-            turn.cost,
-            session.total_cost,
-            int((time.monotonic() - started) * 1000),
-            turn.usage.to_dict(),
-            outcome.result,
-            outcome.error,
-            outcome.stop_reason,
-            outcome.dropped_tool_calls,
+    def _finish(self, turn: Turn, outcome: TurnOutcome, started: float) -> None:
+        self.spend.add(turn)
+        self.emit(
+            ev.TurnFinished(
+                turn.turn_id,
+                outcome.subtype,
+                turn.turns,
+                turn.calls,
+                turn.cost,
+                self.spend.total_cost,
+                int((time.monotonic() - started) * 1000),
+                turn.usage.to_dict(),
+                outcome.result,
+                outcome.error,
+                outcome.stop_reason,
+                outcome.dropped_tool_calls,
+            )
         )
-    )

@@ -28,7 +28,7 @@ def apply_settings(settings: Settings, problems: list[str]) -> None:
     from tools.ignore import respect_gitignore
 
     respect_gitignore(settings.respect_gitignore is not False)
-    from agent.providers import set_api_key_helper
+    from agent.model.providers import set_api_key_helper
 
     helper = settings.api_key_helper
     set_api_key_helper(helper[0] if helper is not None else None)

@@ -187,7 +187,7 @@ def add_rule(
     rules = _rule_list(data, kind, where, create=True)
     if text not in rules:
         rules.append(text)
-    write_json_file(path, data)
+    _write_settings(path, data, scope, workspace)
     gitignored = _ensure_gitignored(workspace) if created and scope == "local" else False
     return SavedRule(text, path, created, gitignored, kind, where)
 
@@ -214,14 +214,14 @@ def remove_rule(
     if len(kept) == len(rules):
         return None
     rules[:] = kept
-    write_json_file(path, data)
+    _write_settings(path, data, scope, workspace)
     return SavedRule(str(wanted), path, False, False, kind, where, removed=True)
 
 
 def edit_settings(scope: str, workspace: Path, change: Callable[[dict[str, Any]], None]) -> Path:
     """Apply ``change`` to the settings object of one of eddy's files (``SCOPES``) and write
     it back whole (created if needed; the local one is git-ignored then); what else the
-    file holds is kept. Returns the file.
+    file holds is kept; a project's file keeps its approval. Returns the file.
 
     Raises:
         ValueError: ``scope`` is unknown.
@@ -233,10 +233,21 @@ def edit_settings(scope: str, workspace: Path, change: Callable[[dict[str, Any]]
     created = not path.exists()
     data = {} if created else _load_for_edit(path, display_path(path, workspace))
     change(data)
-    write_json_file(path, data)
+    _write_settings(path, data, scope, workspace)
     if created and scope == "local":
         _ensure_gitignored(workspace)
     return path
+
+
+def _write_settings(path: Path, data: dict[str, Any], scope: str, workspace: Path) -> None:
+    """Write a settings file; a project's file keeps its approval (the user made this change:
+    :func:`agent.settings.trust.keep_approved`)."""
+    if scope == "user":
+        write_json_file(path, data)
+        return
+    from agent.settings.trust import keep_approved
+
+    keep_approved(workspace, lambda: write_json_file(path, data))
 
 
 def _check_target(kind: str, scope: str, workspace: Path) -> tuple[Path, str]:

@@ -1,7 +1,8 @@
 """Top-level settings keys beyond permissions and model: ``env``, ``respectGitignore``,
-``cleanupPeriodDays``, ``apiKeyHelper`` (checked and merged into ``Settings``); every other key
-is kept as it is in ``Settings.extra`` for the feature that reads it (hooks, statusLine,
-outputStyle, sandbox ...).
+``cleanupPeriodDays``, ``apiKeyHelper`` (checked and merged into ``Settings``), ``sandbox``
+(merged per key into ``Settings.extra``); every other key is kept as it is in
+``Settings.extra`` for the feature that reads it (hooks, statusLine, outputStyle ...). What a
+project's files may set of them is decided before (:mod:`agent.settings.withhold`).
 """
 
 from __future__ import annotations
@@ -14,22 +15,6 @@ if TYPE_CHECKING:
     from agent.settings.files import Settings, SettingsSource
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-PROJECT_REFUSED_ENV = frozenset(
-    {
-        "ANTHROPIC_BASE_URL",
-        "ANTHROPIC_BEDROCK_BASE_URL",
-        "ANTHROPIC_VERTEX_BASE_URL",
-        "ANTHROPIC_FOUNDRY_BASE_URL",
-        "ANTHROPIC_CUSTOM_HEADERS",
-        "LD_PRELOAD",
-        "LD_AUDIT",
-        "LD_LIBRARY_PATH",
-        "BASH_ENV",
-        "ENV",
-    }
-)
-"""Variables a project's files may not set: they would send the user's API key to another
-server, or run code in every child (set them in the user's settings or the environment)."""
 
 
 def merge_key(
@@ -59,13 +44,7 @@ def merge_key(
                 bad(f"env.{name}", "not a variable name; skipped.")
             elif isinstance(text, bool) or not isinstance(text, (str, int, float)):
                 bad(f"env.{name}", "expected a string; skipped.")
-            elif source.scope in ("project", "local") and name in PROJECT_REFUSED_ENV:
-                bad(
-                    f"env.{name}",
-                    "a project's settings cannot set it (it could send your key elsewhere or "
-                    "run code in every command); set it in your user settings; skipped.",
-                )
-            else:
+            else:  # a project's names were limited before (agent/settings/withhold.py)
                 settings.env[name] = str(text)
         return True
     if key == "respectGitignore":
@@ -84,13 +63,17 @@ def merge_key(
         if not isinstance(value, str) or not value.strip():
             bad(key, "expected a command line; ignored.")
             return False
-        if source.scope not in ("user", "managed"):
-            bad(
-                key,
-                "a project's settings cannot name a command eddy runs at start-up; set it in "
-                "your user settings; ignored.",
-            )
-            return False
-        settings.api_key_helper = (value.strip(), source.label)
+        settings.api_key_helper = (value.strip(), source.label)  # a project's: approved
         return True
+    if key == "sandbox":
+        if not isinstance(value, dict):
+            bad(key, "expected an object; ignored.")
+            return False
+        merged = settings.extra.setdefault("sandbox", {})
+        for name, item in value.items():  # per key, so a file overrides only what it sets
+            if isinstance(item, dict) and isinstance(merged.get(name), dict):
+                merged[name] = {**merged[name], **item}
+            else:
+                merged[name] = item
+        return False
     return True

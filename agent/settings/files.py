@@ -57,7 +57,7 @@ every file but the managed one: ``--permission-mode`` replaces the mode unless t
 sets it, ``--allowed-tools`` / ``--disallowed-tools`` add allow / deny rules.
 
 Claude Code's keys honoured: ``permissions.{allow,ask,deny,additionalDirectories,defaultMode}``,
-``env`` (``agent/settings/env.py``), ``model``, ``apiKeyHelper`` (``agent/providers.py``),
+``env`` (``agent/settings/env.py``), ``model``, ``apiKeyHelper`` (``agent/model/providers.py``),
 ``respectGitignore``, ``cleanupPeriodDays``; ``hooks``, ``statusLine``, ``outputStyle`` are kept
 in ``extra`` and ``raw`` for the features that read them. Other keys of a Claude Code file are
 ignored silently (Claude Code has many eddy does not know). ``bypassPermissions`` as
@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -122,8 +122,11 @@ __all__ = [
 RULE_LISTS = ("allow", "ask", "deny")
 _PERMISSION_KEYS = (*RULE_LISTS, "defaultMode", "additionalDirectories")
 _SETTING_MODES = tuple(m for m in MODES if m != "bypassPermissions")
-_BYPASS_SCOPES = frozenset({"user", "managed"})
-"""Where ``defaultMode: bypassPermissions`` is honoured: never in a project's own files."""
+_BYPASS_SCOPES = frozenset({"user", "managed", "flag"})
+"""Where ``defaultMode: bypassPermissions`` is honoured: never in a project's own files (a
+``--settings`` file is the caller's, as ``--permission-mode`` is)."""
+FLAG_SETTINGS = "--settings"
+"""The label of the settings given on the command line (a file or JSON text)."""
 
 
 class SettingsError(ValueError):
@@ -173,20 +176,53 @@ class Settings:
         return self.extra.get(key, default)
 
 
-def load_settings(workspace: Path) -> tuple[Settings, list[str]]:
+def load_settings(
+    workspace: Path,
+    approved: frozenset[str] | None = None,
+    *,
+    scopes: Collection[str] | None = None,
+    flag_settings: str | None = None,
+) -> tuple[Settings, list[str]]:
     """Read and merge the user, project and project-local settings of ``workspace``.
+
+    Args:
+        workspace: the project.
+        approved: the kinds of the project's own grants that take effect
+            (:func:`agent.settings.trust.approved_kinds`); the others are left out of the
+            project's files (:mod:`agent.settings.withhold`). None: all of them (reading
+            the settings for ``/permissions``, or a caller who vouches for the folder).
+        scopes: read only the files of these scopes (``user``, ``project``, ``local``:
+            Claude Code's ``--setting-sources``); the managed file is always read. None: all.
+        flag_settings: ``--settings``: a settings file or JSON text, above the local files
+            and below the managed one.
 
     Returns:
         The settings made of every valid part, and one message per problem, each naming the
         file and the key (``.eddy/settings.json: permissions.allow[1]: ...``).
     """
+    from agent.settings.withhold import withhold
+
     workspace = Path(workspace)
     settings = Settings()
     problems: list[str] = []
-    for source in settings_sources(workspace):
-        data = read_settings_file(source.path, source.label, problems)
+    sources = [
+        s
+        for s in settings_sources(workspace)
+        if scopes is None or s.scope in scopes or s.scope == "managed"
+    ]
+    if flag_settings is not None:
+        sources.insert(-1, _flag_source(flag_settings, workspace))
+    for source in sources:
+        if source.label == FLAG_SETTINGS and not source.path.name:
+            data = _settings_text(flag_settings or "", problems)
+        else:
+            data = read_settings_file(source.path, source.label, problems)
+            if data is None and source.scope == "flag" and not source.path.exists():
+                problems.append(f"{FLAG_SETTINGS} {source.path}: no such file; ignored.")
         if data is not None:
-            settings.files.append(source.path)
+            data = withhold(data, source, approved, problems)
+            if source.path.name:
+                settings.files.append(source.path)
             settings.raw.append((source, data))
             _merge(settings, data, source, workspace, problems)
     for name in RULE_LISTS:
@@ -194,6 +230,28 @@ def load_settings(workspace: Path) -> tuple[Settings, list[str]]:
         setattr(settings, name, list(dict.fromkeys(rules)))
     settings.additional_directories = list(dict.fromkeys(settings.additional_directories))
     return settings, problems
+
+
+def _flag_source(given: str, workspace: Path) -> SettingsSource:
+    """The source of ``--settings``: JSON text (no path) or a file, relative to the project."""
+    if given.lstrip().startswith("{"):
+        return SettingsSource("flag", Path(""), FLAG_SETTINGS, claude=True)
+    path = Path(given).expanduser()
+    where = path if path.is_absolute() else workspace / path
+    return SettingsSource("flag", where, FLAG_SETTINGS, claude=True)
+
+
+def _settings_text(text: str, problems: list[str]) -> dict[str, Any] | None:
+    """``--settings`` given as JSON text."""
+    try:
+        data = located.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(f"{FLAG_SETTINGS}: invalid JSON ({exc.msg}); ignored.")
+        return None
+    if not isinstance(data, dict):
+        problems.append(f"{FLAG_SETTINGS}: expected a JSON object; ignored.")
+        return None
+    return data
 
 
 def read_settings_file(path: Path, label: str, problems: list[str]) -> dict[str, Any] | None:

@@ -3,16 +3,15 @@
 
 :func:`file_command` recognises them and names the paths they write (and, for ``cp``, read);
 :mod:`agent.permissions.bash` allows them in acceptEdits when every path lies inside the
-workspace and none is protected (:func:`protected_name`), and the gate runs them in the
-writable sandbox. Options eddy does not know, words only known at run time and options that
-follow symlinks out (``cp -L``) refuse. Stdlib only, no I/O.
+workspace and none is a protected place (:mod:`agent.permissions.places`), and the gate runs
+them in the writable sandbox. Options eddy does not know, words only known at run time and
+options that follow symlinks out (``cp -L``) refuse. Stdlib only, no I/O.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import PurePath
 
 from agent.shell.scripts import sed_edit_script
 from agent.shell.words import Word, word_set
@@ -191,16 +190,3 @@ def file_command(argv: tuple[Word, ...]) -> FileOp | None:
         return None
     reads = tuple(given.get("r", []) + given.get("--reference", []))
     return FileOp(tuple(operands), reads, removes=name in ("rm", "rmdir"))
-
-
-_PROTECTED_DIRS = frozenset({".git", ".eddy", ".claude"})
-_PROTECTED_NAMES = word_set(
-    ".gitmodules .mcp.json .bashrc .bash_profile .bash_login .bash_logout .profile .zshrc "
-    ".zshenv .zprofile .zlogin .zlogout .cshrc .tcshrc .kshrc .inputrc .envrc"
-)
-
-
-def protected_name(path: PurePath) -> bool:
-    """Whether a file command must not change ``path`` without asking: git's directory, eddy's
-    and Claude Code's settings, shell start-up files (a program runs what they say)."""
-    return bool(_PROTECTED_DIRS & set(path.parts)) or path.name in _PROTECTED_NAMES

@@ -41,6 +41,33 @@ _SAFE_PARAM = re.compile(
 )
 
 
+_ARITH = re.compile(
+    r"(?:[\s0-9A-Za-z_+\-*/%<>=!&|^~?:,()#]|\$[A-Za-z_][A-Za-z0-9_]*|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[#?$!])*"
+)
+
+
+def arithmetic_names(body: str) -> set[str]:
+    """The variable names an arithmetic expression (``$((n + 1))``'s ``n + 1``) reads.
+
+    bash evaluates a variable's value as an expression of its own, and an array subscript in
+    it runs command substitutions (``n='a[$(touch x)]'``), so the caller checks that each
+    name can only hold a number (:func:`agent.shell.variables.numeric_names`). Subscripts,
+    substitutions, quotes and other expansions inside are refused here.
+
+    Raises:
+        ShellParseError: the expression is more than numbers, operators and plain names.
+    """
+    if not _ARITH.fullmatch(body):
+        raise ShellParseError(
+            "arithmetic with subscripts, substitutions or quotes is not supported"
+        )
+    names = set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", body))
+    bare = re.sub(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", " ", body)
+    bare = re.sub(r"\b[0-9]+#[0-9A-Za-z@_]+", " ", bare)  # 16#ff: a number in a base
+    names.update(re.findall(r"(?<![0-9A-Za-z_])[A-Za-z_][A-Za-z0-9_]*", bare))
+    return names
+
+
 @dataclass
 class Token:
     """An operator, a word or a redirection (a here-document's body is read at the newline)."""
@@ -110,7 +137,11 @@ class Lexer:
                 start = self.pos + (fd_match.end() if fd_match else 0)
                 op = next((o for o in _ALL_OPS if src.startswith(o, start)), None)
                 if op is None:
-                    out.append(Token("word", word=self._word()))
+                    word = self._word()
+                    if self.in_subst and word.raw in ("case", "esac"):
+                        # a pattern's ")" would end the substitution here, not in bash
+                        raise self.error("a case statement inside $( ) is not supported")
+                    out.append(Token("word", word=word))
                     continue
                 self.pos = start + len(op)
                 if op in _REDIR_OPS:
@@ -295,9 +326,7 @@ class Lexer:
             if src[inner_close + 1 : inner_close + 2] != ")":
                 raise self.error("$(( ... )) that is not plain arithmetic is not supported")
             body = src[start + 3 : inner_close]
-            if re.search(r"[A-Za-z_$`\[]", body):
-                # arithmetic evaluates variables' values as expressions, which can run commands
-                raise self.error("arithmetic with variables is not supported")
+            self.state.arith_names.update(arithmetic_names(body))
             self.pos = inner_close + 2
             return src[start : self.pos], True, []
         if nxt == "(":

@@ -13,10 +13,19 @@ Wrappers are seen through: ``FOO=1 env -i timeout 5 nice -n 5 rm x`` is the comm
 ``eval '...'`` are parsed recursively. ``sudo``/``doas`` are seen through for deny rules, but
 what must be allowed is the privileged command as written.
 
-Anything this module does not understand raises :class:`ShellParseError` (case statements,
-function definitions, arrays, arithmetic that can expand variables, ``${!x}``, ...), or marks
-a command ``opaque`` (a program name only known at run time, a wrapper option it does not
-know). The caller asks the user in both cases. Stdlib only, no I/O.
+``case`` statements are read as their commands (every branch, as if each ran; patterns are
+data). A shell function defined unconditionally at the top level (``f() { ...; }``) is
+expanded at each later call: the call stands for its body's commands, checked where the call
+is (never inside ``sh -c``, which starts a shell without it); one defined conditionally, in a
+loop or a subshell, with ``unset`` or ``export -f`` around, is refused. Arithmetic
+(``$((n + 1))``, ``[[ $n -eq 1 ]]``) records the variables it reads in
+:attr:`Script.arith_names`: bash evaluates their values as expressions, so the caller checks
+each can only hold a number (:func:`agent.shell.variables.numeric_names`).
+
+Anything this module does not understand raises :class:`ShellParseError` (arrays, subscripts
+in arithmetic, ``${!x}``, ``select``, ...), or marks a command ``opaque`` (a program name only
+known at run time, a wrapper option it does not know). The caller asks the user in both
+cases. Stdlib only, no I/O.
 
 The words are in :mod:`agent.shell.words`, the lexer in :mod:`agent.shell.lexer`, the
 wrappers in :mod:`agent.shell.wrappers`; which commands only read is
@@ -84,10 +93,12 @@ class Command:
 
 @dataclass(frozen=True)
 class Script:
-    """A parsed command line: its commands in source order, and whether it loops."""
+    """A parsed command line: its commands in source order, whether it loops, and the
+    variables its arithmetic reads (each must hold a number for the line to be modelled)."""
 
     commands: tuple[Command, ...]
     loops: bool = False
+    arith_names: frozenset[str] = frozenset()
 
 
 def parse(source: str) -> Script:
@@ -103,7 +114,23 @@ def parse(source: str) -> Script:
     commands: list[Command] = []
     for simple in _parse_script(source, 0, state):
         commands.extend(_analyze(simple, 0, state))
-    return Script(tuple(commands), state.loops)
+    if state.functions:
+        _check_functions(commands)
+    return Script(tuple(commands), state.loops, frozenset(state.arith_names))
+
+
+def _check_functions(commands: list[Command]) -> None:
+    """With functions defined, what would make a call run something else is refused:
+    ``unset`` (a call after it runs the program of that name) and ``export -f`` /
+    ``declare -fx`` (child shells would run the function where eddy sees the program)."""
+    for cmd in commands:
+        program = cmd.program
+        if program == "unset":
+            raise ShellParseError("unset with shell functions is not modelled")
+        if program in ("export", "declare", "typeset", "readonly", "local") and any(
+            w.static and w.value.startswith("-") and "f" in w.value for w in cmd.argv[1:]
+        ):
+            raise ShellParseError("exported shell functions are not modelled")
 
 
 def split_words(text: str) -> list[Word] | None:
@@ -119,12 +146,20 @@ def split_words(text: str) -> list[Word] | None:
 
 # -- parser ----------------------------------------------------------------------------------
 _SEPARATORS = frozenset({"\n", ";", "&", "&&", "||", "|", "|&"})
+_CASE_ENDS = frozenset({";;", ";&", ";;&"})
 _SKIP = frozenset(
     {"if", "then", "elif", "else", "fi", "do", "done", "while", "until", "{", "}", "!"}
 )
-_UNSUPPORTED = frozenset({"case", "esac", "function", "coproc", "select"})
+_OPENERS = frozenset({"if", "while", "until", "{"})
+_CLOSERS = frozenset({"fi", "done", "}"})
+_UNSUPPORTED = frozenset({"coproc", "select"})
+_RESERVED = _SKIP | {"case", "esac", "for", "in", "function", "select", "time", "[[", "]]"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ARITH_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"})
+_ARITH_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_VARIABLE_TESTS = frozenset({"-v", "-R"})
+_SIMPLE_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$[#?$!]")
+_NUMBER = re.compile(r"[-+]?[0-9]+")
+_COUNTS = frozenset({"-l", "-c", "-w", "-m", "--lines", "--bytes", "--words", "--chars"})
 
 
 def _parse_script(source: str, depth: int, state: ParseState) -> list[SimpleCommand]:
@@ -137,6 +172,9 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
     assigns: list[Word] = []
     redirects: list[Redirect] = []
     depth = 0
+    nest = 0  # compound commands around (if, while, until, for, case, { }): a function
+    # defined inside one may or may not be defined when it is called
+    cases = 0  # case statements whose body we are in
     sep, closed = "", False  # the operator before the next command; a subshell just ended
     previous: tuple[Word, ...] = ()
     loops: list[tuple[str, tuple[Word, ...] | None] | None] = []  # the loops we are in
@@ -147,16 +185,26 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
         if words or assigns or redirects:
             for w in (*assigns, *words, *(r.target for r in redirects if r.target)):
                 out.extend(replace(sub, subshell=True) for sub in w.subs)
-            out.append(
-                SimpleCommand(
-                    tuple(words),
-                    tuple(assigns),
-                    tuple(redirects),
-                    sep=")" if closed else sep,
-                    loop_vars=tuple(v for v in loops if v is not None),
-                    stdin_words=previous if sep in ("|", "|&") and not closed else (),
+            loop_vars = tuple(v for v in loops if v is not None)
+            head = words[0] if words else None
+            if (
+                head is not None
+                and head.static
+                and not head.quoted
+                and head.value in state.functions
+            ):
+                out.extend(_call(words, assigns, redirects, sep, loop_vars, state))
+            else:
+                out.append(
+                    SimpleCommand(
+                        tuple(words),
+                        tuple(assigns),
+                        tuple(redirects),
+                        sep=")" if closed else sep,
+                        loop_vars=loop_vars,
+                        stdin_words=previous if sep in ("|", "|&") and not closed else (),
+                    )
                 )
-            )
             previous, closed = tuple(words), False
         words, assigns, redirects = [], [], []
 
@@ -168,9 +216,20 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
             if tok.text in _SEPARATORS:
                 finish()
                 sep = tok.text
+            elif tok.text in _CASE_ENDS and cases:
+                finish()
+                sep = ";"
+                i, ended = _case_patterns(tokens, i, out)
+                if ended:
+                    cases, nest = cases - 1, nest - 1
             elif tok.text == "(":
+                if _is_definition(words, assigns, redirects, tokens, i):
+                    name = words[0].value
+                    words = []
+                    i = _define(name, tokens, i + 1, state, nest or depth or sep not in _PLAIN)
+                    continue
                 if words or assigns or redirects:
-                    raise ShellParseError("function definitions and arrays are not supported")
+                    raise ShellParseError("arrays are not supported")
                 depth += 1
             elif tok.text == ")":
                 finish()
@@ -179,7 +238,7 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
                 if depth < 0:
                     raise ShellParseError("unbalanced parentheses")
             else:
-                raise ShellParseError(f"{tok.text!r} (a case statement) is not supported")
+                raise ShellParseError(f"{tok.text!r} outside a case statement is not supported")
             continue
         if tok.kind == "redir":
             assert tok.redirect is not None
@@ -190,6 +249,7 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
         if not words and not assigns and not w.quoted and not w.dynamic:
             if w.value in _SKIP:
                 state.loops = state.loops or w.value in ("while", "until")
+                nest += (w.value in _OPENERS) - (w.value in _CLOSERS)
                 if w.value == "do":
                     loops.append(header)
                     header = None
@@ -201,9 +261,28 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
             if w.value == "for":
                 i, header = _for_header(tokens, i, out)
                 state.loops = True
+                nest += 1
                 continue
             if w.value == "[[":
-                i = _double_bracket(tokens, i, out)
+                i = _double_bracket(tokens, i, out, state)
+                continue
+            if w.value == "case":
+                i = _case_head(tokens, i, out)
+                i, ended = _case_patterns(tokens, i, out)
+                if not ended:
+                    cases, nest = cases + 1, nest + 1
+                continue
+            if w.value == "esac" and cases:
+                cases, nest = cases - 1, nest - 1
+                continue
+            if w.value == "function":
+                named = tokens[i].word if i < len(tokens) else None
+                if named is None or not named.static or not _NAME.fullmatch(named.value):
+                    raise ShellParseError("this form of function definition is not supported")
+                i += 1
+                if _is_op(tokens, i, "(") and _is_op(tokens, i + 1, ")"):
+                    i += 2
+                i = _define(named.value, tokens, i, state, nest or depth or sep not in _PLAIN)
                 continue
         if not words and ASSIGNMENT.match(w.raw):
             assigns.append(w)
@@ -212,7 +291,210 @@ def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]
     finish()
     if depth:
         raise ShellParseError("unbalanced parentheses")
+    if cases:
+        raise ShellParseError("unterminated case statement")
     return out
+
+
+_PLAIN = frozenset({"", ";", "\n"})
+"""Separators after which a command certainly runs (not ``&&``, ``||``, ``|``, ``&``)."""
+
+
+def _is_op(tokens: list[Token], i: int, text: str) -> bool:
+    return i < len(tokens) and tokens[i].kind == "op" and tokens[i].text == text
+
+
+def _is_definition(
+    words: list[Word], assigns: list[Word], redirects: list[Redirect], tokens: list[Token], i: int
+) -> bool:
+    """``NAME ( )``: a function definition starts (``tokens[i]`` follows the ``(``)."""
+    return (
+        len(words) == 1
+        and not assigns
+        and not redirects
+        and words[0].static
+        and not words[0].quoted
+        and bool(_NAME.fullmatch(words[0].value))
+        and _is_op(tokens, i, ")")
+    )
+
+
+def _define(name: str, tokens: list[Token], i: int, state: ParseState, unsure: object) -> int:
+    """Record function ``name`` whose body starts at ``tokens[i]``; the index after it.
+
+    Args:
+        unsure: the definition may not run, or not in this shell (inside a compound command,
+            a subshell, after ``&&``): refused, since a later call might run a program.
+
+    Raises:
+        ShellParseError: a definition eddy would not follow to every call.
+    """
+    if unsure or state.calling:
+        raise ShellParseError(
+            "a shell function defined conditionally, in a loop, a subshell or another "
+            "function is not modelled"
+        )
+    if name in _RESERVED or name == "command_not_found_handle":
+        raise ShellParseError(f"a shell function named {name} is not modelled")
+    while _is_op(tokens, i, "\n"):
+        i += 1
+    paren = _is_op(tokens, i, "(")
+    brace = i < len(tokens) and tokens[i].kind == "word" and tokens[i].word is not None
+    if not paren and not (brace and tokens[i].word.raw == "{"):  # type: ignore[union-attr]
+        raise ShellParseError("a function body that is not { ... } or ( ... ) is not supported")
+    end = _body_end(tokens, i)
+    if end < len(tokens) and not (tokens[end].kind == "op" and tokens[end].text in (";", "\n")):
+        raise ShellParseError(
+            "a function definition followed by a redirection, a pipe or && is not supported"
+        )
+    state.functions[name] = (tokens[i + 1 : end - 1], paren)
+    return end
+
+
+def _body_end(tokens: list[Token], i: int) -> int:
+    """The index after the ``}`` or ``)`` closing the body that opens at ``tokens[i]``."""
+    if tokens[i].kind == "op":
+        level = 0
+        for j in range(i, len(tokens)):
+            if _is_op(tokens, j, "("):
+                level += 1
+            elif _is_op(tokens, j, ")"):
+                level -= 1
+                if level == 0:
+                    return j + 1
+        raise ShellParseError("unterminated function body")
+    level, start = 0, True
+    for j in range(i, len(tokens)):
+        tok = tokens[j]
+        if tok.kind == "op":
+            start = tok.text in _SEPARATORS or tok.text in _CASE_ENDS or tok.text in "()"
+            continue
+        if tok.kind != "word" or tok.word is None:
+            continue
+        w = tok.word
+        if start and not w.quoted and not w.dynamic:
+            if w.raw == "{":
+                level += 1
+                continue
+            if w.raw == "}":
+                level -= 1
+                if level == 0:
+                    return j + 1
+                start = False
+                continue
+            if w.raw in _SKIP or w.raw in ("for", "case", "function", "esac"):
+                continue
+        start = False
+    raise ShellParseError("unterminated function body")
+
+
+def _call(
+    words: list[Word],
+    assigns: list[Word],
+    redirects: list[Redirect],
+    sep: str,
+    loop_vars: tuple[tuple[str, tuple[Word, ...] | None], ...],
+    state: ParseState,
+) -> list[SimpleCommand]:
+    """A call ``NAME ARGS`` of a function: its body's commands, as they run where the call is
+    (``"$1"``, ``$1`` and ``"$@"`` in it are the call's arguments; its assignments and
+    redirections are kept as a command of their own)."""
+    name = words[0].value
+    out: list[SimpleCommand] = []
+    if assigns or redirects:
+        out.append(
+            SimpleCommand((), tuple(assigns), tuple(redirects), sep=sep, loop_vars=loop_vars)
+        )
+    if name in state.calling:
+        return out  # a recursive call runs the body being checked again
+    body, paren = state.functions[name]
+    state.calling.add(name)
+    try:
+        commands = _parse_tokens(_with_arguments(body, words[1:]), state)
+    finally:
+        state.calling.discard(name)
+    for k, sc in enumerate(commands):
+        out.append(
+            replace(
+                sc,
+                sep=sep if k == 0 else sc.sep,
+                subshell=sc.subshell or paren,
+                loop_vars=loop_vars + sc.loop_vars,
+            )
+        )
+    return out
+
+
+_POSITIONAL = re.compile(r'("?)\$(?:([1-9])|\{([1-9])\}|(@))\1')
+_SPLIT = re.compile(r"[\s*?\[\]{}~]")
+
+
+def _with_arguments(body: list[Token], args: list[Word]) -> list[Token]:
+    """The body's tokens with the positional parameters that are whole words replaced by the
+    call's arguments (an unquoted one only when its argument has nothing to split or glob).
+    A body that can move them (``shift``, ``set --``) keeps them unknown."""
+    if any(t.word is not None and t.word.raw in ("shift", "set", "eval") for t in body):
+        return body
+    out: list[Token] = []
+    for tok in body:
+        word = tok.word
+        m = _POSITIONAL.fullmatch(word.raw) if tok.kind == "word" and word is not None else None
+        if m is None:
+            out.append(tok)
+            continue
+        quoted = bool(m.group(1))
+        if m.group(4):  # "$@": every argument, each a word
+            if quoted:
+                out.extend(Token("word", word=a) for a in args)
+                continue
+            chosen = args
+        else:
+            n = int(m.group(2) or m.group(3))
+            chosen = args[n - 1 : n]
+            if quoted and not chosen:
+                chosen = [literal("")]
+        if all(quoted or (a.static and not _SPLIT.search(a.value)) for a in chosen):
+            out.extend(Token("word", word=a) for a in chosen)
+        else:
+            out.append(tok)
+    return out
+
+
+def _case_head(tokens: list[Token], i: int, out: list[SimpleCommand]) -> int:
+    """``case WORD in``: the subject's substitutions are commands; the index after ``in``."""
+    subject = tokens[i].word if i < len(tokens) else None
+    if subject is None:
+        raise ShellParseError("this form of case statement is not supported")
+    out.extend(replace(sub, subshell=True) for sub in subject.subs)
+    i += 1
+    while _is_op(tokens, i, "\n"):
+        i += 1
+    keyword = tokens[i].word if i < len(tokens) else None
+    if keyword is None or keyword.raw != "in":
+        raise ShellParseError("this form of case statement is not supported")
+    return i + 1
+
+
+def _case_patterns(tokens: list[Token], i: int, out: list[SimpleCommand]) -> tuple[int, bool]:
+    """Read ``[(] PATTERN [| PATTERN]... )`` (patterns are data; their substitutions are
+    commands) or ``esac``: (the index after it, whether the case statement ended)."""
+    while _is_op(tokens, i, "\n"):
+        i += 1
+    first = tokens[i].word if i < len(tokens) else None
+    if first is not None and first.raw == "esac":
+        return i + 1, True
+    if _is_op(tokens, i, "("):
+        i += 1
+    while i < len(tokens):
+        tok = tokens[i]
+        i += 1
+        if tok.kind == "word" and tok.word is not None:
+            out.extend(replace(sub, subshell=True) for sub in tok.word.subs)
+        elif tok.kind == "op" and tok.text == ")":
+            return i, False
+        elif not (tok.kind == "op" and tok.text == "|"):
+            break
+    raise ShellParseError("this form of case statement is not supported")
 
 
 def _for_header(
@@ -245,8 +527,13 @@ def _for_header(
     return i, (name.value, tuple(values) if values is not None else None)
 
 
-def _double_bracket(tokens: list[Token], i: int, out: list[SimpleCommand]) -> int:
-    """``[[ ... ]]``: operators inside are data; arithmetic comparisons are refused."""
+def _double_bracket(
+    tokens: list[Token], i: int, out: list[SimpleCommand], state: ParseState
+) -> int:
+    """``[[ ... ]]``: operators inside are data; the operands of arithmetic comparisons
+    (``-eq``, ``-lt``, ...) are evaluated as arithmetic, so each must be a number, a plain
+    variable (recorded in ``state.arith_names``) or the count ``wc`` prints."""
+    inside: list[Word] = []
     while i < len(tokens):
         tok = tokens[i]
         i += 1
@@ -254,12 +541,62 @@ def _double_bracket(tokens: list[Token], i: int, out: list[SimpleCommand]) -> in
         if word is None:
             continue
         if tok.kind == "word" and word.raw == "]]":
+            for k, w in enumerate(inside):
+                if w.static and w.value in _VARIABLE_TESTS:
+                    raise ShellParseError(f"[[ {w.value} ]] evaluates a subscript; not supported")
+                if w.static and w.value in _ARITH_TESTS:
+                    _arith_operand(inside[k - 1] if k else None, state)
+                    _arith_operand(inside[k + 1] if k + 1 < len(inside) else None, state)
             out.append(SimpleCommand((literal("[["),)))
             return i
-        if word.value in _ARITH_TESTS:
-            raise ShellParseError(f"[[ {word.value} ]] evaluates arithmetic; not supported")
+        inside.append(word)
         out.extend(word.subs)
     raise ShellParseError("unterminated [[")
+
+
+def _arith_operand(word: Word | None, state: ParseState) -> None:
+    """Check one operand of an arithmetic comparison in ``[[ ]]`` (see ``_double_bracket``).
+
+    Raises:
+        ShellParseError: an operand that could hold an expression eddy cannot follow.
+    """
+    if word is None:
+        raise ShellParseError("an arithmetic comparison without operands is not supported")
+    if word.static and _NUMBER.fullmatch(word.value):
+        return
+    if word.static and not word.quoted and _NAME.fullmatch(word.value):
+        state.arith_names.add(word.value)  # a bare name is read as a variable
+        return
+    param = _SIMPLE_PARAM.fullmatch(word.raw.strip('"'))
+    if param is not None:
+        name = param.group(1) or param.group(2)
+        if name:
+            state.arith_names.add(name)
+        return
+    if _counts_only(word):
+        return
+    raise ShellParseError(
+        f"[[ ]] compares {word.text} as arithmetic, which eddy cannot follow; not supported"
+    )
+
+
+def _counts_only(word: Word) -> bool:
+    """``$(wc -l < f)``, ``"$(ls | wc -l)"``: a substitution whose output is a count (one
+    pipeline ending in ``wc`` with count options and no file operands)."""
+    raw = word.raw.strip('"')
+    if not (raw.startswith("$(") and raw.endswith(")")) or not word.subs:
+        return False
+    subs = word.subs
+    if any(sc.sep not in ("|", "|&") for sc in subs[1:]) or subs[0].sep not in ("", "|"):
+        return False
+    last = subs[-1].words
+    return (
+        bool(last)
+        and last[0].static
+        and last[0].value == "wc"
+        and all(w.static and w.value in _COUNTS for w in last[1:])
+        and len(last) > 1
+    )
 
 
 def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:
@@ -310,8 +647,14 @@ def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:
                 # /bin/sh is dash here, not bash: only plain words read the same in both
                 return [command(tuple(argv), f"{base} is not bash; its grammar is not modelled")]
             inner: list[Command] = []
-            for simple in _parse_script(script.value, depth + 1, state):
-                inner.extend(_analyze(replace(simple, subshell=True), depth + 1, state))
+            outer = state.functions
+            if base != "eval":  # a new shell: the functions defined here do not exist there
+                state.functions = {}
+            try:
+                for simple in _parse_script(script.value, depth + 1, state):
+                    inner.extend(_analyze(replace(simple, subshell=True), depth + 1, state))
+            finally:
+                state.functions = outer
             return [command(()), *inner]
         unwrap = shell_wrappers.WRAPPERS.get(base)
         if unwrap is None:

@@ -288,7 +288,20 @@ def _set(args: tuple[Word, ...]) -> ReadOnly | None:
     return ReadOnly() if args else None
 
 
+def _command_v(args: tuple[Word, ...]) -> ReadOnly | None:
+    """``command -v NAME`` / ``command -V NAME``: print how a name would be run (a path or
+    a description), never run it; its operands are names, not paths to read."""
+    options = [w.value for w in args if w.static and w.value.startswith("-")]
+    names = [w for w in args if not (w.static and w.value.startswith("-"))]
+    if not names or not options or not set(options) <= {"-v", "-V", "-p", "-pv", "-pV"}:
+        return None
+    if not any("v" in o.lower() for o in options):
+        return None
+    return ReadOnly() if all(w.static for w in names) else None
+
+
 _CUSTOM: dict[str, Callable[[tuple[Word, ...]], ReadOnly | None]] = {
+    "command": _command_v,
     "git": _git,
     "sed": _sed,
     "jq": _jq,
@@ -303,7 +316,8 @@ def read_only(argv: tuple[Word, ...]) -> ReadOnly | None:
 
     The set: cat head tail wc ls stat du diff cmp comm cut nl tac rev od hexdump strings
     column fold jq *sum file tree sort uniq xxd find grep rg sed(-n print scripts) echo printf
-    pwd true false whoami id uname nproc seq basename dirname which type realpath readlink tr
+    pwd true false whoami id uname nproc seq basename dirname which type command -v realpath
+    readlink tr
     expr sleep df date hostname test [ [[ set shift wait export unset declare local readonly
     typeset, and git status/diff/log/show/rev-parse/ls-files/blame/grep/... plus listing forms
     of git branch/tag/remote/stash/worktree/config/reflog. Options that write or run things

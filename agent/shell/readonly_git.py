@@ -122,3 +122,61 @@ def git_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:
         elif eq and path_like(value):
             paths.append(literal(value))
     return tuple(paths)
+
+
+_CONTENT = word_set(
+    "show diff grep archive cat-file blame annotate format-patch whatchanged difftool "
+    "range-diff bundle fast-export unpack-file merge-file diff-tree diff-files diff-index "
+    "stash notes instaweb"
+)
+_PATCH_LOGS = word_set("log reflog")
+_PATCH = re.compile(r"-p|-u|--patch.*|--cc|-c|--word-diff.*|--color-words.*|-L.*|--textconv|-W")
+_NO_CONTENT = word_set(
+    "--stat --numstat --shortstat --name-only --name-status --summary --dirstat -s --no-patch "
+    "--raw --compact-summary --quiet --exit-code"
+)
+
+
+def history_content(argv: tuple[Word, ...]) -> list[Word] | None:
+    """Whether a git command can print files' content (from history, the index or the tree):
+    None when it cannot (``git status``, ``git log``, ``git show --stat``); else the paths
+    its output is limited to (after ``--``, or ``REV:PATH``), empty when it is not limited.
+    Anything eddy does not recognise in such a command leaves it unlimited."""
+    if not argv or not argv[0].static or argv[0].value != "git":
+        return None
+    args = list(argv[1:])
+    while args and args[0].static and args[0].value in (*_GIT_GLOBAL, "-C"):
+        args = args[2:] if args[0].value == "-C" else args[1:]
+    if not args or not args[0].static:
+        return [] if args else None
+    sub, rest = args[0].value, args[1:]
+    values = [w.value if w.static else "" for w in rest]
+    before = values[: values.index("--")] if "--" in values else values
+    if sub in _PATCH_LOGS:
+        if not any(_PATCH.fullmatch(v) for v in before):
+            return None
+    elif sub not in _CONTENT:
+        return None
+    if (
+        sub in ("show", "diff", "stash", "diff-tree", "diff-index", "diff-files")
+        and any(v in _NO_CONTENT for v in before)
+        and not any(_PATCH.fullmatch(v) for v in before)
+    ):
+        return None
+    if any(not w.static or w.glob for w in rest):
+        return []
+    bounds: list[Word] = []
+    for w in rest[: len(before)]:
+        if w.value.startswith("-"):
+            continue
+        rev, colon, path = w.value.partition(":")
+        if colon and rev and path:
+            bounds.append(literal(path))  # REV:PATH prints that file
+        elif "--" not in values:
+            return []  # a revision (or an option's value): every file it touched
+    if "--" in values:
+        after = rest[values.index("--") + 1 :]
+        if not after or any(w.value.startswith(":") for w in after):
+            return []  # pathspec magic (:!x, :(glob)) is not modelled
+        bounds += after
+    return bounds

@@ -9,7 +9,7 @@ ones a read-only command stays read-only with (locale, colour). The permission l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from agent.shell.words import ASSIGNMENT, Word, word_set
@@ -114,3 +114,53 @@ def assigned_names(commands: Iterable[Command]) -> frozenset[str]:
         if any(not w.static for w in cmd.assignments):
             names.add("*")
     return frozenset(names)
+
+
+NUMERIC_SPECIALS = word_set("RANDOM SRANDOM SECONDS LINENO BASHPID PPID UID EUID EPOCHSECONDS")
+"""Variables bash itself keeps numeric (assigning one is unsafe: :data:`_INTEGER_VARIABLES`)."""
+_NUMBER = re.compile(r"\s*[-+]?[0-9]+\s*")
+_ARITH_VALUE = re.compile(r"(\"?)\$\(\([^`\[\]'\"]*\)\)\1")
+
+
+def numeric_names(
+    names: Iterable[str], commands: Iterable[Command], environ: Mapping[str, str]
+) -> str | None:
+    """The first of ``names`` (variables arithmetic reads) that may hold something other than
+    a number, or None when each can only hold a number: its value in ``environ`` (what the
+    command inherits) is a number or unset, every assignment to it in the command line is a
+    number or an arithmetic expansion (whose own names are checked too), and every ``for``
+    loop over it runs over numbers. ``read``, ``getopts``, ``printf -v`` and ``mapfile``
+    assign too, but they ask on their own (:mod:`agent.shell.unmodelled`).
+
+    Args:
+        names: the variables (``ParseState.arith_names``).
+        commands: the command line's commands.
+        environ: the environment the command will inherit.
+    """
+    commands = list(commands)
+    for name in sorted(names):
+        if not _numeric(name, commands, environ):
+            return name
+    return None
+
+
+def _numeric(name: str, commands: list[Command], environ: Mapping[str, str]) -> bool:
+    value = environ.get(name)
+    if name not in NUMERIC_SPECIALS and value is not None and not _NUMBER.fullmatch(value):
+        return False
+    for cmd in commands:
+        for word in (*cmd.assignments, *declared_assignments(cmd.argv)):
+            if assignment_name(word) != name:
+                continue
+            if name in NUMERIC_SPECIALS:
+                return False
+            raw = word.raw.split("=", 1)[1] if "=" in word.raw else ""
+            number = word.static and _NUMBER.fullmatch(word.value.split("=", 1)[1])
+            if not (number or _ARITH_VALUE.fullmatch(raw)):
+                return False
+        for var, values in cmd.loop_vars:
+            if var == name and (
+                values is None or not all(w.static and _NUMBER.fullmatch(w.value) for w in values)
+            ):
+                return False
+    return True

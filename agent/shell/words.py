@@ -14,8 +14,8 @@ Stdlib only, no I/O.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 
 class ShellParseError(ValueError):
@@ -123,6 +123,13 @@ class ParseState:
 
     loops: bool = False
     """Whether the command line has a ``while``, ``until`` or ``for`` loop."""
+    arith_names: set[str] = field(default_factory=set)
+    """The variables arithmetic reads (``$((n+1))``, ``[[ $n -eq 1 ]]``): each must be
+    shown to hold a number (:func:`agent.shell.variables.numeric_names`)."""
+    functions: dict[str, tuple[list[Any], bool]] = field(default_factory=dict)
+    """The shell functions defined so far: name -> (the body's tokens, a ``( )`` body)."""
+    calling: set[str] = field(default_factory=set)
+    """The functions whose bodies are being expanded at a call (a recursive call adds none)."""
 
 
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=")

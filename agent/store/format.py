@@ -70,11 +70,17 @@ jq -r 'select(.type == "message") | .message.content[]
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from agent.messages import Message
+from agent.messages import Message, compact_json
+
+_MESSAGE_KEY = b',"message":'
+_MESSAGE_TEXT = _MESSAGE_KEY.decode()
+_DECODER = json.JSONDecoder()
+_NOT_CONTROL_ESCAPE = re.compile(rb"\\u(?!00[01])")
 
 
 def timestamp(t: float | None = None) -> str:
@@ -83,18 +89,71 @@ def timestamp(t: float | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t % 1 * 1000):03d}Z"
 
 
-def encode(record: dict[str, Any]) -> bytes:
-    """One record as one line of UTF-8 JSON, ``type`` and ``ts`` first, newline included."""
+def _ordered(record: dict[str, Any]) -> dict[str, Any]:
     ordered = {"type": record["type"]}
     if record["type"] != "header":
         ordered["ts"] = record.get("ts") or timestamp()
     ordered.update((k, v) for k, v in record.items() if k != "ts")
+    return ordered
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """One record as one line of UTF-8 JSON, ``type`` and ``ts`` first, newline included."""
+    ordered = _ordered(record)
     try:
-        text = json.dumps(ordered, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return (text + "\n").encode("utf-8")
+        return compact_json(ordered) + b"\n"
     except UnicodeEncodeError:  # lone surrogates: let json escape them
         text = json.dumps(ordered, separators=(",", ":"), allow_nan=False)
         return (text + "\n").encode("ascii")
+
+
+def encode_message_record(
+    index: int, message: Message, *, prompts: Sequence[str] = (), delivered: Sequence[str] = ()
+) -> bytes:
+    """The line of :func:`record_message`'s record, as :func:`encode` writes it, made from
+    the message's cached JSON (which its requests then reuse) instead of encoding it again."""
+    record = record_message(index, message, prompts=prompts, delivered=delivered)
+    head = dict(record)
+    del head["message"]
+    try:
+        encoded = compact_json(_ordered(head))[:-1] + _MESSAGE_KEY + message.to_json()
+    except UnicodeEncodeError:  # lone surrogates: the whole line in ASCII
+        return encode(record)
+    return encoded + b"}\n"
+
+
+def decode_line(line: bytes) -> tuple[Any, bytes | None]:
+    """The JSON value of a transcript line (without its newline) and, for a ``message``
+    record, its ``message`` as the line holds it when those bytes are what
+    :func:`agent.messages.compact_json` makes of it (else None).
+
+    ``message`` is the last field of the record :func:`encode_message_record` writes, and
+    ``,"message":`` cannot occur before it inside a string (a quote in a string is escaped):
+    the line is parsed as the record without it plus the message alone, each of which must be
+    whole JSON, so the bytes kept are exactly the message's. A line that :func:`encode` had to
+    write in ASCII (a lone surrogate) escapes more than control characters: not kept.
+
+    Raises:
+        ValueError: the line is not JSON.
+    """
+    start = line.find(_MESSAGE_KEY) if line.startswith(b'{"type":"message"') else -1
+    if start < 0 or not line.endswith(b"}"):
+        return json.loads(line), None
+    text = line.decode("utf-8", "surrogatepass")  # as json.loads(line) decodes it
+    at = text.find(_MESSAGE_TEXT)
+    try:
+        record = json.loads(text[:at] + "}")
+        message, end = _DECODER.raw_decode(text, at + len(_MESSAGE_TEXT))
+    except ValueError:
+        return json.loads(text), None
+    if end != len(text) - 1 or not isinstance(record, dict) or "message" in record:
+        return json.loads(text), None  # more after the message, or a second one
+    record["message"] = message
+    encoded = line[start + len(_MESSAGE_KEY) : -1]
+    ascii_escaped = (  # only an ASCII line may have been escaped: most are not
+        encoded.isascii() and b"\\u" in encoded and _NOT_CONTROL_ESCAPE.search(encoded) is not None
+    )
+    return record, None if ascii_escaped else encoded
 
 
 def record_message(

@@ -185,7 +185,7 @@ def _summarize(path: Path, cached: Any) -> dict[str, Any]:
 
 
 def _info(path: Path, entry: dict[str, Any]) -> SessionInfo:
-    from agent.subagents.transcripts import child_transcripts
+    from agent.store.children import child_transcripts
 
     st = entry["state"]
     last = parse_timestamp(st["last_ts"] or "")
@@ -247,9 +247,10 @@ def list_sessions(cwd: Path, *, include_empty: bool = False) -> list[SessionInfo
             continue
         fresh[path.name] = entry
         info = _info(path, entry)
-        # a record torn after the header (a crash while writing the first prompt) still
-        # makes a session to continue: loading it recovers what it can
-        torn = 0 < entry["offset"] < entry["size"]
+        # a torn record (a crash while writing the first prompt, or the header itself: offset
+        # 0) still makes a session to continue: loading it recovers what it can, the id
+        # coming from the file name when the header is torn
+        torn = entry["offset"] < entry["size"]
         if torn and info.first_prompt is None:
             info.first_prompt = _torn_prompt(path, entry["offset"])
         if include_empty or info.messages or info.turns or torn:

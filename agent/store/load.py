@@ -16,8 +16,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent.messages import Message, TextBlock, ToolResultBlock, block_from_param, message_from_param
-from agent.store.repair import plural, repair_history
+from agent.messages import Message, TextBlock, ToolResultBlock, block_from_param
+from agent.store.format import decode_line
+from agent.store.repair import repair_history
+from tools.textfile import plural
 
 VERSION = 1
 SUFFIX = ".jsonl"
@@ -76,7 +78,6 @@ class LoadedSession:
             places a rewind can go back to.
         last_activity: the time of the last record (epoch seconds).
         rewinds: the number of rewinds (branches) in the file.
-        compactions: the number of compactions.
         checkpoints: the checkpoint records, in file order.
         problems: the repairs made, in words.
         context_tokens: the context after the last model call (its input, cache writes,
@@ -100,7 +101,6 @@ class LoadedSession:
     prompts: list[tuple[int, str]] = field(default_factory=list)
     last_activity: float | None = None
     rewinds: int = 0
-    compactions: int = 0
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     context_tokens: int | None = None
@@ -125,14 +125,18 @@ class _Replay:
 
     def truncate(self, n: int) -> None:
         del self.slots[max(0, n) :]
-        self.prompts = [(i, p) for i, p in self.prompts if i < n]
+        # prompts are in index order (each message record first truncates past its index),
+        # so the ones to drop are at the end: every message record calls this
+        while self.prompts and self.prompts[-1][0] >= n:
+            self.prompts.pop()
 
     def deliver(self, texts: Any) -> None:
         for text in texts or ():
             if text in self.queue:
                 self.queue.remove(text)
 
-    def apply(self, rec: dict[str, Any]) -> None:
+    def apply(self, rec: dict[str, Any], encoded: bytes | None = None) -> None:
+        """Apply one record; ``encoded``: a message record's message as its line holds it."""
         kind = rec["type"]
         s = self.s
         if kind == "message":
@@ -143,7 +147,8 @@ class _Replay:
                 or not 0 <= index < self.max_index
             ):
                 raise ValueError("bad index")
-            message = message_from_param(rec["message"])
+            # kept with its JSON from the line: its first request does not encode it again
+            message = Message.from_param(rec["message"], encoded)
             if message.role not in ("user", "assistant"):
                 raise ValueError("bad role")
             prompts = rec.get("prompts") or []
@@ -186,7 +191,6 @@ class _Replay:
         elif kind == "compaction":
             self.compacted_turns += len(self.prompts)
             self.truncate(0)
-            s.compactions += 1
             s.context_tokens = None
         elif kind == "usage":
             s.total_cost_usd += float(rec.get("cost_usd") or 0.0)
@@ -271,7 +275,7 @@ def load(path: Path) -> LoadedSession:
         if isinstance(line, bytes) and not line.strip():
             continue
         try:
-            rec = json.loads(line) if isinstance(line, bytes) else line
+            rec, encoded = decode_line(line) if isinstance(line, bytes) else (line, None)
             if not isinstance(rec, dict) or not isinstance(rec.get("type"), str):
                 raise ValueError("not a record")
             if rec["type"] == "header":
@@ -283,7 +287,7 @@ def load(path: Path) -> LoadedSession:
                         )
                     s.header = rec
                 continue
-            replay.apply(rec)
+            replay.apply(rec, encoded)
             if isinstance(rec.get("ts"), str):
                 replay.last_ts = rec["ts"]
             if rec["type"] == "repair":

@@ -21,7 +21,7 @@ from agent.messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from agent.normalise import normalise_assistant
+from agent.turn.normalise import normalise_assistant
 from tools.textfile import plural
 
 INTERRUPTED_RESULT = (

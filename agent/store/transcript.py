@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.messages import Message
-from agent.store.format import encode, record_message, timestamp
+from agent.store.format import encode, encode_message_record, timestamp
 from agent.store.listing import SESSION_ID, sessions_dir
 from agent.store.load import SUFFIX, VERSION, LoadedSession, TranscriptError, load
 
@@ -173,9 +173,22 @@ class Transcript:
         Raises:
             OSError: the write failed (the next append starts on a fresh line).
         """
+        self._write_line(encode(record))
+
+    def _append_message(
+        self,
+        index: int,
+        message: Message,
+        prompts: Sequence[str] = (),
+        delivered: Sequence[str] = (),
+    ) -> None:
+        """Write a ``message`` record (its message's JSON is the one requests reuse)."""
+        line = encode_message_record(index, message, prompts=prompts, delivered=delivered)
+        self._write_line(line)
+
+    def _write_line(self, data: bytes) -> None:
         if self._fd is None:
             raise ValueError("the transcript is closed")
-        data = encode(record)
         if self._torn:
             data = b"\n" + data
         self._torn = True  # until the whole line is down
@@ -228,13 +241,11 @@ class Transcript:
         del rec[k:]
         for i in range(k, len(history)):
             last = i == len(history) - 1
-            self.append(
-                record_message(
-                    i,
-                    history[i],
-                    prompts=[prompt] if last and prompt is not None else (),
-                    delivered=delivered if last else (),
-                )
+            self._append_message(
+                i,
+                history[i],
+                prompts=[prompt] if last and prompt is not None else (),
+                delivered=delivered if last else (),
             )
             rec.append(history[i])
         written = len(history) - k
@@ -251,7 +262,7 @@ class Transcript:
         """Write messages ``start``.. of ``history`` with their prompts (resume and fork)."""
         for i in range(start, len(history)):
             carried = [text for index, text in prompts if index == i]
-            self.append(record_message(i, history[i], prompts=carried))
+            self._append_message(i, history[i], prompts=carried)
         self._recorded = list(history)
 
     def rewind(self, to_index: int, **details: Any) -> None:
@@ -305,6 +316,7 @@ class Transcript:
             try:
                 os.fsync(fd)
             finally:
+                _unlock(fd)
                 os.close(fd)
 
     def __enter__(self) -> Transcript:
@@ -312,6 +324,18 @@ class Transcript:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _unlock(fd: int) -> None:
+    """Release the session's lock before closing: a process forked meanwhile (a git or shell
+    started by another thread, before its exec closes the descriptor) shares the open file,
+    and would otherwise hold the lock until then."""
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    except (ImportError, OSError):  # pragma: no cover - not POSIX
+        pass
 
 
 def fork(path: Path, new_id: str | None = None) -> Path:

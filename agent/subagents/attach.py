@@ -3,9 +3,10 @@ agent types and the ``subagents`` setting, and the Agent tool that lists those t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agent.subagents.definitions import AgentCatalog
+from agent.subagents.definitions import AgentCatalog, AgentDefinition
 from agent.subagents.host import DEFAULT_CONCURRENCY, MAX_DEPTH, SubagentHost
 
 if TYPE_CHECKING:
@@ -41,13 +42,32 @@ def attach_subagents(
     """Give ``session`` its subagents: the Agent tool (if it has one) lists ``catalog``'s
     types and launches through the returned host, registered as the session's extension.
     Call it before the first prompt (the tools block must stay byte-stable after it)."""
-    from tools.agent import AgentTool
-
     host = SubagentHost(session, catalog, concurrency=concurrency, max_depth=max_depth)
     session.ctx.subagents = host
     if "Agent" in session.tools:
-        tool = AgentTool([(d.name, d.description, d.tools) for d in catalog.agents.values()])
-        session.tools.put(tool)  # in the Agent tool's place
+        _offer_agent_tool(session, catalog)
         session.tools.alias("Task", "Agent")  # resumed transcripts may call the old name
     session.add_extension(host)
     return host
+
+
+def add_agents(session: Session, definitions: Sequence[AgentDefinition]) -> None:
+    """Add agent types a front end defines (an Agent SDK's ``agents``) to the session's:
+    each wins over a file's definition of its name, and the Agent tool lists them. Call it
+    before the first prompt (the tools block must stay byte-stable after it)."""
+    host = session.ctx.subagents
+    if host is None or not definitions:
+        return
+    for definition in definitions:
+        host.catalog.agents.pop(definition.name, None)  # the winner takes its place in order
+        host.catalog.agents[definition.name] = definition
+    if "Agent" in session.tools:
+        _offer_agent_tool(session, host.catalog)
+
+
+def _offer_agent_tool(session: Session, catalog: AgentCatalog) -> None:
+    """Put the Agent tool listing ``catalog``'s types in the Agent tool's place."""
+    from tools.agent import AgentTool
+
+    tool = AgentTool([(d.name, d.description, d.tools) for d in catalog.agents.values()])
+    session.tools.put(tool)

@@ -1,4 +1,4 @@
-"""One subagent: the same Turn loop (LOOP-MODEL.md) with its own history, tools and T.
+"""One subagent: the same Turn loop (docs/loop.md) with its own history, tools and T.
 
 What a child shares with its parent, and what it does not:
 
@@ -24,14 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent.extension import StopRequest
-from agent.loop import Limits, Turn, TurnOutcome
 from agent.messages import Message, TextBlock, ToolUseBlock
-from agent.model import ModelRequest
+from agent.model.protocol import ModelRequest
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
 from agent.subagents.definitions import AgentDefinition
 from agent.subagents.locks import LockedTool
-from agent.toolrun import Gate, GateDecision, ToolRunner
+from agent.turn.loop import Turn, TurnHost
+from agent.turn.outcome import Limits, TurnOutcome
+from agent.turn.runner import Gate, GateDecision, ToolRunner
 from tools.base import SessionFiles, ShellState, Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ class Frame:
     root_call_id: str = ""
 
 
-class Child:
+class Child(TurnHost):
     """Builds and runs one subagent; ``run`` returns its outcome, ``result_text`` its answer.
 
     Args:
@@ -108,7 +109,6 @@ class Child:
         self.queue: list[str] = []
         """Corrections for this child (``@agent-name text`` while it runs)."""
         self.last_notice = ""
-        self.current_tool = ""
         self.transcript: Transcript | None = host.open_child_transcript(frame.agent_id, model_id)
         self._recorder = SessionRecorder(host.report)
         self._recorder.transcript = self.transcript
@@ -137,16 +137,13 @@ class Child:
             thinking=parent.spec.thinking,
         )
         self.turn = Turn(
-            history=self.history,
-            model=parent.model,
-            spec=spec,
-            runner=self.runner,
-            emit=self._emit,
-            take_queue=self._take_queue,
-            interrupt=parent.interrupt,
+            self.history,
+            parent.model,
+            spec,
+            self.runner,
+            parent.interrupt,
+            self,
             limits=Limits(max_turns=definition.max_turns),
-            turn_id=1,
-            on_stop=self._subagent_stop,
         )
         self.turn.parent = parent
 
@@ -155,21 +152,22 @@ class Child:
         """How the user sees this agent in questions and lines: ``a1b2c3 (Explore)``."""
         return f"{self.frame.agent_id} ({self.definition.name})"
 
-    async def _subagent_stop(self, history: list[Any], stop_hook_active: bool) -> str | None:
-        """``Turn.on_stop`` for a child: the session's extensions (SubagentStop hooks); a text
+    async def on_stop(self, history: list[Message], active: bool) -> str | None:
+        """The child answered without tools: the session's extensions (SubagentStop hooks); a text
         is the child's next prompt, a model call counted against its T and the tree's B like
         any other (at most 8 in a row, as for Stop)."""
         transcript = self.transcript
         stop = StopRequest(
             history,
-            stop_hook_active,
+            active,
             self.frame.agent_id,
             self.definition.name,
             str(transcript.path) if transcript is not None else "",
         )
         return await self.host.session.extensions.on_stop(stop)
 
-    def _take_queue(self) -> list[str]:
+    def take_queue(self) -> list[str]:
+        """The corrections for this child (``@agent-name text``), taken."""
         taken, self.queue = self.queue, []
         return taken
 
@@ -215,9 +213,7 @@ class Child:
     def _emit(self, event: ev.Event) -> None:
         if type(event) in (ev.TextDelta, ev.ThinkingDelta):
             return  # thousands a second; the parent shows the child's messages, not its deltas
-        if isinstance(event, ev.ToolCallStarted):
-            self.current_tool = event.summary or event.name
-        elif isinstance(event, ev.Notice):
+        if isinstance(event, ev.Notice):
             self.last_notice = event.text
         self._recorder.record_event(event, self.history)
         frame = self.frame

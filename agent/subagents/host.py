@@ -1,7 +1,7 @@
 """A session's subagents: what the Agent tool calls (``ctx.subagents.launch``).
 
 The host holds what the whole tree shares: the definitions, the per-file locks, the
-concurrency slots, the depth cap and the running children. Limits (LOOP-MODEL.md,
+concurrency slots, the depth cap and the running children. Limits (docs/loop.md,
 "Subagents"):
 
 - **B** is the tree's: a child's turn has the calling turn as its ``parent``, so each
@@ -36,12 +36,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent.extension import Extension, PromptAddition
-from agent.loop import CURRENT_TURN, Turn, TurnOutcome
+from agent.store.children import subagents_dir
 from agent.subagents.background import BackgroundAgent, completion_notice, first_line
 from agent.subagents.child import Child, Frame, narrower
 from agent.subagents.definitions import MODEL_ALIASES, AgentCatalog, AgentDefinition
 from agent.subagents.locks import FileLocks
-from agent.subagents.transcripts import subagents_dir
+from agent.turn.loop import CURRENT_TURN, Turn
+from agent.turn.outcome import TurnOutcome
 from tools.base import ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:

@@ -11,10 +11,10 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
-from agent.loop import INTERRUPT_NOTE
+from agent.model.anthropic import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
+from agent.turn.loop import INTERRUPT_NOTE
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
 from tools import default_tools

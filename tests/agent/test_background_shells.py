@@ -12,11 +12,11 @@ from typing import Any
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.checkpoints.engine import CheckpointStore
+from agent.model.anthropic import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from agent.shells import BackgroundShell, ShellRegistry
+from agent.session.shells import BackgroundShell, ShellRegistry
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
 from tests.helpers.sandbox import needs_bwrap, sandboxed_ctx

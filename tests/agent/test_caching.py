@@ -1,15 +1,17 @@
 """Context growth and caching with realistic token counts from the fake server (issue 8,
-LOOP-MODEL.md item 4): n_k grows by exactly a_k + r_k; cache reads dominate; <= 4 breakpoints."""
+docs/loop.md item 4): n_k grows by exactly a_k + r_k; cache reads dominate; <= 4 breakpoints."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
+from agent.model.anthropic import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from tests.fakes.fake_api import FakeAnthropic, Reply, _canon, _tokens, text, tool_use
@@ -97,7 +99,7 @@ async def test_cache_reads_dominate_and_breakpoints_stay_within_4(
 
 async def test_without_the_extra_breakpoint_wide_turns_would_miss(fake_api, tmp_path) -> None:
     """The control: the same wide session with the extra breakpoint disabled caches less."""
-    import agent.anthropic_model as am
+    import agent.model.anthropic as am
 
     fake_api.push(*script(20, 4))
     original = am.LOOKBACK_SAFE
@@ -121,9 +123,9 @@ async def test_without_the_extra_breakpoint_wide_turns_would_miss(fake_api, tmp_
 
 
 def test_a_breakpoint_never_lands_on_a_thinking_block() -> None:
-    from agent.anthropic_model import LOOKBACK_SAFE, request_params
     from agent.messages import ThinkingBlock, assistant, user
-    from agent.model import ModelRequest
+    from agent.model.anthropic import LOOKBACK_SAFE, request_params
+    from agent.model.protocol import ModelRequest
 
     history = [user("go")]
     for i in range(LOOKBACK_SAFE + 4):
@@ -133,3 +135,47 @@ def test_a_breakpoint_never_lands_on_a_thinking_block() -> None:
     marked = [b for m in params["messages"] for b in m["content"] if "cache_control" in b]
     assert len(marked) == 2
     assert all(b["type"] != "thinking" for b in marked)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shapes=st.lists(
+        st.lists(st.sampled_from(["text", "thinking"]), min_size=1, max_size=4),
+        min_size=1,
+        max_size=30,
+    ),
+    previous=st.one_of(st.none(), st.integers(min_value=0, max_value=60)),
+)
+def test_each_breakpoint_is_on_the_last_block_before_its_target_that_may_carry_one(
+    shapes: list[list[str]], previous: int | None
+) -> None:
+    """Over any history: the moving breakpoint is on the newest block that is no thinking
+    block, the look-back one on the newest such block at or before previous + LOOKBACK_SAFE,
+    and the history's own params are never modified."""
+    from agent.messages import Message, TextBlock, ThinkingBlock
+    from agent.model.anthropic import LOOKBACK_SAFE, request_params
+    from agent.model.protocol import ModelRequest
+
+    history = [
+        Message(
+            "user" if i % 2 == 0 else "assistant",
+            tuple(
+                ThinkingBlock(f"t{i}", "s") if k == "thinking" else TextBlock(f"x{i}")
+                for k in kinds
+            ),
+        )
+        for i, kinds in enumerate(shapes)
+    ]
+    params = request_params(ModelRequest("m", history), previous_breakpoint=previous)
+    blocks = [b for m in params["messages"] for b in m["content"]]
+    kinds = [k for shape in shapes for k in shape]
+    total = len(kinds)
+
+    def newest_cacheable(at: int) -> int | None:
+        return next((p for p in range(min(at, total - 1), -1, -1) if kinds[p] != "thinking"), None)
+
+    targets = {newest_cacheable(total - 1)}
+    if previous is not None and total - 1 - previous > LOOKBACK_SAFE:
+        targets.add(newest_cacheable(previous + LOOKBACK_SAFE))
+    assert {p for p, b in enumerate(blocks) if "cache_control" in b} == targets - {None}
+    assert all("cache_control" not in b for m in history for b in m.to_param()["content"])

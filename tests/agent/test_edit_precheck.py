@@ -12,10 +12,10 @@ from pathlib import Path
 from agent import events as ev
 from agent import ops
 from agent.messages import assistant
-from agent.model import ScriptedModel, tool_call
 from agent.permissions.policy import Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.events import Events
 from tools import default_tools
 from tools.textfile import make_diff

@@ -21,8 +21,8 @@ from agent.extension import (
     combine,
 )
 from agent.messages import Message, TextBlock
-from agent.model import ScriptedModel, tool_call
 from agent.open import SessionOptions, open_session
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.events import Events
 from tools.base import ToolResult
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.messages import OtherBlock, TextBlock, check_invariant, message_from_param
-from agent.prompt_images import image_attachments
+from agent.model.anthropic import AnthropicModel
+from agent.prompt.images import image_attachments
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.store.transcript import Transcript

@@ -1,4 +1,4 @@
-"""Property: Inv holds for every request and every reachable history (LOOP-MODEL.md item 1).
+"""Property: Inv holds for every request and every reachable history (docs/loop.md item 1).
 
 Random scripted models (text, tool calls, cut responses), random gate decisions, random tool
 outcomes (result, ToolError, crash, slow), random queued corrections and random interrupt points.
@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from agent import events as ev
-from agent.loop import Limits
 from agent.messages import (
     Message,
     TextBlock,
@@ -22,9 +21,11 @@ from agent.messages import (
     check_invariant,
     user,
 )
-from agent.model import ModelResponse, ScriptedModel, tool_call
-from agent.pricing import Usage
-from agent.toolrun import GateDecision
+from agent.model.pricing import Usage
+from agent.model.protocol import ModelResponse
+from agent.turn.outcome import Limits
+from agent.turn.runner import GateDecision
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.engine import run_turn
 from tools.base import ToolError
@@ -140,27 +141,21 @@ def test_invariant_holds_everywhere(responses, max_turns, interrupt_at, queue_at
         ]
 
     async def main():
-        from agent.loop import Turn
-        from agent.model import ModelRequest
-        from agent.toolrun import ToolRunner
+        from agent.model.protocol import ModelRequest
+        from agent.turn.loop import Turn
+        from agent.turn.runner import ToolRunner
+        from tests.helpers.engine import QueueHost
         from tools.base import ToolContext
 
         emit = Emit()
         runner = ToolRunner(TOOLS, ToolContext(Path(".")), gate, emit)
-
-        def take():
-            taken = list(queue)
-            queue.clear()
-            return taken
-
         turn = Turn(
-            history=history,
-            model=ScriptedModel(script),
-            spec=ModelRequest("claude-sonnet-5-5"),
-            runner=runner,
-            emit=emit,
-            take_queue=take,
-            interrupt=interrupt,
+            history,
+            ScriptedModel(script),
+            ModelRequest("claude-sonnet-5-5"),
+            runner,
+            interrupt,
+            QueueHost(queue),
             limits=Limits(max_turns=max_turns),
         )
         return await turn.run()

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from agent import events as ev
-from agent import loop
-from agent.loop import INTERRUPT_NOTE, Limits, TurnInterrupted
 from agent.messages import Message, TextBlock, ToolUseBlock, check_invariant
-from agent.model import ScriptedModel, tool_call
+from agent.turn import loop
+from agent.turn.loop import INTERRUPT_NOTE
+from agent.turn.outcome import Limits, TurnInterrupted
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.engine import run_turn
 

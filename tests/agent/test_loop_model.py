@@ -1,4 +1,4 @@
-"""The (test) items of LOOP-MODEL.md against the real loop, with scripted models."""
+"""The (test) items of docs/loop.md against the real loop, with scripted models."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.loop import Limits
 from agent.messages import ToolResultBlock, ToolUseBlock, assistant, check_invariant, is_valid
-from agent.model import ModelResponse, ScriptedModel, tool_call
-from agent.pricing import Usage
-from agent.toolrun import GateDecision
+from agent.model.pricing import Usage
+from agent.model.protocol import ModelResponse
+from agent.turn.outcome import Limits
+from agent.turn.runner import GateDecision
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.engine import run_turn
 from tools import default_tools

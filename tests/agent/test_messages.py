@@ -17,7 +17,7 @@ from agent.messages import (
     message_from_param,
     user,
 )
-from agent.normalise import normalise_assistant
+from agent.turn.normalise import normalise_assistant
 
 USE = ToolUseBlock("u1", "Read", {"file_path": "a"})
 USE2 = ToolUseBlock("u2", "Read", {"file_path": "b"})

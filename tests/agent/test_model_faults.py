@@ -13,8 +13,8 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.messages import ThinkingBlock, check_invariant, message_from_param
+from agent.model.anthropic import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from tests.fakes.fake_api import FakeAnthropic, HttpError, Reply, text, thinking, tool_use

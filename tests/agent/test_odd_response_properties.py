@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.messages import check_invariant, message_from_param
+from agent.model.anthropic import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.store.load import load

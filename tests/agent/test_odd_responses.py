@@ -256,7 +256,7 @@ async def test_esc_keeps_the_text_already_streamed(fake_api, tmp_path) -> None:
 async def test_a_turn_paused_for_ever_stops_at_the_cap_with_a_valid_history(
     fake_api, tmp_path
 ) -> None:
-    from agent.loop import MAX_PAUSE_CONTINUATIONS
+    from agent.turn.outcome import MAX_PAUSE_CONTINUATIONS
 
     calls = iter(range(100))
 

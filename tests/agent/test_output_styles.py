@@ -10,8 +10,8 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.output_styles import load_styles
-from agent.prompt import CODING
+from agent.prompt.output_styles import load_styles
+from agent.prompt.system import CODING
 from frontend.commands import start_command
 from tests.fakes.fake_api import FakeAnthropic, Reply, text
 from tests.helpers.claude_repo import (

@@ -7,13 +7,14 @@ injected (it records each wait and returns at once, or waits on an event for the
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.messages import check_invariant, message_from_param
-from agent.retry import RetryPolicy
+from agent.model.anthropic import AnthropicModel
+from agent.model.retry import RetryPolicy
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from tests.fakes.fake_api import FakeAnthropic, HttpError, Reply, text
@@ -177,6 +178,53 @@ async def test_a_refused_connection_is_retried_only_twice(tmp_path) -> None:
     assert len(waits.seconds) == 2
     assert events.of(ev.Error)[-1].kind == "connection"
     assert notices(events)[0].startswith("Could not reach the API, retrying (1/2)")
+
+
+async def test_a_read_timeout_before_the_response_headers_is_retried_like_an_overload(
+    fake_api, tmp_path
+) -> None:
+    """The API takes the request and answers nothing, not even its headers (issue 34): the
+    read timeout is retried with the same notice (and Esc), as earlier eddy did."""
+    release = threading.Event()
+    answered: list[int] = []
+
+    def stall_once(body: dict) -> Reply:
+        answered.append(1)
+        if len(answered) == 1:
+            release.wait(60)  # no headers until the test ends: the client times out
+        return Reply([text("after the stall")])
+
+    fake_api.responder = stall_once
+    waits = Waits()
+    model = AnthropicModel(
+        MODEL, api_key="t", base_url=fake_api.base_url, retry=NO_JITTER, sleep=waits, timeout=2.0
+    )
+    events = Events()
+    session = Session(SessionConfig(workspace=tmp_path, model=MODEL), model, [], events)
+    try:
+        await run(session, "hi")
+    finally:
+        release.set()
+        await session.close()
+    assert events.of(ev.TurnFinished)[-1].subtype == "success"
+    assert events.of(ev.TurnFinished)[-1].result == "after the stall"
+    assert notices(events)[0].startswith("The API did not answer in time, retrying (1/2)")
+    assert len(waits.seconds) == 1 and len(fake_api.requests) == 2
+    assert_all_requests_valid(fake_api)
+
+
+async def test_a_stall_after_the_headers_is_not_retried(fake_api, tmp_path) -> None:
+    fake_api.push(Reply([text("never")], stall_after=0), Reply([text("next")]))
+    waits = Waits()
+    model = AnthropicModel(
+        MODEL, api_key="t", base_url=fake_api.base_url, retry=NO_JITTER, sleep=waits, timeout=1.0
+    )
+    events = Events()
+    session = Session(SessionConfig(workspace=tmp_path, model=MODEL), model, [], events)
+    await run(session, "hi")
+    await session.close()
+    assert waits.seconds == [] and len(fake_api.requests) == 1
+    assert events.of(ev.Error)[-1].kind == "timeout"
 
 
 async def test_a_prompt_too_long_error_suggests_compact(fake_api, tmp_path) -> None:

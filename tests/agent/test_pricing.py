@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.pricing import Usage, context_window, cost_usd
+from agent.model.pricing import Usage, context_window, cost_usd
 
 
 @pytest.mark.parametrize(

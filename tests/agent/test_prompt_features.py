@@ -8,15 +8,16 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.context import breakdown, cost_lines
-from agent.mentions import attachments, mentioned_paths
 from agent.messages import TextBlock, assistant, check_invariant
-from agent.model import ModelResponse, ScriptedModel
-from agent.pricing import Usage
+from agent.model.pricing import Usage
+from agent.model.protocol import ModelResponse
+from agent.prompt.mentions import attachments, mentioned_paths
 from agent.session.config import SessionConfig
+from agent.session.context import breakdown, cost_lines
 from agent.session.core import Session
 from frontend.commands import completions, custom_commands, parse
 from frontend.fileindex import FileIndex, list_files
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.events import Events
 from tools import default_tools
 

@@ -34,7 +34,7 @@ EVENT_CONSUMERS = (
     "tui/screens/main_events.py",
     "acp_agent/updates.py",
 )
-OP_CONSUMERS = ("agent/session/operations.py",)
+OP_CONSUMERS = ("agent/session/core.py",)
 NOT_NEVER = 'Argument 1 to "assert_never" has incompatible type'
 NEUTRAL: dict[str, Any] = {
     "int": 0,

@@ -1,5 +1,5 @@
-"""Providers chosen by Claude Code's variables (agent/providers.py), through the real session and
-the fake Messages API behind each client's base-URL variable where the SDK allows it:
+"""Providers chosen by Claude Code's variables (agent/model/providers.py), through the real session
+and the fake Messages API behind each client's base-URL variable where the SDK allows it:
 Foundry (ANTHROPIC_FOUNDRY_BASE_URL), Vertex (ANTHROPIC_VERTEX_BASE_URL, through a proxy that
 turns Vertex's path into /v1/messages), the Anthropic client with custom headers and an
 apiKeyHelper that is re-run after a 401. Bedrock answers in AWS's binary event stream, which
@@ -21,8 +21,9 @@ from urllib.parse import urlparse
 import pytest
 
 from agent import events as ev
-from agent import ops, providers
-from agent.anthropic_model import AnthropicModel
+from agent import ops
+from agent.model import providers
+from agent.model.anthropic import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from tests.fakes.fake_api import FakeAnthropic, HttpError, Reply, text

@@ -1,7 +1,7 @@
 """WebFetch's question to the small fast model is paid for like any response: its cost (the
 price table's, for the small model's id) counts in the turn's and the session's spend as it
 happens, so the budget B sees it, and a budget the side calls use up stops the turn at the
-main model's next response (LOOP-MODEL.md: total >= B and the response asks for tools: stop,
+main model's next response (docs/loop.md: total >= B and the response asks for tools: stop,
 without running them). Through the real loop, the SDK and the fake Messages API."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.loop import Limits
+from agent.model.pricing import Usage, cost_usd
 from agent.permissions.policy import Rule
-from agent.pricing import Usage, cost_usd
-from agent.side_model import DEFAULT_SMALL_FAST_MODEL
+from agent.session.side_model import DEFAULT_SMALL_FAST_MODEL
+from agent.turn.outcome import Limits
 from tests.agent.test_webfetch_session import MODEL, assert_all_requests_valid, session_for
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.tools.web_server import WebServer

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.skills import load_skills
+from agent.prompt.skills import load_skills
 from frontend.commands import start_command
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.claude_repo import (

@@ -1,4 +1,4 @@
-"""The tool set (agent/toolset.py): one owner of what a call finds and what a request offers,
+"""The tool set (agent/turn/toolset.py): one owner of what a call finds and what a request offers,
 whose parameters stay the same list (the same bytes) until the set really changes."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.toolset import ToolSet, tool_param
+from agent.turn.toolset import ToolSet, tool_param
 
 
 @dataclass

@@ -10,11 +10,10 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.messages import assistant, check_invariant, message_from_param
-from agent.model import ScriptedModel, tool_call
+from agent.model.anthropic import AnthropicModel
+from agent.model.web_search import server_search_problem, server_tools, web_search_param
 from agent.permissions.policy import Policy, Rule
-from agent.web_search import server_search_problem, server_tools, web_search_param
 from cli.main import parse_launch
 from frontend.server_blocks import server_tool_lines
 from frontend.session_open import build_session
@@ -22,6 +21,7 @@ from headless.run import stderr_line
 from plain.render import Renderer
 from plain.style import Painter
 from tests.fakes.fake_api import FakeAnthropic, Reply, text
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.events import Events
 
 CALL = {

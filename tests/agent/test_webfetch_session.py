@@ -15,12 +15,12 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.messages import check_invariant, message_from_param
+from agent.model.anthropic import AnthropicModel
 from agent.permissions.policy import Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from agent.side_model import DEFAULT_SMALL_FAST_MODEL, small_fast_model
+from agent.session.side_model import DEFAULT_SMALL_FAST_MODEL, small_fast_model
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
 from tests.tools.web_server import WebServer

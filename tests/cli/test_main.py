@@ -40,7 +40,7 @@ def test_missing_prompt_exits_2(tmp_path: Path) -> None:
 
 
 def test_rules_are_split() -> None:
-    from cli.main import _split_rules
+    from cli.arguments import _split_rules
 
     assert _split_rules(["Read Edit", "Bash(git diff:*),Write"]) == [
         "Read",

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent import events as ev
-from agent.model import ScriptedModel
 from tests.fakes.fake_api import FakeAnthropic
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.plain import ENTER, until
 from tests.helpers.plain_fixtures import harness, pipe  # noqa: F401 (fixtures)
 from tests.helpers.tui import make_app, type_and_send, wait_ready

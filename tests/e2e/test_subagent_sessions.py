@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.messages import ToolResultBlock, check_invariant, message_from_param
+from agent.store.children import child_transcripts
 from agent.store.listing import latest_session, list_sessions
 from agent.store.load import load
-from agent.subagents.transcripts import child_transcripts
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.headless import eddy
 

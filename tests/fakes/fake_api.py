@@ -668,6 +668,9 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "fake-anthropic/1.0"
+    # TCP_NODELAY, as API servers set it: with Nagle the last small write of a stream (the
+    # chunked body's end) waited for the client's delayed ACK, up to 40 ms per response
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
@@ -712,6 +715,8 @@ class FakeAnthropic:
         self.log_file = log_file
         self.base_url = ""
         self.requests: list[dict[str, Any]] = []
+        # each /v1/messages body as the bytes on the wire (tests of the exact encoding)
+        self.raw_bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
         self.violations: list[str] = []
         self.usage_log: list[dict[str, int]] = []
@@ -887,6 +892,7 @@ class FakeAnthropic:
                 self.requests.append(
                     body if body is not None else {"_raw": raw.decode("utf-8", "replace")}
                 )
+                self.raw_bodies.append(raw)
                 self.headers.append(hdrs)
                 if self.log_file:
                     with open(self.log_file, "a", encoding="utf-8") as f:

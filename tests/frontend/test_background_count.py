@@ -9,7 +9,8 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.subagents import attach_subagents, load_agents
+from agent.subagents.attach import attach_subagents
+from agent.subagents.definitions import load_agents
 from frontend.status import StatusModel
 from tests.agent.test_background_shells import call, make_session
 from tests.fakes.fake_api import FakeAnthropic, Reply, text

@@ -9,8 +9,8 @@ from typing import Any
 
 from agent import events as ev
 from agent import ops
+from agent.prompt.commands import command_problems, custom_commands, expand_arguments
 from frontend.commands import completions, start_command
-from frontend.custom_commands import command_problems, custom_commands, expand_arguments
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.claude_repo import (
     CommandFront,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.model import ScriptedModel
 from frontend.launch import LaunchOptions
 from frontend.session_open import build_session
 from tests.fakes.fake_api import FakeAnthropic, Reply, text
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.claude_repo import (
     claude_commands,
     claude_home,

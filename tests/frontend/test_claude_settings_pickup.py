@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from agent.model import ScriptedModel
 from frontend.launch import LaunchOptions
 from frontend.pickup import pickup_line
 from frontend.session_open import build_session
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.headless import eddy
 
 
@@ -33,7 +33,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                     "deny": ["Bash(rm *)"],
                     "defaultMode": "default",
                 },
-                "env": {"TEAM_FLAG": "from-claude-settings"},
+                "env": {"LOG_LEVEL": "from-claude-settings"},
                 "includeCoAuthoredBy": False,
             },
             indent=2,
@@ -61,13 +61,15 @@ def test_build_session_picks_up_claude_codes_settings(repo: Path) -> None:
         persist=False,
     )
     session, problems = opened.session, opened.problems
-    assert problems == []
+    (notice,) = problems  # eddy -p: the caller vouches for the folder; said once
+    assert "vouches" in notice and "rules: .claude/settings.json: allows Bash(touch *)" in notice
+    assert "env: .claude/settings.json: sets LOG_LEVEL" in notice
     assert pickup_line(opened.picked_up) == (
         "Claude Code: ~/.claude/settings.json (model), .claude/settings.json (3 rules, env 1)"
     )
     assert session.config.model == "claude-opus-5-5"
     assert [str(r) for r in session.config.policy.deny] == ["Bash(rm *)"]
-    assert os.environ["TEAM_FLAG"] == "from-claude-settings"
+    assert os.environ["LOG_LEVEL"] == "from-claude-settings"
 
 
 def test_the_settings_default_mode_applies_without_a_flag(repo: Path) -> None:
@@ -103,7 +105,7 @@ def test_eddy_p_obeys_the_claude_rules_and_says_what_it_picked_up(
             [
                 tool_use("toolu_1", "Bash", {"command": "touch made.txt"}),
                 tool_use("toolu_2", "Bash", {"command": "rm made.txt"}),
-                tool_use("toolu_3", "Bash", {"command": 'echo "flag=$TEAM_FLAG"'}),
+                tool_use("toolu_3", "Bash", {"command": 'echo "flag=$LOG_LEVEL"'}),
             ],
             "tool_use",
         ),
@@ -114,6 +116,7 @@ def test_eddy_p_obeys_the_claude_rules_and_says_what_it_picked_up(
     assert (
         "eddy: Claude Code: ~/.claude/settings.json (model), .claude/settings.json" in done.stderr
     )
+    assert done.stderr.count("this folder's own files grant") == 1
     assert (repo / "made.txt").exists()
     touch, rm, env = _results(fake_api.requests[1])
     assert not touch.get("is_error")

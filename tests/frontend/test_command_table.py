@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent.model import ScriptedModel
 from frontend.commands import COMMANDS
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.plain import ENTER
 from tests.helpers.tui import SIZE, make_args, wait_ready
 from tui.widgets.conversation.message_line import MessageLine
@@ -42,6 +42,7 @@ SAYS: dict[str, tuple[str, str | None]] = {
     "hooks": ("/hooks", "No hooks are configured"),
     "mcp": ("/mcp", "No MCP servers are configured"),
     "agents": ("/agents", "Explore"),
+    "plugin": ("/plugin", "Installed plugins:"),
 }
 CHECKED = sorted(n for n in COMMANDS if n not in SKIPPED_HERE)
 

@@ -86,7 +86,7 @@ def test_the_activity_follows_the_turn_and_a_command_that_runs_after_a_question(
 
 
 def test_a_retry_after_overload_shows_in_the_status_until_the_model_answers() -> None:
-    from agent.retry import retry_notice
+    from agent.model.retry import retry_notice
 
     status = Status("", "")
     status.take_session(resumed(0))

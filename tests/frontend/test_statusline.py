@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from agent.model import ScriptedModel
 from frontend.statusline import (
     MAX_LINES,
     StatusLineRunner,
@@ -23,6 +22,7 @@ from frontend.statusline import (
     output_lines,
     parse_status_line,
 )
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.claude_repo import claude_status_line, write
 from tests.helpers.plain import until
 from tests.helpers.tui import SIZE, make_app, wait_ready

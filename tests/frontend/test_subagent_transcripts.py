@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 from agent.messages import Message, TextBlock, assistant
-from agent.model import tool_call
+from agent.store.children import child_transcripts, subagents_dir
 from agent.store.transcript import Transcript
-from agent.subagents.transcripts import child_transcripts, subagents_dir
 from frontend.subagent_transcripts import (
     NO_RESULT,
     RESULT_LINES,
@@ -17,6 +16,7 @@ from frontend.subagent_transcripts import (
     summarize_child,
     transcript_lines,
 )
+from tests.fakes.scripted import tool_call
 from tests.helpers.recorded_children import session_with_child
 
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agent.anthropic_model import AnthropicModel
+from agent.model.anthropic import AnthropicModel
 from agent.session.core import Session
 from cli.main import parse_launch
 from frontend.session_open import build_session

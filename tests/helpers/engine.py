@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from agent import events as ev
-from agent.loop import Limits, Turn, TurnOutcome
 from agent.messages import Message, user
-from agent.model import Model, ModelRequest
-from agent.toolrun import Gate, ToolRunner, allow_all_gate
+from agent.model.protocol import Model, ModelRequest
+from agent.turn.loop import Turn, TurnHost
+from agent.turn.outcome import Limits, TurnOutcome
+from agent.turn.runner import Gate, ToolRunner, allow_all_gate
 from tools.base import Tool, ToolContext
 
 
@@ -25,6 +26,18 @@ class Recorder:
 
     def of(self, cls: type) -> list[Any]:
         return [e for e in self.events if isinstance(e, cls)]
+
+
+class QueueHost(TurnHost):
+    """A turn's host that hands over the corrections in ``queue`` (a test appends to it)."""
+
+    def __init__(self, queue: list[str]) -> None:
+        self.queue = queue
+
+    def take_queue(self) -> list[str]:
+        taken = list(self.queue)
+        self.queue.clear()
+        return taken
 
 
 async def run_turn(
@@ -45,20 +58,13 @@ async def run_turn(
     runner = ToolRunner(tools, ctx, gate or allow_all_gate(), rec)
     h = history if history is not None else [user(prompt)]
     q = queue if queue is not None else []
-
-    def take() -> list[str]:
-        taken = list(q)
-        q.clear()
-        return taken
-
     turn = Turn(
-        history=h,
-        model=model,
-        spec=ModelRequest("claude-sonnet-5-5"),
-        runner=runner,
-        emit=rec,
-        take_queue=take,
-        interrupt=interrupt or asyncio.Event(),
+        h,
+        model,
+        ModelRequest("claude-sonnet-5-5"),
+        runner,
+        interrupt or asyncio.Event(),
+        QueueHost(q),
         limits=limits,
     )
     outcome = await turn.run()

@@ -16,7 +16,7 @@ from typing import Any
 from prompt_toolkit.output import DummyOutput
 
 from agent import events as ev
-from agent.pricing import DEFAULT_MODEL
+from agent.model.pricing import DEFAULT_MODEL
 from cli.main import parse_launch
 from plain.app import PlainApp
 from tests.fakes.fake_api import FakeAnthropic
@@ -41,7 +41,7 @@ class Harness:
     """One ``PlainApp`` driven by keystrokes; every event and every printed line is kept."""
 
     def __init__(self, fake: FakeAnthropic, workspace: Path, pipe: Any, *extra: str) -> None:
-        from agent.anthropic_model import AnthropicModel
+        from agent.model.anthropic import AnthropicModel
 
         self.fake = fake
         self.workspace = workspace

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from agent import ops
 from agent.messages import assistant
-from agent.model import tool_call
 from agent.store.transcript import Transcript
+from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
 
 CHILD_PROMPT = "find the callers\nof x, everywhere"

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from agent.sandbox import Sandbox, SandboxSettings, availability
+from agent.sandbox.config import SandboxSettings
+from agent.sandbox.detect import availability
+from agent.sandbox.runner import Sandbox
 from tools.base import Grant, ToolContext, ToolResult
 from tools.bash import BashTool
 

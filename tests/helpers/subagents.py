@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.messages import Message, TextBlock, check_invariant
-from agent.model import ModelRequest, ModelResponse, ScriptedModel, as_response
+from agent.model.protocol import ModelRequest, ModelResponse, as_response
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from agent.subagents import AgentCatalog, attach_subagents, load_agents
+from agent.subagents.attach import attach_subagents
+from agent.subagents.definitions import AgentCatalog, load_agents
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.events import Events
 from tools import default_tools
 

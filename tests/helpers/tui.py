@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.messages import Message, TextBlock
-from agent.pricing import DEFAULT_MODEL
+from agent.model.pricing import DEFAULT_MODEL
 from cli.main import parse_launch
 from tests.helpers.events import Events
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent import events as ev
-from agent.loop import INTERRUPT_NOTE
 from agent.messages import check_invariant, message_from_param
+from agent.turn.loop import INTERRUPT_NOTE
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.plain import CTRL_C, CTRL_J, ENTER, ESC, UP, until
 

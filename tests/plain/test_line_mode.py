@@ -12,14 +12,15 @@ from pathlib import Path
 import pytest
 
 from agent import events as ev
-from agent.pricing import DEFAULT_MODEL
-from plain.app import PlainApp, run_plain
+from agent.model.pricing import DEFAULT_MODEL
+from plain.app import PlainApp
+from plain.run import run_plain
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.plain import plain_args
 
 
 def line_app(fake: FakeAnthropic, workspace: Path, lines: str, *extra: str):
-    from agent.anthropic_model import AnthropicModel
+    from agent.model.anthropic import AnthropicModel
 
     out = io.StringIO()
     events: list[ev.Event] = []

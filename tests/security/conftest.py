@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.sandbox import BWRAP_ENV
+from agent.sandbox.detect import BWRAP_ENV
 from tests.helpers.sandbox import CanaryServer
 
 

@@ -1,5 +1,5 @@
-"""Protected files always ask before an edit, whatever the rules and the mode (but
-bypassPermissions), and the question says why; hook scripts are protected like settings."""
+"""Protected files always ask before an edit, whatever the rules and the mode (bypassPermissions
+too; plan mode refuses), and the question says why; hook scripts are protected like settings."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock
-from agent.permissions.paths import hook_script_paths, protected_reason
+from agent.permissions.places import SessionPlaces, hook_script_paths, protected_reason
 from agent.permissions.policy import Policy, Rule
 from agent.session.gate import PermissionGate
 from tools.base import ToolContext
@@ -35,8 +35,17 @@ PROTECTED = [
     ".profile",
     ".bash_profile",
     ".config/fish/config.fish",
+    ".claude/notes.md",
+    ".claude/skills/x/SKILL.md",
+    ".claude/agents/a.md",
+    ".eddy/skills/x/SKILL.md",
+    "CLAUDE.md",
+    "docs/CLAUDE.local.md",
+    "AGENTS.md",
+    ".git/info/attributes",
+    ".gitconfig",
 ]
-ORDINARY = ["src/config", "git/config", ".git-notes", "docs/.claude.md", ".claude/notes.md", "a.py"]
+ORDINARY = ["src/config", "git/config", ".git-notes", "docs/.claude.md", "claude.md", "a.py"]
 
 
 @pytest.mark.parametrize("rel", PROTECTED)
@@ -65,7 +74,8 @@ def test_hook_scripts_are_protected(tmp_path: Path) -> None:
         ["bash hooks/check.sh --fast", "python3 lint.py", "echo hi", "'unbalanced"], tmp_path
     )
     assert scripts == (script, tmp_path / "lint.py")
-    assert protected_reason(script, scripts) == "a configured hook runs this script"
+    places = SessionPlaces().with_paths(scripts, "a configured hook runs this script")
+    assert protected_reason(script, places) == "a configured hook runs this script"
     assert protected_reason(script) is None
 
 
@@ -89,12 +99,15 @@ def test_writing_a_protected_file_asks_whatever_the_rules(
     assert ordinary.verdict == "allow"  # the same rules do allow an ordinary file
 
 
-def test_bypass_permissions_writes_protected_files_and_deny_rules_still_hold(
+def test_bypass_permissions_asks_before_protected_files_and_deny_rules_still_hold(
     tmp_path: Path,
 ) -> None:
     ctx = ToolContext(tmp_path)
     args = {"file_path": ".git/config", "content": "x"}
-    assert Policy(mode="bypassPermissions").check(WriteTool(), args, ctx).verdict == "allow"
+    asked = Policy(mode="bypassPermissions").check(WriteTool(), args, ctx)
+    assert asked.verdict == "ask" and "git runs programs" in asked.warning
+    ordinary = {"file_path": "src/a.py", "content": "x"}
+    assert Policy(mode="bypassPermissions").check(WriteTool(), ordinary, ctx).verdict == "allow"
     denied = Policy(mode="bypassPermissions", deny=[Rule.parse("Edit(.git/**)")])
     assert denied.check(WriteTool(), args, ctx).verdict == "deny"
     assert Policy(mode="plan").check(WriteTool(), args, ctx).verdict == "deny"
@@ -144,7 +157,7 @@ def test_shell_output_redirected_to_a_protected_file_asks_even_when_allowed(
         decision = policy.check(BashTool(), {"command": command}, ctx)
         assert decision.verdict == "ask" and "protected file" in decision.warning
     bypass = Policy(mode="bypassPermissions").check(BashTool(), {"command": command}, ctx)
-    assert bypass.verdict == "allow"
+    assert bypass.verdict == "ask" and "protected file" in bypass.warning
 
 
 BROAD_RULES = ["Bash", "Bash(cp:*)", "Bash(mkdir:*)", "Bash(sh:*)", "Bash(tee:*)"]

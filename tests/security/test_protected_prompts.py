@@ -6,9 +6,9 @@ from pathlib import Path
 
 from agent import events as ev
 from agent.messages import assistant
-from agent.model import ScriptedModel, tool_call
 from plain.render import Renderer
 from plain.style import Painter
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, type_and_send, wait_ready
 from tools.write import WriteTool
 from tui.widgets.conversation.permission_prompt import PermissionPrompt

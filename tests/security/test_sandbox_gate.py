@@ -11,12 +11,14 @@ import pytest
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock, assistant
-from agent.model import ScriptedModel, tool_call
 from agent.permissions.policy import Policy, Rule
-from agent.sandbox import INSTALL_HINT, Sandbox, SandboxSettings, availability
+from agent.sandbox.config import SandboxSettings
+from agent.sandbox.detect import INSTALL_HINT, availability
+from agent.sandbox.runner import Sandbox
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.session.gate import PermissionGate
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.sandbox import needs_bwrap, run_bash, sandboxed_ctx
 from tools import default_tools
 from tools.base import ToolContext, ToolError

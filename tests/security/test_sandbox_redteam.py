@@ -216,7 +216,7 @@ async def test_an_agent_socket_is_hidden_though_the_filesystem_is_readable(
 
 
 async def test_an_added_directory_that_went_away_does_not_stop_commands(tmp_path: Path) -> None:
-    from agent.sandbox import Sandbox
+    from agent.sandbox.runner import Sandbox
 
     ctx = ToolContext(tmp_path, extra_dirs=(tmp_path / "gone",), sandbox=Sandbox())
     result = await run_bash(ctx, "echo ran", "rule")

@@ -13,9 +13,9 @@ import pytest
 from agent import events as ev
 from agent import ops
 from agent.messages import assistant
-from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.sandbox import CanaryServer, needs_bwrap
 from tools import default_tools
 

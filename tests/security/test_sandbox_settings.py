@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.sandbox import SandboxSettings, parse_sandbox_settings
 from agent.sandbox.bwrap import bwrap_argv
+from agent.sandbox.config import SandboxSettings, parse_sandbox_settings
 from agent.sandbox.seatbelt import seatbelt_profile
 from tools import childenv
 from tools.childenv import child_env
@@ -48,8 +48,8 @@ def test_the_factory_reads_the_sandbox_settings(tmp_path: Path) -> None:
     (tmp_path / ".eddy" / "settings.json").write_text(
         '{"sandbox": {"allowUnsandboxedCommands": false}, "passSecretEnv": "x"}'
     )
-    from agent.model import ScriptedModel
     from frontend.launch import LaunchOptions
+    from tests.fakes.scripted import ScriptedModel
 
     args = LaunchOptions(cwd=tmp_path)
     opened = build_session(

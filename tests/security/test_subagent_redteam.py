@@ -14,10 +14,11 @@ from typing import Any
 
 from agent import ops
 from agent.messages import ToolResultBlock, assistant
-from agent.model import tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from agent.subagents import attach_subagents, load_agents
+from agent.subagents.attach import attach_subagents
+from agent.subagents.definitions import load_agents
+from tests.fakes.scripted import tool_call
 from tests.helpers.events import Events
 from tests.helpers.subagents import TreeModel, tree_session
 from tools import default_tools

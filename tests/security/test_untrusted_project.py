@@ -75,7 +75,18 @@ async def test_no_file_of_an_untrusted_repository_acts_before_or_after_a_no(
     h.task = asyncio.create_task(h.app.run())
     await h.printed("Trust it?")
     assert h.app.session is None and list(markers.iterdir()) == []
-    assert "allows Bash(*), Edit, Write" in h.output  # the question names what it would grant
+    for granted in (  # the question names everything the files would grant, per kind
+        ".eddy/settings.json: allows Bash(*)",
+        ".claude/settings.json: starts in acceptEdits mode",
+        "runs `touch",
+        "on SessionStart",
+        "for the status line",
+        "starts the MCP server planted",
+        "skill s may use Bash(*) without asking",
+        "command /c may use Bash(*) without asking",
+        "agent yolo asks for the bypassPermissions mode",
+    ):
+        assert granted in h.output, granted
     h.type("n" + ENTER)
     assert await asyncio.wait_for(h.task, 10) == 1
     assert h.app.session is None and list(markers.iterdir()) == []

@@ -18,7 +18,7 @@ import httpx2
 import pytest
 
 from agent import ops
-from agent.anthropic_model import AnthropicModel
+from agent.model.anthropic import AnthropicModel
 from agent.permissions.policy import Policy, Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.sandbox import needs_bwrap, run_bash, sandboxed_ctx
 from tools.base import Tool, ToolContext, ToolLimits, ToolResult
 from tools.bash import TOOL
 from tools.outbuf import HeadTail
@@ -226,6 +227,28 @@ async def test_checkpoint_hooks_wrap_every_command(tmp_path: Path) -> None:
     await bash(ctx, "exit 1")
     await bash(ctx, "sleep 5", timeout=100)
     assert calls == ["before", "after", "before", "after"]
+
+
+@needs_bwrap
+async def test_a_read_only_grant_in_the_sandbox_skips_the_checkpoint_hooks(
+    tmp_path: Path,
+) -> None:
+    calls: list[str] = []
+
+    async def before() -> None:
+        calls.append("before")
+
+    async def after() -> None:
+        calls.append("after")
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    ctx = sandboxed_ctx(ws)
+    ctx.before_shell, ctx.after_shell = before, after
+    result = await run_bash(ctx, "cat /etc/hostname", "read_only")
+    assert not result.is_error and calls == []  # the read-only sandbox: nothing can change
+    await run_bash(ctx, "true", "rule")
+    assert calls == ["before", "after"]
 
 
 async def test_background_job_does_not_hold_the_call(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
+from agent.model.anthropic import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use

@@ -15,9 +15,9 @@ from agent import events as ev
 from agent import ops
 from agent.checkpoints.engine import CheckpointStore
 from agent.messages import assistant
-from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.events import Events
 from tools.base import ToolContext, ToolError
 from tools.notebook import OUTPUT_MAX_CHARS

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from tools.base import Tool, ToolContext, ToolError, ToolLimits, ToolResult
-from tools.read import IMAGE_MAX_BYTES, TOOL
+from tools.image_block import IMAGE_MAX_BYTES
+from tools.read import TOOL
 from tools.schema import validate
 
 
@@ -414,7 +415,7 @@ def test_summary(args: dict[str, Any], expected: str) -> None:
 async def test_a_long_read_stops_at_a_whole_line_and_keeps_its_continuation_note(
     tmp_path: Path,
 ) -> None:
-    from agent.toolrun import MAX_RESULT_CHARS
+    from agent.turn.runner import MAX_RESULT_CHARS
 
     ctx = make_ctx(tmp_path)
     lines = [f"line {i} " + "x" * 990 for i in range(1, 2001)]  # 2,000 lines of ~1,000 chars

@@ -13,9 +13,9 @@ from tools.glob import TOOL as GLOB
 from tools.globpattern import compile_glob, expand_braces
 from tools.grep import TOOL as GREP
 from tools.grep import GrepTool, split_globs
-from tools.grep_rg import find_rg
 from tools.ignore import IgnoreRules, walk_files
 from tools.schema import validate
+from tools.search_files import find_rg
 
 HAS_RG = find_rg() is not None
 BACKENDS = ["python", pytest.param("rg", marks=pytest.mark.skipif(not HAS_RG, reason="no rg"))]

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from agent import events as ev
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, Events, make_app, make_args, settle, type_and_send, wait_ready
-from tui.app import EddyApp, settings_path
+from tui.app import EddyApp
+from tui.settings import settings_path
 from tui.widgets.conversation.message_line import MessageLine
 
 
@@ -118,7 +119,7 @@ async def test_help_and_exit_commands(workspace: Path) -> None:
 def probe_app(workspace: Path) -> tuple[Any, Any]:
     """An app whose model calls a tool printing 30 rows, then answers."""
     from agent.messages import assistant
-    from agent.model import tool_call
+    from tests.fakes.scripted import tool_call
     from tests.fakes.tools import FnTool
 
     output = "\n".join(f"row {i}" for i in range(30))

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent import events as ev
-from agent.loop import INTERRUPT_NOTE
 from agent.messages import TextBlock, ToolResultBlock, assistant, check_invariant
-from agent.model import ScriptedModel, tool_call
+from agent.turn.loop import INTERRUPT_NOTE
 from tests.agent.test_ask_and_plan import PLAN, QUESTIONS
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tools.ask_user_question import TOOL as ASK
 from tools.exit_plan_mode import APPROVED

@@ -9,7 +9,7 @@ from agent import events as ev
 
 
 async def test_the_tuis_status_line_shows_it(workspace: Path) -> None:
-    from agent.model import ScriptedModel
+    from tests.fakes.scripted import ScriptedModel
     from tests.helpers.tui import SIZE, make_app, settle, wait_ready
 
     app, _ = make_app(workspace, ScriptedModel([]))

@@ -12,7 +12,7 @@ import pytest
 
 from agent import events as ev
 from agent.messages import TextBlock, assistant, check_invariant
-from agent.model import ScriptedModel, tool_call
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tools import default_tools
 from tui.widgets.conversation.message_line import MessageLine
@@ -244,7 +244,7 @@ async def test_at_completion_inserts_a_path(workspace: Path) -> None:
 
 async def test_at_completion_on_a_large_tree_searches_off_the_keystroke(workspace: Path) -> None:
     from frontend.fileindex import FileIndex
-    from tui.screens.main import SEARCH_IN_THREAD_ABOVE
+    from tui.screens.main_completion import SEARCH_IN_THREAD_ABOVE
 
     paths = [f"pkg{i // 100}/mod{i}.py" for i in range(SEARCH_IN_THREAD_ABOVE * 4)]
     app, _ = make_app(workspace, ScriptedModel([]))
@@ -343,7 +343,7 @@ async def test_unknown_commands_paths_and_custom_commands(workspace: Path) -> No
 
 
 async def test_help_model_permissions_init(workspace: Path) -> None:
-    from agent.pricing import known_models
+    from agent.model.pricing import known_models
     from frontend.memory_commands import INIT_PROMPT
 
     model = ScriptedModel(["Surveyed."])

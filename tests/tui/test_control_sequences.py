@@ -16,7 +16,7 @@ from textual.app import App, ComposeResult
 
 from agent import events as ev
 from agent.messages import assistant
-from agent.model import ScriptedModel, tool_call
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, rendered, settle, type_and_send, wait_ready
 from tools.bash import BashTool
 from tui.widgets.conversation.conversation import Conversation

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent import events as ev
 from agent.messages import TextBlock, ToolResultBlock, assistant, check_invariant
-from agent.model import ScriptedModel, tool_call
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import (
     SIZE,
     StreamThenStall,

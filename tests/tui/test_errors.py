@@ -6,7 +6,8 @@ from pathlib import Path
 
 from agent import events as ev
 from agent.messages import assistant
-from agent.model import ModelError, ScriptedModel, tool_call
+from agent.model.protocol import ModelError
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tui.widgets.conversation.message_line import MessageLine

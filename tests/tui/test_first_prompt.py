@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import events as ev
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tui.widgets.conversation.user_prompt import UserPrompt
 

@@ -72,7 +72,7 @@ def assert_drawn_as_textual_would(widget: FrozenMarkdown, count: int | None = No
     count = height + 1 if count is None else count
     ours = lines(widget, count)
     Widget._render_content(widget)  # Textual's own: every line of the content at once
-    assert ours == [list(Widget.render_line(widget, y)) for y in range(count)], widget.text[:30]
+    assert ours == [list(Widget.render_line(widget, y)) for y in range(count)], widget.source[:30]
 
 
 class Pieces(App[None]):
@@ -131,7 +131,7 @@ async def test_pieces_of_one_widget_show_as_blocks_and_are_selectable_once_all_r
         widget.add(added)
         await pilot.pause()
         await pilot.pause()
-        assert widget.pieces == 3 and widget.text == PIECES[0] + PIECES[1] + added
+        assert widget.pieces == 3 and widget.source == PIECES[0] + PIECES[1] + added
         assert not widget.allow_select  # a lazy piece: line offsets are not known yet
         assert widget.materialize() and widget.allow_select
         await pilot.pause()

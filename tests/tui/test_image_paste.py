@@ -10,7 +10,7 @@ from textual import events
 
 from agent import events as ev
 from agent.messages import OtherBlock, TextBlock, assistant
-from agent.model import ScriptedModel, tool_call
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, settle, wait_ready
 from tools.read import TOOL as READ
 from tui.widgets.conversation.tool_call import ToolCallBlock

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent import events as ev
-from agent.loop import INTERRUPT_NOTE
 from agent.messages import TextBlock, ToolResultBlock, assistant, check_invariant
-from agent.model import ScriptedModel, tool_call
+from agent.turn.loop import INTERRUPT_NOTE
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import (
     SIZE,
     StreamThenStall,

@@ -11,8 +11,8 @@ from typing import Any
 
 from agent.mcp.approval import answer_of
 from agent.mcp.manager import McpManager
-from agent.model import ScriptedModel
 from tests.agent.mcp.servers import FAKE
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.events import Events
 from tests.helpers.tui import SIZE, make_args, wait_ready
 from tui.screens.mcp_approval import McpApprovalScreen

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, wait_ready
 from tui.widgets.conversation.message_line import MessageLine
 

@@ -9,7 +9,7 @@ from textual import events
 
 from agent import events as ev
 from agent.messages import TextBlock
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, settle, wait_ready
 
 PASTE = "\n".join(f"log line {i}" for i in range(3000))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent import events as ev
 from agent.messages import ToolResultBlock, assistant, check_invariant
-from agent.model import ScriptedModel, tool_call
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, settle, shell_tool, type_and_send, wait_ready
 from tui.widgets.conversation.permission_prompt import PermissionPrompt
 

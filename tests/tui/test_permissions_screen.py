@@ -11,8 +11,8 @@ import pytest
 
 from agent import events as ev
 from agent.messages import ToolResultBlock, assistant
-from agent.model import ScriptedModel, tool_call
 from agent.permissions.policy import Rule
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, settle, shell_tool, type_and_send, wait_ready
 from tui.screens.permissions import PermissionsScreen
 from tui.widgets.conversation.message_line import MessageLine

@@ -9,9 +9,9 @@ import pytest
 from textual import events
 
 from agent import events as ev
-from agent.model import ScriptedModel
 from agent.paths import project_data_dir
 from frontend.prompt_history import PromptHistory
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, settle, wait_ready
 
 

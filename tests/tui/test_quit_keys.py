@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent import events as ev
-from agent.model import ScriptedModel
 from frontend.keys import CTRL_C_AGAIN
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, StreamThenStall, make_app, wait_ready
 from tui.widgets.conversation.message_line import MessageLine
 

@@ -13,8 +13,8 @@ import pytest
 
 from agent import events as ev
 from agent.messages import Message, ToolResultBlock, ToolUseBlock, assistant, user
-from agent.model import ScriptedModel
 from frontend.history_events import REPLAY_MESSAGES, tail_start
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, rendered, resumed_app, save_session, wait_ready
 from tui.app import EddyApp
 from tui.replay import EARLIER_MESSAGES, EarlierMessages, ReplayedBlock

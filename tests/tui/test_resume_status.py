@@ -8,14 +8,15 @@ from typing import Any
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.messages import assistant, user
-from agent.model import ModelResponse, ScriptedModel, tool_call
-from agent.pricing import Usage, context_window
+from agent.model.anthropic import AnthropicModel
+from agent.model.pricing import Usage, context_window
+from agent.model.protocol import ModelResponse
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.store.transcript import Transcript
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wait_ready
 from tui.app import EddyApp

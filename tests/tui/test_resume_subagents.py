@@ -48,7 +48,7 @@ async def test_choosing_a_child_shows_its_transcript_and_the_picker_stays(
         await pilot.press("down", "enter")
         screen = await until(lambda: isinstance(app.screen, SubagentTranscriptScreen)
                              and app.screen)  # fmt: skip
-        assert "● Read(a.py)" in screen.lines and "x is in a.py" in screen.lines
+        assert "✓ Read  a.py" in screen.lines and "x is in a.py" in screen.lines
         assert app.result is NONE  # nothing resumed
         await pilot.press("escape")
         await until(lambda: app.screen is app.modal)  # back in the picker

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.loop import INTERRUPT_NOTE
 from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from agent.model import ScriptedModel
+from agent.turn.loop import INTERRUPT_NOTE
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import resumed_app, save_session, settle, wait_ready
 
 HISTORY = [

@@ -13,10 +13,10 @@ from typing import Any
 from agent import events as ev
 from agent import ops
 from agent.messages import TextBlock, assistant, check_invariant
-from agent.model import ScriptedModel, tool_call
-from agent.pricing import DEFAULT_MODEL
+from agent.model.pricing import DEFAULT_MODEL
 from agent.store.listing import list_sessions
 from frontend import session_open as factory
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wait_ready
 from tui.app import EddyApp
 from tui.screens.resume import ResumeScreen

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent import events as ev
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 
 

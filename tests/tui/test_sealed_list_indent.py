@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 
 from tests.tui.test_stream_handover import AnswerApp
-from tui.widgets.conversation.assistant_text import SEAL_CHARS, AssistantText
+from tui.widgets.conversation.assistant_text import AssistantText
 from tui.widgets.conversation.markdown_content import markdown_to_content
 
 ITEMS = "".join(
@@ -32,18 +32,16 @@ def test_paragraphs_outside_lists_still_join_their_lines() -> None:
 
 async def test_the_sealed_forty_items_keep_their_indent() -> None:
     text = f"Here is the whole plan.\n\n{ITEMS}\nThat is the end of the plan.\n"
-    assert len(text) > SEAL_CHARS
     app = AnswerApp()
     async with app.run_test(size=(100, 30)) as pilot:
         answer = AssistantText()
         await app.query_one(VerticalScroll).mount(answer)
-        answer.add(text)
+        answer.append(text)
         answer.finish()
         while not answer.finished:
             await pilot.pause()
         await app.workers.wait_for_complete()
-        assert answer.sealed is not None
-        lines = answer.sealed.render().plain.split("\n")
+        lines = answer.render().plain.split("\n")
     firsts = [n for n, line in enumerate(lines) if line.split(". Step")[0].isdigit()]
     assert len(firsts) == 40
     for n in firsts:  # the second line starts where the item's text does: 3 or 4 columns in
@@ -64,21 +62,18 @@ async def _sealed_screen_lines(text: str, width: int) -> list[str]:
     async with app.run_test(size=(width, 30)) as pilot:
         answer = AssistantText()
         await app.query_one(VerticalScroll).mount(answer)
-        answer.add(text)
+        answer.append(text)
         answer.finish()
-        while not answer.finished:
+        while not answer.settled:
             await pilot.pause()
-        await app.workers.wait_for_complete()
         await pilot.pause()
-        sealed = answer.sealed
-        assert sealed is not None and sealed.materialized
-        return [sealed.render_line(y).text.rstrip() for y in range(sealed.size.height)]
+        assert answer.materialized
+        return [answer.render_line(y).text.rstrip() for y in range(answer.size.height)]
 
 
 async def test_a_long_list_item_wraps_under_its_text_once_sealed() -> None:
     filler = "".join(f"- short item {i} of the list before the long one\n" for i in range(70))
     text = f"Intro.\n\n{filler}- {LONG_ITEM}\n12. no: a numbered one\n\nThe end.\n"
-    assert len(text) > SEAL_CHARS
     lines = await _sealed_screen_lines(text, 60)
     first = next(n for n, line in enumerate(lines) if line.startswith("• word0 "))
     wrapped = []
@@ -95,7 +90,6 @@ async def test_a_long_list_item_wraps_under_its_text_once_sealed() -> None:
 async def test_a_numbered_items_long_line_hangs_under_its_number() -> None:
     filler = "".join(f"{i}. a short step of the plan, one of many\n" for i in range(1, 80))
     text = f"Plan.\n\n{filler}80. {LONG_ITEM}\n\nDone.\n"
-    assert len(text) > SEAL_CHARS
     lines = await _sealed_screen_lines(text, 70)
     first = next(n for n, line in enumerate(lines) if line.startswith("80. word0 "))
     assert lines[first + 1].startswith("    word") and lines[first + 2].startswith("    word")
@@ -113,3 +107,27 @@ def test_hanging_lines_name_where_each_line_starts_in_the_paragraph() -> None:
         drawn = part.plain
         assert paragraph.plain[4 + dx : 4 + dx + len(drawn) - 4] == drawn[4:]
     assert hanging_lines(Content("plain text " * 10), 40) == [(Content("plain text " * 10), 0)]
+
+
+async def test_a_loose_list_streamed_word_by_word_shows_as_the_whole_text_renders() -> None:
+    """Pieces are rendered alone: a cut between a loose list's items (or before an item's
+    indented second paragraph) would draw them as separate lists, the paragraph at the left
+    margin."""
+    text = (
+        "Intro.\n\n1. one\n\n2. two\n\n   more about two, indented under it\n\n"
+        "- a\n\n- b\n\nAfter the lists.\n"
+    )
+    app = AnswerApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        answer = AssistantText()
+        await app.query_one(VerticalScroll).mount(answer)
+        for word in text.split(" "):
+            answer.append(word + " ")
+            while word not in answer.source:  # written: sealed or in the tail
+                await pilot.pause()
+        answer.finish()
+        while not answer.finished:
+            await pilot.pause()
+        shown = answer.render().plain
+    assert shown == markdown_to_content(answer.text).plain
+    assert "\n  more about two" in shown  # under its item, not at the margin

@@ -14,7 +14,7 @@ import pytest
 
 from agent import events as ev
 from agent.messages import assistant
-from agent.model import ScriptedModel, tool_call
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.tui import (
     SIZE,

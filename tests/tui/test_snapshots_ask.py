@@ -8,8 +8,8 @@ from pathlib import Path
 
 from agent import events as ev
 from agent.messages import assistant
-from agent.model import ScriptedModel, tool_call
 from tests.agent.test_ask_and_plan import QUESTIONS
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, type_and_send, wait_ready
 from tools.ask_user_question import TOOL as ASK
 from tools.exit_plan_mode import TOOL as PLAN_TOOL

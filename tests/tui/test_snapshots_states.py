@@ -18,7 +18,8 @@ import pytest
 
 from agent import events as ev
 from agent.messages import ThinkingBlock, assistant, user
-from agent.model import ModelError, ScriptedModel, tool_call
+from agent.model.protocol import ModelError
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.tui import (
     SIZE,

@@ -9,7 +9,7 @@ import gc
 from pathlib import Path
 from typing import Any
 
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, wait_ready
 from tui.session_host import SessionHost
 from tui.widgets.conversation.message_line import MessageLine
@@ -43,3 +43,21 @@ async def test_the_banner_is_mounted_before_the_session_is_built_and_gc_comes_ba
     # the banner was on the mounted screen when the first frame had been drawn, and the
     # session was built only then, with the collector on again
     assert seen == [("begin", True, True), ("build", True, True)]
+
+
+def test_the_first_frame_imports_neither_the_command_table_nor_the_image_code() -> None:
+    """They load with the session, after the first frame: the app's start imports only what
+    its first frame shows (bench_quit.py start compares it with a bare Textual app)."""
+    import subprocess
+    import sys
+
+    check = (
+        "import sys\n"
+        "from cli.arguments import parse_launch\n"
+        "from tui.app import EddyApp\n"
+        "EddyApp(parse_launch([]))\n"
+        "late = ('frontend.commands', 'frontend.images', 'agent.prompt.images')\n"
+        "print([m for m in late if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stderr

@@ -1,10 +1,11 @@
-"""The hand-over from the live markdown stream to the sealed text loses nothing.
+"""What a streaming answer shows: every token, in order, at every write and at the end.
 
 Issue 25: a long answer streamed at a reading pace ended on screen a few list items short
-(the transcript had it all). Text written to the MarkdownStream but not applied yet was left
-out when the answer's end was sealed. The invariant: once the answer is finished, what the
-widget shows (sealed pieces, rendered, then the live tail if shown) is the whole answer, in
-order, for any chunking and any interleaving of the stream with the app's own work.
+(the transcript had it all): text handed to Textual's MarkdownStream but not applied yet was
+left out when the answer's end was sealed. Answers are now one widget whose finished blocks
+are sealed into pieces and whose block being written is its tail; the invariant stays: what
+the widget shows is the text received so far, in order, for any chunking and any
+interleaving of the stream with the app's own work, and at the end it is the whole answer.
 """
 
 from __future__ import annotations
@@ -15,10 +16,7 @@ import re
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
-from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock
 
 from tui.widgets.conversation.assistant_text import AssistantText
 
@@ -49,63 +47,34 @@ def make_answer(shapes: list[tuple[str, int]]) -> str:
     return "".join(out)
 
 
-def shown_text(answer: AssistantText) -> str:
-    """The answer as the widget renders it: the sealed pieces, then the live blocks."""
-    parts = [answer.sealed.render().plain] if answer.sealed is not None else []
-    if answer.live.display:
-        parts.extend(str(block._content) for block in answer.live.query(MarkdownBlock))
-    return "\n".join(parts)
-
-
-def slow_to_render(live: Markdown, gate: asyncio.Event) -> None:
-    """``live`` applies its appends only while ``gate`` is set: a busy, loaded machine, where
-    rendering a long list takes longer than the stream's next write (the source is taken at
-    once, as Textual's Markdown does; only the widgets wait)."""
-    append = live.append
-
-    def held(fragment: str) -> AwaitComplete:
-        applied = append(fragment)
-
-        async def later() -> None:
-            await gate.wait()
-            await applied
-
-        return AwaitComplete(later())
-
-    live.append = held  # type: ignore[method-assign]
-
-
-async def stream(
-    text: str, cuts: list[int], yields: list[int], final_yields: int, held: list[bool]
-) -> str:
+async def stream(text: str, cuts: list[int], yields: list[int], final_yields: int) -> str:
     app = AnswerApp()
     async with app.run_test(size=(100, 30)) as pilot:
         answer = AssistantText()
-        gate = asyncio.Event()
-        slow_to_render(answer.live, gate)
         await app.query_one(VerticalScroll).mount(answer)
         start = 0
-        for i, (cut, pause) in enumerate(zip(cuts, yields, strict=False)):
-            if held[i % len(held)]:
-                gate.clear()
-            else:
-                gate.set()
-            answer.add(text[start : start + cut])
+        for cut, pause in zip(cuts, yields, strict=False):
+            answer.append(text[start : start + cut])
             start += cut
-            for _ in range(pause):  # the app's loop runs the pump, the stream, the mounts
+            for _ in range(pause):  # the app's loop runs the pump and paints
                 await asyncio.sleep(0)
             if pause > 4:
                 await pilot.pause()
-        answer.add(text[start:])
+            shown = TOKEN.findall(answer.render().plain)  # a prefix, in order (the last one
+            every = TOKEN.findall(text)  # may be cut short: "t1" of "t12")
+            if shown:
+                assert shown[:-1] == every[: len(shown) - 1]
+                assert every[len(shown) - 1].startswith(shown[-1])
+        answer.append(text[start:])
         for _ in range(final_yields):
             await asyncio.sleep(0)
         answer.finish()
-        gate.set()  # rendering catches up at last
-        while not answer.finished:  # the pump's worker ends once everything is handed over
+        while not answer.finished:  # the pump's worker ends once everything is written
             await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        return shown_text(answer)
+        assert not answer.children  # one widget: nothing was mounted for the blocks
+        return answer.render().plain
 
 
 shapes = st.lists(
@@ -127,22 +96,20 @@ shapes = st.lists(
     cuts=st.lists(st.integers(1, 700), min_size=1, max_size=60),
     yields=st.lists(st.integers(0, 8), min_size=60, max_size=60),
     final_yields=st.integers(0, 8),
-    held=st.lists(st.booleans(), min_size=1, max_size=60),
 )
-def test_a_finished_answer_shows_every_token_in_order(shapes, cuts, yields, final_yields, held):
+def test_a_finished_answer_shows_every_token_in_order(shapes, cuts, yields, final_yields):
     text = make_answer(shapes)
-    shown = asyncio.run(stream(text, cuts, yields, final_yields, held))
+    shown = asyncio.run(stream(text, cuts, yields, final_yields))
     assert TOKEN.findall(shown) == TOKEN.findall(text)
 
 
-def test_text_written_to_the_stream_but_not_applied_is_in_the_sealed_end(monkeypatch):
-    """The case of the issue: the last list items reach the stream, the stream has not
-    applied them when the answer ends, and the end is sealed."""
+def test_a_reading_pace_answer_ends_with_its_last_list_items(monkeypatch):
+    """The case of the issue: paragraphs and numbered lists at a reading pace, the answer
+    ending right after its last items."""
     from tui.widgets.conversation import assistant_text
 
     monkeypatch.setattr(assistant_text, "WRITE_INTERVAL", 0)  # the pump writes at once
     text = make_answer([("paragraph", 20), ("numbered", 40)] * 4)
     cuts = [40] * (len(text) // 40)
-    held = [False] * (len(cuts) - 3) + [True] * 3  # the end is slow to render
-    shown = asyncio.run(stream(text, cuts, [6] * len(cuts), 20, held))
+    shown = asyncio.run(stream(text, cuts, [6] * len(cuts), 20))
     assert TOKEN.findall(shown) == TOKEN.findall(text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent import events as ev
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tui.widgets.conversation.assistant_text import AssistantText
 from tui.widgets.conversation.user_prompt import UserPrompt
@@ -27,8 +27,12 @@ async def test_a_turn_streams_and_renders(workspace: Path) -> None:
         assert [p.text for p in prompts] == ["explain"]
         (answer,) = app.query(AssistantText)
         assert answer.text == ANSWER and answer.finished
-        kinds = {type(child).__name__ for child in answer.live.children}
-        assert {"MarkdownH1", "MarkdownFence", "MarkdownBulletList"} <= kinds
+        assert not answer.children  # one widget: no widget per markdown block
+        shown = answer.render().plain.split("\n")
+        assert shown == [
+            *("Plan", "", "First read the code.", ""),
+            *("  print('hi')", "", "• one", "• two"),
+        ]
         status = app.main.status
         assert status.working_since is None
         assert status.cost == 0.25 and status.context_window > 0

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.widgets import Static
 
 from agent.messages import assistant
-from agent.model import tool_call
+from tests.fakes.scripted import tool_call
 from tests.helpers.events import Events
 from tests.helpers.subagent_events import one_child_events
 from tests.helpers.subagents import TreeModel
@@ -21,6 +22,7 @@ from tests.helpers.wait import until
 from tui.screens.subagent_transcript import SubagentTranscriptScreen
 from tui.widgets.conversation.conversation import Conversation
 from tui.widgets.conversation.subagent_block import SubagentBlock
+from tui.widgets.conversation.tool_call import ToolCallBlock
 
 CALL = tool_call("p1", "Agent", description="callers", prompt="find the callers",
                  subagent_type="Explore")  # fmt: skip
@@ -79,9 +81,18 @@ async def test_enter_on_the_block_opens_the_childs_whole_transcript_and_esc_clos
         assert screen.ended and screen._timer is None  # finished: not re-read
         text = screen_text(screen)
         assert text.startswith(f"Explore agent {live.agent_id}")
-        for shown in ("› find the callers", "Looking.", "● Read(a.py)", "x = 1", "x is in a.py"):
+        for shown in ("› find the callers", "Looking.", "✓ Read  a.py", "x = 1", "x is in a.py"):
             assert shown in text
         assert screen.lines[-1].startswith("— success · 1 turn · $0.0200")
+        # the child's call is drawn as the main view draws the parent's (issue 37: two styles)
+        (agent_call,) = app.query(ToolCallBlock)
+        header = agent_call.query_one(".tool-header", Static).render()
+        drawn = screen.query_one("#subagent-transcript-body", Static).render()
+        (child_call,) = [line for line in drawn.split("\n") if line.plain == "✓ Read  a.py"]
+        assert header.plain.startswith("✓ Agent  ")
+        assert [str(span.style) for span in child_call.spans][:2] == [
+            str(span.style) for span in header.spans
+        ][:2]  # the same mark's style, the name in bold
         assert "x is in a.py" not in str(block.render())  # the inline lines stay folded
         await pilot.press("escape")
         await until(lambda: not isinstance(app.screen, SubagentTranscriptScreen))
@@ -110,7 +121,7 @@ async def test_a_click_still_toggles_the_lines_and_a_double_click_opens_the_tran
         screen = await until(lambda: isinstance(app.screen, SubagentTranscriptScreen)
                              and app.screen)  # fmt: skip
         assert not block.expanded  # the pair's first click was taken back
-        assert "● Read(a.py)" in screen.lines
+        assert "✓ Read  a.py" in screen.lines
 
 
 async def test_the_screen_follows_a_running_child_until_its_end_is_recorded(
@@ -131,7 +142,7 @@ async def test_the_screen_follows_a_running_child_until_its_end_is_recorded(
         screen = await until(lambda: isinstance(app.screen, SubagentTranscriptScreen)
                              and app.screen)  # fmt: skip
         assert not screen.ended and screen._timer is not None  # running: re-read as it goes
-        assert "● Read(a.py)" in screen.lines and "x is in a.py" not in screen.lines
+        assert "✓ Read  a.py" in screen.lines and "x is in a.py" not in screen.lines
         assert "running" in str(screen._title.render())
         hold.set()  # the child answers and ends
         await until(lambda: screen.ended, what=lambda: screen_text(screen))

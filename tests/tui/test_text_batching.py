@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent import events as ev
-from agent.model import ScriptedModel
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, rendered, wait_ready
 from tui.widgets.conversation.assistant_text import AssistantText
 from tui.widgets.conversation.message_line import MessageLine
@@ -19,8 +19,10 @@ async def test_deltas_of_one_read_are_one_write_and_stay_before_the_next_event(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     writes: list[str] = []
-    add = AssistantText.add
-    monkeypatch.setattr(AssistantText, "add", lambda self, d: (writes.append(d), add(self, d)))
+    append = AssistantText.append
+    monkeypatch.setattr(
+        AssistantText, "append", lambda self, d: (writes.append(d), append(self, d))
+    )
     app, _ = make_app(workspace, ScriptedModel(["unused"]))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
@@ -51,7 +53,7 @@ async def test_a_failure_to_show_batched_text_is_said_not_raised(
     def broken(self, delta: str) -> None:  # type: ignore[no-untyped-def]
         raise ValueError("boom")
 
-    monkeypatch.setattr(AssistantText, "add", broken)
+    monkeypatch.setattr(AssistantText, "append", broken)
     app, _ = make_app(workspace, ScriptedModel(["unused"]))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)

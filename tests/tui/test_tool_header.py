@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent import events as ev
 from agent.messages import assistant
-from agent.model import ScriptedModel, tool_call
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
 from tests.tui.test_control_sequences import painted_text
 from tools.bash import BashTool

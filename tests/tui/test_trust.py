@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.model import ScriptedModel
 from agent.settings.trust import is_trusted, trust_path
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, wait_ready
 from tui.screens.trust import TrustScreen
 
@@ -61,8 +61,20 @@ async def test_yes_trusts_the_folder_and_starts_the_session(untrusted: Path) -> 
 async def test_a_trusted_folder_is_not_asked_again(untrusted: Path) -> None:
     from agent.settings.trust import trust
 
-    trust(untrusted.parent)
+    trust(untrusted)
     app, _ = make_app(untrusted, ScriptedModel(["unused"]))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
         assert not isinstance(app.screen, TrustScreen)
+
+
+async def test_a_folder_trusted_above_is_still_asked_about_its_own_grants(untrusted: Path) -> None:
+    from agent.settings.trust import trust
+
+    trust(untrusted.parent)  # the folder is trusted; what its settings grant was never listed
+    app, _ = make_app(untrusted, ScriptedModel(["unused"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await until_trust_screen(app, pilot)
+        shown = " ".join(str(s.render()) for s in screen.query("Static"))
+        assert "grant more than you approved" in shown
+        assert ".eddy/settings.json: allows Bash(make deploy)" in shown

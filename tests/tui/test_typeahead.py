@@ -18,8 +18,8 @@ from textual import events
 
 from agent import events as ev
 from agent.messages import TextBlock
-from agent.model import ScriptedModel
 from frontend.commands import COMMANDS
+from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, wait_ready
 from tui.widgets.conversation.message_line import MessageLine
 
@@ -140,3 +140,15 @@ async def test_a_candidate_picked_with_the_arrows_still_runs_on_enter(
         assert app.main.completion.labels == ["/compact", "/context", "/cost"]
         await burst(pilot, "down", "enter")
         assert ran == ["context"]
+
+
+async def test_a_burst_with_backspace_and_arrows_edits_in_the_order_typed(
+    workspace: Path,
+) -> None:
+    """The prompt's own bindings act when their key comes: bubbled up to the app, they ran
+    after the keys queued behind them (``abc`` Backspace ``d`` gave ``abc``)."""
+    app, _ = make_app(workspace, ScriptedModel([]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await burst(pilot, "a", "b", "c", "backspace", "d", "left", "left", "x", "end", "y")
+        assert app.main.prompt.text == "axbdy"

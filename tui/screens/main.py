@@ -13,7 +13,7 @@ the shell (``ops.RunShell``), anything else is a prompt (or, while a turn runs, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
@@ -27,7 +27,6 @@ from agent import ops
 from frontend.keys import CTRL_C_AGAIN, CTRL_C_WINDOW
 from frontend.prompt_history import PromptHistory
 from frontend.statusline import StatusScript
-from tui.screens.main_completion import SEARCH_IN_THREAD_ABOVE as SEARCH_IN_THREAD_ABOVE
 from tui.screens.main_completion import CompletingScreen
 from tui.screens.main_events import EventRouter
 from tui.widgets.conversation.conversation import Conversation
@@ -71,8 +70,9 @@ class MainScreen(CompletingScreen):
         super().__init__()
         self.session: Session | None = None
         self.clock = clock
-        self.when_mounted: Callable[[], None] | None = None
-        """Called once the screen and its widgets are mounted (the app fills its first frame)."""
+        self.when_mounted: Callable[[], Awaitable[None]] | None = None
+        """Awaited once the screen and its widgets are mounted and the prompt focused (the
+        app fills its first frame)."""
         self.conversation = Conversation(clock, id="conversation")
         self.queued = QueuedList(id="queued")
         self.prompt = PromptInput(history, id="prompt")
@@ -108,11 +108,11 @@ class MainScreen(CompletingScreen):
         yield self.completion
         yield self.status
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.prompt.focus()
         ready, self.when_mounted = self.when_mounted, None
         if ready is not None:
-            ready()
+            await ready()
 
     def attach(self, session: Session) -> None:
         """Start talking to ``session``; prompts typed before it existed are sent now."""
@@ -356,7 +356,8 @@ class MainScreen(CompletingScreen):
         returns how many were shown. ``session``: the session whose tools word the calls'
         summaries (default: the attached one; on resume it is not attached yet, and without
         its tools every replayed call would lose its command or path)."""
-        from tui.replay import REPLAY_MESSAGES, show_history
+        from frontend.history_events import REPLAY_MESSAGES
+        from tui.replay import show_history
 
         session = session if session is not None else self.session
         tools = session.runner.tools if session is not None else {}

@@ -1,6 +1,8 @@
 """One subagent's whole transcript, read-only (from its Agent block, or the resume picker).
 
-It shows ``frontend.subagent_transcripts.transcript_view`` of the child's file. While the
+It shows ``frontend.subagent_transcripts.transcript_view`` of the child's file, its tool
+calls drawn as the main view draws calls (``call_header``: the state's mark, the name in
+bold, the summary; the result behind a bar), not in another style. While the
 file does not record the child's end, the screen re-reads it whenever the file changed,
 checked every ``POLL_SECONDS`` (one ``stat`` per tick: bounded work, whatever the child does);
 it stops checking once the end is recorded. A reader at the bottom stays at the bottom as
@@ -17,8 +19,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from frontend.subagent_transcripts import Summary, child_path, transcript_view
+from frontend.subagent_transcripts import CallView, Summary, child_path, transcript_view
+from frontend.tool_summary import is_problem
 from tui.screens.dialog import Dialog
+from tui.widgets.conversation.tool_call import call_header
 
 if TYPE_CHECKING:
     from textual.app import App, ComposeResult
@@ -26,6 +30,27 @@ if TYPE_CHECKING:
 
 POLL_SECONDS = 0.5
 """How often a running child's file is checked for changes."""
+_NOTES = {
+    "running": "no result yet: still running, or eddy stopped before it finished",
+    "unknown": "no result recorded",
+}
+"""What a call without a result says after its summary."""
+
+
+def call_content(call: CallView) -> Content:
+    """A child's tool call as the main view draws one: its header, then its result's lines
+    behind the bar of a tool block's body (red for a problem, as there)."""
+    header = call_header(call.state, call.name, call.summary, _NOTES.get(call.state, ""))
+    problem = is_problem(call.state)
+    bar = Content.styled("▏ ", "$error" if problem else "$panel")
+    text = "$text-error" if call.state == "failed" else ""
+    lines = [bar + Content.styled(" " + line, text) for line in call.result]
+    return Content("\n").join([header, *lines])
+
+
+def entry_content(entry: str | CallView) -> Content:
+    """One entry of a transcript view (Content: no markup in the child's text is parsed)."""
+    return call_content(entry) if isinstance(entry, CallView) else Content(entry)
 
 
 def running_child_path(app: App[Any], agent_id: str) -> Path | None:
@@ -83,6 +108,7 @@ class SubagentTranscriptScreen(Dialog[None]):
         self.title_text = title
         self.summary = summary
         self.lines: list[str] = []
+        """What the screen shows, as plain lines."""
         self.ended = False
         """The file records the child's end: it is not re-read any more."""
         self._seen: tuple[int, int] | None = None
@@ -128,10 +154,11 @@ class SubagentTranscriptScreen(Dialog[None]):
         at_bottom = self._scroll.scroll_y >= self._scroll.max_scroll_y
         if first:
             at_bottom = not view.ended
-        self.lines, self.ended = view.lines, view.ended
+        shown = Content("\n").join(entry_content(entry) for entry in view.entries)
+        self.lines, self.ended = shown.plain.split("\n"), view.ended
         state = "finished" if self.ended else "running: updates as it goes"
         self._title.update(f"{self.title_text} · transcript (read-only, {state})")
-        self._body.update(Content("\n".join(self.lines)))  # Content: no markup is parsed
+        self._body.update(shown)
         if at_bottom and self.lines:
             self.call_after_refresh(self._scroll.scroll_end, animate=False)
         if self.ended and self._timer is not None:

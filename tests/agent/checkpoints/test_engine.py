@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent.checkpoints import snapshot as snapshot_mod
+from agent.checkpoints import tracker as tracker_mod
 from agent.checkpoints.engine import CheckpointError, CheckpointStore, session_checkpoint_dir
 from tools import edit as edit_mod
 from tools import read as read_mod
@@ -25,6 +26,18 @@ from tools import write as write_mod
 from tools.base import ToolContext
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(autouse=True, scope="module", params=["watcher", "scanning"])
+def how_changes_are_found(request: pytest.FixtureRequest) -> Any:
+    """Every test twice: with the inotify watcher, and scanning the tree as where there is none."""
+    if request.param == "watcher":
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tracker_mod, "open_watcher", lambda *args: None)
+        yield
+
 
 # -- helpers --------------------------------------------------------------------------------------
 
@@ -663,7 +676,7 @@ async def test_a_failed_scan_is_reported_not_raised(
     ws, store = make(tmp_path)
     store.begin("p1", "x")
 
-    def broken(prev: object) -> None:
+    def broken(prev: object, **options: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(store.scanner, "scan", broken)

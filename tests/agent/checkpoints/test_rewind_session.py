@@ -8,9 +8,9 @@ from agent import events as ev
 from agent import ops
 from agent.checkpoints.engine import CheckpointStore
 from agent.messages import TextBlock, assistant, check_invariant
-from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.events import Events
 from tools import default_tools
 

@@ -9,15 +9,15 @@ from typing import Any
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.hooks.config import load_hooks
 from agent.hooks.engine import HookEngine
-from agent.loop import Limits
+from agent.model.anthropic import AnthropicModel
 from agent.open import add_hooks
 from agent.permissions.policy import Policy, Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.settings.files import load_settings
+from agent.turn.outcome import Limits
 from tests.fakes.fake_api import FakeAnthropic
 from tests.helpers.events import Events
 from tools.bash import BashTool

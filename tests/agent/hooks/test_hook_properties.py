@@ -1,4 +1,4 @@
-"""LOOP-MODEL.md's invariant with hooks in the gate and in exec: whatever the hooks decide
+"""docs/loop.md's invariant with hooks in the gate and in exec: whatever the hooks decide
 (allow, deny, ask, exit 2, crash, updatedInput valid or not, continue: false, PostToolUse
 block, Stop block), every request is valid and every tool_use gets exactly one result."""
 
@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from agent import events as ev
 from agent import ops
 from agent.hooks.config import load_hooks
-from agent.loop import Limits
 from agent.messages import Message, assistant, check_invariant
-from agent.model import ScriptedModel, tool_call
 from agent.permissions.policy import Policy, Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session
+from agent.turn.outcome import Limits
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tools.bash import BashTool
 
 PRE = r"""input=$(cat)

@@ -7,8 +7,8 @@ import json
 
 from agent import events as ev
 from agent import ops
-from agent.loop import Limits
 from agent.settings.files import user_settings_path
+from agent.turn.outcome import Limits
 from tests.agent.hooks.harness import open_session, prompt
 from tests.agent.hooks.scripts import hook_settings, on, script, wait_for_file
 from tests.fakes.fake_api import Reply, text, tool_use

@@ -10,9 +10,9 @@ from typing import Any
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.mcp.client_side import DECLINE, progress_line
 from agent.mcp.manager import McpManager
+from agent.model.anthropic import AnthropicModel
 from agent.permissions.policy import Policy, Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session

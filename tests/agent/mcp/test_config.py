@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.mcp.config import claude_json_path, expand, load_mcp_config
+from agent.mcp.config import expand, load_mcp_config
+from agent.paths import claude_json_path
 from agent.settings.files import load_settings
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
 from agent.mcp.manager import McpManager
+from agent.model.anthropic import AnthropicModel
 from agent.permissions.policy import Policy, Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session
@@ -141,8 +141,8 @@ async def test_a_crash_mid_call_is_an_error_result_and_the_next_call_says_it_is_
     assert "fake" in str(down["content"]) and "/mcp" in str(down["content"])
     # its tools are no longer offered, from the call after it crashed
     assert "mcp__fake__echo" not in tool_names(fake_api.requests[2])
-    notices = [n.text for n in events.of(ev.Notice) if n.text.startswith("MCP server fake")]
-    assert notices and "failed" in notices[0]
+    said = [e.message for e in events.of(ev.Error) if e.message.startswith("MCP server fake")]
+    assert said and "failed" in said[0]
     assert manager.connections["fake"].state == "failed"
 
 

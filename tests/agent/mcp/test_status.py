@@ -16,10 +16,14 @@ def test_the_status_shows_the_summary_then_a_failure() -> None:
     status = StatusModel()
     status.take_session(dataclasses.replace(resumed(0), mcp="MCP 0/2"))
     assert status.mcp == "MCP 0/2"
-    status.follow(ev.Notice(ev.NO_TURN, "MCP server docs: failed: it exited. /mcp shows..."))
+    status.follow(ev.Error(ev.NO_TURN, "MCP server docs: failed: it exited. /mcp...", "mcp"))
     assert status.mcp == "MCP docs failed"
+    status.follow(ev.Error(ev.NO_TURN, "MCP server: not about a server", "api"))
+    assert status.mcp == "MCP docs failed"
+    status.follow(ev.Notice(ev.NO_TURN, "MCP server web: needs-auth: log in. /mcp shows..."))
+    assert status.mcp == "MCP web needs-auth"
     status.follow(ev.Notice(ev.NO_TURN, "Model set to x."))
-    assert status.mcp == "MCP docs failed"
+    assert status.mcp == "MCP web needs-auth"
 
 
 def test_line_mode_draws_it_and_nothing_without_servers() -> None:
@@ -67,7 +71,8 @@ async def test_a_session_hears_when_its_servers_have_started(tmp_path) -> None:
             lambda: any(n.text.startswith("MCP: ") for n in events.of(ev.Notice)), timeout=30
         )
         texts = [n.text for n in events.of(ev.Notice)]
-        assert any(t.startswith("MCP server b: failed") for t in texts)
+        errors = [(e.message, e.kind) for e in events.of(ev.Error)]
+        assert [k for m, k in errors if m.startswith("MCP server b: failed")] == ["mcp"]
         assert texts[-1].startswith("MCP: 1/2 servers connected (1 failed), ")
     finally:
         await session.close()

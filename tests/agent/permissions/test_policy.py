@@ -464,6 +464,8 @@ BYPASS_ATTEMPTS = [
 # acceptEdits runs ordinary file commands inside the workspace: these disguises of `rm x`
 # (x inside) and `sed -i` are allowed there on purpose
 ACCEPT_EDITS_RUNS = {
+    "case x in x) rm y;; esac",  # every branch is checked: rm inside runs in acceptEdits
+    "f() { rm x; }; f",  # the call stands for its body
     "bash -c 'rm x'",
     "eval 'rm x'",
     "ls\nrm x",
@@ -630,7 +632,7 @@ def test_the_shells_working_directory_is_where_relative_paths_start(env: Env) ->
 
 
 def test_an_exact_rule_for_an_unparsable_command_allows_exactly_it(env: Env) -> None:
-    command = "case x in a) echo a;; esac"
+    command = "select x in a; do echo a; done"
     assert env.bash(Policy(), command) == "ask"
     policy = Policy(allow=rules(f"Bash({command})"))
     assert env.bash(policy, command) == "allow"
@@ -680,7 +682,8 @@ def test_a_compound_is_allowed_iff_every_part_is(parts: list[tuple[str, str]]) -
         ("git log > logs/a.txt", "Edit(logs/**)"),
         ("cat /etc/hosts", "Read(//etc/**)"),
         ("$X y", "Bash($X y)"),
-        ("case a in a) b;; esac", "Bash(case a in a) b;; esac)"),
+        ("case a in a) b;; esac", "Bash(b:*)"),  # a case statement is its commands
+        ("select a in b; do c; done", "Bash(select a in b; do c; done)"),
     ],
 )
 def test_suggested_rules_for_commands(env: Env, command: str, rule: str) -> None:

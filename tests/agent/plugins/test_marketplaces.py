@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.plugins import load_plugins
-from agent.plugins.registry import eddy_plugins_home
+from agent.plugins.registry import eddy_plugins_home, load_plugins
+from agent.prompt.commands import custom_commands
 from agent.settings.files import load_settings
 from cli.main import main
 from frontend.commands import run_command
-from frontend.custom_commands import custom_commands
 from tests.helpers.claude_repo import CommandFront, write
 from tests.helpers.plugins import git_repository, marketplace
 

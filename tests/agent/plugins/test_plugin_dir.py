@@ -8,12 +8,13 @@ from pathlib import Path
 
 from agent.hooks.config import load_hooks
 from agent.mcp.config import load_mcp_config
-from agent.output_styles import load_styles
-from agent.plugins import load_plugins, read_plugin
 from agent.plugins.parts import hook_sources, mcp_servers
-from agent.skills import load_skills
+from agent.plugins.plugin import read_plugin
+from agent.plugins.registry import load_plugins
+from agent.prompt.commands import custom_commands
+from agent.prompt.output_styles import load_styles
+from agent.prompt.skills import load_skills
 from agent.subagents.definitions import load_agents
-from frontend.custom_commands import custom_commands
 from tests.helpers.claude_repo import write
 from tests.helpers.plugins import review_kit
 

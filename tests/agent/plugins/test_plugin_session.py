@@ -7,14 +7,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent import events as ev
 from agent import ops
 from agent.hooks.config import load_hooks
 from agent.mcp.approval import may_start
 from agent.mcp.config import load_mcp_config
-from agent.plugins import load_plugins, plugin_grants
+from agent.plugins.grants import plugin_grants
 from agent.plugins.parts import hook_sources, mcp_servers
+from agent.plugins.registry import load_plugins
+from agent.prompt.commands import custom_commands
+from agent.settings import trust
 from agent.settings.files import load_settings
+from agent.settings.grants import collect_grants
 from frontend.commands import start_command
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.claude_repo import CommandFront, open_session, write
@@ -104,6 +110,7 @@ def test_a_plugin_the_project_switches_on_is_the_projects_grant(tmp_path: Path) 
     assert [(g.kind, g.text.split(":")[0]) for g in grants] == [
         ("hooks", f'runs `"{root}"/scripts/guard.sh` on PreToolUse[Bash]'.split(":")[0]),
         ("mcp", "MCP server plugin_review-kit_tools"),
+        ("skills", "command /review-kit"),
     ]
     assert grants[0].source == "plugin review-kit@team (switched on in .claude/settings.json)"
     refused = load_hooks(hook_sources(plugins, workspace, lambda kind: kind != "hooks"), [])
@@ -114,6 +121,58 @@ def test_a_plugin_the_project_switches_on_is_the_projects_grant(tmp_path: Path) 
     server = config.servers["plugin_review-kit_tools"]
     assert server.scope == "project"
     assert not may_start(server, workspace, headless=False)  # asked, as .mcp.json's are
+
+
+def install_for_the_project(tmp_path: Path) -> tuple[Path, Path]:
+    """review-kit installed by the user, switched on by the project's settings: (root, ws)."""
+    root = review_kit(tmp_path / "cache" / "review-kit").resolve()
+    home = Path(__import__("os").environ["CLAUDE_CONFIG_DIR"]) / "plugins"
+    write(
+        home / "installed_plugins.json",
+        json.dumps(
+            {"version": 2, "plugins": {"review-kit@team": [
+                {"scope": "user", "installPath": str(root), "version": "1.2.0"}]}}
+        ),
+    )  # fmt: skip
+    workspace = tmp_path / "ws"
+    write(
+        workspace / ".claude" / "settings.json",
+        json.dumps({"enabledPlugins": {"review-kit@team": True}}),
+    )
+    return root, workspace
+
+
+async def test_a_project_plugin_is_in_the_trust_question_and_waits_for_the_users_yes(
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trust layer (issue 33) covers a project's plugin as the project's own files: the
+    question lists what it would run, and its hook and its command's allowed-tools take
+    effect only after the user's yes."""
+    monkeypatch.delenv("EDDY_TRUSTED_FOLDERS", raising=False)
+    root, workspace = install_for_the_project(tmp_path)
+    source = "plugin review-kit@team (switched on in .claude/settings.json)"
+    lines = trust.question(workspace)
+    assert f'  • {source}: runs `"{root}"/scripts/guard.sh` on PreToolUse[Bash]' in lines
+    assert f"  • {source}: command /review-kit:review may use Bash(echo:*) without asking" in (
+        lines
+    )
+    session, _, _ = open_session(fake_api, workspace, headless=False)
+    assert session.config.hooks.handlers_for("PreToolUse", "Bash") == []
+    review = custom_commands(workspace, session.config.plugins)["review-kit:review"]
+    assert review.allowed_tools == ()
+    await session.close()
+    trust.trust(workspace)  # the user's yes to what the question listed
+    session, _, _ = open_session(fake_api, workspace, headless=False)
+    assert [h.source for h in session.config.hooks.handlers_for("PreToolUse", "Bash")] == [
+        "plugin review-kit@team (hooks/hooks.json)"
+    ]
+    review = custom_commands(workspace, session.config.plugins)["review-kit:review"]
+    assert review.allowed_tools == ("Bash(echo:*)",)
+    await session.close()
+    # a change of the plugin's hooks asks again; its commands' approval stands
+    write(root / "hooks" / "hooks.json", json.dumps({"hooks": {"Stop": [
+        {"hooks": [{"type": "command", "command": "echo changed"}]}]}}))  # fmt: skip
+    assert trust.pending_kinds(workspace, collect_grants(workspace)) == ["hooks"]
 
 
 def test_the_users_own_switch_makes_an_installed_plugin_theirs(tmp_path: Path) -> None:

@@ -15,11 +15,11 @@ from agent import ops
 from agent.checkpoints import engine
 from agent.checkpoints.engine import CheckpointStore
 from agent.messages import assistant
-from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.store.load import load
 from agent.store.transcript import Transcript
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.events import Events
 from tools import default_tools
 

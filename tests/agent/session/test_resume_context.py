@@ -14,12 +14,12 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.anthropic_model import AnthropicModel
-from agent.context import budget_line, estimate_context
 from agent.messages import assistant, user
-from agent.model import ModelResponse, ScriptedModel, tool_call
-from agent.pricing import Usage
+from agent.model.anthropic import AnthropicModel
+from agent.model.pricing import Usage
+from agent.model.protocol import ModelResponse
 from agent.session.config import SessionConfig
+from agent.session.context import budget_line, estimate_context
 from agent.session.core import Session
 from agent.store.listing import sessions_dir
 from agent.store.load import context_of, load
@@ -28,6 +28,7 @@ from cli.main import parse_launch
 from frontend.session_open import build_session
 from headless.run import run_headless
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.events import Events
 
@@ -150,11 +151,10 @@ async def test_resume_after_compaction_takes_the_compacted_figure(
     assert session.transcript is not None
     session.transcript.close()
 
-    again, _ = resume(tmp_path, path.stem)
+    again, _ = resume(tmp_path, path.stem, model=fake_model(fake_api))
     assert again.context_tokens == compacted
 
     fake_api.push(Reply([text("Still here.")]))
-    again.model = fake_model(fake_api)
     again.submit(ops.SubmitPrompt("still there?"))
     await again.wait_idle()
     await again.close()

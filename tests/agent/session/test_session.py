@@ -1,4 +1,4 @@
-"""The queue pair: prompts, Esc, queued corrections and permission answers (LOOP-MODEL "Esc")."""
+"""The queue pair: prompts, Esc, queued corrections and permission answers (docs/loop.md, "Esc")."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import pytest
 
 from agent import events as ev
 from agent import ops
-from agent.loop import INTERRUPT_NOTE
 from agent.messages import Message, TextBlock, ToolResultBlock, assistant, check_invariant
-from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
+from agent.turn.loop import INTERRUPT_NOTE
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.events import Events
 

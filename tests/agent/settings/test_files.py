@@ -263,3 +263,30 @@ def test_dont_ask_again_then_the_next_identical_call_runs(
     assert problems == []
     assert rebuilt.decide(tool, args, ctx) == ("allow", "")
     assert isinstance(rebuilt, Policy)
+
+
+def test_setting_sources_read_only_the_files_of_those_scopes(ws: Path) -> None:
+    write(user_file(ws), {"permissions": {"allow": ["Bash(make:*)"]}})
+    write(ws / ".eddy" / "settings.json", {"permissions": {"allow": ["Edit(src/**)"]}})
+    write(ws / ".claude" / "settings.local.json", {"permissions": {"deny": ["Read(.env)"]}})
+    settings, _ = load_settings(ws, scopes=("user",))
+    assert [str(r) for r in settings.allow] == ["Bash(make:*)"] and settings.deny == []
+    isolated, _ = load_settings(ws, scopes=())
+    assert isolated.allow == [] and isolated.files == []
+    everything, _ = load_settings(ws)
+    assert len(everything.files) == 3
+
+
+def test_flag_settings_go_above_the_local_files(ws: Path) -> None:
+    write(ws / ".eddy" / "settings.local.json", {"permissions": {"defaultMode": "plan"}})
+    text = json.dumps({"permissions": {"defaultMode": "acceptEdits", "allow": ["Bash(ls)"]}})
+    settings, problems = load_settings(ws, flag_settings=text)
+    assert problems == [] and settings.default_mode == "acceptEdits"
+    assert [str(r) for r in settings.allow] == ["Bash(ls)"]
+    write(ws / "flags.json", {"model": "claude-haiku-4-5"})
+    from_file, _ = load_settings(ws, flag_settings="flags.json")
+    assert from_file.model == "claude-haiku-4-5"
+    _, missing = load_settings(ws, flag_settings="nowhere.json")
+    assert missing and "nowhere.json" in missing[0]
+    _, broken = load_settings(ws, flag_settings="{not json")
+    assert broken and "--settings" in broken[0]

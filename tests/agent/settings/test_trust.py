@@ -1,4 +1,5 @@
-"""Trusted folders (agent/settings/trust.py): kept per folder, covering the folders below."""
+"""Trusted folders (agent/settings/trust.py): kept per folder, covering the folders below, with
+what their files grant approved per kind."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def test_a_trusted_folder_covers_the_folders_below_it_only(tmp_path: Path) -> No
     assert trust.is_trusted(project) and trust.is_trusted(project / "sub")
     assert not trust.is_trusted(sibling) and not trust.is_trusted(tmp_path / "work")
     saved = json.loads(trust.trust_path().read_text())
-    assert saved == {"folders": [str(project.resolve())]}
+    assert saved == {"folders": [str(project.resolve())], "grants": {str(project.resolve()): {}}}
 
 
 def test_a_broken_file_trusts_nothing_and_is_rewritten(tmp_path: Path) -> None:
@@ -42,7 +43,7 @@ def test_the_environment_can_trust_folders_and_some_starts_never_ask(
 ) -> None:
     assert trust.needs_asking(tmp_path, mode="default")
     assert trust.needs_asking(tmp_path, mode="acceptEdits")
-    assert not trust.needs_asking(tmp_path, mode="bypassPermissions")
+    assert trust.needs_asking(tmp_path, mode="bypassPermissions")  # a mode, not a vouch
     assert not trust.needs_asking(tmp_path, mode="default", demo=True)
     monkeypatch.setenv("EDDY_TRUSTED_FOLDERS", f"/nowhere{':'}{tmp_path}")
     assert not trust.needs_asking(tmp_path / "deeper", mode="default")
@@ -62,7 +63,9 @@ def test_the_question_names_what_the_folders_settings_would_allow(tmp_path: Path
     lines = trust.question(tmp_path)
     assert lines[1] == str(tmp_path.resolve())
     assert lines[3:] == [
-        "Settings here let actions run without asking:",
-        "  • .eddy/settings.json: allows Bash(npm test), Edit",
+        "Its files grant, once you trust them:",
+        "Permission rules, modes and added directories:",
+        "  • .eddy/settings.json: allows Bash(npm test)",
+        "  • .eddy/settings.json: allows Edit",
         "  • .eddy/settings.local.json: starts in acceptEdits mode",
     ]

@@ -46,7 +46,10 @@ UNMODELLED = [
     "RANDOM=x",
     "export OPTIND='a[$(id)]'",
     "((x = 1))",
-    "echo $((x + 1))",
+    "echo $((HOME + 1))",  # HOME holds a path, evaluated as an expression
+    "for f in *; do echo $((f + 1)); done",  # a file named a[$(id)] would run id
+    "n=$1; echo $((n))",
+    "read n; echo $((n))",
     "declare -i n=1",
     "let x=1",
     "[[ -v a[$(id)] ]]",

@@ -154,15 +154,22 @@ def test_opaque_commands(source: str) -> None:
         'echo "unterminated',
         "echo $(unterminated",
         "echo `unterminated",
-        "case x in a) rm y;; esac",
-        "f() { rm x; }; f",
-        "function f { rm x; }",
+        "case x in a) rm y;; esac) x",
+        "echo $(case x in a) rm y;; esac)",  # a pattern's ) would end the substitution
+        "true && f() { rm x; }; f",  # defined or not: a call may run the program f
+        "for i in 1; do f() { rm x; }; done",
+        "(f() { rm x; }); f",
+        "f() { rm x; } > log; f",
+        "f() { rm x; }; unset -f f; f",
+        "f() { rm x; }; export -f f; bash -c f",
+        "command_not_found_handle() { rm x; }; nothere",
         "a=(1 2)",
-        "echo $((x + 1))",  # arithmetic evaluates x's value, which can run commands
+        "echo $((a[1] + 1))",  # a subscript runs command substitutions
+        "echo $(($(id) + 1))",
         "echo ${!name}",  # indirection
         "echo ${a[$i]}",
         "echo ${s:1:2}",
-        "[[ $x -eq 1 ]]",
+        "[[ $(cat x) -eq 1 ]]",  # its output is evaluated as arithmetic
         "[[ -v x ]]",
         "echo $[1+2]",
         "for ((i=0; i<3; i++)); do rm $i; done",
@@ -175,6 +182,43 @@ def test_opaque_commands(source: str) -> None:
 def test_unsupported_syntax_raises(source: str) -> None:
     with pytest.raises(ShellParseError):
         parse(source)
+
+
+def test_case_branches_are_all_commands_and_patterns_are_data() -> None:
+    script = parse('case "$(uname)" in Linux|*BSD) rm a;; (Darwin) rm b;& *) rm c;;& esac; ls')
+    assert [c.text() for c in script.commands] == ["uname", "rm a", "rm b", "rm c", "ls"]
+
+
+def test_a_function_call_stands_for_its_body_with_its_arguments() -> None:
+    script = parse('f() { wc -l "$1"; rm "$2"; }; f a.txt b.txt; function g { ls; }; g; f x')
+    assert [c.text() for c in script.commands] == [
+        "wc -l a.txt",
+        "rm b.txt",
+        "ls",
+        "wc -l x",
+        "rm ",
+    ]
+
+
+def test_a_function_never_stands_for_a_program_it_does_not_shadow() -> None:
+    script = parse('rm() { echo hi; }; rm -rf x; timeout 5 rm y; bash -c "rm z"; command rm w')
+    assert [c.text() for c in script.commands if c.argv] == [
+        "echo hi",
+        "rm y",
+        "rm z",
+        "rm w",
+    ]
+
+
+def test_a_body_that_shifts_keeps_its_arguments_unknown() -> None:
+    (shift, cat) = parse('f() { shift; cat "$1"; }; f a.txt /etc/shadow').commands
+    assert not cat.argv[1].static
+
+
+def test_arithmetic_records_the_names_it_reads() -> None:
+    script = parse("n=0; echo $((n + $m * ${k})) $((16#ff)); [[ $j -lt 3 && i -gt 1 ]]")
+    assert script.arith_names == {"n", "m", "k", "j", "i"}
+    assert parse("[[ $(wc -l < a) -eq 3 ]]").arith_names == frozenset()
 
 
 def test_redirections() -> None:

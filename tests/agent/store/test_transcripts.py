@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from agent import events as ev
 from agent import ops
-from agent.loop import INTERRUPT_NOTE
 from agent.messages import (
     Message,
     TextBlock,
@@ -28,7 +27,6 @@ from agent.messages import (
     check_invariant,
     user,
 )
-from agent.model import ScriptedModel, tool_call
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.store.format import encode, timestamp
@@ -36,6 +34,8 @@ from agent.store.listing import find_session, latest_session, list_sessions, ses
 from agent.store.load import TranscriptError, load
 from agent.store.repair import INTERRUPTED_RESULT, LOST_START, repair_history
 from agent.store.transcript import SessionInUse, Transcript, fork
+from agent.turn.loop import INTERRUPT_NOTE
+from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.events import Events
 
@@ -564,6 +564,21 @@ def test_session_in_use(cwd: Path) -> None:
     Transcript.open(t.path).close()
 
 
+def test_closing_releases_the_lock_a_forked_process_still_shares(cwd: Path) -> None:
+    """A git or shell forked by another thread shares the open file until its exec closes it:
+    closing the transcript releases the lock anyway, so the session can be resumed at once."""
+    t = Transcript.create(cwd, model=MODEL)
+    fds = Path("/proc/self/fd")
+    mine = [int(f.name) for f in fds.iterdir() if os.path.realpath(f) == str(t.path)]
+    assert len(mine) == 1
+    shared = os.dup(mine[0])  # what the forked child holds
+    try:
+        t.close()
+        Transcript.open(t.path).close()
+    finally:
+        os.close(shared)
+
+
 def test_bad_session_ids_are_refused(cwd: Path) -> None:
     for bad in ("../x", "a/b", ".hidden", ""):
         with pytest.raises(TranscriptError):
@@ -636,7 +651,7 @@ def test_compaction_replaces_the_history(cwd: Path) -> None:
     t.record_history(compacted, prompt="after")
     t.close()
     s = load(t.path)
-    assert s.history == compacted and s.compactions == 1
+    assert s.history == compacted
     assert s.turns == 3 and s.prompts == [(2, "after")] and s.rewinds == 0
 
 
@@ -876,6 +891,32 @@ def test_continue_finds_a_session_whose_first_message_record_was_torn(cwd: Path)
     reopened.close()
     again = load(torn.path)
     assert [m.text for m in again.history] == [prompt] and again.problems == []
+
+
+def test_a_transcript_torn_inside_its_header_is_continued_at_every_byte(cwd: Path) -> None:
+    """A crash while the header was written (issue 34): the torn header is repaired like any
+    torn line; the id comes from the file name, ``--continue`` finds the session, and
+    resuming it writes a header that stands in for the torn one."""
+    header = Transcript.create(cwd, model=MODEL)
+    header.close()
+    data = header.path.read_bytes()
+    session_id = header.path.name.removesuffix(".jsonl")
+    for cut in range(1, len(data) - 1, 9):
+        header.path.write_bytes(data[:cut])
+        assert latest_session(cwd) == header.path, cut
+        (info,) = list_sessions(cwd)
+        assert info.session_id == session_id
+        loaded = load(header.path)
+        assert loaded.session_id == session_id and loaded.history == []
+        assert "the header line is unreadable" in loaded.problems
+        with Transcript.open(header.path) as resumed:
+            hist: list[Message] = []
+            add_prompt(hist, "go on")
+            resumed.record_history(hist, prompt="go on")
+        again = load(header.path)
+        assert again.problems == [] and again.session_id == session_id, (cut, again.problems)
+        assert [p for _, p in again.prompts] == ["go on"]
+        assert list_sessions(cwd)[0].first_prompt == "go on"
 
 
 def test_repair_drops_blank_text_a_resumed_history_may_hold() -> None:

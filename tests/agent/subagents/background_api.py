@@ -10,11 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.anthropic_model import AnthropicModel
+from agent.model.anthropic import AnthropicModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from agent.store.transcript import Transcript
-from agent.subagents import attach_subagents, load_agents
+from agent.subagents.attach import attach_subagents
+from agent.subagents.definitions import load_agents
 from tests.fakes.fake_api import FakeAnthropic, Reply, ScriptItem, text, tool_use
 from tests.helpers.events import Events
 from tools import default_tools

@@ -8,7 +8,7 @@ from pathlib import Path
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolResultBlock, assistant, check_invariant
-from agent.model import tool_call
+from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
 
 

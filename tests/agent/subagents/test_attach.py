@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.model import ScriptedModel
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from agent.subagents import attach_workspace_agents
+from agent.subagents.attach import attach_workspace_agents
+from tests.fakes.scripted import ScriptedModel
 from tools import default_tools
 
 

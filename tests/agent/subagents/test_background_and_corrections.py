@@ -10,7 +10,7 @@ from typing import Any
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolResultBlock, assistant
-from agent.model import tool_call
+from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
 
 

@@ -1,4 +1,4 @@
-"""The budget B holds with background agents too (LOOP-MODEL.md, "Subagents": the SAME B):
+"""The budget B holds with background agents too (docs/loop.md, "Subagents": the SAME B):
 a background agent outlives the turn that started it, so it and the session's turns check the
 session's spend as it happens (``Limits.live``), not each its own tree's. The overshoot stays
 at most one response per agent running when B was reached."""
@@ -10,8 +10,8 @@ from pathlib import Path
 
 from agent import events as ev
 from agent import ops
-from agent.model import tool_call
 from tests.agent.subagents.test_tree_budget import response
+from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
 
 ROUNDS = 12

@@ -8,11 +8,11 @@ from pathlib import Path
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolResultBlock, assistant
-from agent.model import tool_call
-from agent.subagents import load_agents
 from agent.subagents.child import narrower
+from agent.subagents.definitions import load_agents
 from plain.render import Renderer
 from plain.style import Painter
+from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
 
 

@@ -9,7 +9,7 @@ from agent import events as ev
 from agent import ops
 from agent.checkpoints.engine import CheckpointStore
 from agent.messages import assistant
-from agent.model import tool_call
+from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.subagents import agents_listing, load_agents
-from agent.subagents.definitions import parse_definition
+from agent.subagents.definitions import agents_listing, load_agents, parse_definition
 
 
 def write(path: Path, text: str) -> Path:

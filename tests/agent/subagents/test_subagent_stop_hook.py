@@ -10,12 +10,13 @@ from pathlib import Path
 from agent import ops
 from agent.hooks.config import load_hooks
 from agent.messages import ToolResultBlock, assistant, check_invariant
-from agent.model import tool_call
 from agent.open import add_hooks
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from agent.subagents import attach_subagents, load_agents
+from agent.subagents.attach import attach_subagents
+from agent.subagents.definitions import load_agents
 from tests.agent.hooks.scripts import on, script
+from tests.fakes.scripted import tool_call
 from tests.helpers.events import Events
 from tests.helpers.subagents import TreeModel
 

@@ -1,4 +1,4 @@
-"""The budget B covers the whole tree (LOOP-MODEL.md, "Subagents"): the spend counts as it
+"""The budget B covers the whole tree (docs/loop.md, "Subagents"): the spend counts as it
 happens, and at B every running agent stops at its next check, so the overshoot is at most
 one response per agent running when B was reached. A property over random trees and costs,
 some children in the background (outliving their call, spending from the same B)."""
@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from agent import events as ev
 from agent import ops
 from agent.messages import assistant
-from agent.model import ModelResponse, tool_call
-from agent.pricing import Usage
+from agent.model.pricing import Usage
+from agent.model.protocol import ModelResponse
+from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
 
 C_MAX = 1.0

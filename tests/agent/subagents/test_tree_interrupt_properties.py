@@ -1,4 +1,4 @@
-"""Esc at a random moment of a random tree (LOOP-MODEL.md item 1 with subagents): every
+"""Esc at a random moment of a random tree (docs/loop.md item 1 with subagents): every
 agent's history ends valid, the parent gets exactly one result per Agent call, and the next
 request is valid."""
 

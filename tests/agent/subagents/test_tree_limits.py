@@ -12,9 +12,9 @@ import pytest
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolResultBlock, assistant, check_invariant
-from agent.model import tool_call
 from agent.store.load import load
 from agent.subagents import locks
+from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
 
 

@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 
 MAX_BLOCKS = 160
 """Blocks kept in the DOM; older ones are pruned (the transcript keeps everything)."""
-LIVE_ANSWERS = 4
-"""The newest answers stay Textual Markdown widgets; older ones are frozen into one widget."""
 
 
 class Conversation(VerticalScroll):
@@ -56,7 +54,6 @@ class Conversation(VerticalScroll):
         self.text_block: AssistantText | None = None
         self.thinking_block: Thinking | None = None
         self.pruned = 0
-        self._answers: list[AssistantText] = []
         self._pruned_line: MessageLine | None = None
         self._echo: UserPrompt | None = None
         """A prompt shown before the engine started its turn (the session or the SDK client
@@ -110,12 +107,6 @@ class Conversation(VerticalScroll):
         if handler is not None:
             handler(event)
 
-    def _freeze_old_answers(self) -> None:
-        old, self._answers = self._answers[:-LIVE_ANSWERS], self._answers[-LIVE_ANSWERS:]
-        for answer in old:
-            if answer.is_attached:
-                answer.call_later(answer.freeze)
-
     def _on_turn_started(self, event: ev.TurnStarted) -> None:
         self._end_message()
         echo, self._echo = self._echo, None
@@ -140,21 +131,19 @@ class Conversation(VerticalScroll):
     def add_text(self, text: str) -> None:
         """A fragment of the model's answer (the newest answer block grows, or one starts)."""
         if self.text_block is not None and self.thinking_block is None:
-            self.text_block.add(text)
+            self.text_block.append(text)
             return
         if self.thinking_block is not None:
             self.thinking_block.finish()
             self.thinking_block = None
         if self.text_block is None:
             from tui.widgets.conversation.assistant_text import (
-                AssistantText,  # Markdown: after first frame
+                AssistantText,  # markdown-it, pygments: after the first frame
             )
 
             self.text_block = AssistantText()
             self.add_block(self.text_block)
-            self._answers.append(self.text_block)
-            self._freeze_old_answers()
-        self.text_block.add(text)
+        self.text_block.append(text)
 
     def _on_assistant_message(self, event: ev.AssistantMessage) -> None:
         self._end_message()

@@ -7,10 +7,11 @@ The diff an Edit/Write/MultiEdit *would* make comes with its permission request
 from __future__ import annotations
 
 from textual.content import Content
-from textual.highlight import guess_language, highlight
+from textual.highlight import guess_language
 from textual.widgets import Static
 
 from frontend.tool_summary import more_lines
+from tui.widgets.conversation.code_highlight import highlight_code
 
 
 def render_diff(diff: str, path: str | None = None, max_lines: int | None = None) -> Content:
@@ -28,7 +29,7 @@ def render_diff(diff: str, path: str | None = None, max_lines: int | None = None
     ]
     code = "\n".join(code_lines)
     language = guess_language(code, path) if path else "text"
-    highlighted = highlight(code + "\n", language=language).split("\n")
+    highlighted = highlight_code(code + "\n", language).split("\n")
     widths = [Content(ln).cell_length for ln in shown]
     width = max(widths, default=0)
     out: list[Content] = []

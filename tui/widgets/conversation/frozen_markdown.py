@@ -1,9 +1,11 @@
-"""Finished markdown as ONE widget: a Content rendered from markdown-it tokens.
+"""Markdown as ONE widget: a Content rendered from markdown-it tokens, piece by piece.
 
 Textual's Markdown widget makes a widget per block (a list item, a code fence, a line of a
-table...), and every layout pass visits them all. The parts of an answer that can no longer
-change (sealed while a long answer streams, or answers a few turns old) are rendered here into
-a single Content with the same theme variables, so the DOM stays small in long sessions.
+table...), and every layout pass visits them all. Here the finished blocks of an answer are
+pieces of a single widget, rendered once, and the block being written is its tail, rendered
+again at each write (AssistantText streams into it); the DOM stays small in long sessions.
+A change that keeps the widget's height repaints the lines from the changed piece down, with
+no layout pass (text filling the line it is on, as a streaming answer's mostly does).
 
 Only the lines on screen are turned into strips: the Content is kept as its source lines
 (paragraphs), each wrapped for the layout's height and rendered to strips only when one of
@@ -19,7 +21,7 @@ from typing import Any
 from rich.segment import Segment
 from rich.style import Style
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widget import Widget
@@ -111,7 +113,8 @@ class _Piece:
 
 class FrozenMarkdown(Widget):
     """Markdown that will not change, as a single widget: one or more pieces, shown one
-    below the other with a blank line between them (as separate blocks would be).
+    below the other with a blank line between them (as separate blocks would be), and a
+    last piece that may (``set_tail``: a streaming answer's block being written).
 
     ``lazy``: a piece's markdown is rendered when one of its lines is first painted
     (Textual paints only what is on screen) or by ``materialize()`` / ``materialize_next()``;
@@ -130,12 +133,15 @@ class FrozenMarkdown(Widget):
         """At a width: the first line of each piece, then the height (as last laid out)."""
         self._key: tuple[int, Any] | None = None
         self._bases: list[int] | None = None
+        self._tail: _Piece | None = None
+        """The last piece while it may still change (``set_tail``), else None."""
         if not lazy:
             for piece in self._pieces:
                 piece.render()
 
     @property
-    def text(self) -> str:
+    def source(self) -> str:
+        """The markdown shown: every piece's, in order."""
         return "".join(piece.text for piece in self._pieces)
 
     @property
@@ -152,10 +158,31 @@ class FrozenMarkdown(Widget):
     def allow_select(self) -> bool:
         return self.materialized and super().allow_select
 
-    def add(self, *texts: str) -> None:
-        """More pieces below (lazy)."""
-        self._pieces.extend(_Piece(text) for text in texts)
-        self._changed()
+    def add(self, *texts: str, render_last: int = 0) -> None:
+        """More pieces below (above the tail, if there is one), lazy but for the last
+        ``render_last`` of them, rendered now (text that was on screen a moment ago: a
+        layout pass with their estimated heights would be followed by another)."""
+        added = [_Piece(text) for text in texts]
+        for piece in added[len(added) - render_last :] if render_last else ():
+            piece.render()
+        at = len(self._pieces) - (self._tail is not None)
+        self._pieces[at:at] = added
+        self._changed(at)
+
+    def set_tail(self, text: str) -> None:
+        """Show ``text`` as the last piece, in place of the tail set before: the block of a
+        streaming answer being written, rendered now (it is small, and on screen: one
+        layout pass then sees its real height). An empty ``text`` removes the tail."""
+        if self._tail is not None:
+            if self._tail.text == text:
+                return
+            self._pieces.pop()
+        at = len(self._pieces)
+        self._tail = _Piece(text) if text else None
+        if self._tail is not None:
+            self._tail.render()
+            self._pieces.append(self._tail)
+        self._changed(at)
 
     def materialize(self) -> bool:
         """Render every piece now; True if one was not rendered before."""
@@ -166,15 +193,26 @@ class FrozenMarkdown(Widget):
 
     def materialize_next(self) -> bool:
         """Render the lowest piece not rendered yet; False when there is none."""
-        for piece in reversed(self._pieces):
-            if piece.render():
-                self._changed()
+        for index in range(len(self._pieces) - 1, -1, -1):
+            if self._pieces[index].render():
+                self._changed(index)
                 return True
         return False
 
-    def _changed(self) -> None:
+    def _changed(self, first: int = 0) -> None:
+        """Repaint from piece ``first`` down, after a change there. Only a new height needs
+        a layout pass (of the whole screen, and the conversation scrolls): text that fills
+        the lines it had, as a streaming answer's tail mostly does, repaints only them."""
         self._offsets = (-1, [])
         self._bases = None
+        width, height = self.size
+        if width and self.is_attached:
+            offsets = self._layout(width)
+            if offsets[-1] == height:  # the blank line above piece ``first`` stays
+                top = offsets[first] + (first > 0) if first < len(self._pieces) else height
+                if top < height:
+                    self.refresh(Region(0, top, width, height - top))
+                return
         self.clear_cached_dimensions()
         self.refresh(layout=True)
 

@@ -9,7 +9,8 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 from textual.content import Content
-from textual.highlight import highlight
+
+from tui.widgets.conversation.code_highlight import highlight_code
 
 _INLINE_STYLE = {
     "strong_open": "bold",
@@ -155,7 +156,7 @@ def markdown_to_content(text: str) -> Content:
             i += 2
         elif kind in ("fence", "code_block"):
             language = (token.info or "").split(" ")[0] or "text"
-            code = highlight(token.content.rstrip("\n"), language=language)
+            code = highlight_code(token.content.rstrip("\n"), language)
             pad = "  " if not lists else indent + "    "
             fence = Content("\n").join(Content(pad) + line for line in code.split("\n"))
             blocks.append((fence, bool(lists)))

@@ -40,7 +40,7 @@ KEEP_CHARS = 200_000
 """Streamed output kept per call (the model's result is capped by the tool anyway)."""
 DIFF_COLLAPSED_LINES = 24
 
-_STYLE = {
+STATE_STYLES = {
     "pending": "$text-muted",
     "asking": "bold $text-warning",
     "running": "$text-accent",
@@ -52,6 +52,18 @@ _STYLE = {
 """The mark's style in each state (the marks and words are frontend/tool_summary.py's)."""
 _QUIET = ("pending", "done")
 """States whose word the header leaves out: the mark says enough."""
+
+
+def call_header(state: str, name: str, summary: str, tail: str = "") -> Content:
+    """A tool call's header line: its state's mark, its name in bold, its summary, and
+    ``tail`` muted (the state's word, the time it took). Subagents' calls in their
+    transcript screen are drawn with it too: one style for a call wherever it shows."""
+    return Content.assemble(
+        (state_mark(state) + " ", STATE_STYLES.get(state, "")),
+        (name, "bold"),
+        ("  " + summary if summary else "", ""),
+        ("  " + tail if tail else "", "$text-muted"),
+    )
 
 
 def fit_rows(lines: list[str], rows: int, width: int) -> tuple[list[str], int, int]:
@@ -186,17 +198,9 @@ class ToolCallBlock(Vertical):
         return f"{secs}s" if secs >= 1 else ""
 
     def _render_header(self) -> None:
-        icon, style = state_mark(self.state), _STYLE.get(self.state, "")
         label = "" if self.state in _QUIET else state_word(self.state)
-        elapsed = self._elapsed()
-        tail = " · ".join(p for p in (label, elapsed) if p)
-        head = Content.assemble(
-            (icon + " ", style),
-            (self.tool_name, "bold"),
-            ("  " + self.summary if self.summary else "", ""),
-            ("  " + tail if tail else "", "$text-muted"),
-        )
-        self._header.update(head)
+        tail = " · ".join(p for p in (label, self._elapsed()) if p)
+        self._header.update(call_header(self.state, self.tool_name, self.summary, tail))
 
     def _schedule_body(self) -> None:
         if not self._body_scheduled and self.is_mounted:

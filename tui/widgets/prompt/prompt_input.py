@@ -31,7 +31,6 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from frontend.images import pasted_images
 from frontend.prompt_history import PromptHistory
 from tui.widgets.prompt.completion import Candidate, CompletionMenu, Token, token_at
 
@@ -185,7 +184,25 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.insert("\n")
+            return
+        if not event.is_printable and await self._run_own_binding(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         # other keys: Textual goes on to TextArea._on_key (handlers run down the MRO)
+
+    async def _run_own_binding(self, key: str) -> bool:
+        """Run the prompt's own binding of ``key`` (Backspace, the arrows, Ctrl+W...) now;
+        False when it has none. Left to Textual, the key bubbles up to the app, which runs
+        the binding after the keys already queued behind it: in a burst (keys typed before
+        the first frame, or while the app was busy), ``abc`` Backspace ``d`` gave ``abc``."""
+        bindings = getattr(self, "_bindings", None)  # Textual's map, with the keymap applied
+        if bindings is None:
+            return False
+        for binding in bindings.key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     def _menu_key(self, key: str) -> bool:
         """Handle ``key`` while the menu shows; False when it is not a menu key."""
@@ -247,6 +264,8 @@ class PromptInput(TextArea):
     def _paste_images(self, text: str) -> bool:
         """A paste (a drop) of image file paths becomes one chip per image,
         ``[image 1: shot.png 640x480]``, standing for the path: the engine attaches it."""
+        from frontend.images import pasted_images  # the engine's image code: not at start-up
+
         images = pasted_images(text, self.workspace)
         if not images:
             return False

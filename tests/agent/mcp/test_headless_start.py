@@ -1,0 +1,85 @@
+"""``eddy -p`` makes its API client while the MCP servers start, not after they are up
+(issue 32): the first request waits for both, so one after the other made it later."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.paths import config_dir
+from tests.agent.mcp.servers import FAKE
+from tests.fakes.fake_api import FakeAnthropic, Reply, text
+from tests.helpers.headless import eddy
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_api_client_is_made_while_the_servers_start(
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key comes from an apiKeyHelper, which eddy runs as it makes its client; the server
+    answers only once that happened. Made after the servers were up, the client would wait
+    for a server that waits for it: the server's start would time out (MCP_TIMEOUT) and the
+    first request would offer no tool of it."""
+    made = tmp_path / "client-made"
+    helper = tmp_path / "key.py"
+    helper.write_text(f"import pathlib\npathlib.Path({str(made)!r}).touch()\nprint('test-key')\n")
+    server = tmp_path / "after_client.py"
+    server.write_text(
+        "import pathlib, runpy, sys, time\n"
+        f"while not pathlib.Path({str(made)!r}).exists():\n"
+        "    time.sleep(0.02)\n"
+        f"sys.argv = [{str(FAKE)!r}, '--name', 'late']\n"
+        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
+    )
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "settings.json").write_text(
+        json.dumps({"apiKeyHelper": f"{sys.executable} {helper}"})
+    )
+    servers = tmp_path / "servers.json"
+    entry = {"command": sys.executable, "args": [str(server)]}
+    servers.write_text(json.dumps({"mcpServers": {"late": entry}}))
+    monkeypatch.setenv("MCP_TIMEOUT", "20000")
+    fake_api.push(Reply([text("done")]))
+    done = eddy(
+        fake_api,
+        tmp_path,
+        "-p",
+        "hi",
+        "--mcp-config",
+        str(servers),
+        "--strict-mcp-config",
+        key=False,
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stderr
+    assert fake_api.violations == []
+    (first,) = fake_api.requests
+    assert "mcp__late__echo" in [t["name"] for t in first.get("tools", [])], done.stderr
+
+
+def test_the_servers_of_a_headless_run_start_at_its_own_priority(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    """The first request waits for them: a lower priority (which keeps a UI responsive while
+    they start) would only make ``-p`` wait longer on a busy machine."""
+    seen = tmp_path / "nice"
+    server = tmp_path / "report_nice.py"
+    server.write_text(
+        "import os, pathlib, runpy, sys\n"
+        f"pathlib.Path({str(seen)!r}).write_text(str(os.getpriority(os.PRIO_PROCESS, 0)))\n"
+        f"sys.argv = [{str(FAKE)!r}, '--name', 'nice']\n"
+        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
+    )
+    servers = tmp_path / "servers.json"
+    entry = {"command": sys.executable, "args": [str(server)]}
+    servers.write_text(json.dumps({"mcpServers": {"nice": entry}}))
+    fake_api.push(Reply([text("done")]))
+    done = eddy(fake_api, tmp_path, "-p", "hi", "--mcp-config", str(servers), timeout=90)
+    assert done.returncode == 0, done.stderr
+    assert "mcp__nice__echo" in [t["name"] for t in fake_api.requests[0].get("tools", [])]
+    assert int(seen.read_text()) == os.getpriority(os.PRIO_PROCESS, 0)

@@ -1,0 +1,80 @@
+"""A streaming answer is one widget that repaints only what changed (issue 32).
+
+Textual's Markdown mounted a widget per block, and each write of the answer cost a mount,
+CSS and a layout pass of the whole screen: the key typed meanwhile waited behind them. Now a
+write re-renders only the block being written, and when the answer keeps its height (text
+filling the line it was on) only that line is repainted, with no layout pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+
+from tui.widgets.conversation.assistant_text import AssistantText
+
+
+class WatchedAnswer(AssistantText):
+    """An answer that notes each refresh it asks for: (layout, regions)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refreshes: list[tuple[bool, tuple[Any, ...]]] = []
+
+    def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False, **kw: Any) -> Any:
+        self.refreshes.append((layout, regions))
+        return super().refresh(*regions, repaint=repaint, layout=layout, **kw)
+
+
+class AnswerApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll()
+
+
+async def shown(answer: AssistantText, pilot: Any, text: str) -> None:
+    """Wait until the answer shows ``text`` (the pump writes on its own schedule)."""
+    while text not in answer.source:
+        await pilot.pause()
+    await pilot.pause()
+
+
+async def test_text_that_fills_its_line_repaints_that_line_without_a_layout_pass() -> None:
+    app = AnswerApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        answer = WatchedAnswer()
+        await app.query_one(VerticalScroll).mount(answer)
+        answer.append("The first paragraph is done.\n\nThe second one starts")
+        await shown(answer, pilot, "starts")
+        height = answer.size.height
+        answer.refreshes.clear()
+
+        answer.append(" and goes on")  # still one line
+        await shown(answer, pilot, "goes on")
+        assert answer.size.height == height
+        assert answer.refreshes and not any(layout for layout, _ in answer.refreshes)
+        (regions,) = {regions for _, regions in answer.refreshes}
+        assert [(r.y, r.height) for r in regions] == [(height - 1, 1)]  # its last line only
+
+        answer.refreshes.clear()
+        answer.append("\n\nA third paragraph.")  # two more lines: a layout pass
+        await shown(answer, pilot, "third")
+        assert any(layout for layout, _ in answer.refreshes)
+        assert answer.size.height == height + 2
+
+
+async def test_an_answer_mounts_nothing_however_it_streams() -> None:
+    app = AnswerApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        answer = AssistantText()
+        await app.query_one(VerticalScroll).mount(answer)
+        before = len(list(app.query("*")))
+        for i in range(30):
+            answer.append(f"## Part {i}\n\n- item\n- item\n\n```python\nx = {i}\n```\n\n")
+            await pilot.pause()
+        answer.finish()
+        while not answer.finished:
+            await pilot.pause()
+        assert len(list(app.query("*"))) == before and not answer.children
+        assert answer.source == answer.text and answer.pieces > 1
