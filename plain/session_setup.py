@@ -92,7 +92,7 @@ async def ask_mcp_approval(app: PlainApp) -> None:
     numbered question; the answer is remembered and approved servers start at once. Line
     mode fed from a pipe is not asked (they wait for /mcp approve); it waits for the servers
     that start to finish starting, so its first line can use them."""
-    from agent.mcp.ask import RISK, answer, options, title, unanswered
+    from agent.mcp.ask import RISK, answer, options, title, unanswered, waiting_line
 
     session = app.session
     if session is None:
@@ -100,12 +100,14 @@ async def ask_mcp_approval(app: PlainApp) -> None:
     from agent.mcp.manager import McpManager
 
     manager = session.extension(McpManager)
+    workspace = session.config.workspace
+    names = unanswered(manager, workspace)
     if not app.interactive:
+        if names:
+            app.say(waiting_line(names), "yellow")
         if manager is not None:  # a script's first line may use a server: wait for them
             await manager.wait_started()
         return
-    workspace = session.config.workspace
-    names = unanswered(manager, workspace)
     if not names:
         return
     choices = options(names)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.mcp.approval import McpJsonChoices, may_start, needs_approval
+from agent.mcp.approval import McpJsonChoices, answer_of, may_start, needs_approval
 from agent.mcp.config import load_mcp_config
 
 if TYPE_CHECKING:
@@ -62,15 +62,18 @@ def start_mcp(
     ]
     if off:
         problems.append(f"MCP: not started (disabledMcpjsonServers): {', '.join(off)}.")
-    waiting = [
+    # the servers never answered for are the front end's question (agent/mcp/ask.py), not a
+    # problem: the TUI and line mode ask at once, the others say they wait (waiting_line)
+    denied = [
         c.name
         for c in config.servers.values()
-        if not manager.may_start(c) and c.name not in choices.disabled
+        if not manager.may_start(c)
+        and c.name not in choices.disabled
+        and answer_of(workspace, c.name) is False
     ]
-    if waiting:
-        names = ", ".join(waiting)
+    if denied:
         problems.append(
-            f"MCP: this project's servers (.mcp.json, its plugins) not approved yet: {names}. "
-            "/mcp approve NAME (or /mcp approve all) starts them; the answer is remembered."
+            f"MCP: not started, you said no for this project: {', '.join(denied)}. "
+            "/mcp approve NAME starts one; the answer is remembered."
         )
     return manager, problems
