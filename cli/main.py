@@ -132,6 +132,19 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
         from cli.hooks_cmd import run_hooks_command
 
         return run_hooks_command(words[1:])
+    if words[:2] == ["mcp", "serve"]:  # eddy mcp serve: eddy's tools for another MCP client
+        try:
+            served = parse_launch(words[2:])
+        except UsageError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        from headless.mcp_serve import run_mcp_serve
+
+        return run_mcp_serve(served)
+    if words[:1] == ["plugin"]:  # eddy plugin install NAME@MARKETPLACE, list, ...
+        from cli.plugin_cmd import run_plugin_command
+
+        return run_plugin_command(words[1:])
     if words[:1] == ["permissions"]:  # eddy permissions why "Bash(git push)"
         from frontend.permissions_cli import permissions_command
 

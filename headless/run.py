@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import json
 import os
@@ -39,6 +40,7 @@ from agent.model.protocol import ModelRequest
 from agent.open import SessionSetupError
 from agent.session.core import Session
 from frontend.launch import LaunchOptions
+from frontend.prompt_expansion import expand_prompt
 from frontend.server_blocks import server_tool_lines
 from frontend.session_open import build_session
 from frontend.termination import INTERRUPT_CODES, handle_termination
@@ -163,6 +165,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     fmt = args.output_format
     out = sys.stdout
     finished: list[ev.TurnFinished] = []
+    blocked: list[ev.PromptBlocked] = []
     errors_shown = False
     claude = ClaudeStream(out) if fmt == "stream-json" else None
     init: dict[str, Any] = {}
@@ -179,6 +182,8 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             claude.write(task_notification(event, claude.session_id))
         elif claude is not None and isinstance(event, ev.TurnStarted) and event.origin != "user":
             claude.start(**init)  # each turn's init line, as Claude Code writes it
+        if isinstance(event, ev.PromptBlocked):
+            blocked.append(event)
         # an MCP server's failure is not the turn's: the turn's own error is still said
         errors_shown = errors_shown or (isinstance(event, ev.Error) and event.kind != "mcp")
         if fmt == "eddy-events":
@@ -224,9 +229,16 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             mcp_servers=mcp.server_states() if mcp is not None else [],
         )
         claude.start(**init)
+    # A slash command is expanded as the interactive modes expand it (a custom or plugin
+    # command, an MCP prompt); @server:uri is the engine's (the MCP extension's on_prompt).
+    expanded = await expand_prompt(session, args.workspace, prompt)
+    if expanded.op is None:
+        print(f"eddy: {expanded.error}", file=sys.stderr)
+        await session.close()
+        return 1
     # The prompt is submitted even if a signal came while the session was built: it is then
     # recorded and interrupted at once, so the transcript keeps it (resumable with --continue).
-    session.submit(ops.SubmitPrompt(prompt))
+    session.submit(expanded.op)
     signals.attach(session)
     if signals.code is not None:
         session.submit(ops.Interrupt())
@@ -237,9 +249,10 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         once the run is over)."""
         nonlocal written
         status = session.status()
-        for last in finished[written:]:
-            if fmt == "json" and not (final and last is finished[-1]):
+        for ended in finished[written:]:
+            if fmt == "json" and not (final and ended is finished[-1]):
                 continue
+            last = _answer_of(ended, blocked)
             duration = int((time.monotonic() - started) * 1000)
             result = result_object(last, status.session_id, duration)
             result["duration_api_ms"] = model.api_ms
@@ -265,7 +278,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     on_finished = None
     await session.close()  # the model, the transcript, the checkpoint store
     write_results(final=True)
-    last = finished[-1]
+    last = _answer_of(finished[-1], blocked)
     # From here the exit status is the result's, whatever signal comes: the loop does not
     # run the handlers again before the run ends.
     if last.subtype == "interrupted":
@@ -349,6 +362,15 @@ def _make_client_beside_mcp(session: Session) -> None:
         prepare_client(session.model)
 
     threading.Thread(target=make, name="eddy-sdk-client", daemon=True).start()
+
+
+def _answer_of(last: ev.TurnFinished, blocked: list[ev.PromptBlocked]) -> ev.TurnFinished:
+    """The turn as its result says it: as ``claude -p`` does, a UserPromptSubmit hook's block
+    is the run's answer, not a failure."""
+    if blocked and last.subtype == "error_during_execution":
+        said = f"The prompt was blocked by a UserPromptSubmit hook: {blocked[-1].reason}"
+        return dataclasses.replace(last, subtype="success", result=said, error="")
+    return last
 
 
 def tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
