@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import functools
 import json
 import os
 import sys
@@ -176,8 +175,6 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         nonlocal errors_shown
         if isinstance(event, ev.TurnFinished):
             finished.append(event)
-            if on_finished is not None:  # its result at once, as Claude Code writes it
-                on_finished()
         elif claude is not None and isinstance(event, ev.BackgroundReported):
             claude.write(task_notification(event, claude.session_id))
         elif claude is not None and isinstance(event, ev.TurnStarted) and event.origin != "user":
@@ -189,12 +186,14 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         if fmt == "eddy-events":
             out.write(json.dumps(ev.to_json(event), default=str) + "\n")
             out.flush()
-            return
-        if claude is not None:
-            claude.event(event)
-        line = stderr_line(event, fmt)
-        if line is not None:
-            print(line, file=sys.stderr)
+        else:
+            if claude is not None:
+                claude.event(event)
+            line = stderr_line(event, fmt)
+            if line is not None:
+                print(line, file=sys.stderr)
+        if isinstance(event, ev.TurnFinished) and on_finished is not None:
+            on_finished()  # its result at once, after the turn's own lines (as Claude Code)
 
     started = time.monotonic()
     try:
@@ -271,7 +270,14 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             out.flush()
         written = len(finished) if fmt != "json" or final else written
 
-    on_finished = functools.partial(write_results, False)
+    def on_turn_finished() -> None:
+        # While background work may still report (and start a turn), each turn's result is
+        # written as it ends, as Claude Code writes it; the last one is written when the run
+        # ends, after which a signal no longer changes the exit status.
+        if session.reports.expected:
+            write_results(False)
+
+    on_finished = on_turn_finished
     await session.wait_idle()
     while await _reports_start_a_turn(session, signals):  # background work reports back
         await session.wait_idle()
