@@ -343,6 +343,10 @@ class SdkRun:
         if isinstance(event, ev.TurnFinished):
             self._result(event)
         line = stderr_line(event, "stream-json")
+        if isinstance(event, ev.Notice):
+            # what eddy's front ends show the user (a hook callback that failed or timed
+            # out, ...): the SDK hands stderr to its program (``stderr=``, ``debug-to-stderr``)
+            line = f"eddy: {event.text}"
         if line is not None:
             print(line, file=sys.stderr)
 
