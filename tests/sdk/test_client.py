@@ -5,6 +5,7 @@ fork."""
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -181,3 +182,19 @@ async def test_resume_continues_the_session_and_fork_copies_it(
     again = await driver.messages("once more", resume=session_id)  # the original is unchanged
     assert len(fake_api.requests[3]["messages"]) == 5
     assert of(again, sdk.ResultMessage)[0].session_id == session_id
+
+
+async def test_a_session_id_given_by_the_program_names_the_session_and_resumes_it(
+    driver: Driver, fake_api: FakeAnthropic
+) -> None:
+    fake_api.push(Reply([text("Noted: 7.")]), Reply([text("It was 7.")]), Reply([text("7.")]))
+    chosen = str(uuid.uuid4())
+    first = await driver.messages("the number is 7", session_id=chosen)
+    assert of(first, sdk.SystemMessage)[0].data["session_id"] == chosen
+    assert of(first, sdk.ResultMessage)[0].session_id == chosen
+    resumed = await driver.messages("what was the number?", resume=chosen)
+    assert of(resumed, sdk.ResultMessage)[0].session_id == chosen
+    assert "the number is 7" in texts(fake_api.requests[1]["messages"][0])
+    latest = await driver.messages("and again?", continue_conversation=True)
+    assert of(latest, sdk.ResultMessage)[0].session_id == chosen
+    assert len(fake_api.requests[2]["messages"]) == 5
