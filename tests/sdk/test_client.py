@@ -5,10 +5,12 @@ fork."""
 from __future__ import annotations
 
 import json
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
+from tests.agent.mcp.servers import FAKE as FAKE_MCP
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.sdk.conftest import Driver, of, sdk
 
@@ -198,3 +200,37 @@ async def test_a_session_id_given_by_the_program_names_the_session_and_resumes_i
     latest = await driver.messages("and again?", continue_conversation=True)
     assert of(latest, sdk.ResultMessage)[0].session_id == chosen
     assert len(fake_api.requests[2]["messages"]) == 5
+
+
+async def test_an_mcp_server_is_toggled_off_and_on_and_reconnected_from_the_client(
+    driver: Driver, fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    fake_api.push(Reply([text("One.")]), Reply([text("Two.")]), Reply([text("Three.")]))
+    log = tmp_path / "mcp.log"
+    server = {
+        "command": sys.executable,
+        "args": [str(FAKE_MCP), "--name", "fake"],
+        "env": {"FAKE_MCP_LOG": str(log)},
+    }
+    async with sdk.ClaudeSDKClient(driver.options(mcp_servers={"fake": server})) as client:
+        await client.query("one")
+        await response(client)
+        await client.toggle_mcp_server("fake", False)
+        [off] = (await client.get_mcp_status())["mcpServers"]
+        await client.query("two")
+        await response(client)
+        await client.toggle_mcp_server("fake", True)
+        await client.reconnect_mcp_server("fake")
+        [on] = (await client.get_mcp_status())["mcpServers"]
+        await client.query("three")
+        await response(client)
+        try:
+            await client.reconnect_mcp_server("nobody")
+        except Exception as exc:  # the SDK raises the error answer
+            missing = str(exc)
+    offered = [{t["name"] for t in r.get("tools", [])} for r in fake_api.requests]
+    assert "mcp__fake__echo" in offered[0] and "mcp__fake__echo" not in offered[1]
+    assert "mcp__fake__echo" in offered[2]
+    assert off["status"] != "connected" and on["status"] == "connected"
+    assert on["tools"] and "There is no MCP server named 'nobody'" in missing
+    assert log.read_text().split().count("start") == 3  # at launch, toggled on, reconnected
