@@ -143,6 +143,8 @@ class SdkRun:
         """Uuids of prompts queued as corrections, until they are delivered."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._watchers: list[list[ev.Event]] = []
+        self._shells: set[str] = set()
+        """Background shells whose ``task_started`` went out and whose end did not yet."""
         self._init_due = False
         self._stopping = asyncio.Event()
         self.signal_code = 0
@@ -340,6 +342,8 @@ class SdkRun:
         self.claude.event(event)
         if isinstance(event, ev.SubagentEvent):
             self._task_lifecycle(event)
+        elif isinstance(event, ev.BackgroundChanged):
+            self._shell_lifecycle()
         if isinstance(event, ev.TurnFinished):
             self._result(event)
         line = stderr_line(event, "stream-json")
@@ -441,6 +445,34 @@ class SdkRun:
             },
             **common,
         )
+
+    def _shell_lifecycle(self) -> None:
+        """Claude Code's ``task_started`` / ``task_notification`` for each background shell
+        (``task_type`` ``local_bash``): the SDK's ``stop_task`` takes the id they carry."""
+        session = self.session
+        if session is None:
+            return
+        for shell in session.shells.listing():
+            if shell.status == "running" and shell.id not in self._shells:
+                self._shells.add(shell.id)
+                description = (shell.description or shell.command)[:200]
+                self._system(
+                    "task_started",
+                    task_id=shell.id,
+                    description=description,
+                    task_type="local_bash",
+                )
+            elif shell.status != "running" and shell.id in self._shells:
+                self._shells.discard(shell.id)
+                status = "stopped" if shell.status == "killed" else shell.status
+                ended = f"exit code {shell.exit_code}" if shell.exit_code is not None else status
+                self._system(
+                    "task_notification",
+                    task_id=shell.id,
+                    status=status,
+                    output_file="",
+                    summary=f"Background command {shell.command[:200]!r}: {ended}",
+                )
 
     def _system(self, subtype: str, **fields: Any) -> None:
         session_id = self.session.config.session_id if self.session is not None else ""

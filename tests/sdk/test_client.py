@@ -4,6 +4,7 @@ fork."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import uuid
@@ -234,3 +235,27 @@ async def test_an_mcp_server_is_toggled_off_and_on_and_reconnected_from_the_clie
     assert off["status"] != "connected" and on["status"] == "connected"
     assert on["tools"] and "There is no MCP server named 'nobody'" in missing
     assert log.read_text().split().count("start") == 3  # at launch, toggled on, reconnected
+
+
+async def test_a_background_shell_is_a_task_the_client_can_stop(
+    driver: Driver, fake_api: FakeAnthropic
+) -> None:
+    call = {"command": "sleep 300", "run_in_background": True}
+    fake_api.push(
+        Reply([tool_use("toolu_1", "Bash", call)], "tool_use"),
+        Reply([text("Started it.")]),
+    )
+    options = driver.options(allowed_tools=["Bash(sleep:*)"])
+    async with sdk.ClaudeSDKClient(options) as client:
+        await client.query("start a long job")
+        messages = await response(client)
+        [started] = of(messages, sdk.TaskStartedMessage)
+        assert started.task_type == "local_bash" and started.description
+        await client.stop_task(started.task_id)
+        async with asyncio.timeout(120):  # a guard: the notification comes at once
+            async for message in client.receive_messages():
+                if isinstance(message, sdk.TaskNotificationMessage):
+                    ended = message
+                    break
+    assert ended.task_id == started.task_id and ended.status == "stopped"
+    assert "sleep 300" in ended.summary
