@@ -4,6 +4,9 @@ output, partial messages."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.sdk.conftest import Driver, of, sdk
@@ -205,3 +208,22 @@ async def test_a_custom_command_is_expanded_unless_prompts_are_verbatim(
     assert "Say hello to Ada, warmly." in str(fake_api.requests[0]["messages"][0])
     await driver.messages("/greet Bob", verbatim_prompts=True)
     assert "Say hello" not in str(fake_api.requests[1]["messages"][0])
+
+
+@pytest.mark.parametrize(
+    ("fields", "flag"),
+    [
+        ({"plugins": [{"type": "local", "path": "/tmp"}]}, "--plugin-dir"),
+        ({"fallback_model": "claude-haiku-4-5"}, "--fallback-model"),
+        ({"betas": ["context-1m-2025-08-07"]}, "--betas"),
+        ({"effort": "high"}, "--effort"),
+        ({"task_budget": {"total": 1000}}, "--task-budget"),
+    ],
+)
+async def test_an_option_eddy_cannot_honour_fails_the_query_naming_its_flag(
+    driver: Driver, fake_api: FakeAnthropic, fields: dict[str, Any], flag: str
+) -> None:
+    with pytest.raises(sdk.ProcessError):
+        await driver.messages("hello", **fields)
+    assert any(line.startswith(f"eddy: {flag} is not supported") for line in driver.stderr)
+    assert fake_api.requests == []
