@@ -1,6 +1,6 @@
 """The TypeScript Agent SDK (``@anthropic-ai/claude-agent-sdk`` from npm, pinned) drives eddy
-through ``pathToClaudeCodeExecutable``: ``query()`` with a tool, a ``canUseTool`` callback and an
-in-process MCP tool (``createSdkMcpServer`` + ``tool``); a streaming-input session with its own
+through ``pathToClaudeCodeExecutable``: ``query()`` with a tool, a ``canUseTool`` callback, an
+in-process MCP tool (``createSdkMcpServer`` + ``tool``) and a system prompt; a streaming-input session with its own
 ``sessionId``, partial messages, hook callbacks and ``interrupt()``, then resumed as a fork whose
 ``canUseTool`` throws.
 
@@ -45,6 +45,7 @@ for await (const message of query({
     pathToClaudeCodeExecutable: process.env.EDDY,
     env: { ...process.env },
     mcpServers: { calc },
+    systemPrompt: "You are a careful calculator.",
     canUseTool: async (name, input) => {
       asked.push([name, input]);
       if (name === "Bash" && input.command.startsWith("rm")) {
@@ -217,6 +218,8 @@ def test_the_typescript_sdk_runs_a_tool_asks_can_use_tool_and_calls_an_in_proces
     assert (workspace / "out.txt").read_text() == "changed\n"
     assert (workspace / "keep.txt").exists()
     assert [d["tool_use_id"] for d in result["permission_denials"]] == ["toolu_3"]
+    system = fake_api.requests[0]["system"]  # the TypeScript SDK sends it in initialize
+    assert [b["text"].strip() for b in system] == ["You are a careful calculator."]
     assert fake_api.violations == []
 
 
