@@ -111,6 +111,21 @@ def custom_command_prompt(text: str, workspace: Any) -> ops.SubmitPrompt | None:
         return None
 
 
+def narrow_skills(session: Session, names: tuple[str, ...]) -> None:
+    """The SDK's ``skills`` list: the Skill tool lists and loads only those skills (Claude
+    Code's filter); a name no skill has is said on stderr."""
+    from tools.skill import SkillTool
+
+    tool = session.tools.get("Skill")
+    found = tool.skills if isinstance(tool, SkillTool) else {}
+    missing = [name for name in names if name not in found]
+    if missing:
+        print(f"eddy: initialize: skills: none is named {', '.join(missing)}.", file=sys.stderr)
+    if isinstance(tool, SkillTool):
+        kept = [skill for name, skill in found.items() if name in names]
+        session.tools.put(SkillTool(kept, tool.read_body))
+
+
 class SdkRun:
     """One process serving one Agent SDK client.
 
@@ -198,6 +213,8 @@ class SdkRun:
             add_agents(session, setup.agents)
         if self.structured is not None:
             session.tools.put(self.structured.tool)
+        if setup.skills is not None:
+            narrow_skills(session, setup.skills)
         self._connect_sdk_servers(session)
         self.model = tap_model(session, self.claude if args.include_partial_messages else None)
         if setup.title:

@@ -227,3 +227,30 @@ async def test_an_option_eddy_cannot_honour_fails_the_query_naming_its_flag(
         await driver.messages("hello", **fields)
     assert any(line.startswith(f"eddy: {flag} is not supported") for line in driver.stderr)
     assert fake_api.requests == []
+
+
+async def test_a_skills_list_narrows_the_skills_the_model_sees_and_loads(
+    driver: Driver, fake_api: FakeAnthropic, workspace: Path
+) -> None:
+    for name in ("alpha", "beta"):
+        folder = workspace / ".claude" / "skills" / name
+        folder.mkdir(parents=True)
+        body = f"---\nname: {name}\ndescription: The {name} skill.\n---\nDo {name} things.\n"
+        (folder / "SKILL.md").write_text(body)
+    fake_api.push(
+        Reply(
+            [
+                tool_use("toolu_1", "Skill", {"skill": "alpha"}),
+                tool_use("toolu_2", "Skill", {"skill": "beta"}),
+            ],
+            "tool_use",
+        ),
+        Reply([text("Done.")]),
+    )
+    await driver.messages("use the skills", skills=["alpha", "gamma"])
+    [offered] = [t for t in fake_api.requests[0]["tools"] if t["name"] == "Skill"]
+    assert "alpha" in offered["description"] and "beta" not in offered["description"]
+    alpha, beta = fake_api.requests[1]["messages"][-1]["content"]
+    assert not alpha.get("is_error") and "Do alpha things." in str(alpha["content"])
+    assert beta["is_error"] is True and "No skill named 'beta'" in str(beta["content"])
+    assert "eddy: initialize: skills: none is named gamma." in driver.stderr

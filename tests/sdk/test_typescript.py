@@ -1,8 +1,8 @@
 """The TypeScript Agent SDK (``@anthropic-ai/claude-agent-sdk`` from npm, pinned) drives eddy
 through ``pathToClaudeCodeExecutable``: ``query()`` with a tool, a ``canUseTool`` callback, an
-in-process MCP tool (``createSdkMcpServer`` + ``tool``) and a system prompt; a streaming-input session with its own
-``sessionId``, partial messages, hook callbacks and ``interrupt()``, then resumed as a fork whose
-``canUseTool`` throws.
+in-process MCP tool (``createSdkMcpServer`` + ``tool``) and a system prompt; a streaming-input
+session with its own ``sessionId``, partial messages, hook callbacks and ``interrupt()``, then
+resumed as a fork whose ``canUseTool`` throws.
 
 The package is installed once (``npm install``) under ``~/.cache/eddy-tests`` (or
 ``$EDDY_TS_SDK_DIR``); without node and npm, or when the install fails, the test is skipped
