@@ -7,7 +7,7 @@ are not offered; typed anyway, they answer that the editor does it.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from acp import schema
 
 from acp_agent.live import LiveSession
 from agent import ops
+from agent.plugins.plugin import Plugin
 from agent.prompt.commands import custom_commands
 from frontend.command_frontend import Kind
 from frontend.commands import COMMANDS, start_command
@@ -34,8 +35,11 @@ HINTS = {
 ELSEWHERE = "Over ACP the editor does this: {what}."
 
 
-def available_commands(workspace: Path) -> list[schema.AvailableCommand]:
-    """The commands to advertise: the offered built-ins, then the project's custom ones."""
+def available_commands(
+    workspace: Path, plugins: Sequence[Plugin] = ()
+) -> list[schema.AvailableCommand]:
+    """The commands to advertise: the offered built-ins, then the project's custom ones and
+    the ``plugins``'."""
     out = []
     for name in OFFERED:
         hint = HINTS.get(name)
@@ -51,7 +55,7 @@ def available_commands(workspace: Path) -> list[schema.AvailableCommand]:
             )
         )
     try:
-        custom = custom_commands(workspace)
+        custom = custom_commands(workspace, plugins)
     except OSError:
         custom = {}
     for name, command in sorted(custom.items()):

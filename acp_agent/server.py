@@ -152,10 +152,13 @@ class EddyAgent:
         if offers_terminal(self.client_capabilities):
             # Bash's command line as eddy builds it (sandbox, cwd, checkpoints), run by the editor
             session.ctx.client_terminal = EditorTerminal(self.conn, live.session_id)
-        for problem in problems:
+        from agent.mcp.ask import unanswered, waiting_line
+
+        waiting = unanswered(manager, workspace)
+        for problem in [*problems, *([waiting_line(waiting)] if waiting else [])]:
             live.say(f"*eddy: {problem}*")
         self.sessions[live.session_id] = live
-        live.send(update_available_commands(available_commands(workspace)))
+        live.send(update_available_commands(available_commands(workspace, session.config.plugins)))
         return live
 
     def _live(self, session_id: str) -> LiveSession:

@@ -2,8 +2,11 @@
 
 Every front end (the TUI, line mode, headless, ACP) opens its sessions here and then talks
 to the session through ops and events only. This is the one place that reads the settings,
-the memory, the skills and the agents of a workspace, builds the session's configuration and
-its tools, and registers the session's extensions (agent/extension.py), in this order:
+the plugins, the memory, the skills and the agents of a workspace, builds the session's
+configuration and its tools, and registers the session's extensions (agent/extension.py).
+The plugins (agent/plugins) are composed here: their parts go to the loaders that read the
+workspace's own (skills, hooks, MCP servers, agents, output styles; the front ends read their
+commands from ``config.plugins``). The extensions, in this order:
 
 1. the checkpoint settler (when the session is saved: ``tool_ended``),
 2. the memory's path rules (``after_tool``: their notes join a result),
@@ -38,6 +41,8 @@ from agent.model.web_search import server_search_problem, server_tools
 from agent.paths import config_dir, project_data_dir
 from agent.permissions.places import session_places
 from agent.permissions.policy import Rule
+from agent.plugins.parts import hook_sources, mcp_servers
+from agent.plugins.registry import PluginSet, load_plugins
 from agent.prompt.output_styles import load_styles, pick_style
 from agent.prompt.skills import SkillGrants, Skills, load_skills, read_rules
 from agent.prompt.system import custom_system_prompt, system_prompt
@@ -86,6 +91,7 @@ class SessionOptions:
         mcp_config: more MCP server files (or JSON texts).
         strict_mcp_config: only the servers of ``mcp_config``.
         cleared: this new session replaces one the user cleared (SessionStart's source).
+        plugin_dirs: plugins to load for this session (``--plugin-dir``).
         system_prompt: the session's own system prompt instead of eddy's (the memory files
             still follow it); "" means none of eddy's; None: eddy's.
         append_system_prompt: text added at the end of the system prompt.
@@ -115,6 +121,7 @@ class SessionOptions:
     mcp_config: tuple[str, ...] = ()
     strict_mcp_config: bool = False
     cleared: bool = False
+    plugin_dirs: tuple[Path, ...] = ()
     system_prompt: str | None = None
     append_system_prompt: str = ""
     tools: tuple[str, ...] | None = None
@@ -206,7 +213,9 @@ def open_session(  # noqa: C901
     from agent.settings.apply import apply_settings
 
     apply_settings(settings, problems)  # env first: the model and the provider read it
-    config, memory = _config(options, settings, problems, trusted)
+    plugins = load_plugins(workspace, settings.raw, options.plugin_dirs)
+    problems += plugins.messages()
+    config, memory = _config(options, settings, problems, trusted, plugins)
     transcript = open_transcript(options) if options.persist else None
     loaded = transcript.loaded if transcript is not None else None
     if loaded is not None and loaded.model and not options.model_explicit:
@@ -222,7 +231,7 @@ def open_session(  # noqa: C901
     ctx = ToolContext(workspace, extra_dirs=extra_dirs)
     if transcript is not None:
         ctx.output_dir = project_data_dir(workspace) / "tool-output" / transcript.session_id
-    skills = load_skills(workspace, grant_project="skills" in trusted.approved)
+    skills = load_skills(workspace, config.plugins, grant_project="skills" in trusted.approved)
     problems += skills.problems
     config.policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     if tools is None:
@@ -239,7 +248,7 @@ def open_session(  # noqa: C901
     if skills.found:
         session.add_extension(SkillGrants(skills, config.policy.allow))
     add_hooks(session, cleared=options.cleared)
-    _add_mcp(session, settings, options, problems)
+    _add_mcp(session, settings, options, problems, plugins)
     attach_workspace_agents(session, settings.get("subagents"), problems)
     for extension in extensions:
         session.add_extension(extension)
@@ -248,6 +257,8 @@ def open_session(  # noqa: C901
         if loaded is not None:
             problems.extend(f"resumed session: {p}" for p in loaded.problems)
     picked = [*_settings_items(settings), *_memory_items(workspace, memory.memory, skills)]
+    if plugins:
+        picked.append(f"{len(plugins)} plugin{'s' if len(plugins) != 1 else ''}")
     return OpenedSession(session, problems, picked)
 
 
@@ -271,7 +282,11 @@ def open_or_new(
 
 
 def _config(
-    options: SessionOptions, settings: Settings, problems: list[str], trusted: ProjectTrust
+    options: SessionOptions,
+    settings: Settings,
+    problems: list[str],
+    trusted: ProjectTrust,
+    plugins: PluginSet,
 ) -> tuple[SessionConfig, SessionMemory]:
     """The session's configuration from the settings and the options, and its memory."""
     from agent.model.providers import chosen_model
@@ -299,7 +314,7 @@ def _config(
     )
     build = _prompt_builder(options)
     problems += memory.problems
-    style = pick_style(workspace, settings.get("outputStyle"), problems)
+    style = pick_style(workspace, settings.get("outputStyle"), problems, plugins)
     config = SessionConfig(
         workspace=workspace,
         model=model_id,
@@ -315,7 +330,11 @@ def _config(
         config.max_tokens = budget + 4096
     config.refresh_system = lambda: build(memory.reread(), config.output_style)
     config.sandbox = parse_sandbox_settings(settings.get("sandbox"), problems)
-    config.hooks = load_hooks(settings.raw, problems)
+    config.plugins = list(plugins)
+    # a project's plugins' hooks are the project's grants (agent/plugins/grants.py): they
+    # apply as the project's own hooks do, once the user approved what the project grants
+    plugin_hooks = hook_sources(plugins, workspace, approved=lambda kind: kind in trusted.approved)
+    config.hooks = load_hooks([*plugin_hooks, *settings.raw], problems)
     problems += missing_scripts(config.hooks, workspace)  # said at start-up, not when it fails
     status = settings.get("statusLine")
     policy.places = session_places(
@@ -392,7 +411,11 @@ def add_hooks(session: Session, *, cleared: bool = False) -> HooksExtension:
 
 
 def _add_mcp(
-    session: Session, settings: Settings, options: SessionOptions, problems: list[str]
+    session: Session,
+    settings: Settings,
+    options: SessionOptions,
+    problems: list[str],
+    plugins: PluginSet,
 ) -> None:
     """The configured MCP servers (starting in the background), as the session's extension."""
     from agent.mcp.setup import start_mcp
@@ -403,6 +426,8 @@ def _add_mcp(
         mcp_config_files=options.mcp_config,
         strict=options.strict_mcp_config,
         headless=options.headless,
+        plugin_servers=mcp_servers(plugins, options.workspace),
+        roots=session.ctx.roots,  # the servers' roots/list: the workspace and --add-dir
     )
     problems += mcp_problems
     if manager is not None:

@@ -111,6 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="load MCP servers from a JSON file (or JSON text) with mcpServers (repeatable)",
     )
     p.add_argument(
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="load a plugin (Claude Code's format) from DIR for this session (repeatable)",
+    )
+    p.add_argument(
         "--strict-mcp-config",
         action="store_true",
         help="use only the MCP servers of --mcp-config, none of the configured ones",
@@ -237,7 +245,6 @@ _UNSUPPORTED = {
     "--resume-drops-turn": "eddy's transcripts do not resume at a message uuid",
     "--session-mirror": "eddy does not mirror transcripts to a session store",
     "--agent": "eddy's main agent is its own (subagents are started with the Agent tool)",
-    "--plugin-dir": "eddy does not load Claude Code plugins",
 }
 """Flags of Claude Code that eddy cannot honour, and why: each is an error naming it."""
 
@@ -379,6 +386,7 @@ def parse_launch(argv: Sequence[str] | None = None) -> LaunchOptions:
         disallowed_tools=tuple(_split_rules(ns.disallowed_tools)),
         add_dirs=tuple(Path(d) for d in ns.add_dirs),
         mcp_config=tuple(ns.mcp_config),
+        plugin_dirs=tuple(Path(d) for d in ns.plugin_dirs),
         **_sdk_values(ns),
     )
     if sdk:

@@ -128,9 +128,9 @@ def main(argv: Sequence[str] | None = None, *, exit_process: bool | None = None)
         exit_process = argv is None
     quiet_start_up()  # first: everything after this may take a second (imports)
     words = list(sys.argv[1:] if argv is None else argv)
-    subcommand = _SUBCOMMANDS.get(words[0]) if words else None
-    if subcommand is not None:
-        return subcommand(words[1:])
+    for prefix, run in _SUBCOMMANDS.items():
+        if tuple(words[: len(prefix)]) == prefix:
+            return run(words[len(prefix) :])
     try:
         options = parse_launch(argv)
     except UsageError as exc:
@@ -145,16 +145,36 @@ def _hooks_command(words: list[str]) -> int:
     return run_hooks_command(words)
 
 
+def _mcp_serve(words: list[str]) -> int:
+    try:
+        served = parse_launch(words)
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    from headless.mcp_serve import run_mcp_serve
+
+    return run_mcp_serve(served)
+
+
+def _plugin_command(words: list[str]) -> int:
+    from cli.plugin_cmd import run_plugin_command
+
+    return run_plugin_command(words)
+
+
 def _permissions_command(words: list[str]) -> int:
     from frontend.permissions_cli import permissions_command
 
     return permissions_command(words)
 
 
-_SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
-    "hooks": _hooks_command,  # eddy hooks [list | test EVENT --input FILE.json]
-    "permissions": _permissions_command,  # eddy permissions why "Bash(git push)"
+_SUBCOMMANDS: dict[tuple[str, ...], Callable[[list[str]], int]] = {
+    ("hooks",): _hooks_command,  # eddy hooks [list | test EVENT --input FILE.json]
+    ("mcp", "serve"): _mcp_serve,  # eddy's tools for another MCP client
+    ("plugin",): _plugin_command,  # eddy plugin install NAME@MARKETPLACE, list, ...
+    ("permissions",): _permissions_command,  # eddy permissions why "Bash(git push)"
 }
+"""The subcommands, by the words that name them, and what runs the words after."""
 
 
 def _launch(options: LaunchOptions, exit_process: bool) -> int:

@@ -12,11 +12,13 @@ Custom commands (markdown files sent as prompts) are in agent/prompt/commands.py
 from __future__ import annotations
 
 import difflib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent import ops
+from agent.plugins.plugin import Plugin
 from agent.prompt.commands import CustomCommand, custom_commands, parse
 from frontend import extension_commands as ext
 from frontend import memory_commands as mem
@@ -231,6 +233,14 @@ COMMANDS: dict[str, Command] = {
             True,
         ),
         Command(
+            "plugin",
+            "plugins: list; install NAME@MARKETPLACE; enable|disable|uninstall NAME; "
+            "marketplace add|list|remove|update",
+            ext.plugin,
+            True,
+            False,
+        ),
+        Command(
             "agents",
             "the subagent types and this session's subagents; /agents ID shows one's transcript",
             ext.agents,
@@ -320,14 +330,22 @@ async def run_command(fe: FrontEnd, text: str) -> bool:
 
 def _custom(fe: FrontEnd) -> dict[str, CustomCommand]:
     try:
-        return custom_commands(fe.workspace)
+        return custom_commands(fe.workspace, session_plugins(fe.session))
     except OSError:
         return {}
 
 
-def completions(prefix: str, workspace: Path) -> list[tuple[str, str]]:
-    """(``/name``, description) for commands starting with ``prefix`` (without the slash)."""
+def session_plugins(session: Any) -> list[Plugin]:
+    """The plugins ``session`` loaded (none before it is ready, nor for a stand-in)."""
+    return list(getattr(getattr(session, "config", None), "plugins", ()))
+
+
+def completions(
+    prefix: str, workspace: Path, plugins: Sequence[Plugin] = ()
+) -> list[tuple[str, str]]:
+    """(``/name``, description) for commands starting with ``prefix`` (without the slash),
+    the ``plugins``' included."""
     items = dict(BUILTINS)
-    for name, cmd in custom_commands(workspace, grant_project=False).items():
+    for name, cmd in custom_commands(workspace, plugins, grant_project=False).items():
         items.setdefault(name, cmd.description)
     return [(f"/{n}", d) for n, d in sorted(items.items()) if n.startswith(prefix)]

@@ -19,7 +19,8 @@ def output_style(fe: FrontEnd, arg: str) -> None:
         fe.submit(ops.SetOutputStyle(arg))  # the engine answers: a Notice, or an Error
         return
     problems: list[str] = []
-    styles = load_styles(fe.workspace, problems)
+    plugins = fe.session.config.plugins if fe.session is not None else []
+    styles = load_styles(fe.workspace, problems, plugins)
     current = fe.session.config.output_style
     name = current.name if current is not None else DEFAULT
     lines = [f"Output style: {name}. /output-style NAME switches (this session only)."]
@@ -87,12 +88,24 @@ def mcp_prompt(fe: FrontEnd, name: str, arg: str) -> Awaitable[None] | None:
     return send()
 
 
+async def plugin(fe: FrontEnd, arg: str) -> None:
+    import asyncio
+
+    from frontend.plugin_commands import plugin_command
+
+    loaded = fe.session.config.plugins if fe.session is not None else None
+    # a clone or a copy takes a while: off the front end's loop, which keeps drawing
+    said = await asyncio.to_thread(plugin_command, fe.workspace, arg, loaded)
+    for text, kind in said:
+        fe.say(text, kind)  # type: ignore[arg-type]
+
+
 def agents(fe: FrontEnd, arg: str) -> None:
     from agent.subagents.definitions import agents_listing, load_agents
 
     session = fe.session
     host = getattr(session.ctx, "subagents", None) if session is not None else None
-    catalog = host.catalog if host is not None else load_agents(fe.workspace)
+    catalog = host.catalog if host is not None else load_agents(fe.workspace)  # not ready yet
     transcript = getattr(session, "transcript", None) if session is not None else None
     if arg.strip():
         _show_subagent(fe, transcript, arg.strip())

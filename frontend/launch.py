@@ -60,6 +60,8 @@ class LaunchOptions:
     """Files (or JSON texts) of MCP servers to load (--mcp-config), above the configured ones."""
     strict_mcp_config: bool = False
     """Only the servers of ``mcp_config`` (--strict-mcp-config)."""
+    plugin_dirs: tuple[Path, ...] = ()
+    """Plugin directories to load for this session (--plugin-dir)."""
     demo: bool = False
     plain: bool = False
     continue_: bool = False

@@ -41,6 +41,7 @@ def session_options(args: LaunchOptions, *, headless: bool, persist: bool = True
         mcp_config=args.mcp_config,
         strict_mcp_config=args.strict_mcp_config,
         cleared=args.cleared,
+        plugin_dirs=args.plugin_dirs,
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
         tools=args.tools,
@@ -84,12 +85,13 @@ def open_interactive(
 def _with_front_end_items(opened: OpenedSession, args: LaunchOptions) -> OpenedSession:
     """Add the custom commands' and the status line's problems and start-up items."""
     workspace = args.workspace
-    opened.problems += command_problems(workspace)
+    plugins = opened.session.config.plugins
+    opened.problems += command_problems(workspace, plugins)
     status_line = load_status_line(workspace, opened.problems)
     claude_dirs = (workspace / ".claude", claude_user_dir())
     n = sum(
         1
-        for c in custom_commands(workspace).values()
+        for c in custom_commands(workspace, plugins).values()
         if c.path.name != "SKILL.md" and any(d in c.path.parents for d in claude_dirs)
     )
     if n:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
+import dataclasses
 import json
 import os
 import sys
@@ -39,6 +39,7 @@ from agent.model.protocol import ModelRequest
 from agent.open import SessionSetupError
 from agent.session.core import Session
 from frontend.launch import LaunchOptions
+from frontend.prompt_expansion import expand_prompt
 from frontend.server_blocks import server_tool_lines
 from frontend.session_open import build_session
 from frontend.termination import INTERRUPT_CODES, handle_termination
@@ -163,6 +164,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     fmt = args.output_format
     out = sys.stdout
     finished: list[ev.TurnFinished] = []
+    blocked: list[ev.PromptBlocked] = []
     errors_shown = False
     claude = ClaudeStream(out) if fmt == "stream-json" else None
     init: dict[str, Any] = {}
@@ -173,23 +175,25 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         nonlocal errors_shown
         if isinstance(event, ev.TurnFinished):
             finished.append(event)
-            if on_finished is not None:  # its result at once, as Claude Code writes it
-                on_finished()
         elif claude is not None and isinstance(event, ev.BackgroundReported):
             claude.write(task_notification(event, claude.session_id))
         elif claude is not None and isinstance(event, ev.TurnStarted) and event.origin != "user":
             claude.start(**init)  # each turn's init line, as Claude Code writes it
+        if isinstance(event, ev.PromptBlocked):
+            blocked.append(event)
         # an MCP server's failure is not the turn's: the turn's own error is still said
         errors_shown = errors_shown or (isinstance(event, ev.Error) and event.kind != "mcp")
         if fmt == "eddy-events":
             out.write(json.dumps(ev.to_json(event), default=str) + "\n")
             out.flush()
-            return
-        if claude is not None:
-            claude.event(event)
-        line = stderr_line(event, fmt)
-        if line is not None:
-            print(line, file=sys.stderr)
+        else:
+            if claude is not None:
+                claude.event(event)
+            line = stderr_line(event, fmt)
+            if line is not None:
+                print(line, file=sys.stderr)
+        if isinstance(event, ev.TurnFinished) and on_finished is not None:
+            on_finished()  # its result at once, after the turn's own lines (as Claude Code)
 
     started = time.monotonic()
     try:
@@ -224,9 +228,16 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             mcp_servers=mcp.server_states() if mcp is not None else [],
         )
         claude.start(**init)
+    # A slash command is expanded as the interactive modes expand it (a custom or plugin
+    # command, an MCP prompt); @server:uri is the engine's (the MCP extension's on_prompt).
+    expanded = await expand_prompt(session, args.workspace, prompt)
+    if expanded.op is None:
+        print(f"eddy: {expanded.error}", file=sys.stderr)
+        await session.close()
+        return 1
     # The prompt is submitted even if a signal came while the session was built: it is then
     # recorded and interrupted at once, so the transcript keeps it (resumable with --continue).
-    session.submit(ops.SubmitPrompt(prompt))
+    session.submit(expanded.op)
     signals.attach(session)
     if signals.code is not None:
         session.submit(ops.Interrupt())
@@ -237,9 +248,10 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         once the run is over)."""
         nonlocal written
         status = session.status()
-        for last in finished[written:]:
-            if fmt == "json" and not (final and last is finished[-1]):
+        for ended in finished[written:]:
+            if fmt == "json" and not (final and ended is finished[-1]):
                 continue
+            last = _answer_of(ended, blocked)
             duration = int((time.monotonic() - started) * 1000)
             result = result_object(last, status.session_id, duration)
             result["duration_api_ms"] = model.api_ms
@@ -258,14 +270,21 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             out.flush()
         written = len(finished) if fmt != "json" or final else written
 
-    on_finished = functools.partial(write_results, False)
+    def on_turn_finished() -> None:
+        # While background work may still report (and start a turn), each turn's result is
+        # written as it ends, as Claude Code writes it; the last one is written when the run
+        # ends, after which a signal no longer changes the exit status.
+        if session.reports.expected:
+            write_results(False)
+
+    on_finished = on_turn_finished
     await session.wait_idle()
     while await _reports_start_a_turn(session, signals):  # background work reports back
         await session.wait_idle()
     on_finished = None
     await session.close()  # the model, the transcript, the checkpoint store
     write_results(final=True)
-    last = finished[-1]
+    last = _answer_of(finished[-1], blocked)
     # From here the exit status is the result's, whatever signal comes: the loop does not
     # run the handlers again before the run ends.
     if last.subtype == "interrupted":
@@ -349,6 +368,15 @@ def _make_client_beside_mcp(session: Session) -> None:
         prepare_client(session.model)
 
     threading.Thread(target=make, name="eddy-sdk-client", daemon=True).start()
+
+
+def _answer_of(last: ev.TurnFinished, blocked: list[ev.PromptBlocked]) -> ev.TurnFinished:
+    """The turn as its result says it: as ``claude -p`` does, a UserPromptSubmit hook's block
+    is the run's answer, not a failure."""
+    if blocked and last.subtype == "error_during_execution":
+        said = f"The prompt was blocked by a UserPromptSubmit hook: {blocked[-1].reason}"
+        return dataclasses.replace(last, subtype="success", result=said, error="")
+    return last
 
 
 def tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:

@@ -35,8 +35,8 @@ import json
 import os
 import sys
 import uuid
-from collections.abc import Iterator
-from typing import IO, Any
+from collections.abc import Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent import ops
@@ -58,6 +58,9 @@ from headless.sdk_extension import SdkExtension
 from headless.sdk_hooks import callback_runner
 from headless.sdk_mcp import ControlMcpTransport, channel_sender
 from headless.sdk_result import ModelUsage, sdk_result
+
+if TYPE_CHECKING:
+    from agent.plugins.plugin import Plugin
 from headless.sdk_setup import sdk_setup
 from headless.sdk_structured import StructuredAnswer
 
@@ -94,9 +97,12 @@ def content_text(content: Any, run: SdkRun) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def custom_command_prompt(text: str, workspace: Any) -> ops.SubmitPrompt | None:
-    """``/name args`` naming one of the project's or the user's custom commands: the prompt
-    it expands to (with its allowed tools and model), else None (sent as written)."""
+def custom_command_prompt(
+    text: str, workspace: Any, plugins: Sequence[Plugin] = ()
+) -> ops.SubmitPrompt | None:
+    """``/name args`` naming one of the project's or the user's custom commands, or a
+    ``plugins``' command: the prompt it expands to (with its allowed tools and model), else
+    None (sent as written)."""
     from agent.prompt.commands import custom_commands, parse
 
     parsed = parse(text.strip())
@@ -104,11 +110,26 @@ def custom_command_prompt(text: str, workspace: Any) -> ops.SubmitPrompt | None:
         return None
     name, arg = parsed
     try:
-        command = custom_commands(workspace).get(name)
+        command = custom_commands(workspace, plugins).get(name)
         return command.prompt_op(arg) if command is not None else None
     except OSError as exc:
         print(f"eddy: /{name}: {exc}", file=sys.stderr)
         return None
+
+
+def narrow_skills(session: Session, names: tuple[str, ...]) -> None:
+    """The SDK's ``skills`` list: the Skill tool lists and loads only those skills (Claude
+    Code's filter); a name no skill has is said on stderr."""
+    from tools.skill import SkillTool
+
+    tool = session.tools.get("Skill")
+    found = tool.skills if isinstance(tool, SkillTool) else {}
+    missing = [name for name in names if name not in found]
+    if missing:
+        print(f"eddy: initialize: skills: none is named {', '.join(missing)}.", file=sys.stderr)
+    if isinstance(tool, SkillTool):
+        kept = [skill for name, skill in found.items() if name in names]
+        session.tools.put(SkillTool(kept, tool.read_body))
 
 
 class SdkRun:
@@ -143,6 +164,8 @@ class SdkRun:
         """Uuids of prompts queued as corrections, until they are delivered."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._watchers: list[list[ev.Event]] = []
+        self._shells: set[str] = set()
+        """Background shells whose ``task_started`` went out and whose end did not yet."""
         self._init_due = False
         self._stopping = asyncio.Event()
         self.signal_code = 0
@@ -196,6 +219,8 @@ class SdkRun:
             add_agents(session, setup.agents)
         if self.structured is not None:
             session.tools.put(self.structured.tool)
+        if setup.skills is not None:
+            narrow_skills(session, setup.skills)
         self._connect_sdk_servers(session)
         self.model = tap_model(session, self.claude if args.include_partial_messages else None)
         if setup.title:
@@ -287,7 +312,7 @@ class SdkRun:
             return
         prompt = ops.SubmitPrompt(text)
         if message.get("client_composed") is not True:  # the SDK's verbatim_prompts
-            prompt = custom_command_prompt(text, self.workspace) or prompt
+            prompt = custom_command_prompt(text, self.workspace, session.config.plugins) or prompt
         if session.busy:
             self.queued.append(uid)
             prompt = ops.SubmitPrompt(prompt.text)  # a correction: the text alone
@@ -346,9 +371,15 @@ class SdkRun:
         self.claude.event(event)
         if isinstance(event, ev.SubagentEvent):
             self._task_lifecycle(event)
+        elif isinstance(event, ev.BackgroundChanged):
+            self._shell_lifecycle()
         if isinstance(event, ev.TurnFinished):
             self._result(event)
         line = stderr_line(event, "stream-json")
+        if isinstance(event, ev.Notice):
+            # what eddy's front ends show the user (a hook callback that failed or timed
+            # out, ...): the SDK hands stderr to its program (``stderr=``, ``debug-to-stderr``)
+            line = f"eddy: {event.text}"
         if line is not None:
             print(line, file=sys.stderr)
 
@@ -376,7 +407,7 @@ class SdkRun:
         host = session.ctx.subagents
         agents = list(host.catalog.agents) if host is not None else []
         try:
-            custom = sorted(custom_commands(now.workspace))
+            custom = sorted(custom_commands(now.workspace, session.config.plugins))
         except OSError:
             custom = []
         style = session.config.output_style
@@ -443,6 +474,34 @@ class SdkRun:
             },
             **common,
         )
+
+    def _shell_lifecycle(self) -> None:
+        """Claude Code's ``task_started`` / ``task_notification`` for each background shell
+        (``task_type`` ``local_bash``): the SDK's ``stop_task`` takes the id they carry."""
+        session = self.session
+        if session is None:
+            return
+        for shell in session.shells.listing():
+            if shell.status == "running" and shell.id not in self._shells:
+                self._shells.add(shell.id)
+                description = (shell.description or shell.command)[:200]
+                self._system(
+                    "task_started",
+                    task_id=shell.id,
+                    description=description,
+                    task_type="local_bash",
+                )
+            elif shell.status != "running" and shell.id in self._shells:
+                self._shells.discard(shell.id)
+                status = "stopped" if shell.status == "killed" else shell.status
+                ended = f"exit code {shell.exit_code}" if shell.exit_code is not None else status
+                self._system(
+                    "task_notification",
+                    task_id=shell.id,
+                    status=status,
+                    output_file="",
+                    summary=f"Background command {shell.command[:200]!r}: {ended}",
+                )
 
     def _system(self, subtype: str, **fields: Any) -> None:
         session_id = self.session.config.session_id if self.session is not None else ""

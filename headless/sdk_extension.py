@@ -6,7 +6,8 @@ hook point             what the SDK gets to say
 ``ask``                ``can_use_tool`` (``--permission-prompt-tool stdio``): asked only
                        where eddy's rules would ask the user; allow (with an
                        ``updatedInput`` and ``updatedPermissions``) or deny (with a
-                       message, and ``interrupt`` to end the turn)
+                       message, and ``interrupt`` to end the turn); a callback that
+                       fails, or gives no answer within the deadline, refuses the call
 ``on_prompt`` ...      the SDK's hook callbacks (headless/sdk_hooks.py), at every point
                        eddy's own hooks judge: PreToolUse, PostToolUse(Failure),
                        UserPromptSubmit, SessionStart, Stop, SubagentStop, PreCompact,
@@ -18,6 +19,8 @@ hook point             what the SDK gets to say
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +38,20 @@ from agent.hooks.extension import HooksExtension
 from headless.control import ControlChannel, ControlError
 from headless.sdk_structured import TOOL_NAME, StructuredAnswer
 from tools.base import ToolResult
+
+CAN_USE_TOOL_TIMEOUT = 600.0
+"""Seconds eddy waits for the SDK's ``can_use_tool`` answer before refusing the call (as long
+as a hook callback may take; Claude Code waits without end, eddy never does)."""
+TIMEOUT_VARIABLE = "EDDY_CAN_USE_TOOL_TIMEOUT"
+
+
+def can_use_tool_timeout() -> float:
+    """``EDDY_CAN_USE_TOOL_TIMEOUT`` (seconds, > 0), else :data:`CAN_USE_TOOL_TIMEOUT`."""
+    try:
+        value = float(os.environ.get(TIMEOUT_VARIABLE, ""))
+    except ValueError:
+        return CAN_USE_TOOL_TIMEOUT
+    return value if value > 0 else CAN_USE_TOOL_TIMEOUT
 
 
 def suggestion_update(rule: str | None) -> list[dict[str, Any]]:
@@ -130,8 +147,16 @@ class SdkExtension(Extension):
         if question.agent:
             fields["agent_id"] = question.agent
         self._asking(True)
+        timeout = can_use_tool_timeout()
         try:
-            answer = await self.channel.request("can_use_tool", fields)
+            # past the deadline the request is withdrawn (control_cancel_request)
+            answer = await asyncio.wait_for(self.channel.request("can_use_tool", fields), timeout)
+        except TimeoutError:
+            why = (
+                f"{use.name} was not run: the SDK's can_use_tool did not answer within "
+                f"{timeout:g} s ({TIMEOUT_VARIABLE} sets the deadline)."
+            )
+            return PermissionAnswer(False, why)
         except ControlError as exc:
             why = f"{use.name} was not run: the SDK's can_use_tool failed ({exc})."
             return PermissionAnswer(False, why)

@@ -139,7 +139,7 @@ class ControlRequests:
             for name, c in COMMANDS.items()
         ]
         try:
-            custom = custom_commands(workspace)
+            custom = custom_commands(workspace, session.config.plugins)
         except OSError:
             custom = {}
         for name, command in sorted(custom.items()):
@@ -154,7 +154,9 @@ class ControlRequests:
             "commands": commands,
             "agents": agents,
             "output_style": style.name if style is not None else "default",
-            "available_output_styles": [s.name for s in load_styles(workspace).values()],
+            "available_output_styles": [
+                s.name for s in load_styles(workspace, plugins=session.config.plugins).values()
+            ],
             "models": [
                 {"value": m, "displayName": m, "description": f"{m} (eddy's price table)"}
                 for m in known_models()

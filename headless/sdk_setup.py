@@ -9,7 +9,7 @@ stderr (and in the answer's ``*_applied`` fields), never a silent no-op. Fields 
 nothing in eddy are not read: ``excludeDynamicSections`` and ``systemPromptSnapshot`` (eddy's
 system prompt is stable for the whole session anyway), ``forwardSubagentText`` (a subagent's
 whole messages are forwarded), ``sdkMcpServerManifests`` (the servers are asked over the
-channel), ``skills`` (eddy offers its skills as the Skill tool lists them).
+channel).
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ class SdkSetup:
         hooks: the SDK's hook callbacks.
         agents: the SDK's agent types.
         title: a title for the session (``initialize``'s ``title``).
+        skills: the only skills the Skill tool lists (``initialize``'s ``skills``; None:
+            every skill found).
         problems: what cannot be honoured, one sentence each.
         applied: the answer's ``*_applied`` fields.
     """
@@ -42,11 +44,12 @@ class SdkSetup:
     hooks: HookConfig = field(default_factory=HookConfig)
     agents: list[AgentDefinition] = field(default_factory=list)
     title: str | None = None
+    skills: tuple[str, ...] | None = None
     problems: list[str] = field(default_factory=list)
     applied: dict[str, bool] = field(default_factory=dict)
 
 
-def sdk_setup(args: LaunchOptions, init: dict[str, Any] | None) -> SdkSetup:
+def sdk_setup(args: LaunchOptions, init: dict[str, Any] | None) -> SdkSetup:  # noqa: C901
     """The session ``args`` and the ``initialize`` request ``init`` (None: none came) ask for."""
     init = init or {}
     setup = SdkSetup(args)
@@ -73,8 +76,16 @@ def sdk_setup(args: LaunchOptions, init: dict[str, Any] | None) -> SdkSetup:
     if (changes.get("json_schema") or args.json_schema) is not None:
         changes["allowed_tools"] = (*args.allowed_tools, TOOL_NAME)
     if init.get("plugins"):
-        problems.append("initialize: plugins are not supported by eddy; none was loaded.")
+        problems.append(
+            "initialize: plugins: eddy loads plugins from --plugin-dir only; none was loaded"
+            " from initialize."
+        )
         setup.applied["plugins_applied"] = False
+    skills = init.get("skills")
+    if isinstance(skills, list):
+        setup.skills = tuple(str(name) for name in skills)
+    elif skills is not None and skills != "all":
+        problems.append("initialize: skills: expected a list of skill names; ignored.")
     if isinstance(init.get("title"), str) and init["title"].strip():
         setup.title = init["title"].strip()
     setup.args = args.replace(**changes) if changes else args

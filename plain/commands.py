@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from agent import ops
 from agent.prompt.commands import custom_commands
 from frontend.command_frontend import Kind
-from frontend.commands import BUILTINS, run_command
+from frontend.commands import BUILTINS, run_command, session_plugins
 from frontend.sanitize import sanitize
 from frontend.wording import rewind_undoes
 from plain.questions import Question, rewind_mode
@@ -57,7 +57,7 @@ class Commands:
         """Every command the prompt completes: the built-in ones, then custom commands."""
         out = {f"/{name}": text for name, text in BUILTINS.items()}
         try:
-            custom = custom_commands(self.app.workspace)
+            custom = custom_commands(self.app.workspace, session_plugins(self.session))
         except OSError:
             custom = {}
         for name, cmd in custom.items():

@@ -90,17 +90,24 @@ async def folder_trusted(app: PlainApp) -> bool:
 async def ask_mcp_approval(app: PlainApp) -> None:
     """Before the first prompt: the project's new MCP servers (agent/mcp/ask.py), as a
     numbered question; the answer is remembered and approved servers start at once. Line
-    mode fed from a pipe is not asked (they wait for /mcp approve)."""
-    from agent.mcp.ask import RISK, answer, options, title, unanswered
+    mode fed from a pipe is not asked (they wait for /mcp approve); it waits for the servers
+    that start to finish starting, so its first line can use them."""
+    from agent.mcp.ask import RISK, answer, options, title, unanswered, waiting_line
 
     session = app.session
-    if session is None or not app.interactive:
+    if session is None:
         return
     from agent.mcp.manager import McpManager
 
-    workspace = session.config.workspace
     manager = session.extension(McpManager)
+    workspace = session.config.workspace
     names = unanswered(manager, workspace)
+    if not app.interactive:
+        if names:
+            app.say(waiting_line(names), "yellow")
+        if manager is not None:  # a script's first line may use a server: wait for them
+            await manager.wait_started()
+        return
     if not names:
         return
     choices = options(names)

@@ -19,6 +19,7 @@ UserPromptSubmit and Stop ignore the matcher.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -60,12 +61,14 @@ class HookHandler:
         timeout: seconds before it is killed.
         fail_closed: eddy's addition: a timeout, crash or missing script blocks the action.
         source: the label of the settings file that defined it.
+        env: more variables for its process (a plugin's ``CLAUDE_PLUGIN_ROOT``, ...).
     """
 
     command: str
     timeout: float
     fail_closed: bool = False
     source: str = field(default="", compare=False)
+    env: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @property
     def key(self) -> tuple[str, float, bool]:
@@ -147,12 +150,14 @@ def load_hooks(raw: list[tuple[Any, dict[str, Any]]], problems: list[str]) -> Ho
 
     Args:
         raw: ``Settings.raw``: (source, JSON object) per file, lowest precedence first;
-            a source has a ``label``.
+            a source has a ``label`` (and may have ``env``, variables for its handlers: a
+            plugin's, agent/plugins/parts.py).
         problems: receives one message per invalid entry, naming the file and the key.
     """
     config = HookConfig()
     for source, data in raw:
         label = str(getattr(source, "label", source))
+        env = tuple(sorted(dict(getattr(source, "env", None) or {}).items()))
         if "disableAllHooks" in data:
             flag = data["disableAllHooks"]
             if isinstance(flag, bool):
@@ -165,12 +170,15 @@ def load_hooks(raw: list[tuple[Any, dict[str, Any]]], problems: list[str]) -> Ho
         if not isinstance(hooks, dict):
             problems.append(f"{label}: hooks: expected an object of events; ignored.")
             continue
-        config.groups.extend(_file_groups(hooks, label, problems))
+        config.groups.extend(_file_groups(hooks, label, problems, env))
     return config
 
 
-def _file_groups(hooks: dict[str, Any], label: str, problems: list[str]) -> list[HookGroup]:
-    """The valid matcher groups of one settings file's ``hooks``, event by event."""
+def _file_groups(
+    hooks: dict[str, Any], label: str, problems: list[str], env: tuple[tuple[str, str], ...]
+) -> list[HookGroup]:
+    """The valid matcher groups of one settings file's ``hooks``, event by event (``env``:
+    the variables its handlers get)."""
     out = []
     for event, groups in hooks.items():
         where = f"{label}: hooks.{event}"
@@ -181,13 +189,20 @@ def _file_groups(hooks: dict[str, Any], label: str, problems: list[str]) -> list
             problems.append(f"{where}: expected a list of matcher groups; ignored.")
             continue
         for i, group in enumerate(groups):
-            parsed = _group(event, group, f"{where}[{i}]", label, problems)
+            parsed = _group(event, group, f"{where}[{i}]", label, problems, env)
             if parsed is not None:
                 out.append(parsed)
     return out
 
 
-def _group(event: str, data: Any, where: str, label: str, problems: list[str]) -> HookGroup | None:
+def _group(
+    event: str,
+    data: Any,
+    where: str,
+    label: str,
+    problems: list[str],
+    env: tuple[tuple[str, str], ...] = (),
+) -> HookGroup | None:
     if not isinstance(data, dict):
         problems.append(f"{where}: expected an object with matcher and hooks; ignored.")
         return None
@@ -213,7 +228,7 @@ def _group(event: str, data: Any, where: str, label: str, problems: list[str]) -
     for j, entry in enumerate(entries):
         handler = _handler(entry, f"{where}.hooks[{j}]", label, default, problems)
         if handler is not None:
-            handlers.append(handler)
+            handlers.append(dataclasses.replace(handler, env=env) if env else handler)
     if not handlers:
         return None
     return HookGroup(event, matcher, tuple(handlers), label, pattern)

@@ -70,7 +70,13 @@ async def run_handler(
     def elapsed() -> int:
         return int((time.monotonic() - start) * 1000)
 
-    env = child_env({"CLAUDE_PROJECT_DIR": str(project_dir), "EDDY_PROJECT_DIR": str(project_dir)})
+    env = child_env(
+        {
+            "CLAUDE_PROJECT_DIR": str(project_dir),
+            "EDDY_PROJECT_DIR": str(project_dir),
+            **dict(handler.env),  # a plugin's CLAUDE_PLUGIN_ROOT, CLAUDE_PLUGIN_DATA
+        }
+    )
     data = json.dumps(payload, ensure_ascii=False).encode()
     missing = missing_script(handler.command, project_dir) is not None
     try:

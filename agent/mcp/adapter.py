@@ -20,7 +20,7 @@ MAX_DESCRIPTION = 2048
 """Claude Code cuts MCP tool descriptions here too: a server cannot flood the prompt."""
 MAX_NAME = 64
 
-Caller = Callable[[str, str, dict[str, Any]], Awaitable[ToolResult]]
+Caller = Callable[[str, str, dict[str, Any], ToolContext], Awaitable[ToolResult]]
 """``(server, tool, args) -> result``: the manager's bridge to the server's event loop."""
 
 
@@ -81,7 +81,7 @@ class McpTool:
         """Call the tool on its server; failures are is_error results."""
         if not isinstance(args, dict):
             raise ToolError(f"{self.name}: the input must be an object")
-        return await self._call(self.server, self.mcp_name, args)
+        return await self._call(self.server, self.mcp_name, args, ctx)
 
     def paths(self, args: dict[str, Any], ctx: ToolContext) -> list[ResolvedPath]:
         """No paths: an MCP server's effects are outside what eddy can see or restore."""

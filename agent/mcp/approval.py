@@ -8,12 +8,21 @@ project's local settings files count as the project's (a repository can commit t
 ``~/.claude.json``'s local and ``--mcp-config`` servers are the user's own and start without
 asking; ``eddy -p``
 starts project servers without asking (nobody could answer).
+
+Claude Code's settings keys answer too (:class:`McpJsonChoices`): ``disabledMcpjsonServers``
+(names) keeps those servers from starting, in every mode and from any settings file (saying
+no is always safe); ``enableAllProjectMcpServers: true`` and ``enabledMcpjsonServers``
+(names) approve them, read from the user's and the managed files only: a repository's own
+files cannot approve the servers it names.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agent.mcp.config import ServerConfig
 from agent.paths import data_dir
@@ -97,8 +106,53 @@ def needs_approval(config: ServerConfig) -> bool:
     return config.scope == "project" or (config.scope == "local" and local_file)
 
 
-def may_start(config: ServerConfig, workspace: Path, *, headless: bool) -> bool:
+@dataclass(frozen=True)
+class McpJsonChoices:
+    """What the settings files say about the project's servers (see the module docstring).
+
+    Attributes:
+        enable_all: ``enableAllProjectMcpServers`` (user or managed files).
+        enabled: ``enabledMcpjsonServers`` (user or managed files).
+        disabled: ``disabledMcpjsonServers`` (any file).
+    """
+
+    enable_all: bool = False
+    enabled: frozenset[str] = field(default_factory=frozenset)
+    disabled: frozenset[str] = field(default_factory=frozenset)
+
+    @classmethod
+    def of(cls, settings_raw: Sequence[tuple[Any, dict[str, Any]]]) -> McpJsonChoices:
+        """The choices of every settings file (``Settings.raw``, lowest precedence first)."""
+        enable_all = False
+        enabled: set[str] = set()
+        disabled: set[str] = set()
+        for source, data in settings_raw:
+            users = getattr(source, "scope", "user") in ("user", "managed")
+            if users and isinstance(data.get("enableAllProjectMcpServers"), bool):
+                enable_all = data["enableAllProjectMcpServers"]
+            if users:
+                enabled |= set(_strings(data.get("enabledMcpjsonServers")))
+            disabled |= set(_strings(data.get("disabledMcpjsonServers")))
+        return cls(enable_all, frozenset(enabled), frozenset(disabled))
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def may_start(
+    config: ServerConfig,
+    workspace: Path,
+    *,
+    headless: bool,
+    choices: McpJsonChoices | None = None,
+) -> bool:
     """Whether ``config`` may start now without asking."""
+    choices = choices or McpJsonChoices()
+    if needs_approval(config) and config.name in choices.disabled:
+        return False  # disabledMcpjsonServers: not even -p starts it
     if headless or not needs_approval(config):
+        return True
+    if choices.enable_all or config.name in choices.enabled:
         return True
     return answer_of(workspace, config.name) is True

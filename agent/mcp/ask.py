@@ -47,6 +47,15 @@ def unanswered(manager: McpManager | None, workspace: Path) -> list[str]:
     ]
 
 
+def waiting_line(names: list[str]) -> str:
+    """What a front end that does not ask (line mode fed from a pipe, an editor over ACP)
+    says about the servers :func:`unanswered` lists."""
+    return (
+        f"MCP: this project's new servers wait for your answer: {', '.join(names)}. "
+        "/mcp approve NAME (or /mcp approve all) starts them; the answer is remembered."
+    )
+
+
 def title(names: list[str]) -> str:
     """The question's first line."""
     if len(names) == 1:

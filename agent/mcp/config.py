@@ -9,6 +9,11 @@ Sources, lowest precedence first (a later entry of the same name replaces an ear
 * ``--mcp-config FILE`` (each file, or JSON text, an object with ``mcpServers``): above all of
   them, or alone with ``--strict-mcp-config``.
 
+Plugins' servers (agent/plugins/parts.py) come first, below every other source; their names
+(``plugin_<plugin>_<server>``) are their own. A project's plugin's servers have the scope
+``project`` (they wait for the user's approval, as ``.mcp.json``'s do); a stdio one gets its
+plugin's ``CLAUDE_PLUGIN_ROOT`` and ``CLAUDE_PLUGIN_DATA`` in its environment.
+
 ``~/.claude.json`` is only read, never written (it is Claude Code's). ``$CLAUDE_CONFIG_DIR``
 moves it as it does for Claude Code.
 
@@ -24,13 +29,17 @@ and no type is an error naming the entry (Claude Code would not guess either).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from agent.plugins.parts import PluginServers
 
 from agent.paths import claude_json_path
 
@@ -202,6 +211,7 @@ def load_mcp_config(  # noqa: C901
     strict: bool = False,
     env: Mapping[str, str] | None = None,
     claude_json: Path | None = None,
+    plugin_servers: Sequence[PluginServers] = (),
 ) -> McpConfig:
     """Every configured server of ``workspace``, merged by precedence (see the module note).
 
@@ -212,9 +222,19 @@ def load_mcp_config(  # noqa: C901
         strict: ``--strict-mcp-config``: only ``mcp_config_files``.
         env: the variables to expand (default: the process environment).
         claude_json: Claude Code's user file (default: :func:`claude_json_path`).
+        plugin_servers: the servers of the session's plugins (not with ``strict``).
     """
     env = os.environ if env is None else env
     out = McpConfig()
+    for group in plugin_servers if not strict else ():
+        plugin_env = {**env, **group.env}
+        scope: Scope = "project" if group.scope == "project" else "user"
+        for name, entry in group.servers.items():
+            config = parse_entry(name, entry, scope, group.label, plugin_env, out.problems)
+            if config is not None and config.kind == "stdio":
+                config = dataclasses.replace(config, env={**group.env, **config.env})
+            if config is not None:
+                out.servers[config.name] = config
     layers: dict[Scope, list[tuple[str, dict[str, Any]]]] = {s: [] for s in SCOPES}
     if not strict:
         cj_path = claude_json or claude_json_path()

@@ -149,6 +149,9 @@ class ServerConnection:
         """Tells the user something (the authorization URL)."""
         self.inproc: Any = None
         """An in-process server (``mcp.server.MCPServer``) to connect to instead (tests)."""
+        self.client_side: Any = None
+        """The client's capabilities (agent/mcp/client_side.py ``ClientSide``): roots and
+        elicitation are offered to the server when set."""
         self._calls: set[asyncio.Future[str]] = set()
         """One future per call in flight, given a line of garbage the server wrote meanwhile."""
         self._garbage = ""
@@ -285,7 +288,7 @@ class ServerConnection:
             target = self.inproc or watched(
                 await self._transport(stack, log), self._gone.set, self._unreadable
             )
-            client = Client(target, message_handler=self._on_message)
+            client = Client(target, message_handler=self._on_message, **self._capabilities())
             await stack.enter_async_context(client)
             await self._load_lists(client)
             watchdog.cancel()
@@ -373,8 +376,29 @@ class ServerConnection:
             "It was not called; the user can reconnect it with /mcp."
         )
 
-    async def call_tool(self, tool: str, args: dict[str, Any], timeout: float) -> Any:
-        """Call ``tool``; the SDK's ``CallToolResult``.
+    def _capabilities(self) -> dict[str, Any]:
+        """The client's roots and elicitation handlers (none without ``client_side``)."""
+        side = self.client_side
+        if side is None:
+            return {}
+        return {
+            "list_roots_callback": side.list_roots,
+            "elicitation_callback": side.elicitation(self.name),
+        }
+
+    async def roots_changed(self) -> None:
+        """Tell the server the client's roots changed (it asks for them again). A server on
+        the 2026-07-28 protocol asks within each request instead: nothing to tell it."""
+        version = str(getattr(self._client, "protocol_version", "") or "")
+        if self._client is not None and version < "2026-07-28":
+            with contextlib.suppress(Exception):  # a server gone meanwhile: nothing to tell
+                await self._client.send_roots_list_changed()
+
+    async def call_tool(
+        self, tool: str, args: dict[str, Any], timeout: float, progress: Any = None
+    ) -> Any:
+        """Call ``tool``; the SDK's ``CallToolResult`` (``progress`` receives the server's
+        progress reports: a progress token is sent with the call).
 
         Raises:
             McpUnavailable: the server is not connected, or died during the call.
@@ -387,7 +411,9 @@ class ServerConnection:
 
         client = self._ready()
         try:
-            return await self._within(client.call_tool(tool, args), timeout)
+            return await self._within(
+                client.call_tool(tool, args, progress_callback=progress), timeout
+            )
         except TimeoutError:
             raise
         except McpCallFailed:

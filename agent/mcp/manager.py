@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agent import events as ev
 from agent.extension import Extension, PromptAddition
 from agent.mcp.adapter import McpTool
+from agent.mcp.client_side import ClientSide
 from agent.mcp.config import McpConfig, ServerConfig
 from agent.mcp.connection import McpCallFailed, ServerConnection, describe, tool_timeout
 from agent.mcp.results import to_tool_result
@@ -34,6 +35,7 @@ from tools.base import ToolResult
 
 if TYPE_CHECKING:
     from agent.turn.toolset import ToolSet
+    from tools.base import ToolContext
 
 T = TypeVar("T")
 PREFIX = "mcp__"
@@ -54,6 +56,7 @@ class McpManager(Extension):
         log_dir: where servers' stderr is written (one file each).
         wait_at_first_call: before the first model call, wait until every server finished
             starting (``-p``: a script expects the tools on its first request).
+        roots: the session's folders (the servers' ``roots/list``; a change is announced).
         background: run the servers (and the MCP thread) at a lower CPU priority, behind a
             UI; False where the first request waits for them and nothing else is typed
             (``-p``).
@@ -66,6 +69,7 @@ class McpManager(Extension):
         approved: Callable[[ServerConfig], bool] = lambda _c: True,
         log_dir: Path | None = None,
         wait_at_first_call: bool = False,
+        roots: Callable[[], tuple[Path, ...]] = tuple,
         background: bool = True,
     ) -> None:
         self.config = config
@@ -88,6 +92,10 @@ class McpManager(Extension):
         self._reported: dict[str, str] = {}
         self._lock = threading.Lock()
         self._told_started = False
+        self.client_side = ClientSide(roots)
+        """Roots, elicitation and progress offered to the servers (agent/mcp/client_side.py)."""
+        for conn in self.connections.values():
+            conn.client_side = self.client_side
 
     # -- the MCP loop ---------------------------------------------------------------------
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
@@ -180,6 +188,7 @@ class McpManager(Extension):
     async def before_model_call(self) -> None:
         """Between model calls: report what happened, and refresh the tools offered."""
         self._session_loop = asyncio.get_running_loop()
+        self.client_side.session_loop = self._session_loop
         with self._lock:
             notices, self._pending_notices = self._pending_notices, []
         for event in notices:
@@ -187,6 +196,9 @@ class McpManager(Extension):
         if self._wait_first:
             self._wait_first = False
             await self.wait_started()
+        if self.client_side.roots_changed():
+            connected = [c for c in self.connections.values() if c.state == "connected"]
+            await self._bridge(_gather(c.roots_changed() for c in connected))
         self.sync_tools()
 
     async def wait_started(self, names: Iterable[str] | None = None) -> None:
@@ -211,6 +223,11 @@ class McpManager(Extension):
         if "@" not in text:
             return None
         from agent.mcp.resources import attach_resources
+
+        if self._wait_first:  # -p: the servers a prompt names may still be starting
+            named = [n for n in self.connections if f"@{n}:" in text]
+            if named:
+                await self.wait_started(named)
 
         return PromptAddition(None, tuple(await attach_resources(self, text)))
 
@@ -238,12 +255,25 @@ class McpManager(Extension):
             return False
         return self._tools.set_group("mcp", self.tools(), self.tools(connected=False))
 
-    async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult:
-        """Call ``tool`` of ``server``; every failure is an is_error result."""
+    async def call(
+        self, server: str, tool: str, args: dict[str, Any], ctx: ToolContext | None = None
+    ) -> ToolResult:
+        """Call ``tool`` of ``server``; every failure is an is_error result. With ``ctx``
+        (the call's), the server's progress shows as the call's output and its questions
+        (elicitation) go to the user through ``ctx``'s dialogs."""
         conn = self.connections.get(server)
         if conn is None:
             return ToolResult(f"No MCP server named {server} is configured.", is_error=True)
-        return await self._bridge(_call(conn, tool, args))
+        side = self.client_side
+        side.session_loop = side.session_loop or asyncio.get_running_loop()
+        running = side.calls.setdefault(server, [])
+        if ctx is not None:
+            running.append(ctx)
+        try:
+            return await self._bridge(_call(conn, tool, args, side.progress(ctx)))
+        finally:
+            if ctx is not None:
+                running.remove(ctx)
 
     async def reconnect(self, name: str) -> ServerConnection:
         """Restart server ``name`` (after a crash, or to pick up changes); wait for it."""
@@ -389,14 +419,16 @@ async def _gather(works: Iterable[Awaitable[Any]]) -> None:
     await asyncio.gather(*works)
 
 
-async def _call(conn: ServerConnection, tool: str, args: dict[str, Any]) -> ToolResult:
+async def _call(
+    conn: ServerConnection, tool: str, args: dict[str, Any], progress: Any = None
+) -> ToolResult:
     """On the MCP loop: one call, its failures as is_error results."""
     from mcp import MCPError
     from mcp_types import REQUEST_TIMEOUT
 
     timeout = tool_timeout()
     try:
-        result = await conn.call_tool(tool, args, timeout)
+        result = await conn.call_tool(tool, args, timeout, progress)
     except McpCallFailed as exc:  # down, died, or answered with something unreadable
         return ToolResult(str(exc), is_error=True)
     except TimeoutError:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.mcp.approval import may_start
+from agent.mcp.approval import McpJsonChoices, answer_of, may_start, needs_approval
 from agent.mcp.config import load_mcp_config
 
 if TYPE_CHECKING:
     from agent.mcp.manager import McpManager
+    from agent.plugins.parts import PluginServers
 
 
 def start_mcp(
@@ -20,18 +21,25 @@ def start_mcp(
     mcp_config_files: Sequence[Path | str] = (),
     strict: bool = False,
     headless: bool = False,
+    plugin_servers: Sequence[PluginServers] = (),
+    roots: Callable[[], tuple[Path, ...]] | None = None,
 ) -> tuple[McpManager | None, list[str]]:
     """The configured MCP servers, starting in the background.
 
     Nothing is started (no thread, no SDK import) when no server is configured. Project
-    servers the user has not approved wait (``/mcp approve``); headless runs start them.
+    servers (a project's plugins' too) the user has not approved wait (``/mcp approve``);
+    headless runs start them.
 
     Returns:
         The manager (None without servers; bind it to the session's tool set and register
         it as an extension), and the configuration problems and what waits for approval.
     """
     config = load_mcp_config(
-        workspace, settings_raw, mcp_config_files=mcp_config_files, strict=strict
+        workspace,
+        settings_raw,
+        mcp_config_files=mcp_config_files,
+        strict=strict,
+        plugin_servers=plugin_servers,
     )
     problems = [f"MCP: {p}" for p in config.problems]
     if not config.servers:
@@ -39,19 +47,33 @@ def start_mcp(
     from agent.mcp.manager import McpManager
     from agent.paths import project_data_dir
 
+    choices = McpJsonChoices.of(settings_raw)
     manager = McpManager(
         config,
-        approved=lambda c: may_start(c, workspace, headless=headless),
+        approved=lambda c: may_start(c, workspace, headless=headless, choices=choices),
         log_dir=project_data_dir(workspace) / "mcp-logs",
         wait_at_first_call=headless,
+        roots=roots or (lambda: (workspace,)),
         background=not headless,  # -p waits for them: nothing to keep responsive
     )
     manager.start()
-    waiting = [c.name for c in config.servers.values() if not manager.may_start(c)]
-    if waiting:
-        names = ", ".join(waiting)
+    off = [
+        c.name for c in config.servers.values() if needs_approval(c) and c.name in choices.disabled
+    ]
+    if off:
+        problems.append(f"MCP: not started (disabledMcpjsonServers): {', '.join(off)}.")
+    # the servers never answered for are the front end's question (agent/mcp/ask.py), not a
+    # problem: the TUI and line mode ask at once, the others say they wait (waiting_line)
+    denied = [
+        c.name
+        for c in config.servers.values()
+        if not manager.may_start(c)
+        and c.name not in choices.disabled
+        and answer_of(workspace, c.name) is False
+    ]
+    if denied:
         problems.append(
-            f"MCP: this project's .mcp.json names servers not approved yet: {names}. "
-            "/mcp approve NAME (or /mcp approve all) starts them; the answer is remembered."
+            f"MCP: not started, you said no for this project: {', '.join(denied)}. "
+            "/mcp approve NAME starts one; the answer is remembered."
         )
     return manager, problems

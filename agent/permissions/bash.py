@@ -108,6 +108,13 @@ class BashCheck(BashPathChecks):
         for cmd in script.commands:
             self.command(cmd, self.dirs.before(cmd.sep))
 
+    def named_on_purpose(self, argv: tuple[Word, ...], cmd: Command) -> bool:
+        """An allow rule names a program whose only action is what eddy does not model
+        (``Bash(printenv:*)``): the user's own rule wins over the question."""
+        if not argv or os.path.basename(argv[0].value) not in shell_unmodelled.ONLY_PRINTS:
+            return False
+        return any(r.match_argv(argv, open_args=cmd.open_args) == "yes" for r in self.allow_rules)
+
     def combine(self, command: str, verbatim: str) -> Decision:
         policy, found = self.policy, self.findings
         denied = next((f for f in found if f.verdict == "deny"), None)
@@ -206,7 +213,7 @@ class BashCheck(BashPathChecks):
             return
         for layer in cmd.layers or (argv,):
             why = shell_unmodelled.unmodelled(layer)
-            if why is not None:
+            if why is not None and not self.named_on_purpose(layer, cmd):
                 # not read-only, and no rule naming the program covers it: only this exact
                 # command line, allowed on purpose, does
                 self.add(

@@ -6,6 +6,9 @@ Where they are, later ones winning a name clash (project beats user, eddy's beat
 ``.claude/commands/``, the project's ``.eddy/commands/``. Files are found at any depth:
 ``frontend/review.md`` is ``/frontend:review``. Built-ins (frontend/commands.py) beat all;
 skills (agent/prompt/skills.py) are commands too, beaten by a command file of the same name.
+A session's plugins (agent/plugins) bring theirs as ``/plugin:command`` (and their skills as
+``/plugin:skill``), Claude Code's namespacing, with ``${CLAUDE_PLUGIN_ROOT}`` in the text
+filled in: ``custom_commands(workspace, plugins)``.
 
 Front matter (Claude Code's): ``description`` (else the body's first line), ``argument-hint``,
 ``allowed-tools`` (granted for that prompt's turn only), ``model`` (that turn only). In the
@@ -20,14 +23,19 @@ from __future__ import annotations
 import dataclasses
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent import ops
 from agent.memory.files import claude_user_dir
 from agent.memory.frontmatter import parse_front_matter
 from agent.paths import config_dir
-from agent.prompt.skills import load_skills
+from agent.prompt.skills import fill, load_skills
+
+if TYPE_CHECKING:
+    from agent.plugins.plugin import Plugin
 
 _POSITIONAL = re.compile(r"\$([1-9])(?![0-9])")
 _SNIPPET = re.compile(r"!`[^`\n]+`")
@@ -45,6 +53,7 @@ class CustomCommand:
         allowed_tools: allow rules for the prompt's turn (``allowed-tools``).
         model: the model for the prompt's turn, or None.
         problems: what its front matter got wrong.
+        variables: what ``${NAME}`` stands for in its text (a plugin's root).
     """
 
     name: str
@@ -54,14 +63,16 @@ class CustomCommand:
     allowed_tools: tuple[str, ...] = ()
     model: str | None = None
     problems: tuple[str, ...] = field(default=(), compare=False)
+    variables: tuple[tuple[str, str], ...] = ()
 
     def body(self) -> str:
-        """The file's text after its front matter.
+        """The file's text after its front matter, its variables filled in.
 
         Raises:
             OSError: the file cannot be read.
         """
-        return parse_front_matter(self.path.read_text(errors="replace"), self.path).body
+        text = parse_front_matter(self.path.read_text(errors="replace"), self.path).body
+        return fill(text, self.variables)
 
     def expand(self, arguments: str) -> str:
         """The prompt for ``/name arguments`` (``!`cmd` `` still in it).
@@ -124,13 +135,17 @@ def command_folders(workspace: Path) -> list[Path]:
     ]
 
 
-def _read_command(folder: Path, f: Path) -> CustomCommand | None:
+def _read_command(folder: Path, f: Path, plugin: Plugin | None = None) -> CustomCommand | None:
     try:
         text = f.read_text(errors="replace")
     except OSError:
         return None
     fm = parse_front_matter(text, f)
     name = ":".join(f.relative_to(folder).with_suffix("").parts)
+    variables: tuple[tuple[str, str], ...] = ()
+    if plugin is not None:
+        name = f"{plugin.name}:{name}"
+        variables = tuple(plugin.variables().items())
     first = [ln for ln in fm.body.splitlines() if ln.strip() and ln.strip() != "---"]
     description = fm.text("description") or (first[0].lstrip("# ").strip()[:80] if first else "")
     model = fm.text("model") or None
@@ -148,16 +163,40 @@ def _read_command(folder: Path, f: Path) -> CustomCommand | None:
         tuple(fm.items("allowed-tools")),
         model,
         tuple(problems),
+        variables,
     )
 
 
-def custom_commands(workspace: Path, grant_project: bool | None = None) -> dict[str, CustomCommand]:
-    """Custom commands by name (see the module's docstring for who wins a clash).
+def _plugin_commands(plugin: Plugin) -> list[CustomCommand]:
+    """A plugin's command files (its ``commands`` places: files, or folders of them)."""
+    out = []
+    for place in plugin.commands:
+        if place.is_file():
+            command = _read_command(place.parent, place, plugin)
+            out += [command] if command is not None else []
+            continue
+        try:
+            files = sorted(place.rglob("*.md")) if place.is_dir() else []
+        except OSError:
+            continue
+        for f in files:
+            command = _read_command(place, f, plugin)
+            out += [command] if command is not None else []
+    return out
+
+
+def custom_commands(  # noqa: C901
+    workspace: Path, plugins: Sequence[Plugin] = (), grant_project: bool | None = None
+) -> dict[str, CustomCommand]:
+    """Custom commands by name, the ``plugins``' included (see the module's docstring for
+    who wins a clash).
 
     Args:
         workspace: the project.
+        plugins: the session's plugins.
         grant_project: whether the project's own commands' and skills' ``allowed-tools``
-            grant; None: as the user approved what the project's files grant
+            grant (a plugin the project switched on counts as the project's); None: as the
+            user approved what the project's files grant
             (:func:`agent.settings.trust.approved_kinds`), or the caller vouched for it.
     """
     if grant_project is None:
@@ -166,36 +205,47 @@ def custom_commands(workspace: Path, grant_project: bool | None = None) -> dict[
 
         grant_project = "skills" in approved_kinds(workspace, collect_grants(workspace))
     found: dict[str, CustomCommand] = {}
-    skills = load_skills(workspace, grant_project=grant_project)
+    skills = load_skills(workspace, plugins, grant_project=grant_project)
     for skill in skills.found.values():  # /skill-name runs a skill
         found[skill.name] = CustomCommand(
-            skill.name, skill.path, skill.description, "", skill.allowed_tools
+            skill.name,
+            skill.path,
+            skill.description,
+            "",
+            skill.allowed_tools,
+            variables=skill.variables,
         )
     project = command_folders(workspace)[2:]
+
+    def keep(command: CustomCommand, of_project: bool) -> None:
+        if of_project and command.allowed_tools and not grant_project:
+            note = (
+                f"{command.path}: its allowed-tools grant nothing until you approve what this "
+                "project's files grant (eddy asks when a session starts)."
+            )
+            command = dataclasses.replace(
+                command, allowed_tools=(), problems=(*command.problems, note)
+            )
+        found[command.name] = command
+
+    for plugin in plugins:
+        for command in _plugin_commands(plugin):
+            keep(command, plugin.borne == "project")
     for folder in command_folders(workspace):
         try:
             files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
         except OSError:
             continue
         for f in files:
-            command = _read_command(folder, f)
-            if command is None:
-                continue
-            if folder in project and command.allowed_tools and not grant_project:
-                note = (
-                    f"{f}: its allowed-tools grant nothing until you approve what this "
-                    "project's files grant (eddy asks when a session starts)."
-                )
-                command = dataclasses.replace(
-                    command, allowed_tools=(), problems=(*command.problems, note)
-                )
-            found[command.name] = command
+            read = _read_command(folder, f)
+            if read is not None:
+                keep(read, folder in project)
     return found
 
 
-def command_problems(workspace: Path) -> list[str]:
+def command_problems(workspace: Path, plugins: Sequence[Plugin] = ()) -> list[str]:
     """What the command files' front matter got wrong, for the start-up messages."""
-    return [p for c in custom_commands(workspace).values() for p in c.problems]
+    return [p for c in custom_commands(workspace, plugins).values() for p in c.problems]
 
 
 def parse(text: str) -> tuple[str, str] | None:

@@ -8,15 +8,21 @@ Custom styles are markdown files in ``~/.claude/output-styles/`` and the project
 name), ``description``, ``keep-coding-instructions`` (default false, as in Claude Code: a
 custom style drops eddy's "How to work" section unless it says true). The style's body is
 appended to the system prompt. Chosen by the ``outputStyle`` setting or ``/output-style``.
+A session's plugins (agent/plugins) bring styles named ``plugin:name``, below the user's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.memory.files import claude_user_dir
 from agent.memory.frontmatter import read_front_matter
+
+if TYPE_CHECKING:
+    from agent.plugins.plugin import Plugin
 
 DEFAULT = "Default"
 
@@ -78,14 +84,24 @@ def style_folders(workspace: Path) -> list[Path]:
     return [claude_user_dir() / "output-styles", workspace / ".claude" / "output-styles"]
 
 
-def load_styles(workspace: Path, problems: list[str] | None = None) -> dict[str, OutputStyle]:
-    """Every style by lower-case name: the built-ins, then custom ones (which may replace
-    a built-in of the same name). Problems are appended to ``problems``; never raises."""
+def load_styles(
+    workspace: Path, problems: list[str] | None = None, plugins: Iterable[Plugin] = ()
+) -> dict[str, OutputStyle]:
+    """Every style by lower-case name: the built-ins, the ``plugins``' (``plugin:name``),
+    then custom ones (which may replace a built-in of the same name). Problems are appended
+    to ``problems``; never raises."""
     found = {s.name.lower(): s for s in BUILTINS}
     sink = problems if problems is not None else []
-    for folder in style_folders(workspace):
+    places: list[tuple[Path, str]] = []
+    for plugin in plugins:
+        places += [(place, f"{plugin.name}:") for place in plugin.styles]
+    places += [(folder, "") for folder in style_folders(workspace)]
+    for folder, prefix in places:
         try:
-            files = sorted(folder.glob("*.md")) if folder.is_dir() else []
+            if folder.is_file():
+                files = [folder]
+            else:
+                files = sorted(folder.glob("*.md")) if folder.is_dir() else []
         except OSError:
             continue
         for f in files:
@@ -96,13 +112,15 @@ def load_styles(workspace: Path, problems: list[str] | None = None) -> dict[str,
             if not isinstance(keep, bool):
                 sink.append(f"{f}: keep-coding-instructions must be true or false; false used.")
                 keep = False
-            name = (fm.text("name") or f.stem).strip() or f.stem
+            name = prefix + ((fm.text("name") or f.stem).strip() or f.stem)
             style = OutputStyle(name, fm.text("description") or "", fm.body.strip(), keep, f)
             found[name.lower()] = style
     return found
 
 
-def pick_style(workspace: Path, setting: object, problems: list[str]) -> OutputStyle | None:
+def pick_style(
+    workspace: Path, setting: object, problems: list[str], plugins: Iterable[Plugin] = ()
+) -> OutputStyle | None:
     """The style the ``outputStyle`` setting names (None: Default); an unknown name or a
     value that is not a string is a problem and Default is used."""
     if setting is None:
@@ -110,7 +128,7 @@ def pick_style(workspace: Path, setting: object, problems: list[str]) -> OutputS
     if not isinstance(setting, str):
         problems.append("outputStyle: expected a style's name; Default used.")
         return None
-    styles = load_styles(workspace, problems)
+    styles = load_styles(workspace, problems, plugins)
     style = styles.get(setting.strip().lower())
     if style is None:
         known = ", ".join(s.name for s in styles.values())

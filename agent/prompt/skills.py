@@ -6,6 +6,11 @@ the project's ``.eddy/skills/``. Front matter: ``name`` (lowercase letters, digi
 hyphens, at most 64), ``description`` (what it does and when to use it, at most 1024; both
 required), ``allowed-tools``. A skill with bad front matter is reported and left out.
 
+Plugins' skills (agent/plugins) are named ``plugin:skill`` (Claude Code's namespacing) and
+come below every folder above; ``${CLAUDE_PLUGIN_ROOT}`` in their text is the plugin's folder.
+A folder holding ``.claude-plugin/plugin.json`` is a plugin (agent/plugins/registry.py), not
+a skill.
+
 The model sees the skills in the Skill tool's description (tools/skill.py); ``/name`` runs one
 as a command (agent/prompt/commands.py).
 
@@ -19,9 +24,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent.extension import Extension, ToolCall
@@ -30,6 +36,9 @@ from agent.memory.frontmatter import parse_front_matter, read_front_matter
 from agent.paths import config_dir
 from tools.base import ToolResult
 from tools.skill import SkillEntry, SkillTool
+
+if TYPE_CHECKING:
+    from agent.plugins.plugin import Plugin
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 MAX_DESCRIPTION = 1024
@@ -44,14 +53,25 @@ class Skill:
         description: when to use it.
         path: its SKILL.md.
         allowed_tools: its ``allowed-tools`` (granted when run as ``/name``).
-        project: it comes from the project's own folders.
+        variables: what ``${NAME}`` stands for in its text (a plugin's root).
+        project: it comes from the project's own folders, or a plugin the project switched
+            on (agent/plugins/grants.py).
     """
 
     name: str
     description: str
     path: Path
     allowed_tools: tuple[str, ...] = ()
+    variables: tuple[tuple[str, str], ...] = ()
     project: bool = False
+
+    def body(self) -> str:
+        """SKILL.md's instructions, its variables filled in.
+
+        Raises:
+            OSError: it cannot be read.
+        """
+        return fill(skill_body(self.path), self.variables)
 
 
 @dataclass
@@ -68,7 +88,20 @@ class Skills:
         entries = [
             SkillEntry(s.name, s.description, s.path, s.project) for s in self.found.values()
         ]
-        return SkillTool(entries, skill_body)
+        by_path = {s.path: s for s in self.found.values()}
+
+        def body(path: Path) -> str:
+            skill = by_path.get(path)
+            return skill.body() if skill is not None else skill_body(path)
+
+        return SkillTool(entries, body)
+
+
+def fill(text: str, variables: tuple[tuple[str, str], ...]) -> str:
+    """``text`` with each ``${NAME}`` of ``variables`` replaced by its value."""
+    for name, value in variables:
+        text = text.replace("${" + name + "}", value)
+    return text
 
 
 def skill_folders(workspace: Path) -> list[Path]:
@@ -90,11 +123,13 @@ def skill_body(path: Path) -> str:
     return parse_front_matter(path.read_text(encoding="utf-8", errors="replace"), path).body
 
 
-def _read_skill(path: Path, problems: list[str]) -> Skill | None:
+def _read_skill(path: Path, problems: list[str], plugin: Plugin | None = None) -> Skill | None:
     fm = read_front_matter(path, problems, "skill skipped")
     if fm is None:
         return None
     name = (fm.text("name") or "").strip()
+    if plugin is not None and not name:
+        name = path.parent.name  # Claude Code: a plugin's skill may go by its folder's name
     description = " ".join((fm.text("description") or "").split())
     if not name or not description:
         missing = " and ".join(
@@ -119,35 +154,58 @@ def _read_skill(path: Path, problems: list[str]) -> Skill | None:
             Rule.parse(text)
         except ValueError as exc:
             problems.append(f"{path}: allowed-tools {text!r} is not a rule ({exc}); ignored.")
+    if plugin is not None:
+        variables = tuple(plugin.variables().items())
+        return Skill(f"{plugin.name}:{name}", description, path, allowed, variables)
     return Skill(name, description, path, allowed)
 
 
-def load_skills(workspace: Path, *, grant_project: bool = True) -> Skills:
-    """Every skill for ``workspace``; never raises.
+def load_skills(  # noqa: C901
+    workspace: Path, plugins: Sequence[Plugin] = (), *, grant_project: bool = True
+) -> Skills:
+    """Every skill for ``workspace`` and its ``plugins``; never raises.
 
     Args:
         workspace: the project.
+        plugins: the session's plugins (their skills are ``plugin:skill``).
         grant_project: the project's skills' ``allowed-tools`` grant (the user approved the
-            project's grants); otherwise they grant nothing (said once).
+            project's grants); otherwise they grant nothing (said once). A plugin the project
+            switched on counts as the project's.
     """
     skills = Skills()
     project = {workspace / ".claude" / "skills", workspace / ".eddy" / "skills"}
     withheld: list[str] = []
+
+    def keep(skill: Skill, of_project: bool) -> None:
+        if of_project:
+            skill = dataclasses.replace(skill, project=True)
+            if skill.allowed_tools and not grant_project:
+                withheld.append(skill.name)
+                skill = dataclasses.replace(skill, allowed_tools=())
+        skills.found[skill.name] = skill
+
+    for plugin in plugins:
+        for folder in plugin.skills:
+            files = [folder / "SKILL.md"] if (folder / "SKILL.md").is_file() else []
+            try:
+                files = files or sorted(folder.glob("*/SKILL.md"))
+            except OSError:
+                continue
+            for f in files:
+                skill = _read_skill(f, skills.problems, plugin)
+                if skill is not None:
+                    keep(skill, plugin.borne == "project")
     for folder in skill_folders(workspace):
         try:
             files = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
         except OSError:
             continue
         for f in files:
+            if (f.parent / ".claude-plugin" / "plugin.json").is_file():
+                continue  # a plugin in a skills folder: loaded as a plugin
             skill = _read_skill(f, skills.problems)
-            if skill is None:
-                continue
-            if folder in project:
-                skill = dataclasses.replace(skill, project=True)
-                if skill.allowed_tools and not grant_project:
-                    withheld.append(skill.name)
-                    skill = dataclasses.replace(skill, allowed_tools=())
-            skills.found[skill.name] = skill
+            if skill is not None:
+                keep(skill, folder in project)
     if withheld:
         skills.problems.append(
             f"skills {', '.join(withheld)}: their allowed-tools grant nothing until you approve "

@@ -12,6 +12,7 @@ from typing import Any
 from agent.hooks.config import HookConfig
 from agent.messages import Block, TextBlock
 from agent.permissions.policy import Policy
+from agent.plugins.plugin import Plugin
 from agent.prompt.output_styles import OutputStyle
 from agent.sandbox.config import SandboxSettings
 from agent.turn.outcome import Limits
@@ -61,6 +62,8 @@ class SessionConfig:
     self_started_turns: int = 5
     """Turns the reports of background work may start in a row with no prompt or correction
     from the user (``maxSelfStartedTurns``; 0: none, reports wait for a prompt)."""
+    plugins: list[Plugin] = field(default_factory=list)
+    """The plugins loaded (agent/plugins): their commands are the front ends' to read."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:

@@ -322,7 +322,7 @@ class Session:
         from agent.prompt.output_styles import DEFAULT, load_styles
 
         config = self.config
-        styles = load_styles(config.workspace)
+        styles = load_styles(config.workspace, plugins=config.plugins)
         style = styles.get(name.strip().lower())
         if style is None:
             known = ", ".join(s.name for s in styles.values())

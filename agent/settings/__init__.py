@@ -1,4 +1,4 @@
-"""Settings files, rule editing and trusted folders.
+"""Settings files, rule editing, trusted folders and the plugins switched on.
 
 - files.py: the settings files (user, project, local), merged: ``load_settings``, ``build_policy``.
 - sources.py: where the settings files are (per scope, eddy's and Claude Code's; managed).
@@ -11,4 +11,6 @@
 - trust.py: trusted folders and the approved grants (a project's files steer eddy only once
   the user said yes to what they grant, as it is now).
 - withhold.py: what a project's settings file may not do until approved; its env allow-list.
+- plugins.py: installing, switching and removing plugins and marketplaces (``enabledPlugins``,
+  ``extraKnownMarketplaces``, eddy's plugin registry): ``/plugin`` and ``eddy plugin``.
 """

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -187,7 +187,7 @@ def add_rule(
     rules = _rule_list(data, kind, where, create=True)
     if text not in rules:
         rules.append(text)
-    _write_rules(path, data, scope, workspace)
+    _write_settings(path, data, scope, workspace)
     gitignored = _ensure_gitignored(workspace) if created and scope == "local" else False
     return SavedRule(text, path, created, gitignored, kind, where)
 
@@ -214,12 +214,33 @@ def remove_rule(
     if len(kept) == len(rules):
         return None
     rules[:] = kept
-    _write_rules(path, data, scope, workspace)
+    _write_settings(path, data, scope, workspace)
     return SavedRule(str(wanted), path, False, False, kind, where, removed=True)
 
 
-def _write_rules(path: Path, data: dict[str, Any], scope: str, workspace: Path) -> None:
-    """Write a rules file; a project's file keeps its approval (the user made this change:
+def edit_settings(scope: str, workspace: Path, change: Callable[[dict[str, Any]], None]) -> Path:
+    """Apply ``change`` to the settings object of one of eddy's files (``SCOPES``) and write
+    it back whole (created if needed; the local one is git-ignored then); what else the
+    file holds is kept; a project's file keeps its approval. Returns the file.
+
+    Raises:
+        ValueError: ``scope`` is unknown.
+        SettingsError: the file exists but is not a JSON object (it is left as it is).
+        OSError: it cannot be read or written.
+    """
+    workspace = Path(workspace)
+    path = scope_path(scope, workspace)
+    created = not path.exists()
+    data = {} if created else _load_for_edit(path, display_path(path, workspace))
+    change(data)
+    _write_settings(path, data, scope, workspace)
+    if created and scope == "local":
+        _ensure_gitignored(workspace)
+    return path
+
+
+def _write_settings(path: Path, data: dict[str, Any], scope: str, workspace: Path) -> None:
+    """Write a settings file; a project's file keeps its approval (the user made this change:
     :func:`agent.settings.trust.keep_approved`)."""
     if scope == "user":
         write_json_file(path, data)

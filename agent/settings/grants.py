@@ -4,7 +4,8 @@ A cloned repository can carry files that make eddy run programs or skip question
 rules and modes in its settings files (eddy's and Claude Code's, shared and local), hooks,
 ``env`` variables, sandbox settings that weaken it, a status line and an API key helper
 command, MCP servers, skills and commands with ``allowed-tools``, agents with a permission
-mode, and memory imports that reach outside the project. :func:`collect_grants` finds them
+mode, memory imports that reach outside the project, and the plugins it switches on (their
+hooks, MCP servers, skills and commands: agent/plugins/grants.py). :func:`collect_grants` finds them
 all, each with the file it comes from and what it would do; the trust question lists them
 (:mod:`agent.settings.trust`), and the user's yes is kept as one digest per kind, so that a
 change of a kind (a new hook, a widened rule) asks again while the others stand.
@@ -204,6 +205,7 @@ def collect_grants(workspace: Path, extra_dirs: tuple[Path, ...] = ()) -> Projec
         found.servers(".mcp.json", data.get("mcpServers"))
     _skills_and_commands(found, workspace)
     _agents(found, workspace)
+    _plugins(found, workspace)
     from agent.memory import external_imports
 
     for importer, target in external_imports(workspace, (workspace, *extra_dirs)):
@@ -231,6 +233,17 @@ def _skills_and_commands(found: _Collector, workspace: Path) -> None:
                 name = ":".join(path.relative_to(folder).with_suffix("").parts)
                 text = f"command /{name} may use {', '.join(tools)} without asking"
                 found.add("skills", _label(path, workspace), text)
+
+
+def _plugins(found: _Collector, workspace: Path) -> None:
+    """What the plugins the project switches on grant (agent/plugins/grants.py)."""
+    from agent.plugins.grants import plugin_grants
+    from agent.settings.files import read_settings_file
+    from agent.settings.sources import settings_sources
+
+    raw = [(s, read_settings_file(s.path, s.label, [])) for s in settings_sources(workspace)]
+    for grant in plugin_grants(workspace, [(s, d) for s, d in raw if d]):
+        found.add(grant.kind, grant.source, grant.text)
 
 
 def _agents(found: _Collector, workspace: Path) -> None:

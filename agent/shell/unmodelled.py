@@ -182,6 +182,13 @@ def _declare(name: str, args: tuple[Word, ...]) -> str | None:
     return None
 
 
+ONLY_PRINTS = frozenset({"printenv"})
+"""Programs whose one action is the reason they are not modelled (printing variables): an
+allow rule naming the program can only mean that, so it is the user's choice and allows it
+(:class:`agent.permissions.bash.BashCheck`), where a rule for ``set -e`` or ``export X=1``
+says nothing about printing every variable."""
+
+
 def _prints_variables(program: str, args: tuple[Word, ...]) -> str | None:
     """``set``, ``export -p``, ``declare``, ``env``, ``printenv``: they print every variable
     (secrets included), whatever a rule allowing ``set -e`` or ``export X=1`` meant."""

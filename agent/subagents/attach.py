@@ -18,7 +18,7 @@ def attach_workspace_agents(session: Session, setting: Any, problems: list[str])
     (``{"maxConcurrency": 4}``); what cannot be used is added to ``problems``."""
     from agent.subagents.definitions import load_agents
 
-    catalog = load_agents(session.config.workspace)
+    catalog = load_agents(session.config.workspace, plugins=session.config.plugins)
     problems.extend(f"agents: {p}" for p in catalog.problems)
     concurrency = DEFAULT_CONCURRENCY
     if isinstance(setting, dict) and "maxConcurrency" in setting:

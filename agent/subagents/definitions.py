@@ -3,6 +3,9 @@
 Where they come from, lowest precedence first (a later definition of a name wins):
 
 1. the built-ins ``general-purpose``, ``Explore`` and ``Plan``;
+1b. the session's plugins' agents (agent/plugins), named ``plugin:agent`` (Claude Code's
+   namespacing; ``${CLAUDE_PLUGIN_ROOT}`` in the prompt is the plugin's folder; a
+   ``permissionMode`` there is not honoured, as in Claude Code: it is reported);
 2. eddy's user config folder, ``<config_dir()>/agents/**/*.md``;
 3. ``~/.claude/agents/**/*.md`` (Claude Code's user folder);
 4. the project: ``.claude/agents/**/*.md`` then ``.eddy/agents/**/*.md`` in every folder from
@@ -20,7 +23,10 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent.plugins.plugin import Plugin
 
 MODEL_ALIASES = {
     "sonnet": "claude-sonnet-5-5",
@@ -226,7 +232,11 @@ def _project_folders(workspace: Path, home: Path) -> list[Path]:
 
 
 def load_agents(
-    workspace: Path, *, home: Path | None = None, config: Path | None = None
+    workspace: Path,
+    *,
+    home: Path | None = None,
+    config: Path | None = None,
+    plugins: Iterable[Plugin] = (),
 ) -> AgentCatalog:
     """The agent types of ``workspace`` (see the module docstring for where and in what order).
 
@@ -234,12 +244,15 @@ def load_agents(
         workspace: the project directory.
         home: the user's home (default ``~``).
         config: eddy's user config folder (default ``agent.paths.config_dir()``).
+        plugins: the session's plugins (their agents come right after the built-ins).
     """
     from agent.paths import config_dir
 
     home = Path(home if home is not None else os.path.expanduser("~"))
     config = config if config is not None else config_dir()
     catalog = AgentCatalog({d.name: d for d in BUILT_INS})
+    for plugin in plugins:
+        _add_plugin_agents(catalog, plugin)
     folders: Iterable[tuple[Path, str]] = [
         (config / "agents", "user"),
         (home / ".claude" / "agents", "user (~/.claude)"),
@@ -256,6 +269,31 @@ def load_agents(
             catalog.agents.pop(definition.name, None)  # the winner takes its place in order
             catalog.agents[definition.name] = definition
     return catalog
+
+
+def _add_plugin_agents(catalog: AgentCatalog, plugin: Plugin) -> None:
+    """A plugin's agents, named ``plugin:agent``."""
+    import dataclasses
+
+    files: list[Path] = []
+    for place in plugin.agents:
+        files += [place] if place.is_file() else _files(place)
+    for path in files:
+        try:
+            text = plugin.substitute(path.read_text(encoding="utf-8"))
+            definition = parse_definition(path, text, f"plugin {plugin.plugin_id}")
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            catalog.problems.append(f"{path}: {exc}")
+            continue
+        if definition.permission_mode is not None:
+            catalog.problems.append(
+                f"{path}: a plugin's agent cannot set permissionMode (as in Claude Code); "
+                "it runs in the session's mode."
+            )
+        definition = dataclasses.replace(
+            definition, name=f"{plugin.name}:{definition.name}", permission_mode=None
+        )
+        catalog.agents[definition.name] = definition
 
 
 def agents_listing(catalog: AgentCatalog) -> str:

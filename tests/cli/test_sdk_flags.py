@@ -35,12 +35,17 @@ def test_stream_json_input_needs_stream_json_output() -> None:
         "--effort=high",
         "--resume-session-at=abc",
         "--agent=reviewer",
-        "--plugin-dir=/tmp/plugin",
     ],
 )
 def test_a_flag_eddy_cannot_honour_is_an_error_naming_it(flag: str) -> None:
     with pytest.raises(UsageError, match=flag.split("=")[0]):
         parse_launch([*SDK, flag])
+
+
+def test_the_sdks_plugins_option_loads_plugin_directories() -> None:
+    """The SDKs' ``plugins: [{type: "local", path}]`` becomes ``--plugin-dir`` (issue 36)."""
+    args = parse_launch([*SDK, "--plugin-dir=/tmp/a", "--plugin-dir", "/tmp/b"])
+    assert args.plugin_dirs == (Path("/tmp/a"), Path("/tmp/b"))
 
 
 def test_a_permission_prompt_tool_other_than_stdio_is_refused() -> None:

@@ -11,12 +11,20 @@ from __future__ import annotations
 import base64
 import os
 import sys
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import anyio
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
-from mcp.types import ImageContent, TextContent, ToolAnnotations
+from mcp.server.mcpserver import (
+    AcceptedElicitation,
+    Context,
+    Elicit,
+    ElicitationResult,
+    ListRoots,
+    Resolve,
+)
+from mcp.types import ImageContent, ListRootsResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
 
 PNG_1PX = base64.b64encode(
     bytes.fromhex(
@@ -24,6 +32,22 @@ PNG_1PX = base64.b64encode(
         "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
     )
 ).decode()
+
+
+class DeployForm(BaseModel):
+    """What the ``ask`` tool asks the user (an elicitation form)."""
+
+    target: Literal["staging", "production"] = Field(description="where to")
+    replicas: int = Field(description="how many")
+    force: bool = Field(default=False, description="skip the checks")
+
+
+def _ask_roots() -> ListRoots:
+    return ListRoots()
+
+
+def _ask_deploy() -> Elicit[DeployForm]:
+    return Elicit("Where to deploy?", DeployForm)
 
 
 def log(line: str) -> None:
@@ -107,6 +131,26 @@ def build(name: str = "fake", **options: Any) -> MCPServer:
         except Exception:
             pass
         return "added"
+
+    @server.tool(description="List the client's roots.")
+    async def roots(listed: Annotated[ListRootsResult, Resolve(_ask_roots)]) -> str:
+        log("call roots")
+        return "roots: " + " ".join(str(r.uri) for r in listed.roots)
+
+    @server.tool(description="Ask the user for a deploy target, then say what was answered.")
+    async def ask(answer: Annotated[ElicitationResult[DeployForm], Resolve(_ask_deploy)]) -> str:
+        log("call ask")
+        if not isinstance(answer, AcceptedElicitation):
+            return f"the user answered: {answer.action}"
+        data = answer.data
+        return f"deploy to {data.target} (replicas {data.replicas}, force {data.force})"
+
+    @server.tool(description="Report progress three times, then finish.")
+    async def slow(ctx: Context, steps: int = 3) -> str:
+        log("call slow")
+        for i in range(1, steps + 1):
+            await ctx.report_progress(i, steps, f"step {i}")
+        return "slow done"
 
     @server.prompt(description="Ask for a review of a file.")
     def review(path: str) -> str:

@@ -42,6 +42,7 @@ SAYS: dict[str, tuple[str, str | None]] = {
     "hooks": ("/hooks", "No hooks are configured"),
     "mcp": ("/mcp", "No MCP servers are configured"),
     "agents": ("/agents", "Explore"),
+    "plugin": ("/plugin", "Installed plugins:"),
 }
 CHECKED = sorted(n for n in COMMANDS if n not in SKIPPED_HERE)
 

@@ -4,6 +4,7 @@ model through the real loop and the fake API."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from agent.mcp.manager import McpManager
 from tests.agent.mcp.servers import FAKE
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.plain import ENTER
+from tests.plain.test_line_mode import line_app
 
 
 def project_servers(workspace: Path, *names: str) -> None:
@@ -27,6 +29,7 @@ async def test_use_these_starts_them_and_the_model_calls_one(
     h = harness("--allowedTools", "mcp__alpha")
     await h.start()
     await h.printed("New MCP servers found in .mcp.json: alpha, beta")
+    assert "not approved" not in h.output and "wait for your answer" not in h.output  # asked
     assert "1. Use this and all future MCP servers in this project" in h.output
     assert "2. Use these MCP servers" in h.output
     assert "3. Continue without using these MCP servers" in h.output
@@ -64,5 +67,28 @@ async def test_continue_without_is_remembered_and_not_asked_again(harness, works
 
     h = harness()
     await h.start()
+    await h.printed("MCP: not started, you said no for this project: alpha.")
     assert "New MCP server found" not in h.output
     assert await h.exit() == 0
+
+
+async def test_line_mode_from_a_pipe_waits_for_its_servers_and_names_those_not_answered(
+    workspace: Path, fake_api: FakeAnthropic
+) -> None:
+    """Fed from a pipe, nobody answers the question: the first line waits for the servers
+    that start (their tools are in its request) and the project's new ones are named once."""
+    project_servers(workspace, "alpha")
+    beta = {"command": sys.executable, "args": [str(FAKE), "--name", "beta"]}
+    fake_api.push(Reply([text("done")]))
+    app, out, _events = line_app(
+        fake_api,
+        workspace,
+        "use beta\n",
+        "--mcp-config",
+        json.dumps({"mcpServers": {"beta": beta}}),
+    )
+    assert await asyncio.wait_for(app.run(), 60) == 0
+    assert "mcp__beta__echo" in [t["name"] for t in fake_api.requests[0]["tools"]]
+    printed = out.getvalue()
+    assert "MCP: this project's new servers wait for your answer: alpha." in printed
+    assert "New MCP server found" not in printed

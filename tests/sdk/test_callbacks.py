@@ -208,3 +208,25 @@ async def test_the_sdks_agents_are_subagents_with_their_own_prompt(
     ended = [m for m in messages if isinstance(m, sdk.TaskNotificationMessage)]
     assert started[0].tool_use_id == "toolu_agent" and ended[0].status == "completed"
     assert of(messages, sdk.ResultMessage)[0].result == "The reviewer is happy."
+
+
+async def test_include_hook_events_reports_each_callback_run_as_hook_event_messages(
+    driver: Driver, fake_api: FakeAnthropic
+) -> None:
+    fake_api.push(
+        Reply([tool_use("toolu_1", "Glob", {"pattern": "*"})], "tool_use"),
+        Reply([text("Done.")]),
+    )
+
+    async def fine(data: dict[str, Any], tool_use_id: Any, context: Any) -> dict[str, Any]:
+        return {}
+
+    hooks = {"PreToolUse": [sdk.HookMatcher(matcher="Glob", hooks=[fine])]}
+    messages = await driver.messages("look", hooks=hooks, include_hook_events=True)
+    runs = [m for m in messages if isinstance(m, sdk.HookEventMessage)]
+    assert [(m.subtype, m.hook_event_name) for m in runs] == [
+        ("hook_started", "PreToolUse"),
+        ("hook_response", "PreToolUse"),
+    ]
+    assert runs[0].data["hook_id"] == runs[1].data["hook_id"]
+    assert runs[1].data["outcome"] == "success"

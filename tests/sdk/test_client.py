@@ -4,10 +4,14 @@ fork."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
+from tests.agent.mcp.servers import FAKE as FAKE_MCP
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.sdk.conftest import Driver, of, sdk
 
@@ -181,3 +185,77 @@ async def test_resume_continues_the_session_and_fork_copies_it(
     again = await driver.messages("once more", resume=session_id)  # the original is unchanged
     assert len(fake_api.requests[3]["messages"]) == 5
     assert of(again, sdk.ResultMessage)[0].session_id == session_id
+
+
+async def test_a_session_id_given_by_the_program_names_the_session_and_resumes_it(
+    driver: Driver, fake_api: FakeAnthropic
+) -> None:
+    fake_api.push(Reply([text("Noted: 7.")]), Reply([text("It was 7.")]), Reply([text("7.")]))
+    chosen = str(uuid.uuid4())
+    first = await driver.messages("the number is 7", session_id=chosen)
+    assert of(first, sdk.SystemMessage)[0].data["session_id"] == chosen
+    assert of(first, sdk.ResultMessage)[0].session_id == chosen
+    resumed = await driver.messages("what was the number?", resume=chosen)
+    assert of(resumed, sdk.ResultMessage)[0].session_id == chosen
+    assert "the number is 7" in texts(fake_api.requests[1]["messages"][0])
+    latest = await driver.messages("and again?", continue_conversation=True)
+    assert of(latest, sdk.ResultMessage)[0].session_id == chosen
+    assert len(fake_api.requests[2]["messages"]) == 5
+
+
+async def test_an_mcp_server_is_toggled_off_and_on_and_reconnected_from_the_client(
+    driver: Driver, fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    fake_api.push(Reply([text("One.")]), Reply([text("Two.")]), Reply([text("Three.")]))
+    log = tmp_path / "mcp.log"
+    server = {
+        "command": sys.executable,
+        "args": [str(FAKE_MCP), "--name", "fake"],
+        "env": {"FAKE_MCP_LOG": str(log)},
+    }
+    async with sdk.ClaudeSDKClient(driver.options(mcp_servers={"fake": server})) as client:
+        await client.query("one")
+        await response(client)
+        await client.toggle_mcp_server("fake", False)
+        [off] = (await client.get_mcp_status())["mcpServers"]
+        await client.query("two")
+        await response(client)
+        await client.toggle_mcp_server("fake", True)
+        await client.reconnect_mcp_server("fake")
+        [on] = (await client.get_mcp_status())["mcpServers"]
+        await client.query("three")
+        await response(client)
+        try:
+            await client.reconnect_mcp_server("nobody")
+        except Exception as exc:  # the SDK raises the error answer
+            missing = str(exc)
+    offered = [{t["name"] for t in r.get("tools", [])} for r in fake_api.requests]
+    assert "mcp__fake__echo" in offered[0] and "mcp__fake__echo" not in offered[1]
+    assert "mcp__fake__echo" in offered[2]
+    assert off["status"] != "connected" and on["status"] == "connected"
+    assert on["tools"] and "There is no MCP server named 'nobody'" in missing
+    assert log.read_text().split().count("start") == 3  # at launch, toggled on, reconnected
+
+
+async def test_a_background_shell_is_a_task_the_client_can_stop(
+    driver: Driver, fake_api: FakeAnthropic
+) -> None:
+    call = {"command": "sleep 300", "run_in_background": True}
+    fake_api.push(
+        Reply([tool_use("toolu_1", "Bash", call)], "tool_use"),
+        Reply([text("Started it.")]),
+    )
+    options = driver.options(allowed_tools=["Bash(sleep:*)"])
+    async with sdk.ClaudeSDKClient(options) as client:
+        await client.query("start a long job")
+        messages = await response(client)
+        [started] = of(messages, sdk.TaskStartedMessage)
+        assert started.task_type == "local_bash" and started.description
+        await client.stop_task(started.task_id)
+        async with asyncio.timeout(120):  # a guard: the notification comes at once
+            async for message in client.receive_messages():
+                if isinstance(message, sdk.TaskNotificationMessage):
+                    ended = message
+                    break
+    assert ended.task_id == started.task_id and ended.status == "stopped"
+    assert "sleep 300" in ended.summary

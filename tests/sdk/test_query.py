@@ -4,6 +4,9 @@ output, partial messages."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.sdk.conftest import Driver, of, sdk
@@ -205,3 +208,64 @@ async def test_a_custom_command_is_expanded_unless_prompts_are_verbatim(
     assert "Say hello to Ada, warmly." in str(fake_api.requests[0]["messages"][0])
     await driver.messages("/greet Bob", verbatim_prompts=True)
     assert "Say hello" not in str(fake_api.requests[1]["messages"][0])
+
+
+@pytest.mark.parametrize(
+    ("fields", "flag"),
+    [
+        ({"fallback_model": "claude-haiku-4-5"}, "--fallback-model"),
+        ({"betas": ["context-1m-2025-08-07"]}, "--betas"),
+        ({"effort": "high"}, "--effort"),
+        ({"task_budget": {"total": 1000}}, "--task-budget"),
+    ],
+)
+async def test_an_option_eddy_cannot_honour_fails_the_query_naming_its_flag(
+    driver: Driver, fake_api: FakeAnthropic, fields: dict[str, Any], flag: str
+) -> None:
+    with pytest.raises(sdk.ProcessError):
+        await driver.messages("hello", **fields)
+    assert any(line.startswith(f"eddy: {flag} is not supported") for line in driver.stderr)
+    assert fake_api.requests == []
+
+
+async def test_the_sdks_plugins_option_loads_a_local_plugin(
+    driver: Driver, fake_api: FakeAnthropic, workspace: Path, tmp_path: Path
+) -> None:
+    plugin = tmp_path / "demo-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "demo"}')
+    (plugin / "commands").mkdir()
+    (plugin / "commands" / "wave.md").write_text("Wave at $ARGUMENTS.\n")
+    fake_api.push(Reply([text("Waved.")]))
+    messages = await driver.messages(
+        "/demo:wave Ada", plugins=[{"type": "local", "path": str(plugin)}]
+    )
+    assert "demo:wave" in of(messages, sdk.SystemMessage)[0].data["slash_commands"]
+    assert "Wave at Ada." in str(fake_api.requests[0]["messages"][0])
+
+
+async def test_a_skills_list_narrows_the_skills_the_model_sees_and_loads(
+    driver: Driver, fake_api: FakeAnthropic, workspace: Path
+) -> None:
+    for name in ("alpha", "beta"):
+        folder = workspace / ".claude" / "skills" / name
+        folder.mkdir(parents=True)
+        body = f"---\nname: {name}\ndescription: The {name} skill.\n---\nDo {name} things.\n"
+        (folder / "SKILL.md").write_text(body)
+    fake_api.push(
+        Reply(
+            [
+                tool_use("toolu_1", "Skill", {"skill": "alpha"}),
+                tool_use("toolu_2", "Skill", {"skill": "beta"}),
+            ],
+            "tool_use",
+        ),
+        Reply([text("Done.")]),
+    )
+    await driver.messages("use the skills", skills=["alpha", "gamma"])
+    [offered] = [t for t in fake_api.requests[0]["tools"] if t["name"] == "Skill"]
+    assert "alpha" in offered["description"] and "beta" not in offered["description"]
+    alpha, beta = fake_api.requests[1]["messages"][-1]["content"]
+    assert not alpha.get("is_error") and "Do alpha things." in str(alpha["content"])
+    assert beta["is_error"] is True and "No skill named 'beta'" in str(beta["content"])
+    assert "eddy: initialize: skills: none is named gamma." in driver.stderr

@@ -16,6 +16,7 @@ from tests.fakes.scripted import ScriptedModel
 from tests.helpers.events import Events
 from tests.helpers.tui import SIZE, make_args, wait_ready
 from tui.screens.mcp_approval import McpApprovalScreen
+from tui.widgets.conversation.message_line import MessageLine
 
 
 def make_app(workspace: Path, model: ScriptedModel) -> tuple[Any, Events]:
@@ -56,6 +57,8 @@ async def test_use_these_approves_and_starts_them_at_once(workspace: Path) -> No
         screen = await until_asked(app, pilot)
         text = shown(screen)
         assert "New MCP servers found in .mcp.json: alpha, beta" in text
+        said = [line.text for line in app.main.query(MessageLine)]
+        assert not any("alpha" in t for t in said), said  # asked, not also an error line
         assert "Use this and all future MCP servers in this project" in text
         assert "Use these MCP servers" in text and "Continue without" in text
         manager = app.session.extension(McpManager)

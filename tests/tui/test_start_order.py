@@ -56,7 +56,7 @@ def test_the_first_frame_imports_neither_the_command_table_nor_the_image_code() 
         "from cli.arguments import parse_launch\n"
         "from tui.app import EddyApp\n"
         "EddyApp(parse_launch([]))\n"
-        "late = ('frontend.commands', 'frontend.images', 'agent.prompt_images')\n"
+        "late = ('frontend.commands', 'frontend.images', 'agent.prompt.images')\n"
         "print([m for m in late if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)

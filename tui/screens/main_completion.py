@@ -56,11 +56,12 @@ class CompletingScreen(Screen[None]):
         it comes (a keystroke never waits for a search of 100,000 paths).
         """
         if token.kind == "command":
-            from frontend.commands import completions
+            from frontend.commands import completions, session_plugins
 
             workspace = self.workspace or Path.cwd()
             try:
-                found = completions(token.query, workspace)
+                plugins = session_plugins(getattr(self, "session", None))
+                found = completions(token.query, workspace, plugins)
             except OSError:
                 found = []
             return [Candidate(name, name, description) for name, description in found]

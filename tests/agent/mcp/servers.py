@@ -1,4 +1,5 @@
-"""Server configurations for the MCP tests: our fake stdio server, mcp-server-time, failures."""
+"""Server configurations for the MCP tests: our fake stdio server, mcp-server-time,
+server-everything, failures."""
 
 from __future__ import annotations
 
@@ -34,6 +35,16 @@ def time_server(name: str = "time") -> ServerConfig:
         sys.executable,
         ("-m", "mcp_server_time", "--local-timezone", "UTC"),
     )
+
+
+EVERYTHING = Path(__file__).resolve().parents[3] / ".ci" / "npm" / "node_modules" / ".bin"
+EVERYTHING = EVERYTHING / "mcp-server-everything"
+"""``@modelcontextprotocol/server-everything`` from npm, installed by .ci/run."""
+
+
+def everything(name: str = "everything") -> ServerConfig:
+    """The MCP reference server (``stdio``), as a user's server."""
+    return ServerConfig(name, "user", "test", "stdio", str(EVERYTHING), ("stdio",))
 
 
 def command(name: str, *argv: str) -> ServerConfig:
