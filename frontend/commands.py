@@ -66,6 +66,11 @@ def _rewind(fe: FrontEnd, arg: str) -> Awaitable[None] | None:
 
 
 def _compact(fe: FrontEnd, arg: str) -> None:
+    from agent.session.compaction import NOTHING_TO_COMPACT
+
+    if not fe.session.history:  # said before "Compacting…", not as a failure after it
+        fe.say(NOTHING_TO_COMPACT)
+        return
     fe.compact(arg)
 
 
