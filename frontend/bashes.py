@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from agent import ops
+from tools.textfile import plural
 
 USAGE = (
     "Usage: /bashes (or /tasks) lists the background shells and agents; /bashes kill ID stops one."
@@ -55,7 +56,7 @@ def agent_lines(agents: list[Any], now: float | None = None) -> list[str]:
         if state == "running":
             state = f"running {_age(now - agent.started_at)}"
         turn = agent.child.turn
-        facts = f"{turn.turns} turns, ${turn.cost:.4f}"
+        facts = f"{plural(turn.turns, 'turn')}, ${turn.cost:.4f}"
         lines.append(
             f"  {agent.id:<12} {agent.agent_type:<16} {state:<14} {facts:<20} "
             f"{first_line(agent.prompt)}"

@@ -209,7 +209,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     status = session.status()
     result = result_object(last, status.session_id, duration)
     result["duration_api_ms"] = model.api_ms
-    result["num_turns"] = status.turns
+    result["num_turns"] = sum(f.num_turns for f in finished)  # this run's tool turns
     # this run's spend, as --max-budget-usd counts it (a resumed session's earlier spend is
     # in its transcript), like Claude Code's print mode
     result["total_cost_usd"] = round(status.run_cost, 6)
