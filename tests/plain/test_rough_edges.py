@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent import events as ev
-from tests.fakes.fake_api import FakeAnthropic, Reply, text
-from tests.helpers.plain import ENTER
+from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
+from tests.helpers.plain import ENTER, until
 
 
 async def test_compact_on_an_empty_conversation_says_there_is_nothing_to_compact(
@@ -28,4 +30,33 @@ async def test_cost_counts_a_text_answer_as_a_turn(harness, fake_api: FakeAnthro
     await h.idle()
     h.type("/cost" + ENTER)
     await h.printed("Turns:          1")  # was 0: only tool turns counted
+    assert await h.exit() == 0
+
+
+async def test_undoing_a_rewind_says_rewind_undone_and_names_the_file_in_the_list(
+    harness, fake_api: FakeAnthropic, workspace: Path
+):
+    fake_api.push(
+        Reply([tool_use("toolu_1", "Write", {"file_path": "new.txt", "content": ""})], "tool_use"),
+        Reply([text("Made.")]),
+    )
+    h = harness("--permission-mode", "acceptEdits")
+    await h.start()
+    h.type("make new.txt" + ENTER)
+    await h.event(ev.TurnFinished)
+    await h.idle()
+    h.type("/rewind" + ENTER)
+    await until(lambda: h.app.message().startswith("Rewind to before"), what="question")
+    assert "1. make new.txt  · new.txt created" in h.output  # was "1 file +0 -0"
+    h.type("1" + ENTER)
+    await until(lambda: h.app.message().startswith("Restore"), what="mode question")
+    h.type("1" + ENTER)
+    await h.event(ev.RewindFinished)
+    await h.printed("Rewound: 1 file restored, conversation rewound.")
+    assert not (workspace / "new.txt").exists()
+    await h.idle()
+    h.type("\x15/rewind 1" + ENTER)  # (Ctrl+U: the prompt came back) the redo entry
+    await h.event(ev.RewindFinished, 2)
+    await h.printed("Rewind undone: 1 file put back, the conversation is back.")
+    assert (workspace / "new.txt").exists()
     assert await h.exit() == 0
