@@ -266,7 +266,8 @@ async def test_a_rewind_can_be_undone_from_the_same_list(workspace: Path) -> Non
         await settle(app, pilot)
         assert (workspace / "new.txt").exists()
         await type_and_send(pilot, "/rewind")
-        await wait_screen(pilot, RewindScreen)
+        listed = await wait_screen(pilot, RewindScreen)
+        assert [e.summary for e in listed.entries] == ["new.txt created +1"]  # by its name
         await pilot.press("enter", "1")
         await events.wait_for(ev.RewindFinished)
         await wait_main(pilot)
