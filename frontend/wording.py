@@ -52,6 +52,13 @@ def compaction_line(event: ev.Compacted) -> str:
     )
 
 
+def hook_acts(event: ev.HookRan) -> bool:
+    """Whether the views show a hook run: one that blocked, failed, was cancelled or decided
+    (allow, deny, ask, block). A hook that passed is not shown, in the TUI as in line mode, as
+    Claude Code does (the transcript, stream-json and eddy-events still carry every run)."""
+    return event.outcome != "success" or event.decision is not None
+
+
 def hook_line(event: ev.HookRan) -> str:
     """One line for a hook run: ``hook PreToolUse ./check.sh: exit 2, blocked (12 ms): why``."""
     status = "no exit" if event.exit_code is None else f"exit {event.exit_code}"

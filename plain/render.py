@@ -136,6 +136,8 @@ class Renderer:
             case ev.Error():
                 return self._on_error(event)
             case ev.HookRan():
+                if not wording.hook_acts(event):
+                    return []
                 return [*self.text.finish(), self.paint(wording.hook_line(event), "dim")]
             case ev.PromptBlocked():
                 text = f"Prompt blocked by a UserPromptSubmit hook: {sanitize(event.reason)}"

@@ -60,3 +60,26 @@ async def test_undoing_a_rewind_says_rewind_undone_and_names_the_file_in_the_lis
     await h.printed("Rewind undone: 1 file put back, the conversation is back.")
     assert (workspace / "new.txt").exists()
     assert await h.exit() == 0
+
+
+async def test_line_mode_prints_only_the_hooks_that_act(
+    harness, fake_api: FakeAnthropic, workspace: Path
+):
+    from tests.agent.hooks.scripts import hook_settings, on, script
+
+    passes = script(workspace, "pass.sh", "cat >/dev/null; exit 0\n")
+    blocks = script(workspace, "block.sh", "cat >/dev/null; echo 'not here' >&2; exit 2\n")
+    hook_settings(workspace, on("PreToolUse", "Bash", passes, blocks))
+    fake_api.push(
+        Reply([tool_use("toolu_1", "Bash", {"command": "echo hi"})], "tool_use"),
+        Reply([text("Stopped.")]),
+    )
+    h = harness()
+    await h.start()
+    h.type("run it" + ENTER)
+    await h.event(ev.TurnFinished)
+    await h.printed("Stopped.")
+    assert len(h.of(ev.HookRan)) == 2
+    assert ": exit 2, blocked (" in h.output and "not here" in h.output
+    assert ": exit 0 (" not in h.output  # the hook that passed: no line (as in the TUI)
+    assert await h.exit() == 0

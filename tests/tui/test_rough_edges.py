@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import events as ev
+from agent.messages import assistant
 from agent.store.listing import list_sessions
 from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.helpers.events import Events
@@ -30,7 +31,9 @@ async def test_the_status_line_counts_answered_prompts_as_the_resume_picker_does
     workspace: Path,
 ) -> None:
     (workspace / "a.txt").write_text("seen\n")
-    model = ScriptedModel(["Hi.", tool_call("t1", "Read", file_path="a.txt"), "Done."])
+    model = ScriptedModel(
+        ["Hi.", assistant("Reading.", tool_call("t1", "Read", file_path="a.txt")), "Done."]
+    )
     app, events = saved_app(workspace, model)
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
@@ -39,8 +42,9 @@ async def test_the_status_line_counts_answered_prompts_as_the_resume_picker_does
         await settle(app, pilot)
         assert " · 1 turn" in status_text(app)  # a text answer is a turn (was "0 turns")
         await type_and_send(pilot, "look around")
-        await events.wait_for(ev.TurnFinished, 2)
+        finished = await events.wait_for(ev.TurnFinished, 2)
         await settle(app, pilot)
+        assert finished.subtype == "success" and finished.num_turns == 1
         assert " · 2 turns" in status_text(app)  # one prompt, one turn, tools or not
     (info,) = list_sessions(workspace)
     assert info.turns == 2 and "2 turns" in session_label(info, time.time()).plain
@@ -49,3 +53,22 @@ async def test_the_status_line_counts_answered_prompts_as_the_resume_picker_does
         await wait_ready(app, pilot)
         await settle(app, pilot)
         assert " · 2 turns" in status_text(app)  # the resumed count is the picker's
+
+
+async def test_the_tui_shows_only_the_hooks_that_act(workspace: Path) -> None:
+    from tests.agent.hooks.scripts import hook_settings, on, script
+    from tui.widgets.conversation.hook_run import HookRunBlock
+
+    passes = script(workspace, "pass.sh", "cat >/dev/null; exit 0\n")
+    blocks = script(workspace, "block.sh", "cat >/dev/null; echo 'not here' >&2; exit 2\n")
+    hook_settings(workspace, on("PreToolUse", "Bash", passes, blocks))
+    model = ScriptedModel([assistant("", tool_call("t1", "Bash", command="echo hi")), "Stopped."])
+    app, events = saved_app(workspace, model)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "run it")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+        assert len(events.of(ev.HookRan)) == 2
+        (block,) = app.query(HookRunBlock)  # the one that blocked; the one that passed: none
+        assert "exit 2, blocked" in block.title

@@ -204,8 +204,11 @@ class Conversation(VerticalScroll):
             self.add_user(text, correction=True)
 
     def _on_hook_ran(self, event: ev.HookRan) -> None:
+        from frontend.wording import hook_acts
         from tui.widgets.conversation.hook_run import HookRunBlock
 
+        if not hook_acts(event):
+            return
         self._end_message()
         self.add_block(HookRunBlock(event))
 
