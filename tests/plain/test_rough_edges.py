@@ -83,3 +83,30 @@ async def test_line_mode_prints_only_the_hooks_that_act(
     assert ": exit 2, blocked (" in h.output and "not here" in h.output
     assert ": exit 0 (" not in h.output  # the hook that passed: no line (as in the TUI)
     assert await h.exit() == 0
+
+
+async def test_always_for_a_compound_command_stops_asking_for_that_command(
+    harness, fake_api: FakeAnthropic, workspace: Path
+):
+    command = "touch made && git init -q there"  # two parts that ask, with different rules
+    call = {"command": command}
+    fake_api.push(
+        Reply([tool_use("toolu_1", "Bash", call)], "tool_use"),
+        Reply([text("Once.")]),
+        Reply([tool_use("toolu_2", "Bash", call)], "tool_use"),
+        Reply([text("Twice.")]),
+    )
+    h = harness()
+    await h.start()
+    h.type("do it" + ENTER)
+    asked = await h.event(ev.PermissionRequested)
+    assert asked.suggested_rule == f"Bash({command})"  # not the first part's Bash(touch ...)
+    await until(lambda: h.app.message().startswith("Allow Bash?"), what="the question")
+    h.type("a" + ENTER)
+    await h.event(ev.TurnFinished)
+    await h.idle()
+    h.type("again" + ENTER)
+    await h.event(ev.TurnFinished, 2)
+    assert len(h.of(ev.PermissionRequested)) == 1  # the saved rule covers the whole command
+    assert (workspace / "there" / ".git").is_dir()
+    assert await h.exit() == 0
