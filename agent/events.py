@@ -35,8 +35,16 @@ TurnSubtype = Literal[
 
 @dataclass(frozen=True)
 class TurnStarted:
+    """A turn begins with ``prompt`` (the text the model reads).
+
+    Attributes:
+        shown: what the user typed when it is not the prompt itself (a custom command's
+            ``/review calc.py``, whose expanded body is the prompt); "" otherwise.
+    """
+
     turn_id: int
     prompt: str
+    shown: str = ""
     type: Literal["turn_started"] = "turn_started"
 
 

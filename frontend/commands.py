@@ -11,6 +11,7 @@ Custom commands (markdown files sent as prompts) are in agent/prompt/commands.py
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -301,12 +302,17 @@ def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None
             return True, None
         for problem in custom.problems:
             fe.say(problem, "error")
+        prompt = dataclasses.replace(prompt, shown=f"/{name} {arg}".rstrip())  # as typed
         if prompt.allowed_tools or prompt.model or prompt.expand_shell:
             # grants, a model or !`cmd` hold for one whole turn: not as a correction
             if not _not_ready(fe, f"/{name}", during_turn=False):
                 fe.submit(prompt)
             return True, None
-        fe.send(prompt.text)
+        session = fe.session
+        if session is not None and not session.busy:
+            fe.submit(prompt)
+        else:  # a correction for the running turn, or a prompt the front end holds
+            fe.send(prompt.text)
         return True, None
     known = [*COMMANDS, *_custom(fe)]
     near = difflib.get_close_matches(name, known, n=2, cutoff=0.6)

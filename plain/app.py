@@ -194,6 +194,8 @@ class PlainApp:
         self.printer.lines(self.paint(line, *styles) for line in text.split("\n"))
 
     def submit(self, op: ops.Op) -> Any:
+        if isinstance(op, ops.SubmitPrompt) and op.shown and self.interactive:
+            self.renderer.echo_next = op.shown  # typed at the prompt: already on screen
         return self.session.submit(op) if self.session is not None else None
 
     # -- questions ----------------------------------------------------------------------------

@@ -188,10 +188,11 @@ class Renderer:
     def _on_turn_started(self, event: ev.TurnStarted) -> list[str]:
         self._thinking = False
         expected, self.echo_next = self.echo_next, None
+        prompt = event.shown or event.prompt  # a custom command as typed, not its body
         lines = (
             []
-            if event.prompt == expected
-            else [self.paint("› ", "bold") + sanitize(event.prompt).replace("\n", "\n  ")]
+            if prompt == expected
+            else [self.paint("› ", "bold") + sanitize(prompt).replace("\n", "\n  ")]
         )
         if self.workspace is not None:  # the images it attaches, as the TUI's chips
             from frontend.images import attached_image_lines  # Pillow: only when needed

@@ -108,9 +108,9 @@ class PromptRunner(TurnHost):
         self.report_checkpoint_error = report_checkpoint_error
         self._turn_ids = itertools.count(1)
 
-    async def run(self, text: str) -> None:
-        """Run ``text`` as a prompt; then, while one is queued and nothing stops it, the
-        queue as the next prompt."""
+    async def run(self, text: str, shown: str = "") -> None:
+        """Run ``text`` as a prompt (``shown``: what the user typed, when not ``text``);
+        then, while one is queued and nothing stops it, the queue as the next prompt."""
         delivered: tuple[str, ...] = ()
         while True:
             turn_id = next(self._turn_ids)
@@ -123,7 +123,8 @@ class PromptRunner(TurnHost):
                 self._blocked(turn_id, text, added.blocked)
                 return
             self.add_prompt(text, delivered, added.blocks)
-            self.emit(ev.TurnStarted(turn_id, text))
+            self.emit(ev.TurnStarted(turn_id, text, shown))
+            shown = ""  # the queue sent next is shown as itself
             self.report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
             outcome = await self._turn(turn_id)
             # Interrupt with a queue sends it at once; a finished turn makes it the next

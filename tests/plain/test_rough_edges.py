@@ -110,3 +110,22 @@ async def test_always_for_a_compound_command_stops_asking_for_that_command(
     assert len(h.of(ev.PermissionRequested)) == 1  # the saved rule covers the whole command
     assert (workspace / "there" / ".git").is_dir()
     assert await h.exit() == 0
+
+
+async def test_a_custom_command_is_echoed_as_typed_not_as_its_body(
+    harness, fake_api: FakeAnthropic, workspace: Path
+):
+    commands = workspace / ".eddy" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("Review $ARGUMENTS for bugs; list each with a fix.\n")
+    fake_api.push(Reply([text("Looks fine.")]))
+    h = harness()
+    await h.start()
+    h.type("/review calc.py" + ENTER)
+    started = await h.event(ev.TurnStarted)
+    await h.event(ev.TurnFinished)
+    await h.printed("Looks fine.")
+    assert started.shown == "/review calc.py"
+    assert "Review calc.py for bugs" not in h.output  # the body goes to the model only
+    assert fake_api.requests[0]["messages"][0]["content"][0]["text"].startswith("Review calc.py")
+    assert await h.exit() == 0

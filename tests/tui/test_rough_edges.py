@@ -72,3 +72,26 @@ async def test_the_tui_shows_only_the_hooks_that_act(workspace: Path) -> None:
         assert len(events.of(ev.HookRan)) == 2
         (block,) = app.query(HookRunBlock)  # the one that blocked; the one that passed: none
         assert "exit 2, blocked" in block.title
+
+
+async def test_a_custom_command_shows_as_typed_and_the_model_reads_its_body(
+    workspace: Path,
+) -> None:
+    from tui.widgets.conversation.user_prompt import UserPrompt
+
+    commands = workspace / ".eddy" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("Review $ARGUMENTS for bugs; list each with a fix.\n")
+    model = ScriptedModel(["Looks fine."])
+    app, events = saved_app(workspace, model)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "/review calc.py")
+        started = await events.wait_for(ev.TurnStarted)
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+        assert started.shown == "/review calc.py"
+        assert started.prompt == "Review calc.py for bugs; list each with a fix.\n"
+        shown = [p.text for p in app.main.conversation.query(UserPrompt)]
+        assert shown == ["/review calc.py"]  # not the expanded body
+        assert "Review calc.py for bugs" in str(model.requests[0].messages[-1].content)

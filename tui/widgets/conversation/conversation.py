@@ -110,10 +110,11 @@ class Conversation(VerticalScroll):
     def _on_turn_started(self, event: ev.TurnStarted) -> None:
         self._end_message()
         echo, self._echo = self._echo, None
-        if echo is None or echo.text != event.prompt or not echo.is_attached:
+        prompt = event.shown or event.prompt  # a custom command as typed, not its body
+        if echo is None or echo.text != prompt or not echo.is_attached:
             if echo is not None and echo.is_attached:
                 echo.remove()
-            self.add_user(event.prompt)
+            self.add_user(prompt)
         self.anchor()
 
     def _on_model_call_started(self, event: ev.ModelCallStarted) -> None:
