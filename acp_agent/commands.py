@@ -129,6 +129,11 @@ class AcpFrontEnd:
         self.say(ELSEWHERE.format(what="rewind (eddy's _eddy/rewind method)"))
         return None
 
+    def show_shell(self, shell: Any) -> None:
+        from frontend.bashes import shell_view
+
+        self.say("\n".join(shell_view(shell)))
+
     def show_subagent(self, path: Path, title: str) -> None:
         from frontend.subagent_transcripts import transcript_lines
 

@@ -70,6 +70,10 @@ class FrontEnd(Protocol):
     def show_subagent(self, path: Path, title: str) -> None:
         """/agents ID: show a subagent's whole transcript (``path``), read-only."""
 
+    def show_shell(self, shell: Any) -> None:
+        """/bashes ID: show a background shell's output (live where the view can follow it;
+        ``frontend.bashes.shell_view`` otherwise)."""
+
     def compact(self, focus: str) -> None:
         """/compact [focus]: summarise the conversation."""
 

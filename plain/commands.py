@@ -228,6 +228,11 @@ class Commands:
         self.app.request_exit()
 
     # -- /rewind --------------------------------------------------------------------------
+    def show_shell(self, shell: Any) -> None:
+        from frontend.bashes import shell_view
+
+        self.say("\n".join(shell_view(shell)))  # a snapshot: /bashes ID again shows more
+
     def show_subagent(self, path: Path, title: str) -> None:
         from plain.resume_listing import transcript_text
 

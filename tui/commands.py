@@ -113,6 +113,11 @@ class SlashCommands:
     def open_rewind(self, arg: str) -> None:
         self.app.main.open_rewind()
 
+    def show_shell(self, shell: Any) -> None:
+        from tui.screens.shell_output import ShellOutputScreen
+
+        self.app.push_screen(ShellOutputScreen(shell))
+
     def show_subagent(self, path: Path, title: str) -> None:
         from tui.screens.subagent_transcript import open_transcript
 

@@ -129,3 +129,29 @@ async def test_a_custom_command_is_echoed_as_typed_not_as_its_body(
     assert "Review calc.py for bugs" not in h.output  # the body goes to the model only
     assert fake_api.requests[0]["messages"][0]["content"][0]["text"].startswith("Review calc.py")
     assert await h.exit() == 0
+
+
+async def test_bashes_id_prints_a_snapshot_of_a_shells_output(
+    harness, fake_api: FakeAnthropic, workspace: Path
+):
+    command = "echo first-line; echo second-line; sleep 300"
+    fake_api.push(
+        Reply(
+            [tool_use("toolu_1", "Bash", {"command": command, "run_in_background": True})],
+            "tool_use",
+        ),
+        Reply([text("Started.")]),
+    )
+    h = harness("--permission-mode", "bypassPermissions")
+    await h.start()
+    h.type("start it" + ENTER)
+    await h.event(ev.TurnFinished)
+    await h.idle()
+    shell = h.app.session.shells.shells["bash_1"]
+    await until(lambda: "second-line" in shell.log.tail(1000), what="the output")
+    h.type("/bashes bash_1" + ENTER)
+    await h.printed("  second-line")
+    assert "bash_1   running" in h.output and "  first-line\n  second-line" in h.output
+    h.type("/bashes bash_9" + ENTER)
+    await h.printed("No background shell or agent has the id 'bash_9' (ids: bash_1).")
+    assert await h.exit() == 0

@@ -95,3 +95,37 @@ async def test_a_custom_command_shows_as_typed_and_the_model_reads_its_body(
         shown = [p.text for p in app.main.conversation.query(UserPrompt)]
         assert shown == ["/review calc.py"]  # not the expanded body
         assert "Review calc.py for bugs" in str(model.requests[0].messages[-1].content)
+
+
+SLOW_SHELL = (
+    "for i in 1 2 3; do echo line-$i; done; while [ ! -e go ]; do sleep 0.05; done; echo after-go"
+)
+
+
+async def test_bashes_id_shows_a_shells_output_live_without_reading_it_for_the_model(
+    workspace: Path,
+) -> None:
+    from tests.helpers.wait import until
+    from tui.screens.shell_output import ShellOutputScreen
+
+    call = tool_call("t1", "Bash", command=SLOW_SHELL, run_in_background=True)
+    model = ScriptedModel([assistant("Starting.", call), "Started."])
+    app, events = saved_app(workspace, model, "--permission-mode", "bypassPermissions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "start it")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+        shell = app.session.shells.shells["bash_1"]
+        await until(lambda: "line-3" in shell.log.tail(1000), what="the first lines")
+        await type_and_send(pilot, "/tasks bash_1")
+        await until(lambda: isinstance(app.screen, ShellOutputScreen), what="the output screen")
+        screen = app.screen
+        assert screen.lines[0].startswith("bash_1") and "running" in screen.lines[0]
+        assert ["  line-1", "  line-2", "  line-3"] == screen.lines[1:4]
+        (workspace / "go").touch()
+        await until(lambda: "  after-go" in screen.lines, what="the new line, live")
+        await until(lambda: "ended" in str(screen.query_one("#shell-output-title").render()))
+        assert "line-1" in "".join(shell.unread)  # still unread for the model's BashOutput
+        await pilot.press("escape")
+        await until(lambda: app.screen is app.main, what="the main screen")
