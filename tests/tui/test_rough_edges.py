@@ -122,7 +122,7 @@ async def test_bashes_id_shows_a_shells_output_live_without_reading_it_for_the_m
         await until(lambda: isinstance(app.screen, ShellOutputScreen), what="the output screen")
         screen = app.screen
         assert screen.lines[0].startswith("bash_1") and "running" in screen.lines[0]
-        assert ["  line-1", "  line-2", "  line-3"] == screen.lines[1:4]
+        assert screen.lines[1:4] == ["  line-1", "  line-2", "  line-3"]
         (workspace / "go").touch()
         await until(lambda: "  after-go" in screen.lines, what="the new line, live")
         await until(lambda: "ended" in str(screen.query_one("#shell-output-title").render()))
