@@ -87,6 +87,30 @@ def shell_view(shell: Any, now: float | None = None) -> list[str]:
     return [*out, *(f"  {line}" for line in lines)] if lines else [*out, "  (no output yet)"]
 
 
+def stopping_line(session: Any) -> str | None:
+    """What eddy says at exit about the background work its close stops: ``Stopping 2
+    background tasks: shell bash_1 (npm run dev), agent Explore a1b2c3 (find the callers).``;
+    None when nothing runs."""
+    from agent.subagents.background import first_line
+
+    if session is None:
+        return None
+    parts = [
+        f"shell {s.id} ({first_line(' '.join(str(s.command).split()))})"
+        for s in session.shells.running()
+    ]
+    host = getattr(session.ctx, "subagents", None)
+    agents = host.background_agents() if host is not None else []
+    parts += [
+        f"agent {a.agent_type} {a.id[:6]} ({first_line(a.prompt)})"
+        for a in agents
+        if a.status == "running"
+    ]
+    if not parts:
+        return None
+    return f"Stopping {plural(len(parts), 'background task')}: {', '.join(parts)}."
+
+
 def find_task(session: Any, wanted: str) -> tuple[Any, Any, str]:
     """``/bashes ID``: (the shell, None, "") or (None, the agent, "") whose id is ``wanted``
     (an agent's: or starts with it), else (None, None, why not)."""

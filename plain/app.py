@@ -353,6 +353,11 @@ class PlainApp:
                 await self.dispatch(text)
         finally:
             last = self.session.status() if self.session is not None else None
+            from frontend.bashes import stopping_line
+
+            stopping = stopping_line(self.session)
+            if stopping is not None:  # the close kills them: say what, before it does
+                self.say(stopping, "yellow")
             await self.close_session(self.end_reason)
             await self.status_script.close()
             for task in list(self._tasks):

@@ -155,3 +155,23 @@ async def test_bashes_id_prints_a_snapshot_of_a_shells_output(
     h.type("/bashes bash_9" + ENTER)
     await h.printed("No background shell or agent has the id 'bash_9' (ids: bash_1).")
     assert await h.exit() == 0
+
+
+async def test_exit_names_the_background_shells_it_stops(
+    harness, fake_api: FakeAnthropic, workspace: Path
+):
+    fake_api.push(
+        Reply(
+            [tool_use("toolu_1", "Bash", {"command": "sleep 300", "run_in_background": True})],
+            "tool_use",
+        ),
+        Reply([text("Started.")]),
+    )
+    h = harness("--permission-mode", "bypassPermissions")
+    await h.start()
+    h.type("start it" + ENTER)
+    await h.event(ev.TurnFinished)
+    await h.idle()
+    assert await h.exit() == 0
+    assert "Stopping 1 background task: shell bash_1 (sleep 300)." in h.output
+    assert h.app.session is None or h.app.session.shells.running() == []

@@ -129,3 +129,19 @@ async def test_bashes_id_shows_a_shells_output_live_without_reading_it_for_the_m
         assert "line-1" in "".join(shell.unread)  # still unread for the model's BashOutput
         await pilot.press("escape")
         await until(lambda: app.screen is app.main, what="the main screen")
+
+
+async def test_exit_names_the_background_shells_it_stops(workspace: Path) -> None:
+    call = tool_call("t1", "Bash", command="sleep 300", run_in_background=True)
+    model = ScriptedModel([assistant("Starting.", call), "Started."])
+    app, events = saved_app(workspace, model, "--permission-mode", "bypassPermissions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "start it")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+        shell = app.session.shells.shells["bash_1"]
+        await type_and_send(pilot, "/exit")
+    # what run_app prints once the screen is back (and before "Session saved")
+    assert app.stopping == "Stopping 1 background task: shell bash_1 (sleep 300)."
+    assert shell.status == "killed"
