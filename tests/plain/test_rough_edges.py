@@ -175,3 +175,38 @@ async def test_exit_names_the_background_shells_it_stops(
     assert await h.exit() == 0
     assert "Stopping 1 background task: shell bash_1 (sleep 300)." in h.output
     assert h.app.session is None or h.app.session.shells.running() == []
+
+
+async def test_a_resumed_session_says_which_shells_are_gone_to_the_user_and_the_model(
+    harness, fake_api: FakeAnthropic, workspace: Path
+):
+    start = {"command": "sleep 300", "run_in_background": True}
+    fake_api.push(
+        Reply([tool_use("toolu_1", "Bash", start)], "tool_use"),
+        Reply([text("Started.")]),
+        Reply([text("I will start it again.")]),
+        Reply([tool_use("toolu_2", "Bash", start)], "tool_use"),
+        Reply([text("Again.")]),
+    )
+    first = harness("--permission-mode", "bypassPermissions")
+    await first.start()
+    first.type("start it" + ENTER)
+    await first.event(ev.TurnFinished)
+    await first.idle()
+    assert await first.exit() == 0
+    h = harness("--permission-mode", "bypassPermissions", "--continue")
+    await h.start()
+    gone = "Background shells of the earlier run ended when eddy exited: bash_1 (sleep 300)."
+    await h.printed(gone)
+    h.type("is it running?" + ENTER)
+    await h.event(ev.TurnFinished)
+    await h.idle()
+    sent = [b.get("text", "") for b in fake_api.requests[2]["messages"][-1]["content"]]
+    assert sent[0] == "is it running?"
+    assert any("shells of its earlier run were stopped" in t and "bash_1" in t for t in sent)
+    h.type("start it again" + ENTER)
+    await h.event(ev.TurnFinished, 2)
+    assert list(h.app.session.shells.shells) == ["bash_2"]  # never a second bash_1
+    later = [b.get("text", "") for b in fake_api.requests[3]["messages"][-1]["content"]]
+    assert not any("earlier run" in t for t in later)  # told once
+    assert await h.exit() == 0

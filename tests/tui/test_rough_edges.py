@@ -145,3 +145,32 @@ async def test_exit_names_the_background_shells_it_stops(workspace: Path) -> Non
     # what run_app prints once the screen is back (and before "Session saved")
     assert app.stopping == "Stopping 1 background task: shell bash_1 (sleep 300)."
     assert shell.status == "killed"
+
+
+async def test_a_resumed_session_says_which_shells_are_gone(workspace: Path) -> None:
+    from tui.widgets.conversation.message_line import MessageLine
+
+    call = tool_call("t1", "Bash", command="sleep 300", run_in_background=True)
+    app, events = saved_app(
+        workspace,
+        ScriptedModel([assistant("Starting.", call), "Started."]),
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "start it")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+    model = ScriptedModel(["It stopped with eddy."])
+    app, events = resumed_app(workspace, model)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await settle(app, pilot)
+        lines = [line.text for line in app.query(MessageLine)]
+        gone = "Background shells of the earlier run ended when eddy exited: bash_1 (sleep 300)."
+        assert any(gone in t for t in lines)
+        await type_and_send(pilot, "is it running?")
+        await events.wait_for(ev.TurnFinished)
+        sent = str(model.requests[0].messages[-1].content)
+        assert "shells of its earlier run were stopped" in sent and "bash_1" in sent
