@@ -321,6 +321,21 @@ def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None
     return True, None
 
 
+def is_command(text: str, workspace: Path) -> bool:
+    """Whether ``text`` names one of eddy's commands (built in, custom or an MCP prompt): typed
+    where a question waits for free text (a refusal's reason), it acts as that command."""
+    parsed = parse(text.strip())
+    if parsed is None:
+        return False
+    name = parsed[0]
+    if name in COMMANDS or name.startswith("mcp__"):
+        return True
+    try:
+        return name in custom_commands(workspace)
+    except OSError:
+        return False
+
+
 async def run_command(fe: FrontEnd, text: str) -> bool:
     """:func:`start_command`, then what is left of it: whether ``text`` was a command."""
     handled, pending = start_command(fe, text)

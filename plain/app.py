@@ -301,6 +301,11 @@ class PlainApp:
     async def dispatch(self, text: str) -> None:
         """Handle one submitted text: a question's answer, a command, or a prompt."""
         if self.questions:
+            from frontend.commands import is_command
+
+            if is_command(text, self.workspace):  # /exit at a question acts: it is no answer
+                await self.commands.run(text.strip())
+                return
             self.questions.answer(text)
             return
         if not text.strip():

@@ -210,3 +210,18 @@ async def test_a_resumed_session_says_which_shells_are_gone_to_the_user_and_the_
     later = [b.get("text", "") for b in fake_api.requests[3]["messages"][-1]["content"]]
     assert not any("earlier run" in t for t in later)  # told once
     assert await h.exit() == 0
+
+
+async def test_exit_typed_at_a_permission_question_exits_and_is_no_reason(
+    harness, fake_api: FakeAnthropic, workspace: Path
+):
+    fake_api.push(Reply([tool_use("toolu_1", "Bash", {"command": "touch made"})], "tool_use"))
+    h = harness()
+    await h.start()
+    h.type("make it" + ENTER)
+    await h.event(ev.PermissionRequested)
+    await until(lambda: h.app.message().startswith("Allow Bash?"), what="the question")
+    h.type("n" + ENTER)
+    await until(lambda: h.app.message().startswith("Why not?"), what="the reason question")
+    assert await h.exit("/exit" + ENTER) == 0  # the command, not the refusal's reason
+    assert len(fake_api.requests) == 1 and not (workspace / "made").exists()

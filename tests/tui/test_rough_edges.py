@@ -174,3 +174,30 @@ async def test_a_resumed_session_says_which_shells_are_gone(workspace: Path) -> 
         await events.wait_for(ev.TurnFinished)
         sent = str(model.requests[0].messages[-1].content)
         assert "shells of its earlier run were stopped" in sent and "bash_1" in sent
+
+
+async def test_exit_typed_at_a_permission_question_exits_and_is_no_reason(
+    workspace: Path,
+) -> None:
+    import asyncio
+
+    from tests.helpers.tui import make_app, shell_tool
+    from tests.helpers.wait import until
+    from tui.widgets.conversation.permission_prompt import PermissionPrompt
+
+    done = asyncio.Event()
+    done.set()
+    bash = shell_tool(done)
+    model = ScriptedModel([assistant(tool_call("c0", "Bash", command="make")), "done"])
+    app, events = make_app(workspace, model, [bash])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "build")
+        await events.wait_for(ev.PermissionRequested)
+        await pilot.pause()
+        assert app.focused is app.query_one(PermissionPrompt)
+        await pilot.press(*"/exit", "enter")  # typed into the question's reason field
+        await until(lambda: app.return_code is not None, what="the app's exit")
+    assert app.return_code == 0 and bash.calls == []
+    assert not [r for r in events.of(ev.PermissionResolved) if r.decision == "deny"]
+    assert len(model.requests) == 1  # "/exit" never reached the model as a refusal's reason
