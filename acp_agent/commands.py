@@ -90,6 +90,10 @@ class AcpFrontEnd:
     def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return (), ()
 
+    @property
+    def columns(self) -> int | None:
+        return None  # the editor wraps
+
     def say(self, text: str, kind: Kind = "hint") -> None:
         self.live.say(f"**{text}**" if kind == "error" else text)
 

@@ -39,6 +39,10 @@ class FrontEnd(Protocol):
     def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """--allowed-tools and --disallowed-tools."""
 
+    @property
+    def columns(self) -> int | None:
+        """How wide a line may be before the view wraps it (None: it does not wrap)."""
+
     def say(self, text: str, kind: Kind = "hint") -> None: ...
 
     def send(self, prompt: str) -> None:

@@ -120,7 +120,7 @@ def agents(fe: FrontEnd, arg: str) -> None:
     if arg.strip():
         _show_subagent(fe, transcript, arg.strip())
         return
-    fe.say(agents_listing(catalog))
+    fe.say(agents_listing(catalog, fe.columns))
     if transcript is None:
         return
     from frontend.subagent_transcripts import child_summaries

@@ -85,6 +85,12 @@ class Commands:
     def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return self.app.args.allowed_tools, self.app.args.disallowed_tools
 
+    @property
+    def columns(self) -> int | None:
+        import shutil
+
+        return shutil.get_terminal_size((100, 24)).columns - 1
+
     def say(self, text: str, kind: Kind = "hint", *styles: str) -> None:
         paint = self.app.paint
         chosen = styles or STYLES.get(kind, (kind,))

@@ -73,6 +73,11 @@ class SlashCommands:
     def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return self.app.args.allowed_tools, self.app.args.disallowed_tools
 
+    @property
+    def columns(self) -> int | None:
+        width = self.app.main.conversation.scrollable_content_region.width
+        return width - 2 if width > 20 else None  # a line's own padding
+
     def say(self, text: str, kind: Kind = "hint") -> None:
         self.app.main.say(text, kind)
 

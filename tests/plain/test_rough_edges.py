@@ -225,3 +225,35 @@ async def test_exit_typed_at_a_permission_question_exits_and_is_no_reason(
     await until(lambda: h.app.message().startswith("Why not?"), what="the reason question")
     assert await h.exit("/exit" + ENTER) == 0  # the command, not the refusal's reason
     assert len(fake_api.requests) == 1 and not (workspace / "made").exists()
+
+
+LONG = (
+    "Reviews a change for correctness, naming and tests; use it after every edit that touches "
+    "more than one module, and before a commit"
+)
+
+
+def reviewer_agent(workspace: Path) -> None:
+    agents = workspace / ".eddy" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text(
+        f"---\nname: reviewer\ndescription: {LONG}\n---\nReview the change.\n"
+    )
+
+
+async def test_agents_wraps_a_long_description_under_itself(
+    harness, fake_api: FakeAnthropic, workspace: Path, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", "71")  # the terminal's width, as shutil reads it
+    reviewer_agent(workspace)
+    h = harness()
+    await h.start()
+    h.type("/agents" + ENTER)
+    await h.printed("  reviewer           Reviews a change")
+    lines = h.output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("  reviewer "))
+    block = lines[start : start + 4]
+    assert all(len(line) <= 70 for line in block)
+    assert all(line.startswith(" " * 21) for line in block[1:])  # not back at column 1
+    assert " ".join(" ".join(line.split()) for line in block).startswith(f"reviewer {LONG}")
+    assert await h.exit() == 0
