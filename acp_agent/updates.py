@@ -30,6 +30,7 @@ from acp.helpers import (
 
 from agent import events as ev
 from frontend.tool_summary import result_text
+from frontend.wording import background_line
 
 Update = (
     schema.UserMessageChunk
@@ -239,7 +240,7 @@ class UpdateMapper:
                     )
                 ]
             case ev.TurnStarted():
-                if self.replay and event.prompt.strip():
+                if self.replay and event.prompt.strip() and event.origin == "user":
                     return [update_user_message_text(event.prompt)]
                 return []
             case ev.CorrectionsDelivered():
@@ -248,6 +249,10 @@ class UpdateMapper:
                 return []
             case ev.Notice():
                 return [update_agent_message_text(f"\n\n*{event.text}*\n\n")]
+            case ev.BackgroundReported():
+                # background work ended; the turn it may start streams its updates after this
+                # one, outside any session/prompt (as Claude Code's ACP adapter does)
+                return [update_agent_message_text(f"\n\n*{background_line(event)}*\n\n")]
             case ev.Error():
                 return [update_agent_message_text(f"\n\n**eddy:** {event.message}\n\n")]
             case ev.Compacted():

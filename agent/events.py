@@ -40,11 +40,16 @@ class TurnStarted:
     Attributes:
         shown: what the user typed when it is not the prompt itself (a custom command's
             ``/review calc.py``, whose expanded body is the prompt); "" otherwise.
+        origin: ``user`` (a prompt, or the queue sent after a turn), or ``background``: the
+            reports of background work that ended while eddy was idle started the turn by
+            themselves (their ``BackgroundReported`` lines were shown when the work ended;
+            ``prompt`` is their summaries, one a line; the model reads their notifications).
     """
 
     turn_id: int
     prompt: str
     shown: str = ""
+    origin: Literal["user", "background"] = "user"
     type: Literal["turn_started"] = "turn_started"
 
 
@@ -482,6 +487,31 @@ class BackgroundChanged:
     type: Literal["background_changed"] = "background_changed"
 
 
+@dataclass(frozen=True)
+class BackgroundReported:
+    """Background work ended (a background agent, or a shell of Bash ``run_in_background``
+    or Ctrl+B): Claude Code's task notification. Its report reaches the model after the
+    running turn's next tool results, or starts a turn by itself when eddy is idle, or waits
+    for the user's next prompt (agent/session/reports.py says when).
+
+    Attributes:
+        task_id: the shell's or the agent's id.
+        kind: ``shell`` or ``agent``.
+        status: ``completed``, ``failed`` or ``stopped``.
+        summary: the line the user reads, in Claude Code's words: ``Agent "x" finished``,
+            ``Background command "y" completed (exit code 0)``.
+        output_file: where its whole output is (a shell's log, an agent's transcript), or "".
+    """
+
+    turn_id: int
+    task_id: str
+    kind: Literal["shell", "agent"]
+    status: Literal["completed", "failed", "stopped"]
+    summary: str
+    output_file: str = ""
+    type: Literal["background_reported"] = "background_reported"
+
+
 Event = (
     TurnStarted
     | ModelCallStarted
@@ -515,6 +545,7 @@ Event = (
     | TurnFinished
     | SubagentEvent
     | BackgroundChanged
+    | BackgroundReported
 )
 
 

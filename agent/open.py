@@ -226,8 +226,7 @@ def open_session(
     problems += skills.problems
     config.policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     if tools is None:
-        skill_tool = skills.tool(ask_project=not trusted.vouched)
-        tools = [*default_tools(), skill_tool] if skills.found else default_tools()
+        tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
         no_search = server_search_problem()
         if no_search is not None:  # Bedrock: a WebSearch that says why it cannot search
             tools.append(WebSearchUnavailableTool(no_search))
@@ -346,6 +345,11 @@ def _config(
         problems.append("passSecretEnv: expected a list of variable names; ignored.")
     if settings.auto_compact is False:
         config.autocompact = None
+    turns = settings.get("maxSelfStartedTurns", config.self_started_turns)
+    if isinstance(turns, int) and not isinstance(turns, bool) and turns >= 0:
+        config.self_started_turns = turns
+    else:
+        problems.append("maxSelfStartedTurns: expected a whole number (0 or more); ignored.")
     return config, memory
 
 

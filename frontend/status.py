@@ -173,6 +173,7 @@ class StatusModel:
                 | ev.SessionRenamed()
                 | ev.HookRan()
                 | ev.HookStarted()
+                | ev.BackgroundReported()  # BackgroundChanged says what still runs
             ):
                 pass
             case ev.PromptBlocked():

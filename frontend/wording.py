@@ -59,6 +59,12 @@ def hook_acts(event: ev.HookRan) -> bool:
     return event.outcome != "success" or event.decision is not None
 
 
+def background_line(event: ev.BackgroundReported) -> str:
+    """``● Agent "x" finished``: background work ended (Claude Code's words; the model reads
+    its report after the running turn's results, or in a turn of its own)."""
+    return f"● {sanitize(event.summary)}"
+
+
 def hook_line(event: ev.HookRan) -> str:
     """One line for a hook run: ``hook PreToolUse ./check.sh: exit 2, blocked (12 ms): why``."""
     status = "no exit" if event.exit_code is None else f"exit {event.exit_code}"

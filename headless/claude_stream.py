@@ -171,6 +171,7 @@ class ClaudeStream:
                 | ev.RewindFinished()
                 | ev.TurnFinished()
                 | ev.BackgroundChanged()
+                | ev.BackgroundReported()  # -p and the SDK mode write task_notification
             ):
                 pass  # errors go to stderr (headless/run.py); the outcome is the result line
             case _:

@@ -5,17 +5,31 @@ Code's messages, one per line: ``headless/claude_stream.py``), ``eddy-events`` (
 event, one JSON object per line, as ``agent.events.to_json`` writes it); in both streams the
 last line is the result. Exit code 0 on success, 1 otherwise;
 130 / 143 / 129 for a run that Ctrl+C, SIGTERM or SIGHUP interrupted.
+
+Background work (a Bash ``run_in_background``, a background agent) outlives the prompt's turn:
+as Claude Code's print mode does, the run waits for it, and each report starts a turn of its
+own (agent/session/reports.py; with its limits: ``maxSelfStartedTurns`` in a row, T, B).
+Each turn ends with a result: ``text`` prints each one's answer, ``stream-json`` and
+``eddy-events`` write a result line for each (stream-json also Claude Code's
+``task_notification`` line and a new ``init`` line before such a turn), ``json`` writes the
+last one. A report that may not start a turn ends the wait; so does a signal, and the
+deadline: background work still running ``EDDY_BACKGROUND_WAIT_S`` seconds (600, the longest
+a foreground command may take) after the last turn ended is stopped, with a line on stderr
+naming it. The run's close stops what still runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import sys
 import threading
 import time
+import uuid
+from collections.abc import Callable
 from typing import Any, assert_never
 
 from agent import events as ev
@@ -95,6 +109,7 @@ def stderr_line(event: ev.Event, fmt: str) -> str | None:
             | ev.TurnFinished()
             | ev.SubagentEvent()
             | ev.BackgroundChanged()
+            | ev.BackgroundReported()  # stream-json's task_notification; the turn it starts
         ):
             return None
         case _:
@@ -113,10 +128,13 @@ class _Signals:
     def __init__(self) -> None:
         self.code: int | None = None  # the exit status of the first signal
         self.session: Session | None = None
+        self.came = asyncio.Event()
+        """Set by the first signal (the wait for background work ends)."""
         handle_termination(self._on_signal, signals=INTERRUPT_CODES)
 
     def _on_signal(self, code: int) -> None:
         self.code = code
+        self.came.set()
         if self.session is not None:
             self.session.submit(ops.Interrupt())
 
@@ -147,11 +165,20 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
     finished: list[ev.TurnFinished] = []
     errors_shown = False
     claude = ClaudeStream(out) if fmt == "stream-json" else None
+    init: dict[str, Any] = {}
+    on_finished: Callable[[], None] | None = None
+    """The init line's fields (written again before a turn that reports start)."""
 
     def emit(event: ev.Event) -> None:
         nonlocal errors_shown
         if isinstance(event, ev.TurnFinished):
             finished.append(event)
+            if on_finished is not None:  # its result at once, as Claude Code writes it
+                on_finished()
+        elif claude is not None and isinstance(event, ev.BackgroundReported):
+            claude.write(task_notification(event, claude.session_id))
+        elif claude is not None and isinstance(event, ev.TurnStarted) and event.origin != "user":
+            claude.start(**init)  # each turn's init line, as Claude Code writes it
         # an MCP server's failure is not the turn's: the turn's own error is still said
         errors_shown = errors_shown or (isinstance(event, ev.Error) and event.kind != "mcp")
         if fmt == "eddy-events":
@@ -188,7 +215,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             await mcp.wait_started()  # each one started, as Claude Code's does
             mcp.sync_tools()  # and lists their tools
         now = session.status()
-        claude.start(
+        init.update(
             session_id=now.session_id,
             model=now.model,
             cwd=str(now.workspace),
@@ -196,39 +223,110 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             permission_mode=now.mode,
             mcp_servers=mcp.server_states() if mcp is not None else [],
         )
+        claude.start(**init)
     # The prompt is submitted even if a signal came while the session was built: it is then
     # recorded and interrupted at once, so the transcript keeps it (resumable with --continue).
     session.submit(ops.SubmitPrompt(prompt))
     signals.attach(session)
     if signals.code is not None:
         session.submit(ops.Interrupt())
+    written = 0
+
+    def write_results(final: bool) -> None:
+        """A result for each turn that ended since the last ones (``json``: the last one,
+        once the run is over)."""
+        nonlocal written
+        status = session.status()
+        for last in finished[written:]:
+            if fmt == "json" and not (final and last is finished[-1]):
+                continue
+            duration = int((time.monotonic() - started) * 1000)
+            result = result_object(last, status.session_id, duration)
+            result["duration_api_ms"] = model.api_ms
+            # this run's tool turns so far (the session's own count is its answered prompts)
+            result["num_turns"] = sum(f.num_turns for f in finished[: finished.index(last) + 1])
+            # this run's spend, as --max-budget-usd counts it (a resumed session's earlier
+            # spend is in its transcript), like Claude Code's print mode
+            result["total_cost_usd"] = round(status.run_cost, 6)
+            if claude is not None:
+                claude.result(result)
+            elif fmt in ("eddy-events", "json"):
+                out.write(json.dumps(result, indent=2 if fmt == "json" else None) + "\n")
+            elif last.subtype == "success":
+                out.write(last.result.rstrip("\n") + "\n")
+            elif not errors_shown:  # an error is said once: on stderr, as it happened
+                out.write((last.error or last.subtype).rstrip("\n") + "\n")
+            out.flush()
+        written = len(finished) if fmt != "json" or final else written
+
+    on_finished = functools.partial(write_results, False)
     await session.wait_idle()
+    while await _reports_start_a_turn(session, signals):  # background work reports back
+        await session.wait_idle()
+    on_finished = None
     await session.close()  # the model, the transcript, the checkpoint store
-    duration = int((time.monotonic() - started) * 1000)
+    write_results(final=True)
     last = finished[-1]
-    status = session.status()
-    result = result_object(last, status.session_id, duration)
-    result["duration_api_ms"] = model.api_ms
-    result["num_turns"] = sum(f.num_turns for f in finished)  # this run's tool turns
-    # this run's spend, as --max-budget-usd counts it (a resumed session's earlier spend is
-    # in its transcript), like Claude Code's print mode
-    result["total_cost_usd"] = round(status.run_cost, 6)
-    if claude is not None:
-        claude.result(result)
-    elif fmt == "eddy-events":
-        out.write(json.dumps(result) + "\n")
-    elif fmt == "json":
-        out.write(json.dumps(result, indent=2) + "\n")
-    elif last.subtype == "success":
-        out.write(last.result.rstrip("\n") + "\n")
-    elif not errors_shown:  # an error is said once: on stderr, as it happened
-        out.write((last.error or last.subtype).rstrip("\n") + "\n")
-    out.flush()
     # From here the exit status is the result's, whatever signal comes: the loop does not
     # run the handlers again before the run ends.
     if last.subtype == "interrupted":
         return signals.code or 130
     return 0 if last.subtype == "success" else 1
+
+
+BACKGROUND_WAIT_S = 600.0
+"""How long ``eddy -p`` waits for background work after its last turn (the longest a
+foreground command may take); ``EDDY_BACKGROUND_WAIT_S`` changes it."""
+
+
+async def _reports_start_a_turn(session: Session, signals: _Signals) -> bool:
+    """Wait while background work runs and its report may start a turn; whether one is due
+    (False: nothing runs that will report, a report may not start a turn, a signal, or the
+    deadline, which names on stderr what the close then stops)."""
+    reports = session.reports
+    loop = asyncio.get_running_loop()
+    try:
+        wait_s = float(os.environ.get("EDDY_BACKGROUND_WAIT_S", BACKGROUND_WAIT_S))
+    except ValueError:
+        wait_s = BACKGROUND_WAIT_S
+    deadline = loop.time() + wait_s
+    while True:
+        if session.busy or reports.due:
+            return True
+        if signals.code is not None or not reports.expected or not reports.can_start():
+            return False
+        left = deadline - loop.time()
+        if left <= 0:
+            names = ", ".join(sorted(reports.expected))
+            print(
+                f"eddy: background work still running after {wait_s:g} s is stopped: {names}",
+                file=sys.stderr,
+            )
+            return False
+        reports.changed.clear()
+        waits = {
+            asyncio.ensure_future(signals.came.wait()),
+            asyncio.ensure_future(reports.changed.wait()),
+        }
+        try:
+            await asyncio.wait(waits, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+
+
+def task_notification(event: ev.BackgroundReported, session_id: str) -> dict[str, Any]:
+    """Claude Code's ``system`` ``task_notification`` line for background work that ended."""
+    return {
+        "type": "system",
+        "subtype": "task_notification",
+        "task_id": event.task_id,
+        "status": event.status,
+        "output_file": event.output_file,
+        "summary": event.summary,
+        "session_id": session_id,
+        "uuid": str(uuid.uuid4()),
+    }
 
 
 def _make_client_beside_mcp(session: Session) -> None:

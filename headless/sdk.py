@@ -333,6 +333,12 @@ class SdkRun:
             self.queued = self.queued[len(event.texts) :]
         elif isinstance(event, ev.PermissionModeChanged):
             self._system("status", status=None, permissionMode=event.mode)
+        elif isinstance(event, ev.BackgroundReported) and event.kind == "shell":
+            # a subagent's is written from its own events (_task_lifecycle)
+            fields = {"status": event.status, "summary": event.summary}
+            self._system(
+                "task_notification", task_id=event.task_id, output_file=event.output_file, **fields
+            )
         elif isinstance(event, ev.Compacted):
             trigger = "auto" if event.automatic else "manual"
             metadata = {"trigger": trigger, "pre_tokens": event.context_tokens}

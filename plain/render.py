@@ -163,6 +163,9 @@ class Renderer:
                         self.paint(f"Plan approved: eddy goes on in {event.mode} mode.", "cyan")
                     ]
                 return [self.paint("Plan rejected: eddy stays in plan mode.", "cyan")]
+            case ev.BackgroundReported():
+                colour = "red" if event.status == "failed" else "cyan"
+                return [*self.text.finish(), self.paint(wording.background_line(event), colour)]
             case ev.SubagentEvent():
                 line = subagent_line(event)
                 return [self.paint(line, "dim")] if line is not None else []
@@ -187,6 +190,8 @@ class Renderer:
     # -- the conversation ---------------------------------------------------------------
     def _on_turn_started(self, event: ev.TurnStarted) -> list[str]:
         self._thinking = False
+        if event.origin == "background":  # no one typed it: its reports' lines were shown
+            return []
         expected, self.echo_next = self.echo_next, None
         prompt = event.shown or event.prompt  # a custom command as typed, not its body
         lines = (

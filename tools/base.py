@@ -128,12 +128,13 @@ class ShellState:
     """The command line of the latest foreground call (what Ctrl+B hands on is named by it)."""
 
 
-Grant = Literal["read_only", "rule", "git_config", "user"]
+Grant = Literal["read_only", "rule", "git_config", "user", "bypass"]
 """Why the gate let a call run: ``read_only`` (eddy judged it read-only and asked no one),
 ``rule`` (an allow rule or the mode allowed it), ``git_config`` (as ``rule``, for a command
 whose only change is git's own harmless write of its configuration: ``git remote add``),
-``user`` (the user said yes, typed it with ``!``, or runs in bypassPermissions). The Bash tool
-picks its sandbox profile from it."""
+``user`` (the user said yes to it or typed it with ``!``), ``bypass`` (bypassPermissions: as
+``user``, but no one saw this command, so the places that configure eddy it creates are not
+kept). The Bash tool picks its sandbox profile and its watch from it."""
 
 
 class ShellWatch(Protocol):

@@ -61,12 +61,12 @@ class Skills:
     found: dict[str, Skill] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
-    def tool(self, *, ask_project: bool = True) -> SkillTool:
-        """The Skill tool offering these skills (``ask_project``: a project's skill asks
-        before its first run; not when the caller vouches for the folder)."""
+    def tool(self) -> SkillTool:
+        """The Skill tool offering these skills; a project's skill asks before its first run,
+        also when the caller vouches for the folder (``eddy -p`` refuses it then, naming the
+        rule ``Skill(name)`` that allows it: Claude Code 2.1.333's ``-p`` does the same)."""
         entries = [
-            SkillEntry(s.name, s.description, s.path, s.project and ask_project)
-            for s in self.found.values()
+            SkillEntry(s.name, s.description, s.path, s.project) for s in self.found.values()
         ]
         return SkillTool(entries, skill_body)
 

@@ -10,8 +10,10 @@ The gate tells the Bash tool why a call may run (its :data:`tools.base.Grant`), 
   the places that configure eddy read-only where they exist and watched where they do not
   (:meth:`Sandbox.watch`). ``git_config``: the same, with ``.git/config`` writable.
   With no sandbox such a command runs as it would without one: the user wrote the rule.
-- ``user`` (the user said yes, typed ``!``, or chose bypassPermissions): outside the sandbox,
-  unless ``allowUnsandboxedCommands`` is false (then as ``rule``).
+- ``user`` (the user said yes, or typed ``!``): outside the sandbox, unless
+  ``allowUnsandboxedCommands`` is false (then as ``rule``). ``bypass`` (bypassPermissions):
+  the same, and watched as ``rule`` is, inside the sandbox or not: no one saw the command, so
+  the missing places that configure eddy it creates do not stay.
 
 Network off and secrets hidden in both profiles, and what Read deny rules name masked
 (:mod:`agent.sandbox.masks`); see :mod:`agent.sandbox.config`.
@@ -62,8 +64,11 @@ class Sandbox:
     def watch(
         self, grant: Grant | None, command: str, roots: tuple[Path, ...]
     ) -> PlacesWatch | None:
-        """For a command that runs with a writable workspace inside the sandbox: the watch over
-        the places missing under ``roots`` now (see :class:`PlacesWatch`); else None."""
+        """For a command that runs with a writable workspace inside the sandbox, or in
+        bypassPermissions (in the sandbox or not): the watch over the places missing under
+        ``roots`` now (see :class:`PlacesWatch`); else None."""
+        if grant == "bypass":
+            return PlacesWatch.start(roots, self.approved)
         try:
             if self.profile_for(grant, command) != "workspace":
                 return None
@@ -111,7 +116,7 @@ class Sandbox:
         Raises:
             ToolError: a read-only auto-allowed command with no sandbox to run it in.
         """
-        if grant == "user" and self.settings.allow_unsandboxed_commands:
+        if grant in ("user", "bypass") and self.settings.allow_unsandboxed_commands:
             return None
         reason = self.unavailable_reason(command)
         if reason is not None:

@@ -58,6 +58,9 @@ class SessionConfig:
     Default."""
     hooks: HookConfig = field(default_factory=HookConfig)
     """The ``hooks`` of every settings file, merged (see agent/hooks)."""
+    self_started_turns: int = 5
+    """Turns the reports of background work may start in a row with no prompt or correction
+    from the user (``maxSelfStartedTurns``; 0: none, reports wait for a prompt)."""
 
 
 def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:

@@ -35,6 +35,7 @@ from agent.session.conversation import Conversation, CorrectionQueue
 from agent.session.dialogs import SessionDialogs
 from agent.session.gate import PermissionGate
 from agent.session.record import SessionRecorder
+from agent.session.reports import BackgroundReports
 from agent.session.shells import ShellRegistry
 from agent.session.side_model import side_query
 from agent.session.status import SessionStatus
@@ -109,7 +110,17 @@ class Session:
         )
         self.gate.extensions = self.extensions
         self.runner = ToolRunner(self.tools, self.ctx, self.gate, self.emit, self.extensions)
-        self.shells = ShellRegistry(self.ctx, on_change=self.background_changed)
+        self.reports = BackgroundReports(
+            self.emit,
+            busy=lambda: self.busy,
+            start=lambda: self._spawn(self.prompts.run("", by_reports=True)),
+            refusal=lambda: self.prompts.held_reason(),
+            turn_id=lambda: self.runner.turn_id,
+            limit=config.self_started_turns,
+        )
+        """What background work reports when it ends, and the turns those reports start
+        (agent/session/reports.py)."""
+        self.shells = ShellRegistry(self.ctx, self.background_changed, self.reports)
         """Background shells (Bash ``run_in_background``, Ctrl+B); they outlive turns."""
         self.ctx.shells = self.shells
         self.dialogs = SessionDialogs(
@@ -142,9 +153,11 @@ class Session:
             extensions=self.extensions,
             compactor=self.compactor,
             shells=self.shells,
+            reports=self.reports,
             stop=self.stop,
             emit=self.emit,
             add_prompt=self.add_prompt,
+            add_reports=self.add_reports,
             report_checkpoint_error=self.report_checkpoint_error,
         )
         """Runs each prompt's turn (agent/session/turns.py)."""
@@ -241,6 +254,8 @@ class Session:
         """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
         match op:
             case ops.SubmitPrompt() | ops.QueueCorrection():
+                if op.text.strip():  # the user is here: reports may start turns again
+                    self.reports.user_spoke()
                 # while a turn runs, anything typed is a correction for its next call
                 # (``@agent-<name> text``: for that running subagent)
                 if self.busy:
@@ -395,9 +410,16 @@ class Session:
         self.emit(done)
 
     async def wait_idle(self) -> None:
-        """Wait until no turn is running (including turns the queue starts)."""
-        while self._task is not None and not self._task.done():
-            await asyncio.gather(self._task, return_exceptions=True)
+        """Wait until no turn is running (including turns the queue starts, and those the
+        reports of background work start as the last one ends)."""
+        while True:
+            task = self._task
+            if task is not None and not task.done():
+                await asyncio.gather(task, return_exceptions=True)
+            elif self.reports.due:  # decided on the loop's next round (call_soon): one yield
+                await asyncio.sleep(0)
+            else:
+                return
 
     async def close(self, reason: str = "other") -> None:
         """Stop any running turn, then close the model's connection, the transcript and the
@@ -409,6 +431,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        self.reports.close()
         self.submit(ops.Shutdown())
         await self.wait_idle()
         await self.shells.close()
@@ -437,6 +460,8 @@ class Session:
     def _spawn(self, work: Any) -> None:
         self.stop.renew()
         self._task = asyncio.get_running_loop().create_task(work)
+        # idle again: a report that came meanwhile and may start a turn starts it now
+        self._task.add_done_callback(lambda _: self.reports.wake())
 
     def emit(self, event: ev.Event) -> None:
         """The session's event sink: record ``event``, show it to the extensions, hand it to
@@ -522,8 +547,8 @@ class Session:
         Args:
             text: the prompt.
             delivered: the queued corrections this prompt is made of (if it is the queue).
-            added: the extensions' text blocks that follow it (hook context, MCP resources,
-                reports of background agents).
+            added: the text blocks that follow it (hook context, MCP resources, reports of
+                background work that waited for a prompt).
         """
         mark = self.rewinder.on_prompt(self.history, text)
         blocks = prompt_blocks(text, self.config) + tuple(TextBlock(c) for c in added)
@@ -532,3 +557,10 @@ class Session:
         if mark.checkpoint_id is not None:
             cid = mark.checkpoint_id
             self._write(lambda t: t.checkpoint(mark.keep, id=cid, prompt=text))
+
+    def add_reports(self, texts: tuple[str, ...]) -> None:
+        """Append the notifications of background work as the prompt of a turn they start:
+        no rewind point (what that turn changes belongs to the last prompt's checkpoint), no
+        @-mentions or images read from them (nobody typed them)."""
+        self.conversation.add_user(tuple(TextBlock(t) for t in texts))
+        self._write(lambda t: t.record_history(self.history))

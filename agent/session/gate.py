@@ -236,7 +236,7 @@ class PermissionGate:
 
     def _grant(self, decision: Decision) -> Grant:
         if self.policy.mode == "bypassPermissions":
-            return "user"
+            return "bypass"
         if decision.git_config:
             return "git_config"
         return "read_only" if decision.read_only else "rule"

@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent.session.reports import BackgroundReports, shell_report
 from tools import procgroup
 from tools.base import ShellWatch, ToolContext, ToolError
 from tools.bash import output_cap
@@ -111,11 +112,20 @@ class ShellRegistry:
     Args:
         ctx: the session's tool context (limits, where logs go).
         on_change: called when a shell starts or ends (front ends refresh what they show).
+        reports: the session's reports (agent/session/reports.py): each shell is expected
+            to report from its start, and reports when its command ends or is killed (until
+            ``close``).
     """
 
-    def __init__(self, ctx: ToolContext, on_change: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        ctx: ToolContext,
+        on_change: Callable[[], None] | None = None,
+        reports: BackgroundReports | None = None,
+    ) -> None:
         self.ctx = ctx
         self.on_change = on_change
+        self.reports = reports
         self.shells: dict[str, BackgroundShell] = {}
         self.store: CheckpointStore | None = None
         self._count = 0
@@ -151,7 +161,7 @@ class ShellRegistry:
     ) -> str:
         """Take over a running foreground command (Ctrl+B) with its pipe reader (and the
         sandbox's watch over it)."""
-        shell = self._register(proc, command, "sent to the background")
+        shell = self._register(proc, command, "")
         shell.watch = watch
         shell.reader = reader
         reader.on_text = shell.feed
@@ -166,6 +176,8 @@ class ShellRegistry:
         log = OutputSpool(0, self.ctx.output_dir, prefix=shell_id)
         shell = BackgroundShell(shell_id, command, description, proc, log)
         self.shells[shell_id] = shell
+        if self.reports is not None:
+            self.reports.expect(shell_id)
         self._unscanned = True
         self._changed()
         return shell
@@ -178,7 +190,8 @@ class ShellRegistry:
     async def _wait(self, shell: BackgroundShell) -> None:
         """Note the exit; keep reading what the group's other processes still print."""
         code = await shell.proc.wait()
-        if shell.status == "running":
+        ended = shell.status == "running"
+        if ended:
             shell.exit_code = code
             shell.status = "completed" if code == 0 else "failed"
         shell.finish_watch()
@@ -191,6 +204,8 @@ class ShellRegistry:
             procgroup.reap_group(shell.pgid)
             if not procgroup.group_alive(shell.pgid):
                 self._release(shell)
+        if ended:  # after the last output was read: the model may read it all then
+            self._report(shell)
 
     def _release(self, shell: BackgroundShell) -> None:
         """The group is empty: stop reading, close the log, forget the group."""
@@ -199,6 +214,16 @@ class ShellRegistry:
             shell.reader = None
         shell.log.close()
         procgroup.finished(shell.proc)
+
+    def _report(self, shell: BackgroundShell) -> None:
+        """Tell the session that ``shell`` ended (its report: Claude Code's words)."""
+        if self.reports is None:
+            return
+        label = shell.description or " ".join(shell.command.split())
+        if len(label) > 80:
+            label = label[:79] + "…"
+        path = str(shell.log.path) if shell.log.path is not None else ""
+        self.reports.add(shell_report(shell.id, label, shell.status, shell.exit_code, path))
 
     def _changed(self) -> None:
         if self.on_change is not None:
@@ -272,6 +297,7 @@ class ShellRegistry:
         await procgroup.kill_group_shielded(shell.proc)
         self._release(shell)
         shell.done.set()
+        self._report(shell)
         self._changed()
         return f"Successfully killed shell: {shell.id} ({shell.command})"
 
@@ -313,6 +339,7 @@ class ShellRegistry:
 
     async def close(self) -> None:
         """Kill every group that still has a process (eddy's exit: no orphans)."""
+        self.reports = None  # nobody reads a report any more
         for shell in list(self.shells.values()):
             if shell.status == "running":
                 shell.status = "killed"

@@ -30,6 +30,7 @@ from agent.turn.runner import ToolRunner
 
 if TYPE_CHECKING:
     from agent.session.compaction import Compactor
+    from agent.session.reports import BackgroundReports
     from agent.session.shells import ShellRegistry
 
 Emit = Callable[[ev.Event], None]
@@ -67,10 +68,14 @@ class PromptRunner(TurnHost):
         extensions: the session's extensions.
         compactor: compacts before a call that would nearly fill the window.
         shells: the background shells (what they changed is recorded before a prompt).
+        reports: the reports of background work the model has not read: they follow the
+            next prompt, or the running turn's next results, or are a turn's prompt.
         stop: the stop signal Esc sets.
         emit: the session's event sink.
         add_prompt: adds a prompt to the history (and the transcript, and the rewind list):
             ``(text, delivered corrections, added blocks)``.
+        add_reports: adds the notifications of a turn that reports start to the history
+            (and the transcript): no rewind point, nobody's words.
         report_checkpoint_error: shows a failed checkpoint save, given the turn's id.
     """
 
@@ -87,9 +92,11 @@ class PromptRunner(TurnHost):
         extensions: Extensions,
         compactor: Compactor,
         shells: ShellRegistry,
+        reports: BackgroundReports,
         stop: StopSignal,
         emit: Emit,
         add_prompt: Callable[[str, tuple[str, ...], tuple[str, ...]], None],
+        add_reports: Callable[[tuple[str, ...]], None],
         report_checkpoint_error: Callable[[int], None],
     ) -> None:
         self.config = config
@@ -102,36 +109,69 @@ class PromptRunner(TurnHost):
         self.extensions = extensions
         self.compactor = compactor
         self.shells = shells
+        self.reports = reports
         self.stop = stop
         self.emit = emit
         self.add_prompt = add_prompt
+        self.add_reports = add_reports
         self.report_checkpoint_error = report_checkpoint_error
         self._turn_ids = itertools.count(1)
+        self.last_subtype: str | None = None
+        """How the last turn ended (a report starts no turn after a limit, for one)."""
+        self.last_origin: str = "user"
+        """Who started the last turn: ``user`` or ``background`` (``TurnStarted.origin``)."""
 
-    async def run(self, text: str, shown: str = "") -> None:
-        """Run ``text`` as a prompt (``shown``: what the user typed, when not ``text``);
-        then, while one is queued and nothing stops it, the queue as the next prompt."""
+    async def run(self, text: str, shown: str = "", *, by_reports: bool = False) -> None:
+        """Run ``text`` as a prompt; then, while one is queued and nothing stops it, the
+        queue as the next prompt.
+
+        Args:
+            text: the prompt (not used when ``by_reports``).
+            shown: what the user typed, when it is not ``text`` (a custom command's
+                ``/review calc.py``): ``TurnStarted.shown``.
+            by_reports: the reports of background work start this turn by themselves, eddy
+                being idle (agent/session/reports.py): their notifications, taken now (with
+                those that came while the checkpoint scan ran), are its prompt, which is no
+                rewind point (what the turn changes belongs to the user's last prompt) and no
+                one's words (no UserPromptSubmit, no @-mentions).
+        """
         delivered: tuple[str, ...] = ()
         while True:
-            turn_id = next(self._turn_ids)
             await self.shells.catch_up()  # what background shells changed: the last prompt's
-            # the extensions' word on the prompt (hooks, MCP resources, background reports)
-            done, added = await unless_interrupted(self.extensions.on_prompt(text), self.stop.event)
-            if not done:
-                added = PromptAddition("Interrupted before the prompt was sent.")
-            if added.blocked is not None:
-                self._blocked(turn_id, text, added.blocked)
-                return
-            self.add_prompt(text, delivered, added.blocks)
-            self.emit(ev.TurnStarted(turn_id, text, shown))
-            shown = ""  # the queue sent next is shown as itself
+            if by_reports:
+                reports = self.reports.take()
+                if not reports:
+                    return
+                turn_id = next(self._turn_ids)
+                self.add_reports(tuple(r.text for r in reports))
+                summaries = "\n".join(r.summary for r in reports)
+                self.emit(ev.TurnStarted(turn_id, summaries, origin="background"))
+                self.last_origin = "background"
+                by_reports = False
+            else:
+                turn_id = next(self._turn_ids)
+                # the extensions' word on the prompt (hooks, MCP resources)
+                done, added = await unless_interrupted(
+                    self.extensions.on_prompt(text), self.stop.event
+                )
+                if not done:
+                    added = PromptAddition("Interrupted before the prompt was sent.")
+                if added.blocked is not None:
+                    self._blocked(turn_id, text, added.blocked)
+                    return
+                # the reports of background work that waited for a prompt follow it
+                held = tuple(r.text for r in self.reports.take())
+                self.add_prompt(text, delivered, (*added.blocks, *held))
+                self.emit(ev.TurnStarted(turn_id, text, shown))
+                shown = ""  # the queue sent next is shown as itself
+                self.last_origin = "user"
             self.report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
             outcome = await self._turn(turn_id)
             # Interrupt with a queue sends it at once; a finished turn makes it the next
-            # prompt, unless the budget is spent: nobody asked for that call (a background
-            # agent's report or a correction that came too late), so it waits for the user
+            # prompt, unless the budget is spent: nobody asked for that call (a correction
+            # that came too late), so it waits for the user
             queue = self.corrections.items
-            if outcome.subtype == "success" and queue and self._budget_spent():
+            if outcome.subtype == "success" and queue and self.budget_spent():
                 text = "The budget is spent: what is queued waits for your next prompt (/budget)."
                 self.emit(ev.Notice(turn_id, text))
             elif outcome.subtype in ("success", "interrupted") and queue:
@@ -167,7 +207,7 @@ class PromptRunner(TurnHost):
         self._finish(turn, outcome, started)
         return outcome
 
-    def _budget_spent(self) -> bool:
+    def budget_spent(self) -> bool:
         """Whether the session's cap B is reached (the running trees' spend included)."""
         cap = self.config.limits.max_budget_usd
         return cap is not None and self.spend.live(self.config.headless) >= cap
@@ -187,6 +227,23 @@ class PromptRunner(TurnHost):
         """The corrections queued while the calls ran (they follow the results)."""
         return self.corrections.take_all()
 
+    def take_reports(self) -> list[str]:
+        """The reports of background work that ended while the calls ran (they follow the
+        results and the corrections)."""
+        return [r.text for r in self.reports.take()]
+
+    def held_reason(self) -> str | None:
+        """Why a report may not start a turn by itself now, or None: the last turn stopped
+        at a limit (the user set it: nothing runs past it unasked), the budget is spent, or
+        the user stopped a turn that reports had started (Esc: they are at the keyboard)."""
+        if self.last_subtype == "error_max_turns":
+            return "The last turn stopped at its turn limit (/turns)"
+        if self.last_subtype == "error_max_budget_usd" or self.budget_spent():
+            return "The budget is spent (/budget)"
+        if self.last_subtype == "interrupted" and self.last_origin == "background":
+            return "You stopped the last turn that background work started"
+        return None
+
     async def before_call(self, turn: Turn) -> bool:
         """Before each model call: the extensions (the tool set may change here), then
         compaction."""
@@ -199,6 +256,7 @@ class PromptRunner(TurnHost):
 
     def _finish(self, turn: Turn, outcome: TurnOutcome, started: float) -> None:
         self.spend.add(turn)
+        self.last_subtype = outcome.subtype
         self.emit(
             ev.TurnFinished(
                 turn.turn_id,

@@ -435,7 +435,7 @@ def build_policy(
         )
     elif mode is not None:
         if mode in MODES:
-            chosen = cast(Mode, mode)
+            chosen = mode
         else:
             problems.append(f"--permission-mode: unknown mode {mode!r}; using {chosen}.")
     policy = Policy(

@@ -1,5 +1,6 @@
 """What the host keeps of a background child (``run_in_background``): its record for
-``/tasks`` and for stopping it, and the one notice the model reads when it ends.
+``/tasks`` and for stopping it, and the one report it gives when it ends
+(agent/session/reports.py delivers it).
 
 The decision on Esc and stopping is in agent/subagents/host.py's docstring.
 """
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from agent.session.reports import Report, notification
 
 if TYPE_CHECKING:
     from agent.subagents.child import Child
@@ -22,12 +25,14 @@ class BackgroundAgent:
         prompt: its task.
         started_at: when it started (``time.time()``).
         status: running, completed, failed or stopped.
-        stopping: ``SubagentHost.stop`` asked it to stop (its notice says so).
+        stopping: ``SubagentHost.stop`` asked it to stop (its report says so).
+        description: the Agent call's short description (the report's name for it).
     """
 
     child: Child
     prompt: str
     started_at: float
+    description: str = ""
     status: str = "running"
     stopping: bool = False
 
@@ -42,17 +47,31 @@ class BackgroundAgent:
         return self.child.definition.name
 
 
-def completion_notice(record: BackgroundAgent, subtype: str, report: str) -> str:
-    """The one notice the model reads when background child ``record`` ends: its report, or
-    (stopped) that it was stopped, with the child's footer (turns, tokens, cost)."""
-    head = f"The background agent {record.id} ({record.agent_type})"
+def completion_report(record: BackgroundAgent, subtype: str, report: str) -> Report:
+    """The report of background child ``record`` when it ends: its answer, or (stopped) that
+    it was stopped, with the child's footer (turns, tokens, cost), in Claude Code's words
+    (``Agent "x" finished``)."""
+    child = record.child
+    what = f'Agent "{record.description or record.agent_type}"'
+    transcript = child.transcript
+    output_file = str(transcript.path) if transcript is not None else ""
+    fields = {"output_file": output_file, "tool_use_id": child.call_id}
     if record.stopping:
         footer = report.rpartition("\n\n")[2]
-        return (
-            f"<system-reminder>{head} was stopped before it finished (TaskStop, KillShell or "
-            f"the user's /tasks kill); it does no more work.\n{footer}</system-reminder>"
+        summary = f"{what} was stopped"
+        note = (
+            "It was stopped before it finished (TaskStop, KillShell or the user's /tasks "
+            "kill); it does no more work."
         )
-    return f"<system-reminder>{head} finished ({subtype}). Its report:\n{report}</system-reminder>"
+        text = notification(record.id, "stopped", summary, note=f"{note} {footer}", **fields)
+        return Report(record.id, "agent", "stopped", summary, text, output_file, wake=False)
+    if subtype == "success":
+        summary = f"{what} finished"
+        text = notification(record.id, "completed", summary, result=report, **fields)
+        return Report(record.id, "agent", "completed", summary, text, output_file)
+    summary = f"{what} failed ({subtype})"
+    text = notification(record.id, "failed", summary, result=report, **fields)
+    return Report(record.id, "agent", "failed", summary, text, output_file)
 
 
 def first_line(text: str, width: int = 60) -> str:

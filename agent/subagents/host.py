@@ -22,8 +22,8 @@ model asked for them to outlive the turn). Unlike Claude Code (its issue 37218, 
 agents cannot be stopped") one can be stopped: ``stop`` (the TaskStop and KillShell tools,
 ``/tasks kill ID`` and ``/bashes kill ID`` through ``ops.KillShell``) sets that child's own
 interrupt, so its own loop closes its history validly, its transcript says interrupted, its
-cost is added to the session's, and the model gets the one completion notice, saying it was
-stopped. The session's close stops the rest.
+cost is added to the session's, and the model gets its one report, saying it was stopped
+(held for the next prompt: agent/session/reports.py). The session's close stops the rest.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
-from agent.extension import Extension, PromptAddition
+from agent.extension import Extension
 from agent.store.children import subagents_dir
-from agent.subagents.background import BackgroundAgent, completion_notice, first_line
+from agent.subagents.background import BackgroundAgent, completion_report, first_line
 from agent.subagents.child import Child, Frame, narrower
 from agent.subagents.definitions import MODEL_ALIASES, AgentCatalog, AgentDefinition
 from agent.subagents.locks import FileLocks
@@ -59,8 +59,8 @@ CURRENT_FRAME: contextvars.ContextVar[Frame | None] = contextvars.ContextVar(
 
 
 class SubagentHost(Extension):
-    """The subagents of one session (a session extension: the reports of background agents
-    that finished join the next prompt; the session's close stops those still running).
+    """The subagents of one session (a session extension: the session's close stops the
+    background agents still running; their reports go to ``session.reports``).
 
     Args:
         session: the session whose tools, gate, checkpoints and transcript children share.
@@ -87,8 +87,6 @@ class SubagentHost(Extension):
         self._slots: dict[int, asyncio.Semaphore] = {}
         self.background: dict[str, asyncio.Task[None]] = {}
         """Background children (``run_in_background``) still running, by agent id."""
-        self.notices: list[str] = []
-        """Completions of background children the model has not read yet."""
         self.tasks: dict[str, BackgroundAgent] = {}
         """Every background child of the session (running or ended), by agent id."""
 
@@ -161,7 +159,10 @@ class SubagentHost(Extension):
         )
         prompt = str(args.get("prompt", ""))
         if args.get("run_in_background"):
-            return self._start_background(parent, ctx, child_frame, definition, model_id, prompt)
+            description = str(args.get("description", ""))
+            return self._start_background(
+                parent, ctx, child_frame, definition, model_id, prompt, description
+            )
         slots = self._slots.setdefault(child_frame.depth, asyncio.Semaphore(self.concurrency))
         async with slots:
             # checked once it has a slot: a child that waited for one while the tree spent
@@ -206,9 +207,11 @@ class SubagentHost(Extension):
         definition: AgentDefinition,
         model_id: str,
         prompt: str,
+        description: str,
     ) -> ToolResult:
         """Start a child that outlives the call: the result says so at once, and its answer
-        comes as a notice the model reads at its next call.
+        comes as a report (agent/session/reports.py: after the running turn's next results,
+        or a turn of its own when eddy is idle).
 
         It is not in its parent's tree (that turn may end first): its own interrupt (the
         session's close stops it), and the session's budget B, which it and every other running
@@ -248,8 +251,9 @@ class SubagentHost(Extension):
         self.session.spend.running.append(child.turn)
         agent_id = frame.agent_id
         self.running[agent_id] = child
-        record = BackgroundAgent(child, prompt, time.time())
+        record = BackgroundAgent(child, prompt, time.time(), description=description)
         self.tasks[agent_id] = record
+        self.session.reports.expect(agent_id)
 
         async def run() -> None:
             outcome = TurnOutcome("interrupted", 0, 0, 0.0, child.turn.usage)
@@ -265,7 +269,8 @@ class SubagentHost(Extension):
                 record.status = status.get(outcome.subtype, "failed")
                 record.stopping = record.stopping and record.status == "stopped"
             result = await self._finish(child, outcome)
-            self.notify(completion_notice(record, outcome.subtype, str(result.content)))
+            report = completion_report(record, outcome.subtype, str(result.content))
+            self.session.reports.add(report)
 
         ctx_copy = contextvars.copy_context()
         ctx_copy.run(CURRENT_FRAME.set, frame)
@@ -292,7 +297,7 @@ class SubagentHost(Extension):
 
     async def stop(self, agent_id: str) -> str:
         """Stop background child ``agent_id``: set its own interrupt and wait until its loop
-        has closed its history (its notice is queued then); what happened.
+        has closed its history (its report is given then); what happened.
 
         Raises:
             ToolError: no such background agent, or it is not running (the message names
@@ -317,26 +322,7 @@ class SubagentHost(Extension):
             return f"Agent {record.id} ({what}) ended ({record.status}) before it could be stopped."
         return f"Successfully stopped agent: {record.id} ({what})"
 
-    def notify(self, text: str) -> None:
-        """A background completion for the model: a correction of the running turn (read at
-        its next call), else held for the next prompt."""
-        session = self.session
-        if session.busy:
-            session.corrections.add(text)
-        else:
-            self.notices.append(text)
-
     name = "subagents"
-
-    def take_notices(self) -> list[str]:
-        """The held completions, for the next prompt (and forget them)."""
-        taken, self.notices = self.notices, []
-        return taken
-
-    async def on_prompt(self, text: str) -> PromptAddition | None:
-        """Background agents that finished meanwhile: their reports follow the prompt."""
-        notices = self.take_notices()
-        return PromptAddition(None, tuple(notices)) if notices else None
 
     async def aclose(self, reason: str = "other") -> None:
         """The session closes: background children end with it."""

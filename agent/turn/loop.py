@@ -66,6 +66,11 @@ class TurnHost:
         """The corrections queued since the last call, taken (they follow the results)."""
         return []
 
+    def take_reports(self) -> list[str]:
+        """Reports of background work that ended since the last call, taken (they follow the
+        corrections; nobody typed them, so they are no ``CorrectionsDelivered``)."""
+        return []
+
     async def before_call(self, turn: Turn) -> bool:
         """Before each model call (extensions, automatic compaction); True if it rewrote the
         history."""
@@ -223,7 +228,8 @@ class Turn:
             a = self._append_assistant(a, keep_tools=True, stop=response.stop_reason)
             results = await self.runner.run_all(a.tool_uses, self.race)
             corrections = self.host.take_queue()
-            self.history.append(Message("user", (*results, *(TextBlock(c) for c in corrections))))
+            notes = (*corrections, *self.host.take_reports())
+            self.history.append(Message("user", (*results, *(TextBlock(c) for c in notes))))
             if corrections:
                 self.emit(ev.CorrectionsDelivered(self.turn_id, tuple(corrections)))
             self.turns += 1
@@ -251,7 +257,8 @@ class Turn:
         self.stop_blocks += 1
         self.turns += 1
         corrections = self.host.take_queue()
-        blocks = (TextBlock(f"Stop hook feedback:\n{reason}"), *(TextBlock(c) for c in corrections))
+        notes = (*corrections, *self.host.take_reports())
+        blocks = (TextBlock(f"Stop hook feedback:\n{reason}"), *(TextBlock(c) for c in notes))
         last = self.history[-1] if self.history else None
         if last is not None and last.role == "user":  # an empty answer was not kept
             self.history[-1] = last.with_blocks(*blocks)

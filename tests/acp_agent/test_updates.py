@@ -61,3 +61,16 @@ def test_a_permission_question_carries_the_preview_diff(tmp_path: Path) -> None:
     assert isinstance(item, AskPermission)
     assert item.tool_call.tool_call_id == "c1" and item.tool_call.title == "Write a"
     assert item.tool_call.content[0].content.text == "```diff\n+x\n```"
+
+
+def test_a_background_report_is_an_agent_message_and_its_turn_replays_no_user_text(
+    tmp_path: Path,
+) -> None:
+    summary = 'Background command "make" completed (exit code 0)'
+    [update] = UpdateMapper(tmp_path).updates(
+        ev.BackgroundReported(3, "bash_1", "shell", "completed", summary)
+    )
+    assert update.session_update == "agent_message_chunk"
+    assert summary in update.content.text
+    replay = UpdateMapper(tmp_path, replay=True)
+    assert replay.updates(ev.TurnStarted(4, summary, origin="background")) == []

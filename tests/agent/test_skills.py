@@ -49,7 +49,10 @@ async def test_the_model_loads_a_skill_and_reads_its_files(
         Reply([tool_use("s3", "Skill", {"skill": "nope"})], "tool_use"),
         Reply([text("done")]),
     )
-    session, events, problems = open_session(fake_api, workspace)
+    # a project's skill asks before its first run, in -p too: the caller allows it by name
+    session, events, problems = open_session(
+        fake_api, workspace, "--allowed-tools", "Skill(release-notes)"
+    )
     assert any("bad/SKILL.md" in p for p in problems)
     session.submit(ops.SubmitPrompt("write the release notes"))
     await session.wait_idle()
@@ -109,7 +112,9 @@ async def test_a_skills_allowed_tools_hold_from_its_loading_to_the_end_of_the_tu
         Reply([tool_use("b2", "Bash", {"command": "touch after.txt"})], "tool_use"),
         Reply([text("ok")]),
     )
-    session, events, _ = open_session(fake_api, workspace)
+    session, events, _ = open_session(
+        fake_api, workspace, "--allowed-tools", "Skill(release-notes)"
+    )
     allow_before = list(session.config.policy.allow)
     session.submit(ops.SubmitPrompt("notes"))
     await session.wait_idle()

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.headless import eddy
@@ -30,7 +33,10 @@ def marked_processes() -> list[int]:
     return pids
 
 
-def test_headless_exit_kills_the_background_tree(fake_api: FakeAnthropic, tmp_path: Path) -> None:
+def test_headless_exit_kills_the_background_tree(
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EDDY_BACKGROUND_WAIT_S", "1")  # -p waits for it that long, then stops it
     command = f"sleep {MARK} & (sleep {MARK} & wait) & sleep {MARK}"
     fake_api.push(
         Reply(
@@ -79,3 +85,48 @@ def test_headless_exit_kills_the_background_tree(fake_api: FakeAnthropic, tmp_pa
     asked = results["toolu_3"]
     assert asked["is_error"] and "eddy runs headless" in str(asked["content"])
     assert marked_processes() == []  # eddy's exit ended the whole tree
+    assert "background work still running after 1 s is stopped: bash_1" in done.stderr
+
+
+def test_headless_waits_for_a_background_shell_and_its_report_starts_a_turn(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    """As Claude Code's print mode: the run waits for the shell, its report starts a turn of
+    its own, and stream-json writes task_notification, a new init and a second result."""
+    import json
+
+    go = tmp_path / "go"
+    command = f"while [ ! -e {go} ]; do sleep 0.02; done; echo done"
+
+    def respond(body: dict[str, Any]) -> Reply:
+        last = str(body["messages"][-1]["content"])
+        if "<task-notification>" in last:
+            return Reply([text("I saw the notification.")])
+        if "tool_result" in last:
+            go.touch()  # the shell ends once its start was answered: after the tool results
+            return Reply([text("Started it in the background.")])
+        args = {"command": command, "run_in_background": True, "description": "Wait"}
+        return Reply([tool_use("toolu_1", "Bash", args)], "tool_use")
+
+    fake_api.responder = respond
+    done = eddy(
+        fake_api, tmp_path, "-p", "start it", "--output-format", "stream-json",
+        "--permission-mode", "bypassPermissions",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [(d["type"], d.get("subtype")) for d in lines]
+    assert kinds.count(("result", "success")) == 2
+    first, second = [i for i, k in enumerate(kinds) if k == ("result", "success")]
+    assert lines[first]["result"] == "Started it in the background."
+    assert kinds[second - 2 : second + 1] == [
+        ("system", "init"),
+        ("assistant", None),
+        kinds[second],
+    ]
+    assert first < second - 2  # the second turn's init comes after the first result
+    (note,) = [d for d in lines if d.get("subtype") == "task_notification"]
+    assert note["task_id"] == "bash_1" and note["status"] == "completed"
+    assert note["summary"] == 'Background command "Wait" completed (exit code 0)'
+    assert lines[second]["result"] == "I saw the notification."
+    assert fake_api.violations == []

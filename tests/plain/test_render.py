@@ -164,3 +164,16 @@ def test_an_interrupted_fence_on_the_half_line_is_closed():
 def test_a_finished_answer_is_not_closed_by_the_renderer():
     lines = render([ev.TextDelta(1, "a **b")])  # the message ended so: shown as written
     assert lines == ["a **b"]
+
+
+def test_a_background_report_is_a_line_and_the_turn_it_starts_echoes_no_prompt():
+    summary = 'Agent "count files" finished'
+    lines = render(
+        [
+            ev.BackgroundReported(1, "a1", "agent", "completed", summary),
+            ev.TurnStarted(2, summary, origin="background"),
+            ev.TextDelta(2, "There are 3 files.\n"),
+        ]
+    )
+    assert lines[0] == f"● {summary}" and not any(line.startswith("›") for line in lines)
+    assert "There are 3 files." in lines

@@ -48,8 +48,8 @@ def bash(command: str) -> ToolUseBlock:
         (Policy(allow=[Rule.parse("Bash(make:*)")]), "make test", "rule"),
         (Policy(allow=[Rule.parse("Bash(ls -la)")]), "ls -la", "rule"),
         (Policy(allow=[Rule.parse("Bash")]), "rm -f x", "rule"),
-        (Policy(mode="bypassPermissions"), "rm -f x", "user"),
-        (Policy(mode="bypassPermissions"), "ls", "user"),
+        (Policy(mode="bypassPermissions"), "rm -f x", "bypass"),
+        (Policy(mode="bypassPermissions"), "ls", "bypass"),
     ],
 )
 async def test_the_gate_says_why_a_call_runs(

@@ -131,3 +131,21 @@ async def test_the_dom_stays_bounded_in_long_sessions() -> None:
         first = conversation.children[0]
         assert isinstance(first, MessageLine) and "earlier blocks" in first.text
         assert [p.text for p in app.query(UserPrompt)][-1] == "prompt 40"
+
+
+async def test_a_background_report_is_a_line_and_the_turn_it_starts_echoes_no_prompt() -> None:
+    app = Harness()
+    async with app.run_test() as pilot:
+        conversation = app.query_one(Conversation)
+        summary = 'Background command "npm test" failed with exit code 1'
+        for event in [
+            ev.TurnStarted(1, "run the tests in the background"),
+            ev.TurnFinished(1, "success", 1, 1, 0.0, 0.0, 5),
+            ev.BackgroundReported(1, "bash_1", "shell", "failed", summary, "/tmp/x.txt"),
+            ev.TurnStarted(2, summary, origin="background"),
+            ev.TextDelta(2, "The tests failed."),
+        ]:
+            conversation.apply(event)
+        await pilot.pause()
+        assert [p.text for p in app.query(UserPrompt)] == ["run the tests in the background"]
+        assert [(m.kind, m.text) for m in app.query(MessageLine)] == [("error", f"● {summary}")]

@@ -105,6 +105,7 @@ class EventRouter:
                 | ev.HookStarted()
                 | ev.SubagentEvent()
                 | ev.BackgroundChanged()
+                | ev.BackgroundReported()
             ):
                 pass  # the status model's or the conversation's alone
             case _:

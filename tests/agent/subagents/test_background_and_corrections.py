@@ -51,12 +51,12 @@ async def test_a_background_childs_report_reaches_the_next_call_of_the_running_t
     assert isinstance(started, ToolResultBlock) and not started.is_error
     assert "in the background" in str(started.content)
     third = model.by_prompt["go"][2].messages[-1]
-    assert "the background answer" in third.text and "finished (success)" in third.text
+    assert "the background answer" in third.text and "<status>completed</status>" in third.text
     assert session.history[-1].text == "saw the report"
     await session.close()
 
 
-async def test_a_report_after_the_turn_ended_joins_the_next_prompt(tmp_path: Path) -> None:
+async def test_a_report_after_the_turn_ended_starts_a_turn_by_itself(tmp_path: Path) -> None:
     release = asyncio.Event()
     model = TreeModel(
         {
@@ -72,10 +72,12 @@ async def test_a_report_after_the_turn_ended_joins_the_next_prompt(tmp_path: Pat
     assert host.background  # still running after its parent's turn ended
     release.set()
     await asyncio.gather(*host.background.values())
-    session.submit(ops.SubmitPrompt("and now?"))
-    await session.wait_idle()
+    await session.wait_idle()  # eddy is idle: the report starts a turn by itself
     prompt = model.by_prompt["go"][-1].messages[-1]
-    assert prompt.text.startswith("and now?") and "late answer" in prompt.text
+    assert prompt.text.startswith("<system-reminder>") and "late answer" in prompt.text
+    (started,) = [e for e in events.of(ev.TurnStarted) if e.origin == "background"]
+    assert started.prompt == 'Agent "bg" finished'
+    assert session.history[-1].text == "next answer"
     assert session.total_cost > 0
     await session.close()
 

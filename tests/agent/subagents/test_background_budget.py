@@ -92,6 +92,6 @@ async def test_a_report_queued_after_b_waits_for_the_users_next_prompt(tmp_path:
     assert len(model.by_prompt["root"]) == 2 and len(model.by_prompt["bgkid"]) == 1
     assert session.total_cost == 3.0  # B = 2: one response each of the two running agents
     notices = [e.text for e in events.of(ev.Notice)]
-    assert any("what is queued waits for your next prompt" in t for t in notices), notices
-    assert session.queue  # the report is still there for the next prompt
+    assert any("budget is spent" in t and "waits for your next prompt" in t for t in notices)
+    assert session.reports.pending  # the report is still there for the next prompt
     await session.close()

@@ -76,10 +76,10 @@ async def test_esc_leaves_a_background_child_running_and_it_reports_later(
     gate.set()
     await asyncio.wait_for(asyncio.wait(set(host.background.values())), 30)
     assert record.status == "completed"
-    session.submit(ops.SubmitPrompt("and now?"))
-    await session.wait_idle()
+    await session.wait_idle()  # eddy is idle: the report starts a turn by itself
+    assert events.of(ev.TurnStarted)[-1].origin == "background"
     last = agents.requests["start the work"][-1]["messages"][-1]
-    assert "the late child report" in texts(last) and "finished (success)" in texts(last)
+    assert "the late child report" in texts(last) and "<status>completed</status>" in texts(last)
     assert session.history[-1].text == "read the report"
     assert fake_api.violations == []
     await session.close()

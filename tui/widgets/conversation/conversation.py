@@ -15,7 +15,7 @@ from textual.widget import Widget
 
 from agent import events as ev
 from frontend.server_blocks import server_tool_lines
-from frontend.wording import compaction_line
+from frontend.wording import background_line, compaction_line
 from tui.widgets.conversation.message_line import LineKind, MessageLine
 from tui.widgets.conversation.thinking import Thinking
 from tui.widgets.conversation.user_prompt import UserPrompt
@@ -109,6 +109,9 @@ class Conversation(VerticalScroll):
 
     def _on_turn_started(self, event: ev.TurnStarted) -> None:
         self._end_message()
+        if event.origin == "background":  # no one typed it: its reports' lines were shown
+            self.anchor()
+            return
         echo, self._echo = self._echo, None
         prompt = event.shown or event.prompt  # a custom command as typed, not its body
         if echo is None or echo.text != prompt or not echo.is_attached:
@@ -215,6 +218,10 @@ class Conversation(VerticalScroll):
 
     def _on_notice(self, event: ev.Notice) -> None:
         self.add_line(event.text, "notice")
+
+    def _on_background_reported(self, event: ev.BackgroundReported) -> None:
+        self._end_message()  # between two answers' texts, as Claude Code shows it
+        self.add_line(background_line(event), "error" if event.status == "failed" else "notice")
 
     def _on_error(self, event: ev.Error) -> None:
         self.add_line(event.message, "error")
