@@ -75,8 +75,7 @@ class SlashCommands:
 
     @property
     def columns(self) -> int | None:
-        width = self.app.main.conversation.scrollable_content_region.width
-        return width - 2 if width > 20 else None  # a line's own padding
+        return None  # a MessageLine wraps a long line under its own text, at any width
 
     def say(self, text: str, kind: Kind = "hint") -> None:
         self.app.main.say(text, kind)

@@ -201,22 +201,3 @@ async def test_exit_typed_at_a_permission_question_exits_and_is_no_reason(
     assert app.return_code == 0 and bash.calls == []
     assert not [r for r in events.of(ev.PermissionResolved) if r.decision == "deny"]
     assert len(model.requests) == 1  # "/exit" never reached the model as a refusal's reason
-
-
-async def test_agents_wraps_a_long_description_under_itself(workspace: Path) -> None:
-    from tests.plain.test_rough_edges import LONG, reviewer_agent
-    from tui.widgets.conversation.message_line import MessageLine
-
-    reviewer_agent(workspace)
-    app, events = saved_app(workspace, ScriptedModel([]))
-    async with app.run_test(size=(80, 30)) as pilot:
-        await wait_ready(app, pilot)
-        await type_and_send(pilot, "/agents")
-        await settle(app, pilot)
-        (listing,) = [x.text for x in app.query(MessageLine) if "reviewer" in x.text]
-        lines = listing.splitlines()
-        start = next(i for i, line in enumerate(lines) if line.startswith("  reviewer "))
-        block = lines[start : start + 3]
-        assert all(len(line) <= 78 for line in block)
-        assert all(line.startswith(" " * 21) for line in block[1:])
-        assert " ".join(" ".join(line.split()) for line in block).startswith(f"reviewer {LONG}")
