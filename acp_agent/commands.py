@@ -94,6 +94,10 @@ class AcpFrontEnd:
     def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return (), ()
 
+    @property
+    def columns(self) -> int | None:
+        return None  # the editor wraps
+
     def say(self, text: str, kind: Kind = "hint") -> None:
         self.live.say(f"**{text}**" if kind == "error" else text)
 
@@ -132,6 +136,11 @@ class AcpFrontEnd:
     def open_rewind(self, arg: str) -> Awaitable[None] | None:
         self.say(ELSEWHERE.format(what="rewind (eddy's _eddy/rewind method)"))
         return None
+
+    def show_shell(self, shell: Any) -> None:
+        from frontend.bashes import shell_view
+
+        self.say("\n".join(shell_view(shell)))
 
     def show_subagent(self, path: Path, title: str) -> None:
         from frontend.subagent_transcripts import transcript_lines

@@ -35,9 +35,11 @@ TurnSubtype = Literal[
 
 @dataclass(frozen=True)
 class TurnStarted:
-    """A turn begins with ``prompt``.
+    """A turn begins with ``prompt`` (the text the model reads).
 
     Attributes:
+        shown: what the user typed when it is not the prompt itself (a custom command's
+            ``/review calc.py``, whose expanded body is the prompt); "" otherwise.
         origin: ``user`` (a prompt, or the queue sent after a turn), or ``background``: the
             reports of background work that ended while eddy was idle started the turn by
             themselves (their ``BackgroundReported`` lines were shown when the work ended;
@@ -46,6 +48,7 @@ class TurnStarted:
 
     turn_id: int
     prompt: str
+    shown: str = ""
     origin: Literal["user", "background"] = "user"
     type: Literal["turn_started"] = "turn_started"
 

@@ -256,10 +256,23 @@ def open_session(  # noqa: C901
         session.attach_transcript(transcript)
         if loaded is not None:
             problems.extend(f"resumed session: {p}" for p in loaded.problems)
+            _say_gone_shells(session, loaded.history, problems)
     picked = [*_settings_items(settings), *_memory_items(workspace, memory.memory, skills)]
     if plugins:
         picked.append(f"{len(plugins)} plugin{'s' if len(plugins) != 1 else ''}")
     return OpenedSession(session, problems, picked)
+
+
+def _say_gone_shells(session: Session, history: list[Any], problems: list[str]) -> None:
+    """A resumed session: the background shells its earlier run left running are gone; the
+    user reads it now, the model with the next prompt, and new shells get new ids."""
+    from agent.session.gone_shells import GoneShells, gone_line, gone_shells
+
+    gone, seen = gone_shells(history)
+    session.shells.number_after(seen)
+    if gone:
+        problems.append(gone_line(gone))
+        session.add_extension(GoneShells(gone))
 
 
 def open_or_new(

@@ -28,6 +28,9 @@ class SubmitPrompt:
     expand_shell: bool = False
     """Run each ``!`cmd` `` in ``text`` through the Bash permission rules first and put its
     output in its place; a refused or failing one aborts (nothing is sent)."""
+    shown: str = ""
+    """What the user typed when it is not ``text`` (``/review calc.py``, whose expanded
+    body ``text`` is): the views show it as the prompt (``TurnStarted.shown``)."""
 
 
 @dataclass(frozen=True)

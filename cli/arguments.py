@@ -92,6 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--permission-mode",
         choices=["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"],
         default="default",
+        metavar="MODE",
+        help=(
+            "how tool calls are permitted: default (ask before changes), acceptEdits (file "
+            "edits run without asking), plan (nothing that changes state runs), "
+            "bypassPermissions (nothing asks; deny rules still hold), dontAsk (what would "
+            "ask is refused)"
+        ),
     )
     p.add_argument("--cwd", type=Path, default=None, help="the workspace (default: .)")
     p.add_argument(

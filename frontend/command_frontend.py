@@ -39,6 +39,10 @@ class FrontEnd(Protocol):
     def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """--allowed-tools and --disallowed-tools."""
 
+    @property
+    def columns(self) -> int | None:
+        """How wide a line may be before the view wraps it (None: it does not wrap)."""
+
     def say(self, text: str, kind: Kind = "hint") -> None: ...
 
     def send(self, prompt: str) -> None:
@@ -69,6 +73,10 @@ class FrontEnd(Protocol):
 
     def show_subagent(self, path: Path, title: str) -> None:
         """/agents ID: show a subagent's whole transcript (``path``), read-only."""
+
+    def show_shell(self, shell: Any) -> None:
+        """/bashes ID: show a background shell's output (live where the view can follow it;
+        ``frontend.bashes.shell_view`` otherwise)."""
 
     def compact(self, focus: str) -> None:
         """/compact [focus]: summarise the conversation."""

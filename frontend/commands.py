@@ -11,6 +11,7 @@ Custom commands (markdown files sent as prompts) are in agent/prompt/commands.py
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -68,6 +69,11 @@ def _rewind(fe: FrontEnd, arg: str) -> Awaitable[None] | None:
 
 
 def _compact(fe: FrontEnd, arg: str) -> None:
+    from agent.session.compaction import NOTHING_TO_COMPACT
+
+    if not fe.session.history:  # said before "Compacting…", not as a failure after it
+        fe.say(NOTHING_TO_COMPACT)
+        return
     fe.compact(arg)
 
 
@@ -306,18 +312,38 @@ def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None
             return True, None
         for problem in custom.problems:
             fe.say(problem, "error")
+        prompt = dataclasses.replace(prompt, shown=f"/{name} {arg}".rstrip())  # as typed
         if prompt.allowed_tools or prompt.model or prompt.expand_shell:
             # grants, a model or !`cmd` hold for one whole turn: not as a correction
             if not _not_ready(fe, f"/{name}", during_turn=False):
                 fe.submit(prompt)
             return True, None
-        fe.send(prompt.text)
+        session = fe.session
+        if session is not None and not session.busy:
+            fe.submit(prompt)
+        else:  # a correction for the running turn, or a prompt the front end holds
+            fe.send(prompt.text)
         return True, None
     known = [*COMMANDS, *_custom(fe)]
     near = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
     hint = f" Did you mean {' or '.join('/' + n for n in near)}?" if near else ""
     fe.say(f"Unknown command /{name}.{hint} /help lists the commands.", "error")
     return True, None
+
+
+def is_command(text: str, workspace: Path) -> bool:
+    """Whether ``text`` names one of eddy's commands (built in, custom or an MCP prompt): typed
+    where a question waits for free text (a refusal's reason), it acts as that command."""
+    parsed = parse(text.strip())
+    if parsed is None:
+        return False
+    name = parsed[0]
+    if name in COMMANDS or name.startswith("mcp__"):
+        return True
+    try:
+        return name in custom_commands(workspace)
+    except OSError:
+        return False
 
 
 async def run_command(fe: FrontEnd, text: str) -> bool:

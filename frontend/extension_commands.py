@@ -31,11 +31,34 @@ def output_style(fe: FrontEnd, arg: str) -> None:
 def bashes(fe: FrontEnd, arg: str) -> None:
     from frontend.bashes import bashes_command
 
+    words = arg.split()
+    if len(words) == 1 and words[0] != "kill":
+        _show_task(fe, words[0])
+        return
     lines, op = bashes_command(fe.session, arg)
     if lines:
         fe.say("\n".join(lines))
     if op is not None:
         fe.submit(op)  # the engine answers: a Notice, or an Error for no such shell
+
+
+def _show_task(fe: FrontEnd, wanted: str) -> None:
+    """``/bashes ID``: a shell's output, or a background agent's transcript."""
+    from frontend.bashes import find_task
+    from frontend.subagent_transcripts import child_path
+
+    shell, agent, why = find_task(fe.session, wanted)
+    if shell is not None:
+        fe.show_shell(shell)
+        return
+    if agent is None:
+        fe.say(why, "error")
+        return
+    transcript = getattr(fe.session, "transcript", None)
+    if transcript is None:
+        fe.say("This session is not saved, so its agents' transcripts are not either.")
+        return
+    fe.show_subagent(child_path(transcript.path, agent.id), f"{agent.agent_type} {agent.id[:6]}")
 
 
 def hooks(fe: FrontEnd, arg: str) -> None:
@@ -110,7 +133,7 @@ def agents(fe: FrontEnd, arg: str) -> None:
     if arg.strip():
         _show_subagent(fe, transcript, arg.strip())
         return
-    fe.say(agents_listing(catalog))
+    fe.say(agents_listing(catalog, fe.columns))
     if transcript is None:
         return
     from frontend.subagent_transcripts import child_summaries

@@ -24,7 +24,8 @@ class StatusModel:
         label: shown first, e.g. "scripted demo".
         context_tokens, context_window: the context in use and the window (0: not known yet).
         cost: the session's spend, including the running turn.
-        turns: tool turns the session made.
+        turns: the prompts the session answered (as the resume picker counts them: a text
+            answer is a turn; a prompt a hook blocked is not).
         max_budget, max_turns: the session's caps, or None.
         queued: corrections waiting for the model's next call.
         activity: what the turn is doing ("thinking", "responding", "running Bash", ...).
@@ -41,6 +42,8 @@ class StatusModel:
         self.cost_before_turn = 0.0
         """The session's spend when the running turn began (its usage adds to it)."""
         self.turns = 0
+        self._blocked_turn: int | None = None
+        """The turn whose prompt a hook blocked (its TurnFinished is no answered prompt)."""
         self.max_budget: float | None = None
         self.max_turns: int | None = None
         self.queued = 0
@@ -131,7 +134,8 @@ class StatusModel:
                 if event.turn_id == ev.NO_TURN:
                     return
                 self.cost = self.cost_before_turn = event.total_cost_usd  # the session's total
-                self.turns += event.num_turns
+                if event.turn_id != self._blocked_turn:
+                    self.turns += 1
                 self.activity, self.busy = "", False
             case ev.RewindFinished():
                 if event.context_tokens is not None:  # an estimate of what the rewind kept
@@ -169,10 +173,11 @@ class StatusModel:
                 | ev.SessionRenamed()
                 | ev.HookRan()
                 | ev.HookStarted()
-                | ev.PromptBlocked()
                 | ev.BackgroundReported()  # BackgroundChanged says what still runs
             ):
                 pass
+            case ev.PromptBlocked():
+                self._blocked_turn = event.turn_id
             case _:
                 assert_never(event)
 

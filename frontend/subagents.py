@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from agent import events as ev
 from frontend.sanitize import sanitize
+from tools.textfile import plural
 
 LINE_CHARS = 160
 """A child's text is cut to this in line mode (the child's answer is its parent's result)."""
@@ -44,10 +45,8 @@ class AgentLive:
         """``Explore a1b2c3: Read a.py · 2 turns · $0.0123``."""
         state = self.outcome or self.activity
         indent = "  " * (self.depth - 1)
-        return (
-            f"{indent}{self.agent_type} {self.agent_id[:6]}: {state} · {self.turns} turns · "
-            f"${self.cost_usd:.4f}"
-        )
+        facts = f"{plural(self.turns, 'turn')} · ${self.cost_usd:.4f}"
+        return f"{indent}{self.agent_type} {self.agent_id[:6]}: {state} · {facts}"
 
 
 class SubagentTracker:
@@ -115,7 +114,7 @@ def subagent_line(event: ev.SubagentEvent) -> str | None:
     if kind == "turn_finished":
         cost = float(inner.get("cost_usd", 0.0))
         turns = inner.get("num_turns", 0)
-        return f"{who} {inner.get('subtype')}: {turns} turns, ${cost:.4f}"
+        return f"{who} {inner.get('subtype')}: {plural(int(turns), 'turn')}, ${cost:.4f}"
     return None
 
 

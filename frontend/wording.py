@@ -52,6 +52,13 @@ def compaction_line(event: ev.Compacted) -> str:
     )
 
 
+def hook_acts(event: ev.HookRan) -> bool:
+    """Whether the views show a hook run: one that blocked, failed, was cancelled or decided
+    (allow, deny, ask, block). A hook that passed is not shown, in the TUI as in line mode, as
+    Claude Code does (the transcript, stream-json and eddy-events still carry every run)."""
+    return event.outcome != "success" or event.decision is not None
+
+
 def background_line(event: ev.BackgroundReported) -> str:
     """``● Agent "x" finished``: background work ended (Claude Code's words; the model reads
     its report after the running turn's results, or in a turn of its own)."""

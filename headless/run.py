@@ -255,7 +255,8 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             duration = int((time.monotonic() - started) * 1000)
             result = result_object(last, status.session_id, duration)
             result["duration_api_ms"] = model.api_ms
-            result["num_turns"] = status.turns
+            # this run's tool turns so far (the session's own count is its answered prompts)
+            result["num_turns"] = sum(f.num_turns for f in finished[: finished.index(last) + 1])
             # this run's spend, as --max-budget-usd counts it (a resumed session's earlier
             # spend is in its transcript), like Claude Code's print mode
             result["total_cost_usd"] = round(status.run_cost, 6)

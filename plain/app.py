@@ -194,6 +194,8 @@ class PlainApp:
         self.printer.lines(self.paint(line, *styles) for line in text.split("\n"))
 
     def submit(self, op: ops.Op) -> Any:
+        if isinstance(op, ops.SubmitPrompt) and op.shown and self.interactive:
+            self.renderer.echo_next = op.shown  # typed at the prompt: already on screen
         return self.session.submit(op) if self.session is not None else None
 
     # -- questions ----------------------------------------------------------------------------
@@ -299,6 +301,11 @@ class PlainApp:
     async def dispatch(self, text: str) -> None:
         """Handle one submitted text: a question's answer, a command, or a prompt."""
         if self.questions:
+            from frontend.commands import is_command
+
+            if is_command(text, self.workspace):  # /exit at a question acts: it is no answer
+                await self.commands.run(text.strip())
+                return
             self.questions.answer(text)
             return
         if not text.strip():
@@ -338,28 +345,41 @@ class PlainApp:
         if self.args.prompt:
             self.send(self.args.prompt)
         try:
-            while not self._exit:
-                default, self._default = self._default, ""
-                try:
-                    text = await self.input.read(default)
-                except EOFError:
-                    if not self._exit and self.interactive:  # Ctrl+D (or Ctrl+C twice)
-                        self.end_reason = "prompt_input_exit"
-                    if not self._exit and not self.interactive:
-                        await self._finish_input()
-                    break
-                await self.dispatch(text)
+            await self._read_prompts()
         finally:
-            last = self.session.status() if self.session is not None else None
-            await self.close_session(self.end_reason)
-            await self.status_script.close()
-            for task in list(self._tasks):
-                task.cancel()
-            # the demo's scratch folder is removed at exit: its session cannot be resumed
-            if last is not None and last.saved and last.messages and not self.args.demo:
-                self.say(f"Session saved: eddy --resume {last.session_id}", "dim")
-            self.printer.flush()
+            await self._shut_down()
         return self.exit_code
+
+    async def _read_prompts(self) -> None:
+        """Read and dispatch lines until the user exits or the input ends."""
+        while not self._exit:
+            default, self._default = self._default, ""
+            try:
+                text = await self.input.read(default)
+            except EOFError:
+                if not self._exit and self.interactive:  # Ctrl+D (or Ctrl+C twice)
+                    self.end_reason = "prompt_input_exit"
+                if not self._exit and not self.interactive:
+                    await self._finish_input()
+                break
+            await self.dispatch(text)
+
+    async def _shut_down(self) -> None:
+        """Say what the close stops, close the session, and say how to resume it."""
+        last = self.session.status() if self.session is not None else None
+        from frontend.bashes import stopping_line
+
+        stopping = stopping_line(self.session)
+        if stopping is not None:  # the close kills them: say what, before it does
+            self.say(stopping, "yellow")
+        await self.close_session(self.end_reason)
+        await self.status_script.close()
+        for task in list(self._tasks):
+            task.cancel()
+        # the demo's scratch folder is removed at exit: its session cannot be resumed
+        if last is not None and last.saved and last.messages and not self.args.demo:
+            self.say(f"Session saved: eddy --resume {last.session_id}", "dim")
+        self.printer.flush()
 
     async def _finish_input(self) -> None:
         """Line mode, end of input: let the running turn (and the queue) finish unattended."""

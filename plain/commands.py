@@ -85,6 +85,12 @@ class Commands:
     def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return self.app.args.allowed_tools, self.app.args.disallowed_tools
 
+    @property
+    def columns(self) -> int | None:
+        import shutil
+
+        return shutil.get_terminal_size((100, 24)).columns - 1
+
     def say(self, text: str, kind: Kind = "hint", *styles: str) -> None:
         paint = self.app.paint
         chosen = styles or STYLES.get(kind, (kind,))
@@ -228,6 +234,11 @@ class Commands:
         self.app.request_exit()
 
     # -- /rewind --------------------------------------------------------------------------
+    def show_shell(self, shell: Any) -> None:
+        from frontend.bashes import shell_view
+
+        self.say("\n".join(shell_view(shell)))  # a snapshot: /bashes ID again shows more
+
     def show_subagent(self, path: Path, title: str) -> None:
         from plain.resume_listing import transcript_text
 

@@ -136,6 +136,8 @@ class Renderer:
             case ev.Error():
                 return self._on_error(event)
             case ev.HookRan():
+                if not wording.hook_acts(event):
+                    return []
                 return [*self.text.finish(), self.paint(wording.hook_line(event), "dim")]
             case ev.PromptBlocked():
                 text = f"Prompt blocked by a UserPromptSubmit hook: {sanitize(event.reason)}"
@@ -191,10 +193,11 @@ class Renderer:
         if event.origin == "background":  # no one typed it: its reports' lines were shown
             return []
         expected, self.echo_next = self.echo_next, None
+        prompt = event.shown or event.prompt  # a custom command as typed, not its body
         lines = (
             []
-            if event.prompt == expected
-            else [self.paint("› ", "bold") + sanitize(event.prompt).replace("\n", "\n  ")]
+            if prompt == expected
+            else [self.paint("› ", "bold") + sanitize(prompt).replace("\n", "\n  ")]
         )
         if self.workspace is not None:  # the images it attaches, as the TUI's chips
             from frontend.images import attached_image_lines  # Pillow: only when needed

@@ -56,6 +56,8 @@ class OutputSpool:
         self.error: str | None = None
         """Why the file could not be written, or None."""
         self.written = 0
+        self.fed = 0
+        """Characters fed so far (a view of the output sees it grow)."""
         self.clipped = False
         """Whether the file stopped at ``MAX_FILE_CHARS``."""
         self._held: list[str] = []
@@ -64,6 +66,7 @@ class OutputSpool:
 
     def feed(self, text: str) -> None:
         """Add a chunk of output."""
+        self.fed += len(text)
         if self.error is not None or self.clipped:
             return
         if self._file is None:
@@ -100,6 +103,22 @@ class OutputSpool:
             self.close()
             return
         self.written += len(text)
+
+    def tail(self, max_chars: int) -> str:
+        """The last ``max_chars`` characters of what was fed so far (read back from the file
+        once there is one), without consuming anything: a view of a running command."""
+        if self.path is None:
+            return "".join(self._held)[-max_chars:]
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.flush()
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - 4 * max_chars))
+                data = f.read()
+        except OSError:
+            return ""
+        return data.decode("utf-8", "replace")[-max_chars:]
 
     def close(self) -> Path | None:
         """Finish the file; its path, or None when the output stayed below the threshold."""

@@ -28,23 +28,44 @@ _TEXT_TYPES = (
 _BLANK_RUNS = re.compile(r"\n{3,}")
 
 
+_UNTYPED = ("", "application/octet-stream", "binary/octet-stream", "application/unknown")
+"""Types that say nothing about the body: it is sniffed, as a browser does."""
+_HTML_STARTS = re.compile(
+    rb"<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p"
+    rb"|!--)(?:[\s>/]|--)",
+    re.IGNORECASE,
+)
+"""How an HTML document may begin (the WHATWG sniffing algorithm's tags)."""
+
+
 def is_html(content_type: str, body: bytes) -> bool:
-    """Whether the response is HTML (by its type, or by its start when it has none)."""
+    """Whether the response is HTML: by its type, or, when the type says nothing (none, or
+    ``application/octet-stream`` as some servers send for every file), by how it begins."""
     if content_type in ("text/html", "application/xhtml+xml"):
         return True
-    if content_type:
+    if content_type not in _UNTYPED:
         return False
-    head = body[:512].lstrip().lower()
-    return head.startswith((b"<!doctype html", b"<html"))
+    head = body[:1024].removeprefix(b"\xef\xbb\xbf").lstrip()
+    return _HTML_STARTS.match(head) is not None
 
 
 def is_text(content_type: str, body: bytes) -> bool:
-    """Whether the response is text that can be shown as it is."""
+    """Whether the response is text that can be shown as it is (by its type; an untyped
+    body when it has no NUL byte and its start decodes as UTF-8)."""
     if content_type.startswith("text/") or content_type in _TEXT_TYPES:
         return True
     if content_type.endswith(("+json", "+xml")):
         return True
-    return not content_type and b"\x00" not in body[:8192]
+    if content_type not in _UNTYPED:
+        return False
+    start = body[:8192]
+    if b"\x00" in start:
+        return False
+    try:
+        start.decode("utf-8")
+    except UnicodeDecodeError as exc:  # a character cut at the sample's end is still text
+        return exc.start >= len(start) - 3 and len(start) == 8192
+    return True
 
 
 def decode(body: bytes, charset: str | None) -> str:

@@ -99,6 +99,8 @@ class EddyApp(App[int]):
         self.session: Any = None
         self._no_color: Any = None
         self.saved_session: str | None = None
+        self.stopping: str | None = None
+        """The background work the exit stopped (``frontend.bashes.stopping_line``)."""
         """The id of the session saved at exit (the resume hint names it)."""
         self.end_reason = "other"
         """SessionEnd's reason at exit: ``prompt_input_exit`` when the user quit at the prompt."""
@@ -340,6 +342,9 @@ class EddyApp(App[int]):
             # the demo's scratch folder is removed at exit: its session cannot be resumed
             if now.saved and now.messages and not self.args.demo:
                 self.saved_session = now.session_id
+            from frontend.bashes import stopping_line
+
+            self.stopping = stopping_line(self.session)  # said once the screen is back
             # the model, the transcript, the checkpoint store
             await self.session.close(self.end_reason)
 
@@ -348,6 +353,8 @@ def run_app(args: LaunchOptions) -> int:
     """Run the app until the user quits; the terminal is restored however it ends."""
     app = EddyApp(args)
     result = app.run()  # Textual restores the terminal on exit and on a crash
+    if app.stopping is not None:
+        print(app.stopping)
     if app.saved_session is not None:  # as line mode says it, once the screen is back
         print(f"Session saved: eddy --resume {app.saved_session}")
     return int(result or app.return_code or 0)

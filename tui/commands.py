@@ -73,6 +73,10 @@ class SlashCommands:
     def launch_rules(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return self.app.args.allowed_tools, self.app.args.disallowed_tools
 
+    @property
+    def columns(self) -> int | None:
+        return None  # a MessageLine wraps a long line under its own text, at any width
+
     def say(self, text: str, kind: Kind = "hint") -> None:
         self.app.main.say(text, kind)
 
@@ -112,6 +116,11 @@ class SlashCommands:
 
     def open_rewind(self, arg: str) -> None:
         self.app.main.open_rewind()
+
+    def show_shell(self, shell: Any) -> None:
+        from tui.screens.shell_output import ShellOutputScreen
+
+        self.app.push_screen(ShellOutputScreen(shell))
 
     def show_subagent(self, path: Path, title: str) -> None:
         from tui.screens.subagent_transcript import open_transcript

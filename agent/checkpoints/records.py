@@ -123,6 +123,16 @@ class FileChange:
     added: int = 0
     removed: int = 0
 
+    @property
+    def text(self) -> str:
+        """``calc.py +2 -1``, ``notes.txt created``, ``old.txt deleted``, ``run.sh mode
+        changed``: the change by the file's name (an empty new file has no +0 -0)."""
+        if self.status == "modified":
+            return f"{self.path} +{self.added} -{self.removed}"
+        lines = f" +{self.added}" if self.status == "created" and self.added else ""
+        word = {"mode": "mode changed"}.get(self.status, self.status)
+        return f"{self.path} {word}{lines}"
+
 
 @dataclass(frozen=True)
 class CheckpointSummary:
@@ -144,11 +154,13 @@ class CheckpointSummary:
 
     @property
     def text(self) -> str:
-        """``"3 files +12 -4"``, ``"no code changes"``, ``"2 files not restorable"``, or both."""
+        """``"3 files +12 -4"``, one file by name (``"calc.py +2 -1"``, ``"notes.txt
+        created"``), ``"no code changes"``, ``"2 files not restorable"``, or both."""
         parts = []
-        if self.files:
-            n = len(self.files)
-            parts.append(f"{n} file{'s' if n != 1 else ''} +{self.added} -{self.removed}")
+        if len(self.files) == 1:
+            parts.append(self.files[0].text)
+        elif self.files:
+            parts.append(f"{len(self.files)} files +{self.added} -{self.removed}")
         if self.not_restorable:
             n = len(self.not_restorable)
             parts.append(f"{n} file{'s' if n != 1 else ''} not restorable")

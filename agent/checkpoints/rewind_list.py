@@ -102,12 +102,18 @@ def restored_history(history: list[Message], mark: PromptMark) -> list[Message]:
     return [*kept, mark.tail] if mark.tail is not None else kept
 
 
-def describe(result: Any, mode: str) -> str:
-    """One line about a code rewind's result."""
+def describe(result: Any, mode: str, *, undo: bool = False) -> str:
+    """One line about a rewind's result (``undo``: of undoing an earlier rewind: "Rewind
+    undone: ...", never "Rewound")."""
     parts = []
     if result is not None:
         n = len(result.restored) + len(result.deleted)
-        parts.append(f"{n} file{'s' if n != 1 else ''} restored" if n else "no files to restore")
+        if undo:
+            parts.append(f"{n} file{'s' if n != 1 else ''} put back" if n else "no file changes")
+        else:
+            parts.append(
+                f"{n} file{'s' if n != 1 else ''} restored" if n else "no files to restore"
+            )
         if result.conflicts and not result.overwritten:
             parts.append(f"{len(result.conflicts)} changed by you since, left alone")
         if result.not_restorable:
@@ -115,8 +121,8 @@ def describe(result: Any, mode: str) -> str:
         if result.errors:
             parts.append(f"{len(result.errors)} failed")
     if mode in ("both", "conversation"):
-        parts.append("conversation rewound")
-    return "Rewound: " + ", ".join(parts) + "."
+        parts.append("the conversation is back" if undo else "conversation rewound")
+    return ("Rewind undone: " if undo else "Rewound: ") + ", ".join(parts) + "."
 
 
 class RewindError(Exception):
@@ -230,7 +236,7 @@ class Rewinder:
             new, self.marks = list(redo.conversation[0]), list(redo.conversation[1])
         self.redos.remove(redo)
         mode = "both" if result and new is not None else ("code" if result else "conversation")
-        return new, _finished(mode, "", result)
+        return new, _finished(mode, "", result, undo=True)
 
 
 def _short(text: str, n: int = 40) -> str:
@@ -238,7 +244,7 @@ def _short(text: str, n: int = 40) -> str:
     return line if len(line) <= n else line[: n - 1] + "…"
 
 
-def _finished(mode: str, prompt: str, result: Any) -> RewindFinished:
+def _finished(mode: str, prompt: str, result: Any, *, undo: bool = False) -> RewindFinished:
     def paths(xs: Any) -> tuple[str, ...]:
         return tuple(str(getattr(x, "path", x)) for x in xs)
 
@@ -249,5 +255,5 @@ def _finished(mode: str, prompt: str, result: Any) -> RewindFinished:
         paths(result.deleted) if result else (),
         paths(result.conflicts) if result and not result.overwritten else (),
         tuple(f"{p}: {why}" for p, why in result.not_restorable.items()) if result else (),
-        describe(result, mode),
+        describe(result, mode, undo=undo),
     )

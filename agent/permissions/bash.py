@@ -143,8 +143,11 @@ class BashCheck(BashPathChecks):
         if all(f.overridable for f in asks) and verbatim_rule is not None:
             return Decision("allow", by=verbatim_rule)
         first = asks[0]
-        rule = (first.rule or verbatim) if first.overridable else None
-        return Decision("ask", first.reason, rule, by=first.by)
+        # the rule "always" saves must cover this whole command: one part's rule when only
+        # that part asks, else the command itself (a prefix rule of one part would ask again)
+        rules = dict.fromkeys(f.rule or verbatim for f in asks)
+        rule = next(iter(rules)) if len(rules) == 1 else verbatim
+        return Decision("ask", first.reason, rule if first.overridable else None, by=first.by)
 
     def git_config_only(self) -> bool:
         """Whether the command's only changes are git's harmless writes of its configuration

@@ -24,7 +24,8 @@ class Spend:
     Attributes:
         total_cost: the session's spend, including what it had when resumed.
         total_usage: the tokens this process used.
-        turns: the tool turns of the whole session.
+        turns: the prompts the session answered (one each, however many tool turns it
+            took), the count the resume picker shows for a saved session.
         cost_at_start: the total when this process resumed the session.
     """
 
@@ -45,7 +46,7 @@ class Spend:
         """Count a finished (or stopped) turn (it is no longer running)."""
         self.total_cost += turn.cost
         self.total_usage = self.total_usage + turn.usage
-        self.turns += turn.turns
+        self.turns += 1
         self.stopped(turn)
 
     def add_background(self, turn: Turn) -> None:

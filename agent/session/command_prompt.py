@@ -157,7 +157,7 @@ async def run_command_prompt(session: Session, op: ops.SubmitPrompt) -> None:
             return
         if op.model:
             session.use_model(op.model)
-        await session.prompts.run(text)
+        await session.prompts.run(text, op.shown)
     finally:
         for rule in rules:  # exactly the granted objects: rules added meanwhile stay
             for i, r in enumerate(policy.allow):

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from agent.turn.loop import Turn
     from agent.turn.toolset import ToolSet
 
+NOTHING_TO_COMPACT = "Nothing to compact yet: the conversation is empty."
+
 
 def should_autocompact(
     threshold: float | None, model: str, known_tokens: int, history: list[Message]
@@ -88,6 +90,9 @@ class Compactor:
         self, focus: str = "", *, turn_id: int = ev.NO_TURN, automatic: bool = False
     ) -> bool:
         """Replace the history by a summary plus the recent turns. False if it failed."""
+        if not self.conversation.history:  # an op from any front end: a notice, not a failure
+            self._emit(ev.Notice(turn_id, NOTHING_TO_COMPACT))
+            return False
         extensions = self.extensions
         if extensions is not None:
             trigger = "auto" if automatic else "manual"

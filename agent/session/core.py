@@ -265,7 +265,8 @@ class Session:
                 elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
                     self._spawn(run_command_prompt(self, op))  # a custom command's prompt
                 elif op.text.strip():
-                    self._spawn(self.prompts.run(op.text))
+                    shown = op.shown if isinstance(op, ops.SubmitPrompt) else ""
+                    self._spawn(self.prompts.run(op.text, shown))
             case ops.TakeQueued():
                 return self.corrections.take_back(op.index)
             case ops.Interrupt():

@@ -301,6 +301,13 @@ class ShellRegistry:
         self._changed()
         return f"Successfully killed shell: {shell.id} ({shell.command})"
 
+    def number_after(self, used: list[str]) -> None:
+        """New shells get ids after ``used`` (a resumed history's): one id, one shell."""
+        for shell_id in used:
+            number = shell_id.removeprefix("bash_")
+            if number.isdigit():
+                self._count = max(self._count, int(number))
+
     def listing(self) -> list[BackgroundShell]:
         """Every shell of the session, oldest first (``/bashes``)."""
         return list(self.shells.values())

@@ -28,7 +28,7 @@ class SessionStatus:
         queue: the queued corrections.
         total_cost: the session's spend, including what it had when resumed.
         run_cost: what this process spent.
-        turns: the session's tool turns.
+        turns: the prompts the session answered (as the resume picker counts them).
         messages: the history's length.
         context_tokens: the context the next call starts from (0 before any is known).
         context_window: the model's window.

@@ -121,12 +121,14 @@ class PromptRunner(TurnHost):
         self.last_origin: str = "user"
         """Who started the last turn: ``user`` or ``background`` (``TurnStarted.origin``)."""
 
-    async def run(self, text: str, *, by_reports: bool = False) -> None:
+    async def run(self, text: str, shown: str = "", *, by_reports: bool = False) -> None:
         """Run ``text`` as a prompt; then, while one is queued and nothing stops it, the
         queue as the next prompt.
 
         Args:
             text: the prompt (not used when ``by_reports``).
+            shown: what the user typed, when it is not ``text`` (a custom command's
+                ``/review calc.py``): ``TurnStarted.shown``.
             by_reports: the reports of background work start this turn by themselves, eddy
                 being idle (agent/session/reports.py): their notifications, taken now (with
                 those that came while the checkpoint scan ran), are its prompt, which is no
@@ -142,8 +144,8 @@ class PromptRunner(TurnHost):
                     return
                 turn_id = next(self._turn_ids)
                 self.add_reports(tuple(r.text for r in reports))
-                shown = "\n".join(r.summary for r in reports)
-                self.emit(ev.TurnStarted(turn_id, shown, origin="background"))
+                summaries = "\n".join(r.summary for r in reports)
+                self.emit(ev.TurnStarted(turn_id, summaries, origin="background"))
                 self.last_origin = "background"
                 by_reports = False
             else:
@@ -160,7 +162,8 @@ class PromptRunner(TurnHost):
                 # the reports of background work that waited for a prompt follow it
                 held = tuple(r.text for r in self.reports.take())
                 self.add_prompt(text, delivered, (*added.blocks, *held))
-                self.emit(ev.TurnStarted(turn_id, text))
+                self.emit(ev.TurnStarted(turn_id, text, shown))
+                shown = ""  # the queue sent next is shown as itself
                 self.last_origin = "user"
             self.report_checkpoint_error(turn_id)  # the checkpoint begun with the prompt
             outcome = await self._turn(turn_id)

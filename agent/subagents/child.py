@@ -34,6 +34,7 @@ from agent.turn.loop import Turn, TurnHost
 from agent.turn.outcome import Limits, TurnOutcome
 from agent.turn.runner import Gate, GateDecision, ToolRunner
 from tools.base import SessionFiles, ShellState, Tool, ToolContext
+from tools.textfile import plural
 
 if TYPE_CHECKING:
     from agent.store.transcript import Transcript
@@ -271,7 +272,7 @@ class Child(TurnHost):
         tokens = turn.usage.prompt_tokens + turn.usage.output_tokens
         seconds = getattr(self, "duration_ms", 0) / 1000
         footer = (
-            f"[agent {self.frame.agent_id} ({self.definition.name}): {turn.turns} turns, "
+            f"[agent {self.frame.agent_id} ({self.definition.name}): {plural(turn.turns, 'turn')}, "
             f"{tokens} tokens, ${turn.cost:.4f}, {seconds:.1f}s]"
         )
         if outcome.subtype == "success":

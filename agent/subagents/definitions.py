@@ -296,8 +296,12 @@ def _add_plugin_agents(catalog: AgentCatalog, plugin: Plugin) -> None:
         catalog.agents[definition.name] = definition
 
 
-def agents_listing(catalog: AgentCatalog) -> str:
-    """What ``/agents`` shows: each agent with its source and tools, then the problems."""
+def agents_listing(catalog: AgentCatalog, width: int | None = None) -> str:
+    """What ``/agents`` shows: each agent with its source and tools, then the problems; a
+    description longer than ``width`` wraps under itself, not to column 1."""
+    import textwrap
+
+    hang = " " * 21
     lines = ["Agents (the Agent tool's subagent_type):"]
     for d in catalog.agents.values():
         where = d.source if d.path is None else f"{d.source}: {d.path}"
@@ -308,8 +312,16 @@ def agents_listing(catalog: AgentCatalog) -> str:
         extra += [f"mode {d.permission_mode}"] if d.permission_mode else []
         extra += [f"max {d.max_turns} turns"] if d.max_turns else []
         suffix = f"; {'; '.join(extra)}" if extra else ""
-        lines.append(f"  {d.name:<18} {d.description}")
-        lines.append(f"  {'':<18} ({where}; {tools}{suffix})")
+        for text, first in (
+            (d.description, f"  {d.name:<18} "),
+            (f"({where}; {tools}{suffix})", hang),
+        ):
+            if width is None or width <= len(hang) + 20:
+                lines.append(first + text)
+                continue
+            lines += textwrap.wrap(
+                text, width, initial_indent=first, subsequent_indent=hang, break_on_hyphens=False
+            ) or [first.rstrip()]
     if catalog.problems:
         lines.append("Not loaded:")
         lines += [f"  {p}" for p in catalog.problems]

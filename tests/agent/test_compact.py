@@ -93,6 +93,18 @@ async def test_failed_compaction_leaves_session_usable(tmp_path: Path) -> None:
     assert events.of(ev.TurnFinished)[-1].subtype == "success"
 
 
+async def test_compacting_an_empty_conversation_is_a_notice_not_a_failure(
+    tmp_path: Path,
+) -> None:
+    session, events, model = make(tmp_path, [])
+    session.submit(ops.Compact())
+    await session.wait_idle()
+    assert [n.text for n in events.of(ev.Notice)] == [
+        "Nothing to compact yet: the conversation is empty."
+    ]
+    assert not events.of(ev.Error) and model.requests == [] and session.history == []
+
+
 def fills_the_context_then_answers() -> Any:
     """A model whose first response nearly fills the window and calls a tool (so the next call
     is compacted first), that summarises when asked, and then answers "done"."""

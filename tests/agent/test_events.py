@@ -46,6 +46,9 @@ ONE_OF_EACH: list[ev.Event] = [
     ),
     ev.SubagentEvent(1, "t1", "a1b2c3", "Explore", 1, ev.to_json(ev.Notice(1, "child says"))),
     ev.BackgroundChanged(1, 2, 1),
+    ev.BackgroundReported(
+        1, "bash_1", "shell", "completed", 'Background command "make" completed (exit code 0)'
+    ),
 ]
 
 

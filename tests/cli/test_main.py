@@ -58,3 +58,12 @@ def test_rules_are_split() -> None:
         "Bash(git diff:*)",
         "Write",
     ]
+
+
+def test_the_help_says_what_each_permission_mode_does() -> None:
+    from cli.arguments import build_parser
+
+    text = " ".join(build_parser().format_help().split())
+    assert "--permission-mode MODE how tool calls are permitted: default (ask before" in text
+    for mode in ("acceptEdits", "plan", "bypassPermissions", "dontAsk"):
+        assert f"{mode} (" in text

@@ -83,8 +83,8 @@ async def test_tasks_lists_agents_beside_shells_and_kill_stops_an_agent(
     assert lines[2] == "Background agents (1 running):"
     words = lines[3].split()
     assert words[:4] == [record.id, "general-purpose", "running", words[3]]
-    assert "1 turns, $" in lines[3] and lines[3].endswith("child-list task")
-    assert lines[-1] == "/bashes kill ID (or /tasks kill ID) stops one."
+    assert "1 turn, $" in lines[3] and lines[3].endswith("child-list task")
+    assert lines[-1].endswith("/bashes kill ID (or /tasks kill ID) stops one.")
     lines, op = bashes_command(session, f"kill {record.id}")  # /tasks kill ID
     assert op == ops.KillShell(record.id)
     session.submit(op)

@@ -313,7 +313,8 @@ async def test_bang_command_and_custom_command(harness, fake_api: FakeAnthropic,
     sent = [b["text"] for b in blocks(fake_api.requests[0])]
     assert any("<bash-stdout>shell-said-hi" in t for t in sent)
     assert any("Review main.py carefully." in t for t in sent)
-    await h.printed("› # Review")  # a command's prompt is shown: the user did not type it
+    await h.printed("Reviewed.")
+    assert "# Review" not in h.output  # the command shows as typed; its body is the model's
     assert await h.exit() == 0
 
 

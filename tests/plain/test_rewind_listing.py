@@ -38,7 +38,8 @@ async def test_the_rewind_question_lists_every_later_prompt_too(
     await until(lambda: h.app.message().startswith("Restore"), what="mode question")
     shown = h.output[before:]
     assert "This undoes 2 prompts and their changes:" in shown
-    assert "1. make one.py · 1 file" in shown and "2. make two.py · 1 file" in shown
+    assert "1. make one.py · one.py created +1" in shown
+    assert "2. make two.py · two.py created +1" in shown
     h.type("3" + ENTER)  # code only: both files go, as the listing said
     await h.event(ev.RewindFinished)
     assert not (workspace / "one.py").exists() and not (workspace / "two.py").exists()

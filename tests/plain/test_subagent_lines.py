@@ -23,6 +23,6 @@ async def test_child_lines_are_prefixed_by_the_agent(tmp_path: Path) -> None:
         f"{prefix} started: find x",
         f"{prefix} Read a.py",
         f"{prefix} x is in a.py",
-        f"{prefix} success: 1 turns, $0.0200",
+        f"{prefix} success: 1 turn, $0.0200",
     ]
     assert lines.index(child[0]) < lines.index(next(ln for ln in lines if "found it" in ln))

@@ -91,6 +91,31 @@ async def test_binary_content_is_an_error_not_a_dump(web: WebServer, tmp_path: P
         await WebFetchTool().run({"url": web.url("/image"), "prompt": "q"}, context(tmp_path))
 
 
+async def test_html_served_as_octet_stream_is_sniffed_and_read_as_a_page(
+    web: WebServer, tmp_path: Path
+) -> None:
+    asked = Asked()
+    result = await WebFetchTool().run(
+        {"url": web.url("/octet-page"), "prompt": "How do I spin?"}, context(tmp_path, asked)
+    )
+    assert not result.is_error and "spin it three times" in result.content
+    (prompt,) = asked.prompts
+    assert "# Widget API" in prompt and "do not show" not in prompt
+
+
+async def test_text_served_as_octet_stream_is_read_and_binary_still_refused(
+    web: WebServer, tmp_path: Path
+) -> None:
+    result = await WebFetchTool().run(
+        {"url": web.url("/octet-text"), "prompt": "?"}, context(tmp_path)
+    )
+    assert "plain words, ünïcode" in result.content
+    with pytest.raises(ToolError, match="binary.*application/octet-stream"):
+        await WebFetchTool().run(
+            {"url": web.url("/octet-binary"), "prompt": "q"}, context(tmp_path)
+        )
+
+
 async def test_a_404_is_an_error_with_the_status(web: WebServer, tmp_path: Path) -> None:
     asked = Asked()
     with pytest.raises(ToolError, match="HTTP 404") as err:

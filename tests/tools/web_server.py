@@ -2,7 +2,9 @@
 
 Routes: ``/page`` (HTML), ``/text`` (plain text), ``/same`` (302 to ``/page``), ``/other``
 (302 to the same server as ``localhost``: another host), ``/huge`` (``huge_bytes`` of HTML),
-``/image`` (a PNG), ``/slow`` (answers only once ``release`` is set), ``/missing`` (404).
+``/image`` (a PNG), ``/octet-page``, ``/octet-text`` and ``/octet-binary`` (HTML, text and
+a PNG served as ``application/octet-stream``), ``/slow`` (answers only once ``release`` is
+set), ``/missing`` (404).
 ``hits`` counts the requests per path.
 """
 
@@ -83,6 +85,12 @@ class WebServer:
                 pass  # the client stopped reading at its cap
         elif path == "/image":
             self._send(h, 200, "image/png", PNG)
+        elif path == "/octet-page":
+            self._send(h, 200, "application/octet-stream", b"\n  " + PAGE.encode())
+        elif path == "/octet-text":
+            self._send(h, 200, "application/octet-stream", "plain words, ünïcode\n".encode())
+        elif path == "/octet-binary":
+            self._send(h, 200, "application/octet-stream", PNG)
         elif path == "/slow":
             self.slow_started.set()
             self.release.wait(30)

@@ -186,14 +186,32 @@ async def test_compact_renders_the_compaction_notice(workspace: Path) -> None:
 
 
 async def test_compaction_failure_is_a_readable_line(workspace: Path) -> None:
-    app, events = make_app(workspace, ScriptedModel([]))
+    failure = RuntimeError("the summary call failed")
+    app, events = make_app(workspace, ScriptedModel(["Hi.", failure]))
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
+        await type_and_send(pilot, "hello")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
         await type_and_send(pilot, "/compact")
         await events.wait_for(ev.Error)
         await app.session.wait_idle()
         await pilot.pause()
         assert any("Compaction failed" in t for t in texts(app, "error"))
+
+
+async def test_compact_on_an_empty_conversation_says_there_is_nothing_to_compact(
+    workspace: Path,
+) -> None:
+    model = ScriptedModel([])
+    app, events = make_app(workspace, model)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "/compact")
+        await settle(app, pilot)
+        assert "Nothing to compact yet: the conversation is empty." in texts(app)
+        assert not any("Compact" in t for t in texts(app))  # neither "Compacting…" nor failed
+        assert not events.of(ev.Error) and model.requests == []
 
 
 async def test_bang_runs_a_shell_command_as_a_bash_block(workspace: Path) -> None:

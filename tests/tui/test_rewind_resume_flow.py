@@ -266,7 +266,8 @@ async def test_a_rewind_can_be_undone_from_the_same_list(workspace: Path) -> Non
         await settle(app, pilot)
         assert (workspace / "new.txt").exists()
         await type_and_send(pilot, "/rewind")
-        await wait_screen(pilot, RewindScreen)
+        listed = await wait_screen(pilot, RewindScreen)
+        assert [e.summary for e in listed.entries] == ["new.txt created +1"]  # by its name
         await pilot.press("enter", "1")
         await events.wait_for(ev.RewindFinished)
         await wait_main(pilot)
@@ -287,7 +288,10 @@ async def test_a_rewind_can_be_undone_from_the_same_list(workspace: Path) -> Non
         await pilot.pause()
         assert (workspace / "new.txt").read_text() == "x\n"
         assert user_prompts(app) == ["make new.txt"]
-        assert any("rewind undone" in t for t in texts(app))
+        shown = texts(app)
+        undone = next(i for i, t in enumerate(shown) if "rewind undone" in t)
+        assert shown[undone + 1] == "Rewind undone: 1 file put back, the conversation is back."
+        assert not any(t.startswith("Rewound") for t in shown[undone:])  # not "Rewound: ..."
         assert app.main.prompt.text == ""
         check_invariant(app.session.history, at_rest=True)
 

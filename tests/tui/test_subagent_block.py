@@ -44,6 +44,6 @@ async def test_a_childs_block_sits_under_its_agent_call_and_follows_it(tmp_path:
         await pilot.pause()
         assert live.outcome == "success" and live.turns == 1 and live.cost_usd == 0.02
         shown = str(block.render())
-        assert "success · 1 turns · $0.0200" in shown and "x is in a.py" not in shown
+        assert "success · 1 turn · $0.0200" in shown and "x is in a.py" not in shown
         await pilot.click(SubagentBlock)
         assert "x is in a.py" in str(block.render())  # expanded: the child's own lines

@@ -14,7 +14,7 @@ the shell (``ops.RunShell``), anything else is a prompt (or, while a turn runs, 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -39,6 +39,7 @@ from tui.widgets.prompt.status_line import StatusLine
 if TYPE_CHECKING:
     from agent.messages import Message
     from agent.session.core import Session
+    from tui.app import EddyApp
 
 DOUBLE_ESC_SECONDS = 0.8
 SCROLL_LINES = 3
@@ -237,6 +238,10 @@ class MainScreen(CompletingScreen):
         if text:
             self.prompt.load_quietly(text)
             self.prompt.move_cursor(self.prompt.document.end)
+
+    @on(PermissionPrompt.CommandTyped)
+    def _command_typed(self, message: PermissionPrompt.CommandTyped) -> None:
+        cast("EddyApp", self.app).run_command(message.text)
 
     @on(PermissionPrompt.Answered)
     def _answered(self, message: PermissionPrompt.Answered) -> None:

@@ -201,6 +201,7 @@ class EventRouter:
             saves=saves,
             warning=event.warning,
             agent=event.agent,
+            workspace=cast("EddyApp", screen.app).workspace,
         )
         screen.conversation.add_block(prompt)
         screen.conversation.anchor()

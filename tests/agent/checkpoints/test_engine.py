@@ -459,7 +459,7 @@ async def test_out_of_scope_changes_are_reported_not_restorable(tmp_path: Path) 
         str(outside): "outside the workspace",
         "big.dat": "larger than the 1000 bytes size cap",
     }
-    assert summary.text == "1 file +0 -0, 3 files not restorable"
+    assert summary.text == "made.dat created, 3 files not restorable"  # named, no +0 -0
     result = store.rewind("p1")
     assert set(result.not_restorable) == {"dist/bundle.js", str(outside), "big.dat"}
     assert result.deleted == ["made.dat"]
@@ -720,7 +720,7 @@ async def test_changes_before_any_prompt_get_a_checkpoint(tmp_path: Path) -> Non
     ws, store = make(tmp_path)
     await tool_write(store, ws / "a", b"a\n")
     [entry] = store.list()
-    assert entry.id.startswith("auto-") and entry.text == "1 file +1 -0"
+    assert entry.id.startswith("auto-") and entry.text == "a created +1"
 
 
 async def test_the_real_file_tools_call_the_hook(tmp_path: Path) -> None:

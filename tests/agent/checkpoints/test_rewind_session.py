@@ -53,7 +53,7 @@ async def test_rewind_code_and_conversation_then_redo(tmp_path: Path) -> None:
     entries = session.checkpoints()
     assert [e.prompt for e in entries] == ["make files", "change a"]
     assert entries[0].summary == "3 files +2 -1"
-    assert entries[1].summary == "1 file +1 -1"
+    assert entries[1].summary == "a.txt +1 -1"
 
     session.submit(ops.Rewind(2, "both"))
     done = events.of(ev.RewindFinished)[-1]

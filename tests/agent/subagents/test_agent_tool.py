@@ -39,7 +39,7 @@ async def test_a_child_returns_only_its_final_text_with_a_footer(tmp_path: Path)
     (result,) = results(session)
     assert not result.is_error
     assert str(result.content).startswith("the answer is 42\n\n[agent ")
-    assert "(Explore): 1 turns," in str(result.content)
+    assert "(Explore): 1 turn," in str(result.content)
     # the child's own conversation never reaches the parent's history
     assert "x = 42" not in str([m.to_param() for m in session.history])
     child_requests = model.by_prompt["find the answer"]

@@ -113,10 +113,11 @@ class Conversation(VerticalScroll):
             self.anchor()
             return
         echo, self._echo = self._echo, None
-        if echo is None or echo.text != event.prompt or not echo.is_attached:
+        prompt = event.shown or event.prompt  # a custom command as typed, not its body
+        if echo is None or echo.text != prompt or not echo.is_attached:
             if echo is not None and echo.is_attached:
                 echo.remove()
-            self.add_user(event.prompt)
+            self.add_user(prompt)
         self.anchor()
 
     def _on_model_call_started(self, event: ev.ModelCallStarted) -> None:
@@ -207,8 +208,11 @@ class Conversation(VerticalScroll):
             self.add_user(text, correction=True)
 
     def _on_hook_ran(self, event: ev.HookRan) -> None:
+        from frontend.wording import hook_acts
         from tui.widgets.conversation.hook_run import HookRunBlock
 
+        if not hook_acts(event):
+            return
         self._end_message()
         self.add_block(HookRunBlock(event))
 

@@ -11,6 +11,7 @@ so the Enter that follows refuses with that text as the reason.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from textual import events, on
@@ -89,8 +90,11 @@ class PermissionPrompt(Vertical, can_focus=True):
         saves: bool = True,
         warning: str = "",
         agent: str = "",
+        workspace: Path | None = None,
     ) -> None:
         super().__init__(classes="permission")
+        self.workspace = workspace or Path.cwd()
+        """Where custom commands are looked up (a command typed as the reason runs)."""
         self.warning = warning
         self.agent = agent
         """The subagent that asks (empty: the main agent)."""
@@ -181,9 +185,23 @@ class PermissionPrompt(Vertical, can_focus=True):
         decision = ("allow", "allow_always", "deny")[self.selected]
         self._answer(decision, self.reason_input.value if decision == "deny" else "")
 
+    class CommandTyped(Message):
+        """The reason field got one of eddy's commands (``/exit``): it runs as the command,
+        and the question stays open."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     @on(Input.Submitted, "#reason")
     def _reason_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        from frontend.commands import is_command
+
+        if is_command(event.value, self.workspace):
+            self.reason_input.value = ""
+            self.post_message(self.CommandTyped(event.value.strip()))
+            return
         self.selected = 2
         self._answer("deny", event.value)
 

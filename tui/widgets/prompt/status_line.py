@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from frontend.status import StatusModel
+from tools.textfile import plural
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -105,7 +106,7 @@ class StatusLine(Static, StatusModel):
         if self.max_budget is not None:
             cost += f" of ${self.max_budget:.2f} budget"
         parts.append(Content.styled(cost, muted))
-        turns = f"{self.turns} turns"
+        turns = plural(self.turns, "turn")
         if self.max_turns is not None:
             turns += f" (max {self.max_turns} per prompt)"
         parts.append(Content.styled(turns, muted))
