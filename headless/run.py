@@ -248,7 +248,8 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         once the run is over)."""
         nonlocal written
         status = session.status()
-        for ended in finished[written:]:
+        for index in range(written, len(finished)):
+            ended = finished[index]
             if fmt == "json" and not (final and ended is finished[-1]):
                 continue
             last = _answer_of(ended, blocked)
@@ -256,7 +257,7 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             result = result_object(last, status.session_id, duration)
             result["duration_api_ms"] = model.api_ms
             # this run's tool turns so far (the session's own count is its answered prompts)
-            result["num_turns"] = sum(f.num_turns for f in finished[: finished.index(last) + 1])
+            result["num_turns"] = sum(f.num_turns for f in finished[: index + 1])
             # this run's spend, as --max-budget-usd counts it (a resumed session's earlier
             # spend is in its transcript), like Claude Code's print mode
             result["total_cost_usd"] = round(status.run_cost, 6)
