@@ -263,8 +263,9 @@ class BashTool:
             if ctx.after_shell is not None:  # what it changes later: the next prompt's scan
                 await ctx.after_shell()
         text = (
-            f"Command running in background with ID: {shell_id}. Read its output with "
-            f"BashOutput (bash_id {shell_id!r}); stop it with KillShell."
+            f"Command running in background with ID: {shell_id}. You will be told when it "
+            f"finishes; meanwhile read its output with BashOutput (bash_id {shell_id!r}); stop "
+            "it with KillShell."
         )
         return ToolResult("\n".join([text, *notes]))
 

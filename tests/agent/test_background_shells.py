@@ -125,6 +125,7 @@ async def test_a_background_shell_outlives_its_turn_and_bash_output_reads_it(
     assert fake_api.violations == []
     got = results(fake_api)
     assert text_of(got["toolu_bg"]).startswith("Command running in background with ID: bash_1")
+    assert "You will be told when it finishes" in text_of(got["toolu_bg"])  # reports.py does
     first = text_of(got["toolu_out1"])
     assert "<status>running</status>" in first and "<stdout>\nstarted\n</stdout>" in first
     assert "<exit_code>" not in first
