@@ -95,7 +95,10 @@ async def run_handler(
         )
     procgroup.started(proc)
     try:
-        out, err = await asyncio.wait_for(proc.communicate(data), handler.timeout)
+        # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancellation that
+        # comes as its inner wait wakes, and Esc then waited for the hook to end by itself
+        async with asyncio.timeout(handler.timeout):
+            out, err = await proc.communicate(data)
     except TimeoutError:
         await procgroup.kill_group_shielded(proc)
         procgroup.finished(proc)
