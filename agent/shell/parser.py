@@ -166,134 +166,209 @@ def _parse_script(source: str, depth: int, state: ParseState) -> list[SimpleComm
     return _parse_tokens(Lexer(source, depth, state, _parse_tokens).tokens(), state)
 
 
-def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]:  # noqa: C901, PLR0915
-    out: list[SimpleCommand] = []
-    words: list[Word] = []
-    assigns: list[Word] = []
-    redirects: list[Redirect] = []
-    depth = 0
-    nest = 0  # compound commands around (if, while, until, for, case, { }): a function
-    # defined inside one may or may not be defined when it is called
-    cases = 0  # case statements whose body we are in
-    sep, closed = "", False  # the operator before the next command; a subshell just ended
-    previous: tuple[Word, ...] = ()
-    loops: list[tuple[str, tuple[Word, ...] | None] | None] = []  # the loops we are in
-    header: tuple[str, tuple[Word, ...] | None] | None = None  # a for header before its do
+def _parse_tokens(tokens: list[Token], state: ParseState) -> list[SimpleCommand]:
+    return _Parser(tokens, state).parse()
 
-    def finish() -> None:
-        nonlocal words, assigns, redirects, previous, closed
-        if words or assigns or redirects:
-            for w in (*assigns, *words, *(r.target for r in redirects if r.target)):
-                out.extend(replace(sub, subshell=True) for sub in w.subs)
-            loop_vars = tuple(v for v in loops if v is not None)
-            head = words[0] if words else None
-            if (
-                head is not None
-                and head.static
-                and not head.quoted
-                and head.value in state.functions
-            ):
-                out.extend(_call(words, assigns, redirects, sep, loop_vars, state))
-            else:
-                out.append(
-                    SimpleCommand(
-                        tuple(words),
-                        tuple(assigns),
-                        tuple(redirects),
-                        sep=")" if closed else sep,
-                        loop_vars=loop_vars,
-                        stdin_words=previous if sep in ("|", "|&") and not closed else (),
-                    )
-                )
-            previous, closed = tuple(words), False
-        words, assigns, redirects = [], [], []
 
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        i += 1
-        if tok.kind == "op":
-            if tok.text in _SEPARATORS:
-                finish()
-                sep = tok.text
-            elif tok.text in _CASE_ENDS and cases:
-                finish()
-                sep = ";"
-                i, ended = _case_patterns(tokens, i, out)
-                if ended:
-                    cases, nest = cases - 1, nest - 1
-            elif tok.text == "(":
-                if _is_definition(words, assigns, redirects, tokens, i):
-                    name = words[0].value
-                    words = []
-                    i = _define(name, tokens, i + 1, state, nest or depth or sep not in _PLAIN)
-                    continue
-                if words or assigns or redirects:
-                    raise ShellParseError("arrays are not supported")
-                depth += 1
-            elif tok.text == ")":
-                finish()
-                closed, previous = True, ()
-                depth -= 1
-                if depth < 0:
-                    raise ShellParseError("unbalanced parentheses")
+class _Parser:
+    """One pass over a command line's tokens: the simple commands it runs, in source order.
+
+    The grammar's rules are its methods; the fields are where the pass stands: the command
+    being read (``words``, ``assigns``, ``redirects``) and the constructs around it.
+    """
+
+    def __init__(self, tokens: list[Token], state: ParseState) -> None:
+        self.tokens = tokens
+        self.state = state
+        self.i = 0  # the next token
+        self.out: list[SimpleCommand] = []
+        self.words: list[Word] = []
+        self.assigns: list[Word] = []
+        self.redirects: list[Redirect] = []
+        self.depth = 0  # subshells ( ) we are in
+        # compound commands around (if, while, until, for, case, { }): a function defined
+        # inside one may or may not be defined when it is called
+        self.nest = 0
+        self.cases = 0  # case statements whose body we are in
+        self.sep = ""  # the operator before the next command
+        self.closed = False  # a subshell just ended
+        self.previous: tuple[Word, ...] = ()  # the command before, for a pipe's stdin
+        self.loops: list[tuple[str, tuple[Word, ...] | None] | None] = []  # the loops we are in
+        self.header: tuple[str, tuple[Word, ...] | None] | None = None  # a for before its do
+
+    def parse(self) -> list[SimpleCommand]:
+        """Every simple command of the tokens.
+
+        Raises:
+            ShellParseError: for syntax eddy does not understand.
+        """
+        while self.i < len(self.tokens):
+            tok = self.tokens[self.i]
+            self.i += 1
+            if tok.kind == "op":
+                self._operator(tok.text)
+            elif tok.kind == "redir":
+                assert tok.redirect is not None
+                self.redirects.append(tok.redirect)
             else:
-                raise ShellParseError(f"{tok.text!r} outside a case statement is not supported")
-            continue
-        if tok.kind == "redir":
-            assert tok.redirect is not None
-            redirects.append(tok.redirect)
-            continue
-        w = tok.word
-        assert w is not None
-        if not words and not assigns and not w.quoted and not w.dynamic:
-            if w.value in _SKIP:
-                state.loops = state.loops or w.value in ("while", "until")
-                nest += (w.value in _OPENERS) - (w.value in _CLOSERS)
-                if w.value == "do":
-                    loops.append(header)
-                    header = None
-                elif w.value == "done" and loops:
-                    loops.pop()
-                continue
-            if w.value in _UNSUPPORTED:
-                raise ShellParseError(f"{w.value!r} is not supported")
-            if w.value == "for":
-                i, header = _for_header(tokens, i, out)
-                state.loops = True
-                nest += 1
-                continue
-            if w.value == "[[":
-                i = _double_bracket(tokens, i, out, state)
-                continue
-            if w.value == "case":
-                i = _case_head(tokens, i, out)
-                i, ended = _case_patterns(tokens, i, out)
-                if not ended:
-                    cases, nest = cases + 1, nest + 1
-                continue
-            if w.value == "esac" and cases:
-                cases, nest = cases - 1, nest - 1
-                continue
-            if w.value == "function":
-                named = tokens[i].word if i < len(tokens) else None
-                if named is None or not named.static or not _NAME.fullmatch(named.value):
-                    raise ShellParseError("this form of function definition is not supported")
-                i += 1
-                if _is_op(tokens, i, "(") and _is_op(tokens, i + 1, ")"):
-                    i += 2
-                i = _define(named.value, tokens, i, state, nest or depth or sep not in _PLAIN)
-                continue
-        if not words and ASSIGNMENT.match(w.raw):
-            assigns.append(w)
-            continue
-        words.append(w)
-    finish()
-    if depth:
-        raise ShellParseError("unbalanced parentheses")
-    if cases:
-        raise ShellParseError("unterminated case statement")
-    return out
+                assert tok.word is not None
+                self._word(tok.word)
+        self._finish()
+        if self.depth:
+            raise ShellParseError("unbalanced parentheses")
+        if self.cases:
+            raise ShellParseError("unterminated case statement")
+        return self.out
+
+    # -- commands --------------------------------------------------------------------------
+    def _word(self, w: Word) -> None:
+        """A word: a reserved word at a command's start, an assignment, or an argument."""
+        at_start = not self.words and not self.assigns
+        if at_start and not w.quoted and not w.dynamic and self._keyword(w.value):
+            return
+        if not self.words and ASSIGNMENT.match(w.raw):
+            self.assigns.append(w)
+        else:
+            self.words.append(w)
+
+    def _finish(self) -> None:
+        """The command read so far is complete: record it and start the next."""
+        if self.words or self.assigns or self.redirects:
+            self._emit()
+            self.previous, self.closed = tuple(self.words), False
+        self.words, self.assigns, self.redirects = [], [], []
+
+    def _emit(self) -> None:
+        """Record the command read so far: the substitutions in its words first, then itself
+        (or, for a call of a shell function, the function's body)."""
+        for w in (*self.assigns, *self.words, *(r.target for r in self.redirects if r.target)):
+            self.out.extend(replace(sub, subshell=True) for sub in w.subs)
+        loop_vars = tuple(v for v in self.loops if v is not None)
+        if self._calls_function():
+            self.out.extend(
+                _call(self.words, self.assigns, self.redirects, self.sep, loop_vars, self.state)
+            )
+            return
+        piped = self.sep in ("|", "|&") and not self.closed
+        self.out.append(
+            SimpleCommand(
+                tuple(self.words),
+                tuple(self.assigns),
+                tuple(self.redirects),
+                sep=")" if self.closed else self.sep,
+                loop_vars=loop_vars,
+                stdin_words=self.previous if piped else (),
+            )
+        )
+
+    def _calls_function(self) -> bool:
+        head = self.words[0] if self.words else None
+        return (
+            head is not None
+            and head.static
+            and not head.quoted
+            and head.value in self.state.functions
+        )
+
+    def _unsure(self) -> object:
+        """Whether a function defined here may not be defined when called (see ``_define``)."""
+        return self.nest or self.depth or self.sep not in _PLAIN
+
+    # -- operators -------------------------------------------------------------------------
+    def _operator(self, text: str) -> None:
+        if text in _SEPARATORS:
+            self._finish()
+            self.sep = text
+        elif text in _CASE_ENDS and self.cases:
+            self._finish()
+            self.sep = ";"
+            self._case_branch()
+        elif text == "(":
+            self._open_paren()
+        elif text == ")":
+            self._close_paren()
+        else:
+            raise ShellParseError(f"{text!r} outside a case statement is not supported")
+
+    def _open_paren(self) -> None:
+        """``NAME ( )`` defines a function; ``(`` at a command's start opens a subshell."""
+        if _is_definition(self.words, self.assigns, self.redirects, self.tokens, self.i):
+            name = self.words[0].value
+            self.words = []
+            self.i = _define(name, self.tokens, self.i + 1, self.state, self._unsure())
+            return
+        if self.words or self.assigns or self.redirects:
+            raise ShellParseError("arrays are not supported")
+        self.depth += 1
+
+    def _close_paren(self) -> None:
+        self._finish()
+        self.closed, self.previous = True, ()
+        self.depth -= 1
+        if self.depth < 0:
+            raise ShellParseError("unbalanced parentheses")
+
+    # -- reserved words --------------------------------------------------------------------
+    def _keyword(self, value: str) -> bool:
+        """Read the reserved word ``value`` at a command's start; False when it is none."""
+        if value in _SKIP:
+            self._skip(value)
+        elif value in _UNSUPPORTED:
+            raise ShellParseError(f"{value!r} is not supported")
+        elif value == "for":
+            self._for()
+        elif value == "[[":
+            self.i = _double_bracket(self.tokens, self.i, self.out, self.state)
+        elif value == "case":
+            self._case()
+        elif value == "esac" and self.cases:
+            self._end_case()
+        elif value == "function":
+            self._function()
+        else:
+            return False
+        return True
+
+    def _skip(self, value: str) -> None:
+        """A keyword of ``if``/``while``/``until``/``{ }``: its commands are read as they
+        come; what it tells is whether we loop and how deep we are."""
+        self.state.loops = self.state.loops or value in ("while", "until")
+        self.nest += (value in _OPENERS) - (value in _CLOSERS)
+        if value == "do":
+            self.loops.append(self.header)
+            self.header = None
+        elif value == "done" and self.loops:
+            self.loops.pop()
+
+    def _for(self) -> None:
+        self.i, self.header = _for_header(self.tokens, self.i, self.out)
+        self.state.loops = True
+        self.nest += 1
+
+    def _case(self) -> None:
+        self.i = _case_head(self.tokens, self.i, self.out)
+        self.i, ended = _case_patterns(self.tokens, self.i, self.out)
+        if not ended:
+            self.cases, self.nest = self.cases + 1, self.nest + 1
+
+    def _case_branch(self) -> None:
+        """After ``;;``: the next branch's patterns, or ``esac``."""
+        self.i, ended = _case_patterns(self.tokens, self.i, self.out)
+        if ended:
+            self._end_case()
+
+    def _end_case(self) -> None:
+        self.cases, self.nest = self.cases - 1, self.nest - 1
+
+    def _function(self) -> None:
+        """``function NAME [()] BODY``."""
+        named = self.tokens[self.i].word if self.i < len(self.tokens) else None
+        if named is None or not named.static or not _NAME.fullmatch(named.value):
+            raise ShellParseError("this form of function definition is not supported")
+        self.i += 1
+        if _is_op(self.tokens, self.i, "(") and _is_op(self.tokens, self.i + 1, ")"):
+            self.i += 2
+        self.i = _define(named.value, self.tokens, self.i, self.state, self._unsure())
 
 
 _PLAIN = frozenset({"", ";", "\n"})
