@@ -426,40 +426,45 @@ def _define(name: str, tokens: list[Token], i: int, state: ParseState, unsure: o
     return end
 
 
-def _body_end(tokens: list[Token], i: int) -> int:  # noqa: C901
+def _body_end(tokens: list[Token], i: int) -> int:
     """The index after the ``}`` or ``)`` closing the body that opens at ``tokens[i]``."""
     if tokens[i].kind == "op":
-        level = 0
-        for j in range(i, len(tokens)):
-            if _is_op(tokens, j, "("):
-                level += 1
-            elif _is_op(tokens, j, ")"):
-                level -= 1
-                if level == 0:
-                    return j + 1
-        raise ShellParseError("unterminated function body")
+        return _paren_body_end(tokens, i)
+    return _brace_body_end(tokens, i)
+
+
+def _paren_body_end(tokens: list[Token], i: int) -> int:
+    """The index after the ``)`` matching the ``(`` at ``tokens[i]``."""
+    level = 0
+    for j in range(i, len(tokens)):
+        if _is_op(tokens, j, "("):
+            level += 1
+        elif _is_op(tokens, j, ")"):
+            level -= 1
+            if level == 0:
+                return j + 1
+    raise ShellParseError("unterminated function body")
+
+
+_STAY_AT_START = (_SKIP - {"}"}) | {"for", "case", "function", "esac"}
+"""Reserved words after which the next word still starts a command (``{`` and ``}`` count
+only there)."""
+
+
+def _brace_body_end(tokens: list[Token], i: int) -> int:
+    """The index after the ``}`` matching the ``{`` at ``tokens[i]``."""
     level, start = 0, True
     for j in range(i, len(tokens)):
         tok = tokens[j]
         if tok.kind == "op":
             start = tok.text in _SEPARATORS or tok.text in _CASE_ENDS or tok.text in "()"
-            continue
-        if tok.kind != "word" or tok.word is None:
-            continue
-        w = tok.word
-        if start and not w.quoted and not w.dynamic:
-            if w.raw == "{":
-                level += 1
-                continue
-            if w.raw == "}":
-                level -= 1
-                if level == 0:
-                    return j + 1
-                start = False
-                continue
-            if w.raw in _SKIP or w.raw in ("for", "case", "function", "esac"):
-                continue
-        start = False
+        elif tok.kind == "word" and tok.word is not None:
+            w = tok.word
+            bare = w.raw if start and not w.quoted and not w.dynamic else None
+            level += (bare == "{") - (bare == "}")
+            if bare == "}" and level == 0:
+                return j + 1
+            start = bare in _STAY_AT_START
     raise ShellParseError("unterminated function body")
 
 
