@@ -679,22 +679,93 @@ def _counts_only(word: Word) -> bool:
     )
 
 
-def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:  # noqa: C901
-    argv = list(sc.words)
-    assigns = list(sc.assignments)
-    layers: list[tuple[Word, ...]] = []
-    privileged: int | None = None
-    open_args = False
+def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:
+    return _Unwrapping(sc, depth, state).commands()
 
-    def command(effective: tuple[Word, ...], opaque: str | None = None) -> Command:
-        if privileged is not None:
-            effective = layers[privileged]
+
+class _Unwrapping:
+    """One simple command seen through its wrappers, layer by layer: the fields are what
+    the layers peeled so far add to the command (assignments, ``sudo``, ``xargs``)."""
+
+    def __init__(self, sc: SimpleCommand, depth: int, state: ParseState) -> None:
+        self.sc = sc
+        self.depth = depth
+        self.state = state
+        self.assigns = list(sc.assignments)
+        self.layers: list[tuple[Word, ...]] = []
+        self.privileged: int | None = None  # the layer of the privileged command
+        self.open_args = False
+
+    def commands(self) -> list[Command]:
+        """The command, and the commands of the shell script it runs, if any."""
+        argv = list(self.sc.words)
+        while argv:
+            self.layers.append(tuple(argv))
+            head = argv[0]
+            if not head.static or head.glob:
+                return [self._command(tuple(argv), "the program name is only known at run time")]
+            base = os.path.basename(head.value)
+            if base in shell_wrappers.SHELLS or base == "eval":
+                return self._shell(base, argv)
+            try:
+                inner = self._unwrap(base, argv)
+            except shell_wrappers.Opaque as exc:
+                return [self._command(tuple(argv), str(exc))]
+            if inner is None:
+                break
+            argv = inner
+        return [self._command(tuple(argv))]
+
+    def _unwrap(self, base: str, argv: list[Word]) -> list[Word] | None:
+        """The command that wrapper ``base`` runs, or None (not a wrapper, or it runs none).
+
+        Raises:
+            Opaque: a wrapper option eddy does not know.
+        """
+        unwrap = shell_wrappers.WRAPPERS.get(base)
+        if unwrap is None:
+            return None
+        inner_argv, extra = unwrap(argv[1:])
+        if base in shell_wrappers.PRIVILEGED and self.privileged is None:
+            self.privileged = len(self.layers) - 1
+        self.open_args = self.open_args or base == "xargs"
+        self.assigns.extend(extra)
+        return inner_argv
+
+    def _shell(self, base: str, argv: list[Word]) -> list[Command]:
+        """A shell (``sh -c``, ``bash``) or ``eval``: the script's commands follow it."""
+        try:
+            script = _script(base, argv)
+        except shell_wrappers.Opaque as exc:
+            return [self._command(tuple(argv), str(exc))]
+        if script is None:
+            return [self._command(tuple(argv))]
+        if not script.static:
+            return [self._command(tuple(argv), "a shell script only known at run time")]
+        if base not in ("bash", "eval") and not shell_wrappers.plain_words(script.value):
+            # /bin/sh is dash here, not bash: only plain words read the same in both
+            return [self._command(tuple(argv), f"{base} is not bash; its grammar is not modelled")]
+        inner: list[Command] = []
+        outer = self.state.functions
+        if base != "eval":  # a new shell: the functions defined here do not exist there
+            self.state.functions = {}
+        try:
+            for simple in _parse_script(script.value, self.depth + 1, self.state):
+                inner.extend(_analyze(replace(simple, subshell=True), self.depth + 1, self.state))
+        finally:
+            self.state.functions = outer
+        return [self._command(()), *inner]
+
+    def _command(self, effective: tuple[Word, ...], opaque: str | None = None) -> Command:
+        if self.privileged is not None:
+            effective = self.layers[self.privileged]
+        sc = self.sc
         return Command(
             effective,
-            tuple(layers),
-            tuple(assigns),
+            tuple(self.layers),
+            tuple(self.assigns),
             sc.redirects,
-            open_args,
+            self.open_args,
             opaque,
             sc.sep,
             sc.subshell,
@@ -702,52 +773,15 @@ def _analyze(sc: SimpleCommand, depth: int, state: ParseState) -> list[Command]:
             sc.stdin_words,
         )
 
-    while argv:
-        layers.append(tuple(argv))
-        head = argv[0]
-        if not head.static or head.glob:
-            return [command(tuple(argv), "the program name is only known at run time")]
-        base = os.path.basename(head.value)
-        script: Word | None = None
-        try:
-            if base in shell_wrappers.SHELLS:
-                script = shell_wrappers.shell_script(argv[1:])
-                if script is None:
-                    break
-            elif base == "eval":
-                if not all(w.static for w in argv[1:]):
-                    raise shell_wrappers.Opaque("eval of text only known at run time")
-                script = literal(" ".join(w.value for w in argv[1:]))
-        except shell_wrappers.Opaque as exc:
-            return [command(tuple(argv), str(exc))]
-        if script is not None:
-            if not script.static:
-                return [command(tuple(argv), "a shell script only known at run time")]
-            if base not in ("bash", "eval") and not shell_wrappers.plain_words(script.value):
-                # /bin/sh is dash here, not bash: only plain words read the same in both
-                return [command(tuple(argv), f"{base} is not bash; its grammar is not modelled")]
-            inner: list[Command] = []
-            outer = state.functions
-            if base != "eval":  # a new shell: the functions defined here do not exist there
-                state.functions = {}
-            try:
-                for simple in _parse_script(script.value, depth + 1, state):
-                    inner.extend(_analyze(replace(simple, subshell=True), depth + 1, state))
-            finally:
-                state.functions = outer
-            return [command(()), *inner]
-        unwrap = shell_wrappers.WRAPPERS.get(base)
-        if unwrap is None:
-            break
-        try:
-            inner_argv, extra = unwrap(argv[1:])
-        except shell_wrappers.Opaque as exc:
-            return [command(tuple(argv), str(exc))]
-        if base in shell_wrappers.PRIVILEGED and privileged is None:
-            privileged = len(layers) - 1
-        open_args = open_args or base == "xargs"
-        assigns.extend(extra)
-        if inner_argv is None:
-            break
-        argv = inner_argv
-    return [command(tuple(argv))]
+
+def _script(base: str, argv: list[Word]) -> Word | None:
+    """The script a shell runs (None: it reads its standard input), or ``eval``'s text.
+
+    Raises:
+        Opaque: a shell option eddy does not know, or ``eval`` of run-time text.
+    """
+    if base in shell_wrappers.SHELLS:
+        return shell_wrappers.shell_script(argv[1:])
+    if not all(w.static for w in argv[1:]):
+        raise shell_wrappers.Opaque("eval of text only known at run time")
+    return literal(" ".join(w.value for w in argv[1:]))
