@@ -110,7 +110,8 @@ class Lexer:
     def error(self, message: str) -> ShellParseError:
         return ShellParseError(message)
 
-    def tokens(self) -> list[Token]:  # noqa: C901
+    def tokens(self) -> list[Token]:
+        """The tokens of ``src`` from ``pos`` (in a substitution: up to its closing ``)``)."""
         out: list[Token] = []
         src, n = self.src, len(self.src)
         while self.pos < n:
@@ -132,29 +133,38 @@ class Lexer:
                 raise self.error("the arithmetic command ((...)) is not supported")
             elif src.startswith(("<(", ">("), self.pos):
                 out.append(Token("word", word=self._word()))
-            else:
-                fd_match = re.match(r"\d+(?=[<>])", src[self.pos :])
-                start = self.pos + (fd_match.end() if fd_match else 0)
-                op = next((o for o in _ALL_OPS if src.startswith(o, start)), None)
-                if op is None:
-                    word = self._word()
-                    if self.in_subst and word.raw in ("case", "esac"):
-                        # a pattern's ")" would end the substitution here, not in bash
-                        raise self.error("a case statement inside $( ) is not supported")
-                    out.append(Token("word", word=word))
-                    continue
-                self.pos = start + len(op)
-                if op in _REDIR_OPS:
-                    out.append(self._redirect(op, int(fd_match.group()) if fd_match else None))
-                    continue
-                if op == "(":
-                    self.parens += 1
-                elif op == ")":
-                    if self.in_subst and self.parens == 0:
-                        return self._finish(out, closed=True)
-                    self.parens -= 1
-                out.append(Token("op", op))
+            elif self._token(out):
+                return self._finish(out, closed=True)
         return self._finish(out, closed=False)
+
+    def _token(self, out: list[Token]) -> bool:
+        """Read an operator, a redirection or a word into ``out``; True when it is the ``)``
+        that closes this substitution (not added)."""
+        fd_match = re.match(r"\d+(?=[<>])", self.src[self.pos :])
+        start = self.pos + (fd_match.end() if fd_match else 0)
+        op = next((o for o in _ALL_OPS if self.src.startswith(o, start)), None)
+        if op is None:
+            out.append(self._plain_word())
+            return False
+        self.pos = start + len(op)
+        if op in _REDIR_OPS:
+            out.append(self._redirect(op, int(fd_match.group()) if fd_match else None))
+            return False
+        if op == "(":
+            self.parens += 1
+        elif op == ")":
+            if self.in_subst and self.parens == 0:
+                return True
+            self.parens -= 1
+        out.append(Token("op", op))
+        return False
+
+    def _plain_word(self) -> Token:
+        word = self._word()
+        if self.in_subst and word.raw in ("case", "esac"):
+            # a pattern's ")" would end the substitution here, not in bash
+            raise self.error("a case statement inside $( ) is not supported")
+        return Token("word", word=word)
 
     def _finish(self, out: list[Token], *, closed: bool) -> list[Token]:
         if self.in_subst and not closed:
