@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from agent.shell.words import ParseState, Redirect, ShellParseError, SimpleCommand, Word
@@ -217,82 +217,62 @@ class Lexer:
             tok.redirect = Redirect(tok.text, word, tok.redirect.fd if tok.redirect else None)
         self.pending = []
 
-    def _word(self) -> Word:  # noqa: C901, PLR0915
-        src, n, start = self.src, len(self.src), self.pos
-        buf: list[str] = []
-        unquoted: list[str] = []  # the unquoted characters; quoted parts become "\0"
-        dynamic = quoted = False
-        subs: list[SimpleCommand] = []
-        while self.pos < n:
-            c = src[self.pos]
-            if c in _META:
-                if c in "<>" and src.startswith("(", self.pos + 1):
-                    begin = self.pos
-                    subs.extend(self._substitution(self.pos + 2))
-                    buf.append(src[begin : self.pos])
-                    unquoted.append("\0")
-                    dynamic = True
-                    continue
+    def _word(self) -> Word:
+        """Read one word: its parts up to an unquoted metacharacter."""
+        start, parts = self.pos, _WordParts()
+        while self.pos < len(self.src):
+            c = self.src[self.pos]
+            if c in _META and not (c in "<>" and self.src.startswith("(", self.pos + 1)):
                 break
-            if c == "\\":
-                if self.pos + 1 >= n:
-                    buf.append("\\")
-                    self.pos += 1
-                elif src[self.pos + 1] == "\n":
-                    self.pos += 2
-                else:
-                    buf.append(src[self.pos + 1])
-                    unquoted.append("\0")
-                    quoted = True
-                    self.pos += 2
-            elif c == "'":
-                end = src.find("'", self.pos + 1)
-                if end < 0:
-                    raise self.error("unterminated single quote")
-                buf.append(src[self.pos + 1 : end])
-                unquoted.append("\0")
-                quoted = True
-                self.pos = end + 1
-            elif c == '"':
+            read = _WORD_PARTS.get(c)
+            if read is None:
+                parts.add(c, c)
                 self.pos += 1
-                value, dyn, inner = self._double_quoted('"')
-                buf.append(value)
-                unquoted.append("\0")
-                quoted, dynamic = True, dynamic or dyn
-                subs.extend(inner)
-            elif c == "$" and src.startswith("$'", self.pos):
-                buf.append(self._ansi_c())
-                unquoted.append("\0")
-                quoted = True
-            elif c == "$" and src.startswith('$"', self.pos):
-                self.pos += 1
-            elif c == "$":
-                text, dyn, inner = self._dollar()
-                buf.append(text)
-                unquoted.append("\0" if dyn else text)
-                dynamic = dynamic or dyn
-                subs.extend(inner)
-            elif c == "`":
-                text, inner = self._backtick()
-                buf.append(text)
-                unquoted.append("\0")
-                dynamic = True
-                subs.extend(inner)
             else:
-                buf.append(c)
-                unquoted.append(c)
-                self.pos += 1
-        bare = "".join(unquoted)
-        return Word(
-            "".join(buf),
-            src[start : self.pos],
-            dynamic=dynamic,
-            glob=any(ch in bare for ch in "*?["),
-            brace=bool(_BRACE.search(bare)),
-            tilde=bare.startswith("~"),
-            quoted=quoted,
-            subs=tuple(subs),
-        )
+                read(self, parts)
+        return parts.word(self.src[start : self.pos])
+
+    def _process_substitution(self, parts: _WordParts) -> None:
+        begin = self.pos
+        subs = self._substitution(self.pos + 2)
+        parts.add(self.src[begin : self.pos], dynamic=True, subs=subs)
+
+    def _backslash(self, parts: _WordParts) -> None:
+        src, n = self.src, len(self.src)
+        if self.pos + 1 >= n:
+            parts.add("\\", None)
+            self.pos += 1
+        elif src[self.pos + 1] == "\n":
+            self.pos += 2
+        else:
+            parts.add(src[self.pos + 1], quoted=True)
+            self.pos += 2
+
+    def _single_quoted(self, parts: _WordParts) -> None:
+        end = self.src.find("'", self.pos + 1)
+        if end < 0:
+            raise self.error("unterminated single quote")
+        parts.add(self.src[self.pos + 1 : end], quoted=True)
+        self.pos = end + 1
+
+    def _double_quoted_part(self, parts: _WordParts) -> None:
+        self.pos += 1
+        value, dynamic, subs = self._double_quoted('"')
+        parts.add(value, quoted=True, dynamic=dynamic, subs=subs)
+
+    def _dollar_part(self, parts: _WordParts) -> None:
+        """``$'...'``, ``$"..."`` (read as "...") or an expansion."""
+        if self.src.startswith("$'", self.pos):
+            parts.add(self._ansi_c(), quoted=True)
+        elif self.src.startswith('$"', self.pos):
+            self.pos += 1
+        else:
+            text, dynamic, subs = self._dollar()
+            parts.add(text, "\0" if dynamic else text, dynamic=dynamic, subs=subs)
+
+    def _backtick_part(self, parts: _WordParts) -> None:
+        text, subs = self._backtick()
+        parts.add(text, dynamic=True, subs=subs)
 
     def _double_quoted(self, term: str | None) -> tuple[str, bool, list[SimpleCommand]]:
         """Read up to ``term`` (or the end): the body of "..." or of an unquoted here-doc."""
@@ -435,3 +415,59 @@ class Lexer:
             raise self.error("unterminated $'...'")
         self.pos = i + 1
         return "".join(out)
+
+
+_WordPartReader = Callable[[Lexer, "_WordParts"], None]
+_WORD_PARTS: dict[str, _WordPartReader] = {
+    "<": Lexer._process_substitution,
+    ">": Lexer._process_substitution,
+    "\\": Lexer._backslash,
+    "'": Lexer._single_quoted,
+    '"': Lexer._double_quoted_part,
+    "$": Lexer._dollar_part,
+    "`": Lexer._backtick_part,
+}
+"""How a word's part is read, by its first character (others are literal characters)."""
+
+
+@dataclass
+class _WordParts:
+    """The parts of a word read so far: its value, its unquoted characters (those of a
+    quoted or run-time part are ``\\0``, so they never glob or brace-expand), whether any
+    part is quoted or only known at run time, and the commands of its substitutions."""
+
+    buf: list[str] = field(default_factory=list)
+    unquoted: list[str] = field(default_factory=list)
+    dynamic: bool = False
+    quoted: bool = False
+    subs: list[SimpleCommand] = field(default_factory=list)
+
+    def add(
+        self,
+        text: str,
+        bare: str | None = "\0",
+        *,
+        quoted: bool = False,
+        dynamic: bool = False,
+        subs: list[SimpleCommand] | None = None,
+    ) -> None:
+        """Add a part: ``text`` to the value, ``bare`` (unless None) to the unquoted text."""
+        self.buf.append(text)
+        if bare is not None:
+            self.unquoted.append(bare)
+        self.quoted = self.quoted or quoted
+        self.dynamic = self.dynamic or dynamic
+        self.subs.extend(subs or ())
+
+    def word(self, raw: str) -> Word:
+        bare = "".join(self.unquoted)
+        return Word(
+            "".join(self.buf),
+            raw,
+            dynamic=self.dynamic,
+            glob=any(ch in bare for ch in "*?["),
+            brace=bool(_BRACE.search(bare)),
+            tilde=bare.startswith("~"),
+            quoted=self.quoted,
+            subs=tuple(self.subs),
+        )
