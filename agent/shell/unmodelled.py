@@ -110,36 +110,52 @@ def _cluster_hit(letters: str, bad: str, takes_arg: str) -> str | None:
     return None
 
 
-def _options(program: str, args: tuple[Word, ...]) -> str | None:  # noqa: C901
-    """A bad option of ``program`` among ``args`` (words not known before running count)."""
-    bad_long = _BAD_LONG.get(program, ())
-    bad_short = _BAD_SHORT.get(program, "")
-    takes_arg = _ARG_SHORT.get(program, "")
+def _options(program: str, args: tuple[Word, ...]) -> str | None:
+    """A bad option of ``program`` among ``args`` (before ``--``)."""
+    if program == "find":
+        return _find_options(args)
     for k, w in enumerate(args):
         if not w.static:
-            if program == "find":
-                return f"`{w.text}` is only known at run time and could be -exec"
             continue
-        v = w.value
-        if v == "--":
+        if w.value == "--":
             break
-        if program == "find":
-            if v in _FIND_BAD:
-                return f"find {v} runs a program or writes a file"
-            continue
-        if program == "tar" and k == 0 and re.fullmatch(r"[A-Za-z]+", v):
-            hit = _cluster_hit(v, bad_short, "")  # old-style tar cluster: tar cIf prog ...
-            if hit:
-                return f"tar {v} (the option -{hit}) runs a program or writes a file"
-            continue
-        if v.startswith("--"):
-            bad = _long_prefix(v, bad_long)
-            if bad:
-                return f"{program} {v} (that is {bad}) runs a program or writes a file"
-        elif v.startswith("-") and len(v) > 1:
-            hit = _cluster_hit(v[1:], bad_short, takes_arg)
-            if hit:
-                return f"{program} {v} (the option -{hit}) runs a program or writes a file"
+        if program == "tar" and k == 0 and re.fullmatch(r"[A-Za-z]+", w.value):
+            why = _tar_cluster(w.value)
+        else:
+            why = _bad_option(program, w.value)
+        if why is not None:
+            return why
+    return None
+
+
+def _find_options(args: tuple[Word, ...]) -> str | None:
+    """A bad ``find`` action among ``args`` (a word not known before running counts)."""
+    for w in args:
+        if not w.static:
+            return f"`{w.text}` is only known at run time and could be -exec"
+        if w.value == "--":
+            break
+        if w.value in _FIND_BAD:
+            return f"find {w.value} runs a program or writes a file"
+    return None
+
+
+def _tar_cluster(value: str) -> str | None:
+    """An old-style tar cluster as first word (``tar cIf prog ...``) with a bad letter."""
+    hit = _cluster_hit(value, _BAD_SHORT["tar"], "")
+    return f"tar {value} (the option -{hit}) runs a program or writes a file" if hit else None
+
+
+def _bad_option(program: str, value: str) -> str | None:
+    """Why the option word ``value`` (a long option or a short cluster) is bad, or None."""
+    if value.startswith("--"):
+        bad = _long_prefix(value, _BAD_LONG.get(program, ()))
+        if bad:
+            return f"{program} {value} (that is {bad}) runs a program or writes a file"
+    elif value.startswith("-") and len(value) > 1:
+        hit = _cluster_hit(value[1:], _BAD_SHORT.get(program, ""), _ARG_SHORT.get(program, ""))
+        if hit:
+            return f"{program} {value} (the option -{hit}) runs a program or writes a file"
     return None
 
 
