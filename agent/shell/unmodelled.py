@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 from agent.shell.words import Word, word_seq, word_set
 
@@ -159,7 +160,7 @@ def _bad_option(program: str, value: str) -> str | None:
     return None
 
 
-def _set(args: tuple[Word, ...]) -> str | None:
+def _set(_program: str, args: tuple[Word, ...]) -> str | None:
     i = 0
     while i < len(args):
         w = args[i]
@@ -222,7 +223,7 @@ def _prints_variables(program: str, args: tuple[Word, ...]) -> str | None:
     return None
 
 
-def unmodelled(argv: tuple[Word, ...]) -> str | None:  # noqa: C901
+def unmodelled(argv: tuple[Word, ...]) -> str | None:
     """Why eddy's model does not capture what ``argv`` does, or None if it does.
 
     Args:
@@ -239,26 +240,49 @@ def unmodelled(argv: tuple[Word, ...]) -> str | None:  # noqa: C901
     printed = _prints_variables(program, args)
     if printed is not None:
         return printed
-    if program == "set":
-        return _set(args)
-    if program in ("declare", "typeset", "local", "export", "readonly"):
-        return _declare(program, args)
-    if program == "printf" and any(w.static and w.value.startswith("-v") for w in args[:2]):
+    check = _CHECKS.get(program)
+    return check(program, args) if check is not None else None
+
+
+def _printf(program: str, args: tuple[Word, ...]) -> str | None:
+    if any(w.static and w.value.startswith("-v") for w in args[:2]):
         return "printf -v assigns a variable (its subscript is evaluated)"
-    if program in ("jobs", "wait") and any(
-        w.static and re.fullmatch(r"-[a-z]*[xp][a-z]*", w.value) for w in args
-    ):
-        return f"{program} -x/-p runs a command or assigns a variable"
-    if program in ("ssh", "scp", "sftp") and any(
-        _SSH_OPTIONS.search(w.value) for w in args if w.static
-    ):
-        return f"{program} -o ...Command runs a local command"
-    if program == "git":
-        for w in args:
-            if not w.static or not w.value.startswith("-"):
-                break
-            if w.value.split("=", 1)[0] in _GIT_GLOBAL_BAD:
-                return f"git {w.value} can make git run any program"
-    if program == "find" or program in _BAD_LONG or program in _BAD_SHORT:
-        return _options(program, args)
     return None
+
+
+def _job_control(program: str, args: tuple[Word, ...]) -> str | None:
+    if any(w.static and re.fullmatch(r"-[a-z]*[xp][a-z]*", w.value) for w in args):
+        return f"{program} -x/-p runs a command or assigns a variable"
+    return None
+
+
+def _ssh(program: str, args: tuple[Word, ...]) -> str | None:
+    if any(_SSH_OPTIONS.search(w.value) for w in args if w.static):
+        return f"{program} -o ...Command runs a local command"
+    return None
+
+
+def _git(program: str, args: tuple[Word, ...]) -> str | None:
+    """git's global options before the subcommand, then its subcommands' options."""
+    for w in args:
+        if not w.static or not w.value.startswith("-"):
+            break
+        if w.value.split("=", 1)[0] in _GIT_GLOBAL_BAD:
+            return f"git {w.value} can make git run any program"
+    return _options(program, args)
+
+
+_Check = Callable[[str, tuple[Word, ...]], "str | None"]
+_CHECKS: dict[str, _Check] = {
+    **dict.fromkeys(("find", *_BAD_LONG, *_BAD_SHORT), _options),
+    **dict.fromkeys(("declare", "typeset", "local", "export", "readonly"), _declare),
+    "set": _set,
+    "printf": _printf,
+    "jobs": _job_control,
+    "wait": _job_control,
+    "ssh": _ssh,
+    "scp": _ssh,
+    "sftp": _ssh,
+    "git": _git,
+}
+"""The check of each program whose options or words may leave eddy's model."""
