@@ -9,6 +9,7 @@ with their abbreviations and clusters, in :mod:`agent.shell.unmodelled`. Stdlib 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from agent.shell.words import Word, literal, long_option_hits, path_like, word_set
 
@@ -55,9 +56,32 @@ _REF_ARGS = frozenset(
 )
 
 
-def git_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:  # noqa: C901
+def git_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:
     """The paths ``git ARGS`` reads if it only reads (status, diff, log, listing forms of
     branch/tag/remote/stash/config, ...), else None."""
+    start = _global_options(args)
+    if start is None:
+        return None
+    paths, i = start
+    if i >= len(args):
+        return tuple(paths)
+    sub, rest = args[i].value, args[i + 1 :]
+    if any(not w.static or w.glob for w in rest):
+        return None
+    values = [w.value for w in rest]
+    if any(
+        v.startswith("--") and long_option_hits(v.split("=", 1)[0], ("--output",)) for v in values
+    ):
+        return None
+    reads = _SUBCOMMANDS.get(sub)
+    if reads is None or not reads(values):
+        return None
+    return (*paths, *_operand_paths(rest))
+
+
+def _global_options(args: tuple[Word, ...]) -> tuple[list[Word], int] | None:
+    """git's options before the subcommand: the directories read (``.`` and each ``-C``'s)
+    and the subcommand's index; None for a word only known at run time."""
     paths: list[Word] = [literal(".")]
     i = 0
     while i < len(args):
@@ -71,57 +95,64 @@ def git_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:  # noqa: C
             i += 1
         else:
             break
-    if i >= len(args):
-        return tuple(paths)
-    sub, rest = args[i].value, args[i + 1 :]
-    if any(not w.static or w.glob for w in rest):
-        return None
-    values = [w.value for w in rest]
-    if any(
-        v.startswith("--") and long_option_hits(v.split("=", 1)[0], ("--output",)) for v in values
-    ):
-        return None
-    first = values[0] if values else ""
-    if sub == "grep":
-        ok = not any(v.startswith(("-O", "--open-files-in-pager")) for v in values)
-    elif sub in _GIT_READ:
-        ok = True
-    elif sub == "branch":
-        ok = _git_listing(values, _BRANCH_BAD, "dDmMcCfut", _REF_ARGS)
-    elif sub == "tag":
-        ok = _git_listing(values, _TAG_BAD, "dasfmFuev", _REF_ARGS)
-    elif sub == "remote":
-        ok = all(v in ("-v", "--verbose") for v in values) or first in ("get-url", "show")
-    elif sub == "stash":
-        ok = first in ("list", "show")
-    elif sub == "worktree":
-        ok = first == "list"
-    elif sub == "reflog":
-        ok = first not in ("expire", "delete", "drop")
-    elif sub == "config":
-        reads = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch"}
-        writes = {
-            "--add",
-            "--unset",
-            "--unset-all",
-            "--replace-all",
-            "--rename-section",
-            "--remove-section",
-            "-e",
-            "--edit",
-        }
-        ok = (bool(reads & set(values)) or first in ("get", "list")) and not writes & set(values)
-    else:
-        ok = False
-    if not ok:
-        return None
+    return paths, i
+
+
+def _operand_paths(rest: tuple[Word, ...]) -> list[Word]:
+    """The paths among a subcommand's words: its operands and path-like option values."""
+    paths: list[Word] = []
     for w in rest:
         name, eq, value = w.value.partition("=")
         if not w.value.startswith("-"):
             paths.append(w)
         elif eq and path_like(value):
             paths.append(literal(value))
-    return tuple(paths)
+    return paths
+
+
+def _first(values: list[str]) -> str:
+    return values[0] if values else ""
+
+
+def _grep_reads(values: list[str]) -> bool:
+    return not any(v.startswith(("-O", "--open-files-in-pager")) for v in values)
+
+
+_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch"})
+_CONFIG_WRITES = frozenset(
+    {
+        "--add",
+        "--unset",
+        "--unset-all",
+        "--replace-all",
+        "--rename-section",
+        "--remove-section",
+        "-e",
+        "--edit",
+    }
+)
+
+
+def _config_reads(values: list[str]) -> bool:
+    given = set(values)
+    reads = bool(_CONFIG_READS & given) or _first(values) in ("get", "list")
+    return reads and not _CONFIG_WRITES & given
+
+
+_SUBCOMMANDS: dict[str, Callable[[list[str]], bool]] = {
+    **dict.fromkeys(_GIT_READ, lambda values: True),
+    "grep": _grep_reads,
+    "branch": lambda values: _git_listing(values, _BRANCH_BAD, "dDmMcCfut", _REF_ARGS),
+    "tag": lambda values: _git_listing(values, _TAG_BAD, "dasfmFuev", _REF_ARGS),
+    "remote": lambda values: (
+        all(v in ("-v", "--verbose") for v in values) or _first(values) in ("get-url", "show")
+    ),
+    "stash": lambda values: _first(values) in ("list", "show"),
+    "worktree": lambda values: _first(values) == "list",
+    "reflog": lambda values: _first(values) not in ("expire", "delete", "drop"),
+    "config": _config_reads,
+}
+"""Each subcommand that can only read, and whether its words (``values``) keep it so."""
 
 
 _CONTENT = word_set(
