@@ -168,7 +168,7 @@ _NO_CONTENT = word_set(
 )
 
 
-def history_content(argv: tuple[Word, ...]) -> list[Word] | None:  # noqa: C901
+def history_content(argv: tuple[Word, ...]) -> list[Word] | None:
     """Whether a git command can print files' content (from history, the index or the tree):
     None when it cannot (``git status``, ``git log``, ``git show --stat``); else the paths
     its output is limited to (after ``--``, or ``REV:PATH``), empty when it is not limited.
@@ -183,21 +183,31 @@ def history_content(argv: tuple[Word, ...]) -> list[Word] | None:  # noqa: C901
     sub, rest = args[0].value, args[1:]
     values = [w.value if w.static else "" for w in rest]
     before = values[: values.index("--")] if "--" in values else values
-    if sub in _PATCH_LOGS:
-        if not any(_PATCH.fullmatch(v) for v in before):
-            return None
-    elif sub not in _CONTENT:
-        return None
-    if (
-        sub in ("show", "diff", "stash", "diff-tree", "diff-index", "diff-files")
-        and any(v in _NO_CONTENT for v in before)
-        and not any(_PATCH.fullmatch(v) for v in before)
-    ):
+    if not _prints_content(sub, before):
         return None
     if any(not w.static or w.glob for w in rest):
         return []
+    return _content_bounds(rest, values, len(before))
+
+
+_SUMMARY_FORMS = word_set("show diff stash diff-tree diff-index diff-files")
+"""Subcommands that print no content with a summary option (``--stat``) and no patch one."""
+
+
+def _prints_content(sub: str, options: list[str]) -> bool:
+    """Whether subcommand ``sub`` with ``options`` (the words before ``--``) prints content."""
+    patch = any(_PATCH.fullmatch(v) for v in options)
+    if sub in _PATCH_LOGS:
+        return patch
+    if sub not in _CONTENT:
+        return False
+    return patch or not (sub in _SUMMARY_FORMS and any(v in _NO_CONTENT for v in options))
+
+
+def _content_bounds(rest: list[Word], values: list[str], before: int) -> list[Word]:
+    """The paths the output is limited to (``rest[:before]`` are the words before ``--``)."""
     bounds: list[Word] = []
-    for w in rest[: len(before)]:
+    for w in rest[:before]:
         if w.value.startswith("-"):
             continue
         rev, colon, path = w.value.partition(":")
