@@ -146,62 +146,89 @@ def _git(args: tuple[Word, ...]) -> ReadOnly | None:
     return None if paths is None else ReadOnly(paths, True)
 
 
-def _generic(spec: _Spec, args: tuple[Word, ...]) -> ReadOnly | None:  # noqa: C901
-    paths: list[Word] = []
-    operands: list[Word] = []
-    options_done = skip_next = pattern_given = False
-    for w in args:
-        if skip_next:
-            skip_next = False
-            paths.append(w)
-            continue
+def _generic(spec: _Spec, args: tuple[Word, ...]) -> ReadOnly | None:
+    scan = _Scan(spec)
+    if not all(scan.word(w) for w in args):
+        return None
+    return scan.result()
+
+
+class _Scan:
+    """One pass over a command's words by its :class:`_Spec`: the paths its options name,
+    its operands, and whether the pattern (grep, rg) came with an option."""
+
+    def __init__(self, spec: _Spec) -> None:
+        self.spec = spec
+        self.paths: list[Word] = []
+        self.operands: list[Word] = []
+        self.options_done = False
+        self.skip_next = False  # the next word is the argument of an option
+        self.pattern_given = False
+
+    def word(self, w: Word) -> bool:
+        """Take the next word; False when it can make the command write or run something."""
+        if self.skip_next:
+            self.skip_next = False
+            self.paths.append(w)
+            return True
         if not w.static or w.glob:
-            if spec.risky:  # it could expand to an option that writes
-                return None
-            operands.append(w)
-            continue
+            self.operands.append(w)
+            return not self.spec.risky  # it could expand to an option that writes
         v = w.value
-        if options_done or not v.startswith("-") or v == "-":
-            operands.append(w)
-            continue
+        if self.options_done or not v.startswith("-") or v == "-":
+            self.operands.append(w)
+            return True
         if v == "--":
-            options_done = True
-            continue
-        if v in spec.bad_words:
-            return None
+            self.options_done = True
+            return True
+        if v in self.spec.bad_words:
+            return False
         if v.startswith("--"):
-            name, eq, value = v.partition("=")
-            if long_option_hits(name, spec.bad_long):
-                return None
-            pattern_given = pattern_given or name in ("--regexp", "--file")
-            if name in spec.arg_long and not eq:
-                skip_next = True
-            elif eq and path_like(value):
-                paths.append(literal(value))
-            continue
-        if spec.bad_words:  # find-style single-dash words are not option clusters
-            continue
-        letters = v[1:]
+            return self._long(v)
+        # find-style single-dash words are not option clusters
+        return bool(self.spec.bad_words) or self._short(v[1:])
+
+    def _long(self, v: str) -> bool:
+        name, eq, value = v.partition("=")
+        if long_option_hits(name, self.spec.bad_long):
+            return False
+        self.pattern_given = self.pattern_given or name in ("--regexp", "--file")
+        if name in self.spec.arg_long and not eq:
+            self.skip_next = True
+        elif eq and path_like(value):
+            self.paths.append(literal(value))
+        return True
+
+    def _short(self, letters: str) -> bool:
+        """A cluster of short options (``-nA3``): the letters after one taking an argument
+        are that argument."""
         for k, ch in enumerate(letters):
-            if ch in spec.bad_short:
-                return None
-            if ch in spec.arg_short:
-                pattern_given = pattern_given or ch in "ef"
+            if ch in self.spec.bad_short:
+                return False
+            if ch in self.spec.arg_short:
+                self.pattern_given = self.pattern_given or ch in "ef"
                 rest = letters[k + 1 :]
                 if not rest:
-                    skip_next = True
+                    self.skip_next = True
                 elif path_like(rest):
-                    paths.append(literal(rest))
+                    self.paths.append(literal(rest))
                 break
-    if spec.pattern_first and not pattern_given and operands:
-        operands = operands[1:]
-    if spec.max_operands is not None and len(operands) > spec.max_operands:
-        return None
-    if spec.operand_prefix and not all(o.value.startswith(spec.operand_prefix) for o in operands):
-        return None
-    if not spec.takes_paths:
-        return ReadOnly()
-    return ReadOnly((literal("."), *paths, *operands), True)
+        return True
+
+    def result(self) -> ReadOnly | None:
+        """The invocation once every word is taken, or None if its operands do not fit."""
+        spec, operands = self.spec, self.operands
+        if spec.pattern_first and not self.pattern_given and operands:
+            operands = operands[1:]
+        if spec.max_operands is not None and len(operands) > spec.max_operands:
+            return None
+        if spec.operand_prefix and not all(
+            o.value.startswith(spec.operand_prefix) for o in operands
+        ):
+            return None
+        if not spec.takes_paths:
+            return ReadOnly()
+        return ReadOnly((literal("."), *self.paths, *operands), True)
 
 
 _SED_ADDR = r"(?:\d+|\$|/[^/\\\n]*/)"
