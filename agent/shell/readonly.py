@@ -236,8 +236,24 @@ _SED_CMD = rf"\s*(?:{_SED_ADDR}(?:\s*,\s*{_SED_ADDR})?)?\s*[pdlq=]\s*"
 _SED_SAFE = re.compile(rf"{_SED_CMD}(?:[;\n]{_SED_CMD})*;?\s*")
 
 
-def _sed(args: tuple[Word, ...]) -> ReadOnly | None:  # noqa: C901
+def _sed(args: tuple[Word, ...]) -> ReadOnly | None:
     """``sed -n '10,20p' file``: only print/delete/quit scripts, never -i, w, e or s."""
+    words = _sed_words(args)
+    if words is None:
+        return None
+    scripts, operands = words
+    if not scripts:
+        if not operands:
+            return None
+        scripts, operands = [operands[0].value], operands[1:]
+    if not all(_SED_SAFE.fullmatch(s) for s in scripts):
+        return None
+    return ReadOnly((literal("."), *operands), True)
+
+
+def _sed_words(args: tuple[Word, ...]) -> tuple[list[str], list[Word]] | None:
+    """sed's scripts given by options and its operands; None for a word only known at run
+    time or an option that is not modelled."""
     scripts: list[str] = []
     operands: list[Word] = []
     i = 0
@@ -252,31 +268,35 @@ def _sed(args: tuple[Word, ...]) -> ReadOnly | None:  # noqa: C901
             scripts.append(args[i + 1].value)
             i += 2
             continue
-        if v.startswith("--expression="):
-            scripts.append(v.partition("=")[2])
-        elif v in word_seq(
-            "--quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug"
-        ):
-            pass
-        elif re.fullmatch(r"-[nErsuz]*e.+", v):
-            scripts.append(v[v.index("e") + 1 :])
-        elif re.fullmatch(r"-[nErsuz]+", v):
-            pass
-        elif v == "--":
+        if v == "--":
             operands.extend(args[i + 1 :])
             break
-        elif v.startswith("-") and v != "-":
-            return None
-        else:
+        if not v.startswith("-") or v == "-":
             operands.append(w)
+        else:
+            given = _sed_option(v)
+            if given is None:
+                return None
+            scripts.extend(given)
         i += 1
-    if not scripts:
-        if not operands:
-            return None
-        scripts, operands = [operands[0].value], operands[1:]
-    if not all(_SED_SAFE.fullmatch(s) for s in scripts):
-        return None
-    return ReadOnly((literal("."), *operands), True)
+    return scripts, operands
+
+
+_SED_FLAGS = word_seq(
+    "--quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug"
+)
+
+
+def _sed_option(v: str) -> list[str] | None:
+    """The script an option word of sed gives (``-ne 10p``, ``--expression=10p``): [] for a
+    harmless flag, None for an option that is not modelled."""
+    if v.startswith("--expression="):
+        return [v.partition("=")[2]]
+    if v in _SED_FLAGS or re.fullmatch(r"-[nErsuz]+", v):
+        return []
+    if re.fullmatch(r"-[nErsuz]*e.+", v):
+        return [v[v.index("e") + 1 :]]
+    return None
 
 
 _DECLARE_OPTIONS = frozenset({"-x", "-r", "-g", "-f", "-F"})
