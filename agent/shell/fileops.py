@@ -72,52 +72,64 @@ _TABLE: dict[str, _Options] = {
 }
 
 
-def _split(name: str, args: tuple[Word, ...]) -> tuple[list[Word], dict[str, list[Word]]] | None:  # noqa: C901
+def _split(name: str, args: tuple[Word, ...]) -> tuple[list[Word], dict[str, list[Word]]] | None:
     """Operands and option arguments (by option letter/name), or None for what is unknown."""
-    spec = _TABLE[name]
-    operands: list[Word] = []
-    given: dict[str, list[Word]] = {}
-    i, done = 0, False
-    while i < len(args):
-        w = args[i]
-        i += 1
-        if not w.static:
-            return None
-        v = w.value
-        if done or not v.startswith("-") or v == "-":
-            operands.append(w)
-            continue
-        if v == "--":
-            done = True
-            continue
-        if v.startswith("--"):
-            key, eq, value = v.partition("=")
-            if key in spec.long_arg:
-                if eq:
-                    given.setdefault(key, []).append(Word(value, value))
-                elif i < len(args):
-                    given.setdefault(key, []).append(args[i])
-                    i += 1
-                else:
-                    return None
-            elif key not in spec.flags:
-                return None
-            continue
-        letters = v[1:]
+    split = _Split(_TABLE[name], args)
+    return (split.operands, split.given) if split.read() else None
+
+
+class _Split:
+    """One pass over a file command's words by its :class:`_Options`."""
+
+    def __init__(self, spec: _Options, args: tuple[Word, ...]) -> None:
+        self.spec, self.args = spec, args
+        self.i = 0  # the next word
+        self.operands: list[Word] = []
+        self.given: dict[str, list[Word]] = {}
+
+    def read(self) -> bool:
+        """Read every word; False for a word only known at run time or an unknown option."""
+        done = False
+        while self.i < len(self.args):
+            w = self.args[self.i]
+            self.i += 1
+            if not w.static:
+                return False
+            v = w.value
+            if done or not v.startswith("-") or v == "-":
+                self.operands.append(w)
+            elif v == "--":
+                done = True
+            elif not (self._long(v) if v.startswith("--") else self._short(v[1:])):
+                return False
+        return True
+
+    def _long(self, v: str) -> bool:
+        key, eq, value = v.partition("=")
+        if key in self.spec.long_arg:
+            return self._argument(key, value if eq else None)
+        return key in self.spec.flags
+
+    def _short(self, letters: str) -> bool:
+        """A cluster of short options; the letters after one taking an argument are it."""
         for k, ch in enumerate(letters):
-            if ch in spec.short_arg:
-                rest = letters[k + 1 :]
-                if rest:
-                    given.setdefault(ch, []).append(Word(rest, rest))
-                elif i < len(args):
-                    given.setdefault(ch, []).append(args[i])
-                    i += 1
-                else:
-                    return None
-                break
-            if f"-{ch}" not in spec.flags:
-                return None
-    return operands, given
+            if ch in self.spec.short_arg:
+                return self._argument(ch, letters[k + 1 :] or None)
+            if f"-{ch}" not in self.spec.flags:
+                return False
+        return True
+
+    def _argument(self, key: str, glued: str | None) -> bool:
+        """Record option ``key``'s argument: ``glued`` to it, else the next word (False if
+        there is none)."""
+        if glued is not None:
+            self.given.setdefault(key, []).append(Word(glued, glued))
+            return True
+        if self.i < len(self.args):
+            self.given.setdefault(key, []).append(self.args[self.i])
+            self.i += 1
+            return True
+        return False
 
 
 def _sed_in_place(args: tuple[Word, ...]) -> FileOp | None:  # noqa: C901
