@@ -132,37 +132,11 @@ class _Split:
         return False
 
 
-def _sed_in_place(args: tuple[Word, ...]) -> FileOp | None:  # noqa: C901
-    scripts: list[str] = []
-    files: list[Word] = []
-    in_place = False
-    i = 0
-    while i < len(args):
-        w = args[i]
-        i += 1
-        if not w.static:
-            return None
-        v = w.value
-        if v in ("-e", "--expression"):
-            if i >= len(args) or not args[i].static:
-                return None
-            scripts.append(args[i].value)
-            i += 1
-        elif v.startswith("--expression="):
-            scripts.append(v.partition("=")[2])
-        elif v.startswith("--in-place") or re.fullmatch(r"-[Ensuz]*i.*", v):
-            suffix = v.partition("=")[2] if v.startswith("--") else v[v.index("i") + 1 :]
-            if "/" in suffix or "*" in suffix:
-                return None  # a backup suffix with a directory puts the backup elsewhere
-            in_place = True
-        elif re.fullmatch(r"-[Ensuz]+", v) or v in ("--posix", "--regexp-extended"):
-            pass
-        elif v.startswith("-") and v != "-":
-            return None
-        else:
-            files.append(w)
-    if not in_place:
+def _sed_in_place(args: tuple[Word, ...]) -> FileOp | None:
+    words = _SedWords()
+    if not words.read(args) or not words.in_place:
         return None
+    scripts, files = words.scripts, words.files
     if not scripts:
         if not files:
             return None
@@ -170,6 +144,46 @@ def _sed_in_place(args: tuple[Word, ...]) -> FileOp | None:  # noqa: C901
     if not files or not all(sed_edit_script(s) for s in scripts):
         return None
     return FileOp(tuple(files))
+
+
+class _SedWords:
+    """``sed``'s words: the scripts its options give, its files, whether it edits in place."""
+
+    def __init__(self) -> None:
+        self.scripts: list[str] = []
+        self.files: list[Word] = []
+        self.in_place = False
+
+    def read(self, args: tuple[Word, ...]) -> bool:
+        """Read ``args``; False for a word only known at run time or an unknown option."""
+        i = 0
+        while i < len(args):
+            w = args[i]
+            i += 1
+            if not w.static:
+                return False
+            v = w.value
+            if v in ("-e", "--expression"):
+                if i >= len(args) or not args[i].static:
+                    return False
+                self.scripts.append(args[i].value)
+                i += 1
+            elif not v.startswith("-") or v == "-":
+                self.files.append(w)
+            elif not self._option(v):
+                return False
+        return True
+
+    def _option(self, v: str) -> bool:
+        if v.startswith("--expression="):
+            self.scripts.append(v.partition("=")[2])
+            return True
+        if v.startswith("--in-place") or re.fullmatch(r"-[Ensuz]*i.*", v):
+            suffix = v.partition("=")[2] if v.startswith("--") else v[v.index("i") + 1 :]
+            self.in_place = True
+            # a backup suffix with a directory puts the backup elsewhere
+            return "/" not in suffix and "*" not in suffix
+        return bool(re.fullmatch(r"-[Ensuz]+", v)) or v in ("--posix", "--regexp-extended")
 
 
 def file_command(argv: tuple[Word, ...]) -> FileOp | None:
