@@ -12,7 +12,7 @@ always asks. :func:`config_writes` says which keys a command writes. Stdlib only
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent.shell.words import Word
 
@@ -161,49 +161,80 @@ def _static(words: tuple[Word, ...]) -> list[str] | None:
     return [w.value for w in words] if all(w.static for w in words) else None
 
 
-def _git_config(args: list[str]) -> list[ConfigWrite] | None:  # noqa: C901
+_CONFIG_OPTIONS: dict[str, str] = {
+    # lowest precedence first: a later kind wins for a word in two sets
+    **dict.fromkeys(_CONFIG_FLAGS, "flag"),
+    **dict.fromkeys(("--type", "--comment", "--default"), "valued"),
+    **dict.fromkeys(("--rename-section", "--remove-section"), "section"),
+    **dict.fromkeys(("--unset", "--unset-all"), "unset"),
+    **dict.fromkeys(("--edit", "-e", "edit"), "edit"),
+    **dict.fromkeys(("--file", "-f", "--blob"), "file"),
+    **dict.fromkeys(("--global", "--system"), "outside"),
+    **dict.fromkeys(_CONFIG_READS, "read"),
+}
+"""What each word ``git config`` knows does: ``read`` (only reads), ``outside`` (the user's
+own configuration), ``file`` (a file of the user's naming), ``edit`` (an editor), ``unset``,
+``section``, ``valued`` (an option whose value follows) or ``flag``."""
+
+
+def _config_word(word: str) -> str:
+    """The kind of a word of ``git config`` (see ``_CONFIG_OPTIONS``; ``unknown`` for an
+    option it does not know, ``operand`` for a key or value)."""
+    kind = _CONFIG_OPTIONS.get(word)
+    if kind is not None:
+        return kind
+    if word.startswith(("--type=", "--comment=", "--default=")):
+        return "flag"
+    return "unknown" if word.startswith("-") else "operand"
+
+
+def _git_config(args: list[str]) -> list[ConfigWrite] | None:
     """The writes of ``git config ARGS`` (None: it only reads, or is not understood)."""
-    outside = False
-    positional: list[str] = []
-    unset = section = False
-    i = 0
+    call = _ConfigCall()
     if args and args[0] in ("set", "unset", "rename-section", "remove-section"):
-        sub, args = args[0], args[1:]
-        unset = sub == "unset"
-        section = sub.endswith("-section")
+        call.unset = args[0] == "unset"
+        call.section = args[0].endswith("-section")
+        args = args[1:]
+    i = 0
     while i < len(args):
-        a = args[i]
-        i += 1
-        if a in _CONFIG_READS:
-            return None
-        if a in ("--global", "--system"):
-            outside = True
-        elif a in ("--file", "-f", "--blob"):
+        kind = _config_word(args[i])
+        if kind in ("read", "file"):
             return None  # a file of the user's naming: its path is checked as an argument
-        elif a in ("--edit", "-e", "edit"):
-            return [ConfigWrite("", None, outside, "it opens the file in an editor")]
-        elif a in ("--unset", "--unset-all"):
-            unset = True
-        elif a in ("--rename-section", "--remove-section"):
-            section = True
-        elif a.startswith("--type=") or a.startswith("--comment=") or a.startswith("--default="):
-            continue
-        elif a in ("--type", "--comment", "--default"):
-            i += 1
-        elif a in _CONFIG_FLAGS:
-            continue
-        elif a.startswith("-"):
-            return [ConfigWrite("", None, outside, f"the option {a}")]
-        else:
-            positional.append(a)
-    if not positional:
-        return None
-    if section:
-        return [ConfigWrite(name + ".*", None, outside) for name in positional]
-    value = None if unset or len(positional) < 2 else positional[1]
-    if len(positional) == 1 and not unset:
-        return None  # `git config KEY` reads it
-    return [ConfigWrite(positional[0], value, outside)]
+        if kind in ("edit", "unknown"):
+            why = "it opens the file in an editor" if kind == "edit" else f"the option {args[i]}"
+            return [ConfigWrite("", None, call.outside, why)]
+        call.take(kind, args[i])
+        i += 2 if kind == "valued" else 1
+    return call.writes()
+
+
+@dataclass
+class _ConfigCall:
+    """What the words of ``git config`` read so far say about the write."""
+
+    outside: bool = False
+    unset: bool = False
+    section: bool = False
+    positional: list[str] = field(default_factory=list)
+
+    def take(self, kind: str, word: str) -> None:
+        self.outside = self.outside or kind == "outside"
+        self.unset = self.unset or kind == "unset"
+        self.section = self.section or kind == "section"
+        if kind == "operand":
+            self.positional.append(word)
+
+    def writes(self) -> list[ConfigWrite] | None:
+        """The writes once every word is read (None: it only reads)."""
+        positional = self.positional
+        if not positional:
+            return None
+        if self.section:
+            return [ConfigWrite(name + ".*", None, self.outside) for name in positional]
+        if len(positional) == 1 and not self.unset:
+            return None  # `git config KEY` reads it
+        value = None if self.unset or len(positional) < 2 else positional[1]
+        return [ConfigWrite(positional[0], value, self.outside)]
 
 
 def config_writes(argv: tuple[Word, ...]) -> list[ConfigWrite] | None:  # noqa: C901
