@@ -12,6 +12,7 @@ always asks. :func:`config_writes` says which keys a command writes. Stdlib only
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.shell.words import Word
@@ -237,7 +238,7 @@ class _ConfigCall:
         return [ConfigWrite(positional[0], value, self.outside)]
 
 
-def config_writes(argv: tuple[Word, ...]) -> list[ConfigWrite] | None:  # noqa: C901
+def config_writes(argv: tuple[Word, ...]) -> list[ConfigWrite] | None:
     """The configuration keys a git command writes, or None when it writes none (or is not
     git). A word only known at run time where a key would be is a write of an unknown key.
 
@@ -253,29 +254,63 @@ def config_writes(argv: tuple[Word, ...]) -> list[ConfigWrite] | None:  # noqa: 
         if len(argv) > 1 and argv[1].static and argv[1].value == "config":
             return [ConfigWrite("", None, False, "a word only known at run time")]
         return None
+    args = _after_global_options(args)
+    if not args:
+        return None
+    writes = _SUBCOMMAND_WRITES.get(args[0])
+    return writes(args[1:]) if writes is not None else None
+
+
+def _after_global_options(args: list[str]) -> list[str] | None:
+    """The subcommand and its words, after git's global options (None: an option such as
+    ``-c``, left to the read-only table, which asks)."""
     while args and args[0].startswith("-"):
         if args[0] in ("-C", "--git-dir", "--work-tree"):
             args = args[2:]
         elif args[0] in ("--no-pager", "--bare", "--no-replace-objects", "-P", "--paginate"):
             args = args[1:]
         else:
-            return None  # -c and others: left to the read-only table (they ask)
-    if not args:
+            return None
+    return args
+
+
+def _remote(rest: list[str]) -> list[ConfigWrite] | None:
+    if not rest:
         return None
-    sub, rest = args[0], args[1:]
-    if sub == "config":
-        return _git_config(rest)
-    if sub == "remote" and rest:
-        action = rest[0]
-        names = [a for a in rest[1:] if not a.startswith("-")]
-        if action in ("add", "set-url", "rename", "remove", "rm", "set-branches") and names:
-            return [ConfigWrite(f"remote.{names[0]}.*", names[1] if len(names) > 1 else None)]
-        return None
-    upstream = {"-u", "--set-upstream-to", "--track", "-t", "--unset-upstream", "--set-upstream"}
-    if sub in ("branch", "checkout", "switch", "push") and any(
-        a in upstream or a.startswith(("--set-upstream-to=", "--track=")) for a in rest
-    ):
+    names = [a for a in rest[1:] if not a.startswith("-")]
+    if rest[0] in ("add", "set-url", "rename", "remove", "rm", "set-branches") and names:
+        return [ConfigWrite(f"remote.{names[0]}.*", names[1] if len(names) > 1 else None)]
+    return None
+
+
+_UPSTREAM = frozenset(
+    {"-u", "--set-upstream-to", "--track", "-t", "--unset-upstream", "--set-upstream"}
+)
+
+
+def _upstream(rest: list[str]) -> list[ConfigWrite] | None:
+    """``git checkout|switch|push|branch`` with an option that sets the upstream branch."""
+    if any(a in _UPSTREAM or a.startswith(("--set-upstream-to=", "--track=")) for a in rest):
         return [ConfigWrite("branch.*.remote")]
-    if sub == "branch" and any(a in ("-m", "-M", "-c", "-C", "--move", "--copy") for a in rest):
+    return None
+
+
+def _branch(rest: list[str]) -> list[ConfigWrite] | None:
+    """``git branch``: setting the upstream, or moving or copying a branch (and its keys)."""
+    upstream = _upstream(rest)
+    if upstream is not None:
+        return upstream
+    if any(a in ("-m", "-M", "-c", "-C", "--move", "--copy") for a in rest):
         return [ConfigWrite("branch.*")]
     return None
+
+
+_SUBCOMMAND_WRITES: dict[str, Callable[[list[str]], list[ConfigWrite] | None]] = {
+    "config": _git_config,
+    "remote": _remote,
+    "branch": _branch,
+    "checkout": _upstream,
+    "switch": _upstream,
+    "push": _upstream,
+}
+"""The subcommands that can write configuration, and which keys their words write."""
