@@ -186,7 +186,7 @@ def plain_words(script: str) -> bool:
     return bool(words) and all(_PLAIN_WORD.fullmatch(w) for w in words)
 
 
-def shell_script(args: list[Word]) -> Word | None:  # noqa: C901
+def shell_script(args: list[Word]) -> Word | None:
     """The script of ``sh -c SCRIPT``; None when the shell runs a file or stdin.
 
     Raises:
@@ -203,18 +203,8 @@ def shell_script(args: list[Word]) -> Word | None:  # noqa: C901
         if v in ("--norc", "--noprofile", "--posix"):
             i += 1
         elif re.fullmatch(r"[-+][A-Za-z]+", v):
-            letters = v[1:]
-            if "o" in letters:
-                value = args[i + 1] if i + 1 < len(args) else None
-                if value is None or not value.static or value.value not in _SHELL_SET_O:
-                    raise Opaque(f"the shell option {v} {value.text if value else ''}".strip())
-                letters = letters.replace("o", "")
-                i += 1
-            bad = sorted(set(letters) - _SHELL_FLAGS)
-            if bad:
-                raise Opaque(f"the shell option -{bad[0]} (rc files, word meaning)")
+            letters, i = _shell_flags(args, i)
             has_c = has_c or "c" in letters
-            i += 1
         elif v == "--":
             i += 1
             break
@@ -227,3 +217,24 @@ def shell_script(args: list[Word]) -> Word | None:  # noqa: C901
     if i >= len(args):
         raise Opaque("sh -c without a script")
     return args[i]
+
+
+def _shell_flags(args: list[Word], i: int) -> tuple[str, int]:
+    """The letters of the flag cluster ``args[i]`` (``-euo pipefail``: ``-o``'s value is
+    checked and consumed) and the index after it.
+
+    Raises:
+        Opaque: a flag that reads rc files or changes how words are read.
+    """
+    v = args[i].value
+    letters = v[1:]
+    if "o" in letters:
+        value = args[i + 1] if i + 1 < len(args) else None
+        if value is None or not value.static or value.value not in _SHELL_SET_O:
+            raise Opaque(f"the shell option {v} {value.text if value else ''}".strip())
+        letters = letters.replace("o", "")
+        i += 1
+    bad = sorted(set(letters) - _SHELL_FLAGS)
+    if bad:
+        raise Opaque(f"the shell option -{bad[0]} (rc files, word meaning)")
+    return letters, i + 1
