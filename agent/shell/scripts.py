@@ -20,29 +20,14 @@ _AWK_BAD = re.compile(r"system|getline|ENVIRON|PROCINFO|ARGV|ARGC|close|fflush|@
 _AWK_ARG = frozenset("Fv")
 
 
-def awk_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:  # noqa: C901
+def awk_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:
     """The files ``awk ARGS`` reads if its program only prints, else None.
 
     Options: ``-F sep``, ``-v name=value`` (values are data), ``--``; ``-f progfile``,
     gawk's ``-e``/``-i``/``-l`` and everything else refuse.
     """
-    i, program = 0, None
-    while i < len(args):
-        w = args[i]
-        if not w.static or w.glob:
-            return None
-        v = w.value
-        if v == "--":
-            i += 1
-            break
-        if not v.startswith("-") or v == "-":
-            break
-        if v[1] not in _AWK_ARG:
-            return None
-        if v[1] == "v" and not re.fullmatch(r"[A-Za-z_]\w*=.*", v[2:] or _at(args, i + 1)):
-            return None
-        i += 1 if len(v) > 2 else 2
-    if i >= len(args):
+    i = _awk_options(args)
+    if i is None or i >= len(args):
         return None
     program, operands = args[i], args[i + 1 :]
     if not program.static or _AWK_BAD.search(program.value):
@@ -53,6 +38,26 @@ def awk_read_only(args: tuple[Word, ...]) -> tuple[Word, ...] | None:  # noqa: C
             return None  # an operand NAME=value assigns; one only known at run time could too
         paths.append(w)
     return (literal("."), *paths)
+
+
+def _awk_options(args: tuple[Word, ...]) -> int | None:
+    """The index of awk's program after its options, or None for an option that refuses."""
+    i = 0
+    while i < len(args):
+        w = args[i]
+        if not w.static or w.glob:
+            return None
+        v = w.value
+        if v == "--":
+            return i + 1
+        if not v.startswith("-") or v == "-":
+            break
+        if v[1] not in _AWK_ARG:
+            return None
+        if v[1] == "v" and not re.fullmatch(r"[A-Za-z_]\w*=.*", v[2:] or _at(args, i + 1)):
+            return None
+        i += 1 if len(v) > 2 else 2
+    return i
 
 
 def _at(args: tuple[Word, ...], i: int) -> str:
