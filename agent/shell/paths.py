@@ -135,7 +135,7 @@ def _expand_tilde(word: Word) -> str | None:
     return None  # ~+ is $PWD, ~- is $OLDPWD, ~user another home: not modelled
 
 
-def word_paths(  # noqa: C901
+def word_paths(
     ctx: ToolContext, word: Word, cwds: list[str] | None, loop: list[Word] | None = None
 ) -> list[ResolvedPath] | None:
     """The real paths ``word`` may name from any of ``cwds``, or None if eddy cannot tell.
@@ -148,31 +148,42 @@ def word_paths(  # noqa: C901
     words = loop if loop else [word]
     out: list[ResolvedPath] = []
     for w in words:
-        if not w.static:
+        bases = _bases(w, cwds)
+        if bases is None:
             return None
-        value = _expand_tilde(w)
-        if value is None or value.startswith("/proc/"):
-            return None  # /proc/self/cwd is the shell's directory, not eddy's
-        if os.path.isabs(value):
-            bases = [value]
-        elif cwds is None:
-            return None
-        else:
-            bases = [os.path.join(cwd, value) for cwd in cwds]
-        if w.glob and re.search(r"(^|/)\.[*?\[]", value):
-            return None  # .* matches .. in older bash (macOS's 3.2), not in Python's glob
         for name in bases:
-            names = [name]
-            if w.glob:
-                found = list(itertools.islice(glob.iglob(name), GLOB_LIMIT + 1))
-                if len(found) > GLOB_LIMIT:
-                    return None
-                names = found or names
+            names = _glob_names(name) if w.glob else [name]
+            if names is None:
+                return None
             try:
                 out.extend(ctx.resolve(n) for n in names)
             except ToolError:
                 return None
     return out
+
+
+def _bases(w: Word, cwds: list[str] | None) -> list[str] | None:
+    """The paths a word names before globbing, one per directory the shell may be in."""
+    if not w.static:
+        return None
+    value = _expand_tilde(w)
+    if value is None or value.startswith("/proc/"):
+        return None  # /proc/self/cwd is the shell's directory, not eddy's
+    if w.glob and re.search(r"(^|/)\.[*?\[]", value):
+        return None  # .* matches .. in older bash (macOS's 3.2), not in Python's glob
+    if os.path.isabs(value):
+        return [value]
+    if cwds is None:
+        return None
+    return [os.path.join(cwd, value) for cwd in cwds]
+
+
+def _glob_names(pattern: str) -> list[str] | None:
+    """What a glob matches (itself when nothing does, as in bash); None past GLOB_LIMIT."""
+    found = list(itertools.islice(glob.iglob(pattern), GLOB_LIMIT + 1))
+    if len(found) > GLOB_LIMIT:
+        return None
+    return found or [pattern]
 
 
 def cd_targets(
