@@ -131,7 +131,7 @@ class Rule:
         words = shellparse.split_words(body)
         return (tuple(w.value for w in words) if words is not None else None), prefix
 
-    def match_argv(  # noqa: C901
+    def match_argv(
         self, argv: tuple[Word, ...], *, open_args: bool = False, loose: bool = False
     ) -> Match:
         """Match a Bash rule against one command's words.
@@ -153,26 +153,11 @@ class Rule:
         words, prefix = self._bash
         if words is None:
             return "no"
-        result: Match = "yes"
-        if len(argv) < len(words):
-            if not open_args:
-                return "no"
-            result = "maybe"
-        elif not prefix and (len(argv) > len(words) or open_args):
-            if len(argv) > len(words):
-                return "no"
-            result = "maybe"
+        result = _length_match(len(argv), len(words), prefix=prefix, open_args=open_args)
         for i, (arg, want) in enumerate(zip(argv, words, strict=False)):
-            if arg.static and not arg.glob:
-                base = os.path.basename(arg.value) if loose and i == 0 else arg.value
-                if want not in (arg.value, base):
-                    return "no"
-            elif arg.static and arg.value != want:
-                if not fnmatch.fnmatchcase(want, arg.value):
-                    return "no"
-                result = "maybe"
-            elif not arg.static:
-                result = "maybe"
+            if result == "no":
+                break
+            result = _worse(result, _word_match(arg, want, loose=loose and i == 0))
         return result
 
     def matches_command_line(self, command: str) -> bool:
@@ -229,3 +214,33 @@ class Rule:
             except ToolError:
                 return False
         return self.matches_args(name, args)
+
+
+_RANK: dict[Match, int] = {"yes": 0, "maybe": 1, "no": 2}
+
+
+def _worse(a: Match, b: Match) -> Match:
+    return a if _RANK[a] >= _RANK[b] else b
+
+
+def _length_match(given: int, wanted: int, *, prefix: bool, open_args: bool) -> Match:
+    """Whether ``given`` words can be the rule's ``wanted`` ones (a prefix rule takes more;
+    with ``open_args`` more follow at run time)."""
+    if given < wanted:
+        return "maybe" if open_args else "no"
+    if not prefix and (given > wanted or open_args):
+        return "no" if given > wanted else "maybe"
+    return "yes"
+
+
+def _word_match(arg: Word, want: str, *, loose: bool) -> Match:
+    """Whether the command's word ``arg`` is the rule's word ``want`` (``loose``: the program
+    called by path counts by its base name)."""
+    if arg.static and not arg.glob:
+        base = os.path.basename(arg.value) if loose else arg.value
+        return "yes" if want in (arg.value, base) else "no"
+    if not arg.static:
+        return "maybe"
+    if arg.value != want:  # a glob: it may expand to the rule's word
+        return "maybe" if fnmatch.fnmatchcase(want, arg.value) else "no"
+    return "yes"
