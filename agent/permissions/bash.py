@@ -178,10 +178,32 @@ class BashCheck(BashPathChecks):
         return False
 
     # -- one simple command ---------------------------------------------------------------
-    def command(self, cmd: Command, cwds: list[str] | None) -> None:  # noqa: C901
+    def command(self, cmd: Command, cwds: list[str] | None) -> None:
         """Check one simple command that starts in one of ``cwds`` (None: unknown)."""
         self.cmd = cmd
         text = self.part = cmd.text()
+        self._deny_rules(cmd, text)
+        for redirect in cmd.redirects:
+            self.redirect(redirect, cwds, text)
+        self._assignments(cmd, text)
+        if cmd.opaque is not None:
+            self._opaque(cmd, text)
+            return
+        if not cmd.argv or self._unmodelled(cmd, text):
+            return
+        if any(self.history(layer, cwds, text) for layer in cmd.layers or (cmd.argv,)):
+            return
+        readonly, originals = self._read_only(cmd, cwds)
+        if readonly is not None and self._xargs_unchecked(cmd, readonly, cwds, text):
+            return
+        self._ask_rules(cmd, text, changes=readonly is None)
+        config_write = self.git_config(cmd.argv, text)
+        if config_write is False:
+            return
+        self._decide(cmd, cwds, text, readonly, originals, git_config=bool(config_write))
+
+    def _deny_rules(self, cmd: Command, text: str) -> None:
+        """Deny rules, against every layer of the command (``timeout 5 rm x`` and ``rm x``)."""
         for layer in cmd.layers or (cmd.argv,):
             for rule in self.deny_rules:
                 hit = rule.match_argv(layer, open_args=cmd.open_args, loose=True)
@@ -196,25 +218,26 @@ class BashCheck(BashPathChecks):
                         strict=True,
                         by=rule,
                     )
-        for redirect in cmd.redirects:
-            self.redirect(redirect, cwds, text)
+
+    def _assignments(self, cmd: Command, text: str) -> None:
+        """Assignments that can change what the command runs (``PATH=``, ``LD_PRELOAD=``)."""
         for word in (*cmd.assignments, *shell_variables.declared_assignments(cmd.argv)):
             if shell_variables.unsafe_assignment(word):
                 name = shell_variables.assignment_name(word)
                 self.add("ask", f"setting {name} can change what `{text}` runs.", changes=True)
-        if cmd.opaque is not None:
-            self.add(
-                "ask",
-                f"eddy cannot tell what `{text}` runs: {cmd.opaque}.",
-                changes=True,
-                strict=bool(self.deny_rules),
-            )
-            self.dirs.unknown()
-            return
-        argv = cmd.argv
-        if not argv:
-            return
-        for layer in cmd.layers or (argv,):
+
+    def _opaque(self, cmd: Command, text: str) -> None:
+        self.add(
+            "ask",
+            f"eddy cannot tell what `{text}` runs: {cmd.opaque}.",
+            changes=True,
+            strict=bool(self.deny_rules),
+        )
+        self.dirs.unknown()
+
+    def _unmodelled(self, cmd: Command, text: str) -> bool:
+        """Whether a layer of the command does what eddy does not model (then it asks)."""
+        for layer in cmd.layers or (cmd.argv,):
             why = shell_unmodelled.unmodelled(layer)
             if why is not None and not self.named_on_purpose(layer, cmd):
                 # not read-only, and no rule naming the program covers it: only this exact
@@ -226,42 +249,67 @@ class BashCheck(BashPathChecks):
                     changes=True,
                     strict=bool(self.deny_rules),  # find -exec rm hides rm from Bash(rm:*)
                 )
-                if argv[0].value in _CD:
+                if cmd.argv[0].value in _CD:
                     self.dirs.unknown()
-                return
-        if any(self.history(layer, cwds, text) for layer in cmd.layers or (argv,)):
-            return
-        readonly = None
-        checked, originals = loop_argv(argv, cmd.loop_vars, self.assigned, cwds)
-        if checked is not None and all(
+                return True
+        return False
+
+    def _read_only(
+        self, cmd: Command, cwds: list[str] | None
+    ) -> tuple[shell_readonly.ReadOnly | None, dict[int, Word]]:
+        """Whether the command only reads (its loop variables replaced by their values), and
+        the words those values stand for (by the id of the value's word)."""
+        checked, originals = loop_argv(cmd.argv, cmd.loop_vars, self.assigned, cwds)
+        if checked is None or not all(
             shell_variables.read_only_assignment(a) for a in cmd.assignments
         ):
-            readonly = shell_readonly.read_only(checked)
-            listed = shell_readonly.xargs_reads_listed(
-                cmd.program, cmd.stdin_words
-            ) and lists_inside(self.ctx, cmd.stdin_words, cwds)
-            if readonly is not None and cmd.open_args and readonly.takes_paths and not listed:
-                self.add(
-                    "ask",
-                    f"`{text}` reads the paths piped into xargs, which eddy cannot check "
-                    "(only what find lists under directories with no symlink leading out).",
-                    program_rule(argv, open_args=True),
-                    changes=True,
-                )
-                return
-        for layer in cmd.layers or (argv,):
+            return None, originals
+        return shell_readonly.read_only(checked), originals
+
+    def _xargs_unchecked(
+        self, cmd: Command, readonly: shell_readonly.ReadOnly, cwds: list[str] | None, text: str
+    ) -> bool:
+        """A reader fed paths by xargs asks, unless a lister found them where no symlink leads
+        out (``find . | xargs cat``)."""
+        if not (cmd.open_args and readonly.takes_paths):
+            return False
+        if shell_readonly.xargs_reads_listed(cmd.program, cmd.stdin_words) and lists_inside(
+            self.ctx, cmd.stdin_words, cwds
+        ):
+            return False
+        self.add(
+            "ask",
+            f"`{text}` reads the paths piped into xargs, which eddy cannot check "
+            "(only what find lists under directories with no symlink leading out).",
+            program_rule(cmd.argv, open_args=True),
+            changes=True,
+        )
+        return True
+
+    def _ask_rules(self, cmd: Command, text: str, *, changes: bool) -> None:
+        for layer in cmd.layers or (cmd.argv,):
             for rule in self.ask_rules:
                 if rule.match_argv(layer, open_args=cmd.open_args, loose=True) != "no":
                     self.add(
                         "ask",
                         f"the permission rule {rule} asks before `{text}`.",
-                        changes=readonly is None,
+                        changes=changes,
                         overridable=False,
                         by=rule,
                     )
-        config_write = self.git_config(argv, text)
-        if config_write is False:
-            return
+
+    def _decide(
+        self,
+        cmd: Command,
+        cwds: list[str] | None,
+        text: str,
+        readonly: shell_readonly.ReadOnly | None,
+        originals: dict[int, Word],
+        *,
+        git_config: bool,
+    ) -> None:
+        """Allow, check the paths it reads or moves to, or ask: by the allow rules."""
+        argv = cmd.argv
         # a rule naming the command allows it wherever it reaches; bare Bash only inside
         naming = next(
             (r for r in self.allow_rules if r.match_argv(argv, open_args=cmd.open_args) == "yes"),
@@ -279,8 +327,6 @@ class BashCheck(BashPathChecks):
                 self.read(originals.get(id(word), word), cwds, text, named, suggestion)
             return
         if named or self.bare_allow:
-            self.add(
-                "allow", changes=True, by=naming or self.bare_rule, git_config=bool(config_write)
-            )
+            self.add("allow", changes=True, by=naming or self.bare_rule, git_config=git_config)
         elif not self.file_command(cmd, cwds, text):
             self.add("ask", f"`{text}` needs permission.", suggestion, changes=True)
