@@ -72,14 +72,13 @@ class BashPathChecks:
         """Record a finding about the current part."""
         self.findings.append(Finding(verdict, reason, rule, part=self.part, **kw))
 
-    def file_command(self, cmd: Command, cwds: list[str] | None, text: str) -> bool:  # noqa: C901
+    def file_command(self, cmd: Command, cwds: list[str] | None, text: str) -> bool:
         """acceptEdits: an ordinary file command inside the workspace runs (True if added)."""
         if self.policy.mode != "acceptEdits" or cmd.open_args or cmd.assignments:
             return False
         op = file_command(cmd.argv)
         if op is None:
             return False
-        ws = self.ctx.workspace
         checked: list[tuple[Word, list[ResolvedPath]]] = []
         for word in (*op.writes, *op.reads):
             paths = self.targets(word, cwds)
@@ -87,19 +86,24 @@ class BashPathChecks:
                 return False
             checked.append((word, paths))
         for _word, paths in checked[: len(op.writes)]:
-            for rp in paths:
-                if not rp.inside or self._ruled_out("Write", "writes", rp.path, text, changes=True):
-                    return False
-                if rp.path == ws or rp.path in ws.parents or (op.removes and rp.path == ws):
-                    return False  # never the workspace itself or a directory above it
-                if ws not in rp.path.parents:
-                    return False  # inside an added directory: ask
-                if protected_reason(rp.path, self.policy.places) is not None:
-                    return False
+            if not all(self._edits_inside(rp, text, removes=op.removes) for rp in paths):
+                return False
         for word, _paths in checked[len(op.writes) :]:
             self.read(word, cwds, text, False, None)
         self.add("allow", changes=True)
         return True
+
+    def _edits_inside(self, rp: ResolvedPath, text: str, *, removes: bool) -> bool:
+        """Whether acceptEdits lets a file command write ``rp``: inside the workspace proper,
+        below its root, not protected, and no rule against writing it."""
+        ws = self.ctx.workspace
+        if not rp.inside or self._ruled_out("Write", "writes", rp.path, text, changes=True):
+            return False
+        if rp.path == ws or rp.path in ws.parents or (removes and rp.path == ws):
+            return False  # never the workspace itself or a directory above it
+        if ws not in rp.path.parents:
+            return False  # inside an added directory: ask
+        return protected_reason(rp.path, self.policy.places) is None
 
     def history(self, argv: tuple[Word, ...], cwds: list[str] | None, text: str) -> bool:
         """While a Read deny rule exists, a git command that can print a denied file's content
