@@ -274,7 +274,7 @@ class Policy:
             return Decision("allow")  # not a URL: the tool says so, fetching nothing
         return Decision("ask", f"WebFetch of {host} needs permission.", f"WebFetch(domain:{host})")
 
-    def _check_tool(  # noqa: C901
+    def _check_tool(
         self,
         tool: Tool,
         args: dict[str, Any],
@@ -283,17 +283,9 @@ class Policy:
     ) -> Decision:
         name = tool.name
         paths = given if given is not None else call_paths(tool, args, ctx)
-        for rule in self.deny:
-            if self._hits(rule, name, args, paths, ctx, deny=True):
-                return Decision("deny", f"{name} is denied by the permission rule {rule}.", by=rule)
-        if self.mode == "plan" and not tool.read_only and name not in HARMLESS_TOOLS:
-            return Decision("deny", _plan_refusal(name))
-        if name in EDIT_TOOLS:
-            for p in paths:
-                why = protected_reason(p.path, self.places)
-                if why is not None:
-                    text = f"{p.path.name} is a protected file: {why}."
-                    return Decision("ask", f"{name} of {p.path} always asks: {text}", None, text)
+        refused = self._refusal(tool, args, ctx, paths)
+        if refused is not None:
+            return refused
         if self.mode == "bypassPermissions":
             return Decision("allow")
         first = self._asks_first(tool, name, args)
@@ -306,33 +298,48 @@ class Policy:
             return Decision("allow")
         if name == "WebFetch":
             return self._web_fetch(args)
+        return self._by_allow_rules(tool, args, ctx, paths)
+
+    def _refusal(
+        self, tool: Tool, args: dict[str, Any], ctx: ToolContext, paths: list[ResolvedPath]
+    ) -> Decision | None:
+        """What holds in every mode, bypassPermissions included: deny rules, plan mode's
+        refusal of changes, and protected files (which always ask)."""
+        name = tool.name
+        for rule in self.deny:
+            if self._hits(rule, name, args, paths, ctx, deny=True):
+                return Decision("deny", f"{name} is denied by the permission rule {rule}.", by=rule)
+        if self.mode == "plan" and not tool.read_only and name not in HARMLESS_TOOLS:
+            return Decision("deny", _plan_refusal(name))
+        if name not in EDIT_TOOLS:
+            return None
+        for p in paths:
+            why = protected_reason(p.path, self.places)
+            if why is not None:
+                text = f"{p.path.name} is a protected file: {why}."
+                return Decision("ask", f"{name} of {p.path} always asks: {text}", None, text)
+        return None
+
+    def _by_allow_rules(
+        self, tool: Tool, args: dict[str, Any], ctx: ToolContext, paths: list[ResolvedPath]
+    ) -> Decision:
+        """Allow when the tool may run on every path (read-only or acceptEdits inside, or an
+        allow rule naming the path), else ask, offering a rule for the first path."""
+        name = tool.name
         bare = next((r for r in self.allow if r.specifier is None and r.allows(name)), None)
         base_ok = (
             tool.read_only
             or (self.mode == "acceptEdits" and name in EDIT_TOOLS)
             or bare is not None
         )
-        family = "Edit" if name in EDIT_TOOLS else "Read" if name in READ_TOOLS else name
         used: list[Rule] = []
         for p in paths:
             if p.inside and base_ok:
                 continue
-            named = next(
-                (
-                    r
-                    for r in self.allow
-                    if r.specifier is not None
-                    and r.allows(name)
-                    and r.matches_path(p.path, ctx.workspace)
-                ),
-                None,
-            )
-            if named is not None:
-                used.append(named)
-                continue
-            where = "" if p.inside else ", outside the workspace"
-            saved = path_rule(family, p.path, ctx.workspace, directory=name in _DIRECTORY_TOOLS)
-            return Decision("ask", f"{name} of {p.path}{where} needs permission.", saved)
+            named = self._path_allowed(name, p, ctx)
+            if named is None:
+                return self._path_asks(name, p, ctx)
+            used.append(named)
         if paths or base_ok:
             by = used[0] if used else None if tool.read_only else bare
             return Decision("allow", by=by)
@@ -342,3 +349,23 @@ class Policy:
         if named is not None:
             return Decision("allow", by=named)
         return Decision("ask", f"{name} needs permission.", name)
+
+    def _path_allowed(self, name: str, p: ResolvedPath, ctx: ToolContext) -> Rule | None:
+        """The allow rule naming tool ``name`` on path ``p``, if any."""
+        return next(
+            (
+                r
+                for r in self.allow
+                if r.specifier is not None
+                and r.allows(name)
+                and r.matches_path(p.path, ctx.workspace)
+            ),
+            None,
+        )
+
+    def _path_asks(self, name: str, p: ResolvedPath, ctx: ToolContext) -> Decision:
+        """Ask for tool ``name`` on path ``p``, offering a rule for it (or its directory)."""
+        family = "Edit" if name in EDIT_TOOLS else "Read" if name in READ_TOOLS else name
+        where = "" if p.inside else ", outside the workspace"
+        saved = path_rule(family, p.path, ctx.workspace, directory=name in _DIRECTORY_TOOLS)
+        return Decision("ask", f"{name} of {p.path}{where} needs permission.", saved)
