@@ -26,6 +26,7 @@ from acp_agent.updates import UpdateMapper
 from agent import events as ev
 from frontend.event_table import EVENT_CLASSES, EventTable
 from frontend.status import StatusModel
+from headless.claude_stream import ClaudeStream
 from headless.run import stderr_line
 from plain.render import Renderer
 from plain.status import Status
@@ -39,7 +40,11 @@ EVENT_CONSUMERS = (
     "acp_agent/updates.py",
 )
 OP_CONSUMERS = ("agent/session/core.py",)
-EVENT_TABLES: tuple[EventTable[Any], ...] = (Renderer.HANDLERS, StatusModel.HANDLERS)
+EVENT_TABLES: tuple[EventTable[Any], ...] = (
+    Renderer.HANDLERS,
+    StatusModel.HANDLERS,
+    ClaudeStream.HANDLERS,
+)
 NOT_NEVER = 'Argument 1 to "assert_never" has incompatible type'
 NEUTRAL: dict[str, Any] = {
     "int": 0,
