@@ -274,7 +274,7 @@ def _not_ready(fe: FrontEnd, what: str, *, during_turn: bool) -> bool:
     return False
 
 
-def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None]:  # noqa: C901
+def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None]:
     """Run ``text`` if it is a slash command, as far as it goes without waiting.
 
     Returns:
@@ -289,14 +289,7 @@ def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None
     name, arg = parsed
     command = COMMANDS.get(name)
     if command is not None:
-        if command.needs_session and _not_ready(fe, f"/{name}", during_turn=command.during_turn):
-            return True, None
-        session = fe.session
-        idle_only = not command.needs_session and not command.during_turn
-        if idle_only and session is not None and session.busy:
-            fe.say(f"eddy is working: press Esc to stop it, then /{name}.")
-            return True, None
-        return True, command.handler(fe, arg)
+        return True, _start_builtin(fe, command, arg)
     if name.startswith("mcp__"):
         if _not_ready(fe, f"/{name}", during_turn=False):
             return True, None
@@ -305,30 +298,54 @@ def start_command(fe: FrontEnd, text: str) -> tuple[bool, Awaitable[None] | None
             return True, pending
     custom = _custom(fe).get(name)
     if custom is not None:
-        try:
-            prompt = custom.prompt_op(arg)
-        except OSError as exc:
-            fe.say(f"Could not read {custom.path}: {exc.strerror or exc}", "error")
-            return True, None
-        for problem in custom.problems:
-            fe.say(problem, "error")
-        prompt = dataclasses.replace(prompt, shown=f"/{name} {arg}".rstrip())  # as typed
-        if prompt.allowed_tools or prompt.model or prompt.expand_shell:
-            # grants, a model or !`cmd` hold for one whole turn: not as a correction
-            if not _not_ready(fe, f"/{name}", during_turn=False):
-                fe.submit(prompt)
-            return True, None
-        session = fe.session
-        if session is not None and not session.busy:
+        _send_custom(fe, custom, name, arg)
+    else:
+        _unknown(fe, name)
+    return True, None
+
+
+def _start_builtin(fe: FrontEnd, command: Command, arg: str) -> Awaitable[None] | None:
+    """Run a built-in command if the session can take it now (else say why)."""
+    what = f"/{command.name}"
+    if command.needs_session and _not_ready(fe, what, during_turn=command.during_turn):
+        return None
+    session = fe.session
+    idle_only = not command.needs_session and not command.during_turn
+    if idle_only and session is not None and session.busy:
+        fe.say(f"eddy is working: press Esc to stop it, then {what}.")
+        return None
+    return command.handler(fe, arg)
+
+
+def _send_custom(fe: FrontEnd, custom: CustomCommand, name: str, arg: str) -> None:
+    """Send a custom command's prompt: a prompt of its own, or a correction while a turn
+    runs (unless it grants tools, picks a model or runs !`cmd`: those wait for no turn)."""
+    try:
+        prompt = custom.prompt_op(arg)
+    except OSError as exc:
+        fe.say(f"Could not read {custom.path}: {exc.strerror or exc}", "error")
+        return
+    for problem in custom.problems:
+        fe.say(problem, "error")
+    prompt = dataclasses.replace(prompt, shown=f"/{name} {arg}".rstrip())  # as typed
+    if prompt.allowed_tools or prompt.model or prompt.expand_shell:
+        # grants, a model or !`cmd` hold for one whole turn: not as a correction
+        if not _not_ready(fe, f"/{name}", during_turn=False):
             fe.submit(prompt)
-        else:  # a correction for the running turn, or a prompt the front end holds
-            fe.send(prompt.text)
-        return True, None
+        return
+    session = fe.session
+    if session is not None and not session.busy:
+        fe.submit(prompt)
+    else:  # a correction for the running turn, or a prompt the front end holds
+        fe.send(prompt.text)
+
+
+def _unknown(fe: FrontEnd, name: str) -> None:
+    """Say that ``/name`` is no command, with the nearest names."""
     known = [*COMMANDS, *_custom(fe)]
     near = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
     hint = f" Did you mean {' or '.join('/' + n for n in near)}?" if near else ""
     fe.say(f"Unknown command /{name}.{hint} /help lists the commands.", "error")
-    return True, None
 
 
 def is_command(text: str, workspace: Path) -> bool:

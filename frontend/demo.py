@@ -137,58 +137,76 @@ def demo_script(history: list[Message]) -> ModelResponse | Message | str:
     """The demo's next response as a function of the history."""
     step, last = _step(history)
     n = len(history)
-    note = ""
-    if last is not None and step > 1:
-        said = _corrections(last)
-        if said:
-            note = f"Noted, you wrote: “{said[-1]}”. In a real session I would follow that.\n\n"
-    results = [b for b in last.content if isinstance(b, ToolResultBlock)] if last else []
-    failed = [r for r in results if r.is_error]
     if step == 1:
-        intro = (
-            f"{LABEL}\n\nLet me look at the project first: the code and its tests. "
-            "I will keep a task list as I go.\n"
-        )
-        if _was_interrupted(last):
-            intro = f"{LABEL}\n\nUnderstood, I stopped. Starting over from the top.\n"
-        return assistant(
-            ThinkingBlock("The user wants help. Read stats.py and its tests first.", "demo"),
-            intro,
-            ToolUseBlock(f"demo-1-todo-{n}", "TodoWrite", {"todos": _todos(0)}),
-            ToolUseBlock(f"demo-1-read-{n}", "Read", {"file_path": "stats.py"}),
-            ToolUseBlock(f"demo-1-readt-{n}", "Read", {"file_path": "test_stats.py"}),
-        )
+        return _look_first(last, n)
+    said = _corrections(last) if last is not None else []
+    note = ""
+    if said:
+        note = f"Noted, you wrote: “{said[-1]}”. In a real session I would follow that.\n\n"
+    results = [b for b in last.content if isinstance(b, ToolResultBlock)] if last else []
     if step == 2:
-        text = (
-            f"{note}Found it: `mean` divides by `len(values) - 1`, so `mean([1, 2, 3])` is "
-            "3, not 2. The fix is a one-line edit:\n"
-        )
-        return assistant(
-            text,
-            ToolUseBlock(f"demo-2-todo-{n}", "TodoWrite", {"todos": _todos(1)}),
-            ToolUseBlock(
-                f"demo-2-edit-{n}",
-                "Edit",
-                {"file_path": "stats.py", "old_string": BUGGY, "new_string": FIXED},
-            ),
-        )
+        return _fix(note, n)
     if step == 3:
-        edit_failed = any("edit" in r.tool_use_id for r in failed)
-        text = note + (
-            "The edit did not go through (refused, or the file already had the fix). "
-            "Let me run the tests to see where things stand:\n"
-            if edit_failed
-            else "Fixed. Now the tests:\n"
-        )
-        return assistant(
-            text,
-            ToolUseBlock(f"demo-3-todo-{n}", "TodoWrite", {"todos": _todos(2)}),
-            ToolUseBlock(
-                f"demo-3-bash-{n}",
-                "Bash",
-                {"command": "python3 test_stats.py", "description": "Run the tests"},
-            ),
-        )
+        edit_failed = any(r.is_error and "edit" in r.tool_use_id for r in results)
+        return _run_tests(note, n, edit_failed=edit_failed)
+    return _summary(note, results)
+
+
+def _look_first(last: Message | None, n: int) -> Message:
+    """Step 1: read the code and its tests, with a task list (again after an interruption)."""
+    intro = (
+        f"{LABEL}\n\nLet me look at the project first: the code and its tests. "
+        "I will keep a task list as I go.\n"
+    )
+    if _was_interrupted(last):
+        intro = f"{LABEL}\n\nUnderstood, I stopped. Starting over from the top.\n"
+    return assistant(
+        ThinkingBlock("The user wants help. Read stats.py and its tests first.", "demo"),
+        intro,
+        ToolUseBlock(f"demo-1-todo-{n}", "TodoWrite", {"todos": _todos(0)}),
+        ToolUseBlock(f"demo-1-read-{n}", "Read", {"file_path": "stats.py"}),
+        ToolUseBlock(f"demo-1-readt-{n}", "Read", {"file_path": "test_stats.py"}),
+    )
+
+
+def _fix(note: str, n: int) -> Message:
+    """Step 2: name the bug and edit it away."""
+    text = (
+        f"{note}Found it: `mean` divides by `len(values) - 1`, so `mean([1, 2, 3])` is "
+        "3, not 2. The fix is a one-line edit:\n"
+    )
+    return assistant(
+        text,
+        ToolUseBlock(f"demo-2-todo-{n}", "TodoWrite", {"todos": _todos(1)}),
+        ToolUseBlock(
+            f"demo-2-edit-{n}",
+            "Edit",
+            {"file_path": "stats.py", "old_string": BUGGY, "new_string": FIXED},
+        ),
+    )
+
+
+def _run_tests(note: str, n: int, *, edit_failed: bool) -> Message:
+    """Step 3: run the tests, whether the edit went through or not."""
+    text = note + (
+        "The edit did not go through (refused, or the file already had the fix). "
+        "Let me run the tests to see where things stand:\n"
+        if edit_failed
+        else "Fixed. Now the tests:\n"
+    )
+    return assistant(
+        text,
+        ToolUseBlock(f"demo-3-todo-{n}", "TodoWrite", {"todos": _todos(2)}),
+        ToolUseBlock(
+            f"demo-3-bash-{n}",
+            "Bash",
+            {"command": "python3 test_stats.py", "description": "Run the tests"},
+        ),
+    )
+
+
+def _summary(note: str, results: list[ToolResultBlock]) -> str:
+    """The last step: whether the tests pass, and what was done."""
     passed = any("passed" in _result_text(r) and not r.is_error for r in results)
     verdict = "The tests pass." if passed else "The tests did not pass (see the output above)."
     return (

@@ -49,7 +49,7 @@ def _shell(text: str, call_id: str) -> list[ev.Event]:
     ]
 
 
-def history_events(  # noqa: C901
+def history_events(
     messages: Sequence[Message], summary: Summary | None = None
 ) -> Iterator[ev.Event]:
     """The events that render ``messages`` (turn id 0: nothing here is live).
@@ -58,49 +58,76 @@ def history_events(  # noqa: C901
         messages: the history (or its tail).
         summary: a tool call's one-line summary, from its name and input.
     """
-    names: dict[str, str] = {}
-    shell_ids = 0
+    replay = _Replay(summary)
     for msg in messages:
         if msg.role == "assistant":
-            for block in msg.content:
-                if isinstance(block, TextBlock) and block.text.strip():
-                    yield ev.TextDelta(0, block.text)
-                elif isinstance(block, ToolUseBlock):
-                    names[block.id] = block.name
-                    try:
-                        line = summary(block.name, block.input) if summary else ""
-                    except Exception:
-                        line = ""
-                    yield ev.ToolCallStarted(0, block.id, block.name, block.input, line)
-            yield ev.AssistantMessage(0, msg.to_param(), None)
-            continue
+            yield from replay.answer(msg)
+        else:
+            yield from replay.user_message(msg)
+    yield ev.TurnFinished(0, "success", 0, 0, 0.0, 0.0, 0)
+
+
+class _Replay:
+    """What a replay remembers across messages: each call's tool name, the ``!command`` count."""
+
+    def __init__(self, summary: Summary | None) -> None:
+        self._summary = summary
+        self._names: dict[str, str] = {}
+        self._shell_ids = 0
+
+    def answer(self, msg: Message) -> Iterator[ev.Event]:
+        """An assistant message: its text, its tool calls started, then the message itself."""
+        for block in msg.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                yield ev.TextDelta(0, block.text)
+            elif isinstance(block, ToolUseBlock):
+                self._names[block.id] = block.name
+                yield ev.ToolCallStarted(0, block.id, block.name, block.input, self._line(block))
+        yield ev.AssistantMessage(0, msg.to_param(), None)
+
+    def _line(self, block: ToolUseBlock) -> str:
+        """The call's one-line summary; empty when there is no summary or it fails."""
+        if self._summary is None:
+            return ""
+        try:
+            return self._summary(block.name, block.input)
+        except Exception:
+            return ""
+
+    def user_message(self, msg: Message) -> Iterator[ev.Event]:
+        """A user message: tool results, then its text (a correction once results came)."""
         after_results = False
         for block in msg.content:
             if isinstance(block, ToolResultBlock):
                 after_results = True
-                status: ev.ToolStatus = "failed" if block.is_error else "done"
-                if block.is_error and _result_text(block).startswith(_INTERRUPTED):
-                    status = "interrupted"  # as it showed live, not as a failure
-                content = block.content if isinstance(block.content, str) else list(block.content)
-                name = names.get(block.tool_use_id, "tool")
-                yield ev.ToolCallFinished(
-                    0, block.tool_use_id, name, status, content, block.is_error
-                )
+                yield self._finished(block)
             elif isinstance(block, TextBlock):
-                if block.text.startswith(_BASH_INPUT):
-                    shell_ids += 1
-                    yield from _shell(block.text, f"replayed-shell-{shell_ids}")
-                    continue
-                text = _shown_text(block.text)
-                if text is None:
-                    continue
-                if after_results:
-                    yield ev.CorrectionsDelivered(0, (text,))
-                elif text.startswith(SUMMARY_PREFIX):
-                    yield ev.Notice(0, "Earlier messages were compacted into a summary.")
-                else:
-                    yield ev.TurnStarted(0, text)
-    yield ev.TurnFinished(0, "success", 0, 0, 0.0, 0.0, 0)
+                yield from self._user_text(block.text, after_results)
+
+    def _finished(self, block: ToolResultBlock) -> ev.Event:
+        """A tool result as the call's end, interrupted calls as they showed live."""
+        status: ev.ToolStatus = "failed" if block.is_error else "done"
+        if block.is_error and _result_text(block).startswith(_INTERRUPTED):
+            status = "interrupted"  # as it showed live, not as a failure
+        content = block.content if isinstance(block.content, str) else list(block.content)
+        name = self._names.get(block.tool_use_id, "tool")
+        return ev.ToolCallFinished(0, block.tool_use_id, name, status, content, block.is_error)
+
+    def _user_text(self, raw: str, after_results: bool) -> Iterator[ev.Event]:
+        """A user text block: a ``!command``, a correction, a compaction summary or a prompt."""
+        if raw.startswith(_BASH_INPUT):
+            self._shell_ids += 1
+            yield from _shell(raw, f"replayed-shell-{self._shell_ids}")
+            return
+        text = _shown_text(raw)
+        if text is None:
+            return
+        if after_results:
+            yield ev.CorrectionsDelivered(0, (text,))
+        elif text.startswith(SUMMARY_PREFIX):
+            yield ev.Notice(0, "Earlier messages were compacted into a summary.")
+        else:
+            yield ev.TurnStarted(0, text)
 
 
 def tail_start(history: Sequence[Message], limit: int = REPLAY_MESSAGES) -> int:

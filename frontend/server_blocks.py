@@ -33,50 +33,74 @@ def _results(block: Mapping[str, Any]) -> tuple[list[str], str | None]:
     return lines, None
 
 
-def server_tool_lines(content: Sequence[Any]) -> list[tuple[str, list[str]]]:  # noqa: C901
+def server_tool_lines(content: Sequence[Any]) -> list[tuple[str, list[str]]]:
     """For each server tool call in an assistant message's ``content`` (API blocks): its
     headline and the lines under it, e.g. ``('Web search "textual markdown": 7 results',
     ['Markdown - Textual (textual.textualize.io)', ...])``."""
-    calls: dict[str, tuple[str, str]] = {}
-    out: list[tuple[str, list[str]]] = []
-    order: list[str] = []
-    done: dict[str, tuple[str, list[str]]] = {}
+    calls = _ServerCalls()
     for block in content:
-        if not isinstance(block, Mapping):
-            continue
+        if isinstance(block, Mapping):
+            calls.read(block)
+    return calls.lines()
+
+
+class _ServerCalls:
+    """The server tool calls of one message, in order, and what each one's result says."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, tuple[str, str]] = {}
+        """Each call's tool name and query."""
+        self.order: list[str] = []
+        self.done: dict[str, tuple[str, list[str]]] = {}
+        """Each ended call's headline and lines."""
+
+    def read(self, block: Mapping[str, Any]) -> None:
+        """Take one block of the message (those of no server tool are passed over)."""
         kind = str(block.get("type", ""))
         if kind == "server_tool_use":
-            call_id = str(block.get("id"))
-            raw = block.get("input")
-            inputs: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-            query = " ".join(str(inputs.get("query", "")).split())[:120]
-            calls[call_id] = (str(block.get("name", "")), query)
-            order.append(call_id)
+            self._use(block)
         elif kind == "web_search_tool_result":
-            call_id = str(block.get("tool_use_id"))
-            name, query = calls.get(call_id, ("web_search", ""))
-            lines, error = _results(block)
-            what = f'Web search "{sanitize(query)}"' if query else "Web search"
-            if error is not None:
-                done[call_id] = (f"{what} failed: {sanitize(error)}", [])
-            else:
-                n = len(lines)
-                head = f"{what}: {n} result{'' if n == 1 else 's'}"
-                more = [f"… {n - RESULTS_SHOWN} more"] if n > RESULTS_SHOWN else []
-                done[call_id] = (head, lines[:RESULTS_SHOWN] + more)
-            if call_id not in order:
-                order.append(call_id)
+            self._ended(str(block.get("tool_use_id")), self._search_result(block))
         elif kind.endswith("_tool_result") and kind != "tool_result":
             call_id = str(block.get("tool_use_id"))
-            name, _ = calls.get(call_id, (kind.removesuffix("_tool_result"), ""))
-            done[call_id] = (f"Server tool {sanitize(name)} ran", [])
-            if call_id not in order:
-                order.append(call_id)
-    for call_id in order:
-        if call_id in done:
-            out.append(done[call_id])
-        else:  # no result (a paused turn continued elsewhere, or one cut short)
-            name, query = calls[call_id]
+            name, _ = self.calls.get(call_id, (kind.removesuffix("_tool_result"), ""))
+            self._ended(call_id, (f"Server tool {sanitize(name)} ran", []))
+
+    def _use(self, block: Mapping[str, Any]) -> None:
+        call_id = str(block.get("id"))
+        raw = block.get("input")
+        inputs: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        query = " ".join(str(inputs.get("query", "")).split())[:120]
+        self.calls[call_id] = (str(block.get("name", "")), query)
+        self.order.append(call_id)
+
+    def _search_result(self, block: Mapping[str, Any]) -> tuple[str, list[str]]:
+        """A web search's headline (its query, how many results or why it failed) and its
+        first results."""
+        _name, query = self.calls.get(str(block.get("tool_use_id")), ("web_search", ""))
+        lines, error = _results(block)
+        what = f'Web search "{sanitize(query)}"' if query else "Web search"
+        if error is not None:
+            return f"{what} failed: {sanitize(error)}", []
+        n = len(lines)
+        head = f"{what}: {n} result{'' if n == 1 else 's'}"
+        more = [f"… {n - RESULTS_SHOWN} more"] if n > RESULTS_SHOWN else []
+        return head, lines[:RESULTS_SHOWN] + more
+
+    def _ended(self, call_id: str, shown: tuple[str, list[str]]) -> None:
+        self.done[call_id] = shown
+        if call_id not in self.order:
+            self.order.append(call_id)
+
+    def lines(self) -> list[tuple[str, list[str]]]:
+        """Each call's headline and lines, in order; a call with no result says so (a paused
+        turn continued elsewhere, or one cut short)."""
+        out: list[tuple[str, list[str]]] = []
+        for call_id in self.order:
+            if call_id in self.done:
+                out.append(self.done[call_id])
+                continue
+            name, query = self.calls[call_id]
             label = f'Web search "{sanitize(query)}"' if name == "web_search" else name
             out.append((f"{label}: no result", []))
-    return out
+        return out

@@ -7,13 +7,37 @@ draw it differs (a spinner and the elapsed time in the TUI, one line of text in 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, assert_never
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent import events as ev
 from agent.model.retry import is_retry_notice
+from frontend.event_table import EventTable
 
 if TYPE_CHECKING:
     from agent.session.status import SessionStatus
+
+_ActivityOnly = (
+    ev.TextDelta
+    | ev.ThinkingDelta
+    | ev.PermissionRequested
+    | ev.PermissionResolved
+    | ev.QuestionsAsked
+    | ev.QuestionsAnswered
+    | ev.PlanReviewRequested
+    | ev.PlanReviewed
+)
+_ACTIVITY: dict[type[_ActivityOnly], str] = {
+    ev.TextDelta: "responding",
+    ev.ThinkingDelta: "thinking",
+    ev.PermissionRequested: "waiting for permission",
+    ev.PermissionResolved: "thinking",
+    ev.QuestionsAsked: "waiting for your answer",
+    ev.QuestionsAnswered: "thinking",
+    ev.PlanReviewRequested: "waiting for your review of the plan",
+    ev.PlanReviewed: "thinking",
+}
+"""The activity each of these events shows, and all it changes."""
 
 
 class StatusModel:
@@ -89,99 +113,131 @@ class StatusModel:
         self.context_window = now.context_window
         self.mcp = now.mcp
 
-    def follow(self, event: ev.Event) -> None:  # noqa: C901, PLR0915
-        """Update the figures and the activity from one engine event (every kind is named:
-        mypy fails here when a new event is not handled)."""
-        match event:
-            case ev.TurnStarted():
-                if event.turn_id == ev.NO_TURN:  # a replayed history: nothing is running
-                    return
-                self.cost_before_turn = self.cost
-                self.activity, self.busy = "thinking", True
-                self._tool_names.clear()
-            case ev.ModelCallStarted():
-                self.activity = "thinking"
-                # 0 at a turn's first call (the turn knows nothing yet): keep the session's
-                self.context_tokens = event.context_tokens or self.context_tokens
-            case ev.TextDelta():
-                self.activity = "responding"
-            case ev.ThinkingDelta():
-                self.activity = "thinking"
-            case ev.ToolCallStarted():
-                self._tool_names[event.call_id] = event.name
-            case ev.ToolCallRunning():
-                name = self._tool_names.get(event.call_id)
-                self.activity = f"running {name}" if name else "running"
-            case ev.PermissionRequested():
-                self.activity = "waiting for permission"
-            case ev.PermissionResolved():
-                self.activity = "thinking"
-            case ev.QuestionsAsked():
-                self.activity = "waiting for your answer"
-            case ev.PlanReviewRequested():
-                self.activity = "waiting for your review of the plan"
-            case ev.QuestionsAnswered() | ev.PlanReviewed():
-                self.activity = "thinking"
-            case ev.UsageUpdated():
-                self.context_tokens = event.context_tokens
-                self.context_window = event.context_window
-                self.cost = self.cost_before_turn + event.total_cost_usd  # the turn's total
-            case ev.QueueChanged():
-                self.queued = len(event.queue)
-            case ev.Compacted():
-                self.context_tokens = event.context_tokens
-            case ev.TurnFinished():
-                if event.turn_id == ev.NO_TURN:
-                    return
-                self.cost = self.cost_before_turn = event.total_cost_usd  # the session's total
-                if event.turn_id != self._blocked_turn:
-                    self.turns += 1
-                self.activity, self.busy = "", False
-            case ev.RewindFinished():
-                if event.context_tokens is not None:  # an estimate of what the rewind kept
-                    self.context_tokens = event.context_tokens
-            case ev.PermissionModeChanged():
-                self.mode = event.mode
-            case ev.BackgroundChanged():
-                self.background_shells, self.background_agents = event.shells, event.agents
-            case ev.SubagentEvent():
-                kind = event.event.get("type")
-                if kind == "tool_call_started":
-                    self.activity = f"{event.agent_type} agent: {event.event.get('name')}"
-                elif kind == "usage_updated":  # the tree's spend as it happens; the parent's
-                    self.cost += float(event.event.get("cost_usd", 0.0))  # next total has it
-            case ev.Error():
-                if event.kind == "mcp":  # "MCP server x: failed: why"
-                    self._mcp_server_line(event.message)
-            case ev.Notice():
-                if is_retry_notice(event.text):  # "API overloaded, retrying (3/10) in 4 s"
-                    self.activity = event.text.removesuffix(" (Esc stops)")
-                elif event.text.startswith("MCP server "):  # "MCP server x: needs-auth: why"
-                    self._mcp_server_line(event.text)
-                elif event.text.startswith("MCP: ") and " servers connected" in event.text:
-                    # "MCP: 4/5 servers connected (1 failed), 23 tools."
-                    head, _, rest = event.text[len("MCP: ") :].partition(" servers connected")
-                    failed = rest.partition(")")[0].removeprefix(" (") if "failed" in rest else ""
-                    self.mcp = f"MCP {head}" + (f", {failed}" if failed else "")
-            case (
-                ev.AssistantMessage()
-                | ev.ToolOutputDelta()
-                | ev.ToolCallFinished()
-                | ev.CorrectionsDelivered()
-                | ev.TodosUpdated()
-                | ev.Interrupted()
-                | ev.SessionRenamed()
-                | ev.HookRan()
-                | ev.HookStarted()
-                | ev.BackgroundReported()  # BackgroundChanged says what still runs
-            ):
-                pass
-            case ev.PromptBlocked():
-                self._blocked_turn = event.turn_id
-            case _:
-                assert_never(event)
+    def follow(self, event: ev.Event) -> None:
+        """Update the figures and the activity from one engine event (each event type's
+        step is in ``HANDLERS``, which names every type)."""
+        handler = self.HANDLERS.get(event)
+        if handler is not None:
+            handler(self, event)
+
+    # -- the turn ------------------------------------------------------------------------
+    def _turn_started(self, event: ev.TurnStarted) -> None:
+        if event.turn_id == ev.NO_TURN:  # a replayed history: nothing is running
+            return
+        self.cost_before_turn = self.cost
+        self.activity, self.busy = "thinking", True
+        self._tool_names.clear()
+
+    def _model_call_started(self, event: ev.ModelCallStarted) -> None:
+        self.activity = "thinking"
+        # 0 at a turn's first call (the turn knows nothing yet): keep the session's
+        self.context_tokens = event.context_tokens or self.context_tokens
+
+    def _show_activity(self, event: _ActivityOnly) -> None:
+        self.activity = _ACTIVITY[type(event)]
+
+    def _tool_call_started(self, event: ev.ToolCallStarted) -> None:
+        self._tool_names[event.call_id] = event.name
+
+    def _tool_call_running(self, event: ev.ToolCallRunning) -> None:
+        name = self._tool_names.get(event.call_id)
+        self.activity = f"running {name}" if name else "running"
+
+    def _subagent_event(self, event: ev.SubagentEvent) -> None:
+        kind = event.event.get("type")
+        if kind == "tool_call_started":
+            self.activity = f"{event.agent_type} agent: {event.event.get('name')}"
+        elif kind == "usage_updated":  # the tree's spend as it happens; the parent's
+            self.cost += float(event.event.get("cost_usd", 0.0))  # next total has it
+
+    def _prompt_blocked(self, event: ev.PromptBlocked) -> None:
+        self._blocked_turn = event.turn_id
+
+    def _turn_finished(self, event: ev.TurnFinished) -> None:
+        if event.turn_id == ev.NO_TURN:
+            return
+        self.cost = self.cost_before_turn = event.total_cost_usd  # the session's total
+        if event.turn_id != self._blocked_turn:
+            self.turns += 1
+        self.activity, self.busy = "", False
+
+    # -- the figures ---------------------------------------------------------------------
+    def _usage_updated(self, event: ev.UsageUpdated) -> None:
+        self.context_tokens = event.context_tokens
+        self.context_window = event.context_window
+        self.cost = self.cost_before_turn + event.total_cost_usd  # the turn's total
+
+    def _queue_changed(self, event: ev.QueueChanged) -> None:
+        self.queued = len(event.queue)
+
+    def _compacted(self, event: ev.Compacted) -> None:
+        self.context_tokens = event.context_tokens
+
+    def _rewind_finished(self, event: ev.RewindFinished) -> None:
+        if event.context_tokens is not None:  # an estimate of what the rewind kept
+            self.context_tokens = event.context_tokens
+
+    def _permission_mode_changed(self, event: ev.PermissionModeChanged) -> None:
+        self.mode = event.mode
+
+    def _background_changed(self, event: ev.BackgroundChanged) -> None:
+        self.background_shells, self.background_agents = event.shells, event.agents
+
+    # -- what is said --------------------------------------------------------------------
+    def _error(self, event: ev.Error) -> None:
+        if event.kind == "mcp":  # "MCP server x: failed: why"
+            self._mcp_server_line(event.message)
+
+    def _notice(self, event: ev.Notice) -> None:
+        if is_retry_notice(event.text):  # "API overloaded, retrying (3/10) in 4 s"
+            self.activity = event.text.removesuffix(" (Esc stops)")
+        elif event.text.startswith("MCP server "):  # "MCP server x: needs-auth: why"
+            self._mcp_server_line(event.text)
+        elif event.text.startswith("MCP: ") and " servers connected" in event.text:
+            self._mcp_summary(event.text)
+
+    def _mcp_summary(self, text: str) -> None:
+        """ "MCP: 4/5 servers connected (1 failed), 23 tools." as "MCP 4/5, 1 failed"."""
+        head, _, rest = text[len("MCP: ") :].partition(" servers connected")
+        failed = rest.partition(")")[0].removeprefix(" (") if "failed" in rest else ""
+        self.mcp = f"MCP {head}" + (f", {failed}" if failed else "")
 
     def _mcp_server_line(self, text: str) -> None:
         """ "MCP server x: failed: why" as the status line's "MCP x failed"."""
         name, _, rest = text[len("MCP server ") :].partition(": ")
         self.mcp = f"MCP {name} {rest.partition(':')[0]}"
+
+    HANDLERS: ClassVar[EventTable[Callable[[StatusModel, Any], None]]] = EventTable(
+        "the status model",
+        {
+            **dict.fromkeys(_ACTIVITY, _show_activity),
+            ev.TurnStarted: _turn_started,
+            ev.ModelCallStarted: _model_call_started,
+            ev.ToolCallStarted: _tool_call_started,
+            ev.ToolCallRunning: _tool_call_running,
+            ev.SubagentEvent: _subagent_event,
+            ev.PromptBlocked: _prompt_blocked,
+            ev.TurnFinished: _turn_finished,
+            ev.UsageUpdated: _usage_updated,
+            ev.QueueChanged: _queue_changed,
+            ev.Compacted: _compacted,
+            ev.RewindFinished: _rewind_finished,
+            ev.PermissionModeChanged: _permission_mode_changed,
+            ev.BackgroundChanged: _background_changed,
+            ev.Error: _error,
+            ev.Notice: _notice,
+        },
+        ignored=(
+            ev.AssistantMessage,
+            ev.ToolOutputDelta,
+            ev.ToolCallFinished,
+            ev.CorrectionsDelivered,
+            ev.TodosUpdated,
+            ev.Interrupted,
+            ev.SessionRenamed,
+            ev.HookRan,
+            ev.HookStarted,
+            ev.BackgroundReported,  # BackgroundChanged says what still runs
+        ),
+    )
+    """Each event type's step: a handler, or none for the types named in ``ignored``."""

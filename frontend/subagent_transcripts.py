@@ -106,7 +106,7 @@ def _agent_id(path: Path) -> str:
     return path.name.removesuffix(".jsonl").removeprefix(PREFIX)
 
 
-def _read(path: Path) -> _ChildFile | str:  # noqa: C901
+def _read(path: Path) -> _ChildFile | str:
     """The child file at ``path``, or a sentence saying why it cannot be read."""
     name = path.name
     try:
@@ -118,25 +118,37 @@ def _read(path: Path) -> _ChildFile | str:  # noqa: C901
         return f"the transcript {name} cannot be read: {exc}"
     except (OSError, ValueError) as exc:
         return f"the transcript {name} cannot be read: {exc.__class__.__name__}: {exc}"
+    about, end, has_usage = _subagent_records(data)
+    if not loaded.header and not loaded.history and not about:
+        return f"{name} is not an eddy transcript"
+    return _ChildFile(about, end, has_usage, loaded)
+
+
+def _subagent_records(data: bytes) -> tuple[dict[str, Any], dict[str, Any], bool]:
+    """The ``subagent`` and ``subagent_end`` records of a child file ({} when missing), and
+    whether it has ``usage`` records: the few records ``load`` skips (the rest is load's)."""
     about: dict[str, Any] = {}
     end: dict[str, Any] = {}
     has_usage = False
     for line in data.split(b"\n"):
-        # only the few records load() skips are parsed here; the rest is load's
         if line.startswith(b'{"type":"usage"'):
             has_usage = True
         elif line.startswith(b'{"type":"subagent'):
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(rec, dict) and rec.get("type") == "subagent":
+            rec = _record(line)
+            if rec.get("type") == "subagent":
                 about = rec
-            elif isinstance(rec, dict) and rec.get("type") == "subagent_end":
+            elif rec.get("type") == "subagent_end":
                 end = rec
-    if not loaded.header and not loaded.history and not about:
-        return f"{name} is not an eddy transcript"
-    return _ChildFile(about, end, has_usage, loaded)
+    return about, end, has_usage
+
+
+def _record(line: bytes) -> dict[str, Any]:
+    """One JSON record; {} for a line that is none."""
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return {}
+    return rec if isinstance(rec, dict) else {}
 
 
 def _int(value: Any, default: int) -> int:

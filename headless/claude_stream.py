@@ -26,9 +26,11 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from typing import IO, Any, assert_never
+from collections.abc import Callable
+from typing import IO, Any, ClassVar
 
 from agent import events as ev
+from frontend.event_table import EventTable
 
 
 def _api_key_source() -> str:
@@ -107,75 +109,15 @@ class ClaudeStream:
         if self._held is None:
             self._held = []
 
-    def event(self, event: ev.Event) -> None:  # noqa: C901
-        """Write the line(s) ``event`` stands for (most events have none in this format).
-        Every kind is named: mypy fails here when a new event is not handled."""
+    def event(self, event: ev.Event) -> None:
+        """Write the line(s) ``event`` stands for (most events have none in this format; each
+        event type's handler is in ``HANDLERS``, which names every type)."""
         if self._held is not None:
             self._held.append(event)
             return
-        match event:
-            case ev.UsageUpdated():
-                self._usage = dict(event.usage)  # it comes just before its message
-            case ev.ToolCallStarted():
-                self._inputs[event.call_id] = event.input
-            case ev.AssistantMessage():
-                self._assistant(event)
-            case ev.ToolCallFinished():
-                self._tool_result(event)
-            case ev.HookStarted():
-                if self.hook_events:
-                    self._hook_started(event)
-            case ev.HookRan():
-                if self.hook_events:
-                    self._hook_response(event)
-            case ev.SubagentEvent():
-                self._subagent(event)
-            case ev.Error() if event.kind == "mcp":  # a server failed: Claude Code's notice
-                self._write(
-                    {
-                        "type": "system",
-                        "subtype": "informational",
-                        "content": event.message,
-                        "level": "error",
-                        "tag": "mcp_server_failed",
-                        "session_id": self.session_id,
-                        "uuid": _uuid(),
-                    }
-                )
-            case ev.CorrectionsDelivered():
-                texts = [{"type": "text", "text": t} for t in event.texts if t.strip()]
-                if texts:
-                    self._message("user", {"role": "user", "content": texts})
-            case (
-                ev.TurnStarted()
-                | ev.ModelCallStarted()
-                | ev.TextDelta()
-                | ev.ThinkingDelta()
-                | ev.ToolCallRunning()
-                | ev.ToolOutputDelta()
-                | ev.PermissionRequested()
-                | ev.PermissionResolved()
-                | ev.QuestionsAsked()
-                | ev.QuestionsAnswered()
-                | ev.PlanReviewRequested()
-                | ev.PlanReviewed()
-                | ev.QueueChanged()
-                | ev.TodosUpdated()
-                | ev.Notice()
-                | ev.Error()
-                | ev.PromptBlocked()
-                | ev.Interrupted()
-                | ev.PermissionModeChanged()
-                | ev.SessionRenamed()
-                | ev.Compacted()
-                | ev.RewindFinished()
-                | ev.TurnFinished()
-                | ev.BackgroundChanged()
-                | ev.BackgroundReported()  # -p and the SDK mode write task_notification
-            ):
-                pass  # errors go to stderr (headless/run.py); the outcome is the result line
-            case _:
-                assert_never(event)
+        handler = self.HANDLERS.get(event)
+        if handler is not None:
+            handler(self, event)
 
     def stream_event(self, event: dict[str, Any]) -> None:
         """Claude Code's ``stream_event`` line (``--include-partial-messages``): one raw
@@ -200,6 +142,34 @@ class ClaudeStream:
         """Write one more line of the protocol (control requests and responses, an Agent
         SDK's system messages), in order with the messages."""
         self._write(line)
+
+    def _usage_updated(self, event: ev.UsageUpdated) -> None:
+        self._usage = dict(event.usage)  # it comes just before its message
+
+    def _tool_call_started(self, event: ev.ToolCallStarted) -> None:
+        self._inputs[event.call_id] = event.input
+
+    def _error(self, event: ev.Error) -> None:
+        """An MCP server that failed, as Claude Code's notice (the others go to stderr:
+        headless/run.py)."""
+        if event.kind != "mcp":
+            return
+        self._write(
+            {
+                "type": "system",
+                "subtype": "informational",
+                "content": event.message,
+                "level": "error",
+                "tag": "mcp_server_failed",
+                "session_id": self.session_id,
+                "uuid": _uuid(),
+            }
+        )
+
+    def _corrections(self, event: ev.CorrectionsDelivered) -> None:
+        texts = [{"type": "text", "text": t} for t in event.texts if t.strip()]
+        if texts:
+            self._message("user", {"role": "user", "content": texts})
 
     def _assistant(self, event: ev.AssistantMessage) -> None:
         message = {
@@ -235,6 +205,8 @@ class ClaudeStream:
     def _hook_started(self, event: ev.HookStarted) -> None:
         """Claude Code's ``system`` / ``hook_started`` line: a hook began; its
         ``hook_response`` follows with the same ``hook_id``."""
+        if not self.hook_events:
+            return
         self._write(
             {
                 "type": "system",
@@ -250,6 +222,8 @@ class ClaudeStream:
     def _hook_response(self, event: ev.HookRan) -> None:
         """Claude Code's ``system`` / ``hook_response`` line for one hook run (outcome
         ``success``, ``error`` or ``cancelled``; a block is Claude Code's ``error``)."""
+        if not self.hook_events:
+            return
         outcome = event.outcome if event.outcome in ("success", "cancelled") else "error"
         self._write(
             {
@@ -307,3 +281,46 @@ class ClaudeStream:
     def _write(self, line: dict[str, Any]) -> None:
         self.out.write(json.dumps(line, default=str) + "\n")
         self.out.flush()
+
+    HANDLERS: ClassVar[EventTable[Callable[[ClaudeStream, Any], None]]] = EventTable(
+        "the stream-json writer",
+        {
+            ev.UsageUpdated: _usage_updated,
+            ev.ToolCallStarted: _tool_call_started,
+            ev.AssistantMessage: _assistant,
+            ev.ToolCallFinished: _tool_result,
+            ev.HookStarted: _hook_started,
+            ev.HookRan: _hook_response,
+            ev.SubagentEvent: _subagent,
+            ev.Error: _error,
+            ev.CorrectionsDelivered: _corrections,
+        },
+        # errors go to stderr (headless/run.py); the outcome is the result line
+        ignored=(
+            ev.TurnStarted,
+            ev.ModelCallStarted,
+            ev.TextDelta,
+            ev.ThinkingDelta,
+            ev.ToolCallRunning,
+            ev.ToolOutputDelta,
+            ev.PermissionRequested,
+            ev.PermissionResolved,
+            ev.QuestionsAsked,
+            ev.QuestionsAnswered,
+            ev.PlanReviewRequested,
+            ev.PlanReviewed,
+            ev.QueueChanged,
+            ev.TodosUpdated,
+            ev.Notice,
+            ev.PromptBlocked,
+            ev.Interrupted,
+            ev.PermissionModeChanged,
+            ev.SessionRenamed,
+            ev.Compacted,
+            ev.RewindFinished,
+            ev.TurnFinished,
+            ev.BackgroundChanged,
+            ev.BackgroundReported,  # -p and the SDK mode write task_notification
+        ),
+    )
+    """Each event type's lines: a handler, or none for the types named in ``ignored``."""

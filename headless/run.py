@@ -29,7 +29,6 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from typing import Any, assert_never
 
 from agent import events as ev
@@ -160,66 +159,106 @@ async def _run(args: LaunchOptions, prompt: str, exit_process: bool) -> int:
     return code
 
 
-async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> int:  # noqa: C901, PLR0915
-    fmt = args.output_format
-    out = sys.stdout
-    finished: list[ev.TurnFinished] = []
-    blocked: list[ev.PromptBlocked] = []
-    errors_shown = False
-    claude = ClaudeStream(out) if fmt == "stream-json" else None
-    init: dict[str, Any] = {}
-    on_finished: Callable[[], None] | None = None
-    """The init line's fields (written again before a turn that reports start)."""
+async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> int:
+    return await _PromptRun(args, signals).run(prompt)
 
-    def emit(event: ev.Event) -> None:
-        nonlocal errors_shown
+
+class _PromptRun:
+    """One ``eddy -p`` run: the session's events written in the chosen format, the prompt, the
+    wait for background work, a result for each turn, the exit status."""
+
+    def __init__(self, args: LaunchOptions, signals: _Signals) -> None:
+        self.args = args
+        self.signals = signals
+        self.fmt = args.output_format
+        self.out = sys.stdout
+        self.finished: list[ev.TurnFinished] = []
+        self.blocked: list[ev.PromptBlocked] = []
+        self.errors_shown = False
+        self.claude = ClaudeStream(self.out) if self.fmt == "stream-json" else None
+        self.init: dict[str, Any] = {}
+        """The init line's fields (written again before a turn that reports start)."""
+        self.results_as_turns_end = False
+        """Write each turn's result as it ends (while background work may still report)."""
+        self.written = 0
+        """The turns whose result is written."""
+        self.started = time.monotonic()
+        self.session: Session | None = None
+        self.model: TappedModel | None = None
+
+    async def run(self, prompt: str) -> int:
+        """Open the session, run ``prompt`` and what background work starts; the exit status."""
+        try:
+            opened = build_session(self.args, self.emit, headless=True)
+        except SessionSetupError as exc:
+            print(f"eddy: {exc}", file=sys.stderr)
+            return 2
+        session = self.session = opened.session
+        _make_client_beside_mcp(session)
+        for problem in opened.problems:
+            print(f"eddy: {problem}", file=sys.stderr)
+        self.model = tap_model(session, self.claude if self.args.include_partial_messages else None)
+        from frontend.pickup import pickup_line
+
+        picked = pickup_line(opened.picked_up)
+        if picked is not None and self.fmt != "stream-json":
+            print(f"eddy: {picked}", file=sys.stderr)
+        if self.claude is not None:
+            await self._start_stream(session, self.claude)
+        if not await self._submit(session, prompt):
+            return 1
+        self.results_as_turns_end = True
+        await session.wait_idle()
+        while await _reports_start_a_turn(session, self.signals):  # background work reports
+            await session.wait_idle()
+        self.results_as_turns_end = False
+        await session.close()  # the model, the transcript, the checkpoint store
+        self.write_results(final=True)
+        return self._exit_status()
+
+    def emit(self, event: ev.Event) -> None:
+        """The session's events: noted, and written in the run's format."""
+        self._note(event)
+        if self.fmt == "eddy-events":
+            self.out.write(json.dumps(ev.to_json(event), default=str) + "\n")
+            self.out.flush()
+        else:
+            if self.claude is not None:
+                self.claude.event(event)
+            line = stderr_line(event, self.fmt)
+            if line is not None:
+                print(line, file=sys.stderr)
+        if isinstance(event, ev.TurnFinished) and self.results_as_turns_end:
+            self._on_turn_finished()  # its result at once, after the turn's own lines
+
+    def _note(self, event: ev.Event) -> None:
+        """What the results need of ``event``, and stream-json's lines before its own."""
+        claude = self.claude
         if isinstance(event, ev.TurnFinished):
-            finished.append(event)
+            self.finished.append(event)
         elif claude is not None and isinstance(event, ev.BackgroundReported):
             claude.write(task_notification(event, claude.session_id))
         elif claude is not None and isinstance(event, ev.TurnStarted) and event.origin != "user":
-            claude.start(**init)  # each turn's init line, as Claude Code writes it
+            claude.start(**self.init)  # each turn's init line, as Claude Code writes it
         if isinstance(event, ev.PromptBlocked):
-            blocked.append(event)
+            self.blocked.append(event)
         # an MCP server's failure is not the turn's: the turn's own error is still said
-        errors_shown = errors_shown or (isinstance(event, ev.Error) and event.kind != "mcp")
-        if fmt == "eddy-events":
-            out.write(json.dumps(ev.to_json(event), default=str) + "\n")
-            out.flush()
-        else:
-            if claude is not None:
-                claude.event(event)
-            line = stderr_line(event, fmt)
-            if line is not None:
-                print(line, file=sys.stderr)
-        if isinstance(event, ev.TurnFinished) and on_finished is not None:
-            on_finished()  # its result at once, after the turn's own lines (as Claude Code)
+        self.errors_shown = self.errors_shown or (
+            isinstance(event, ev.Error) and event.kind != "mcp"
+        )
 
-    started = time.monotonic()
-    try:
-        opened = build_session(args, emit, headless=True)
-    except SessionSetupError as exc:
-        print(f"eddy: {exc}", file=sys.stderr)
-        return 2
-    session = opened.session
-    _make_client_beside_mcp(session)
-    for problem in opened.problems:
-        print(f"eddy: {problem}", file=sys.stderr)
-    model = tap_model(session, claude if args.include_partial_messages else None)
-    from frontend.pickup import pickup_line
-
-    picked = pickup_line(opened.picked_up)
-    if picked is not None and args.output_format != "stream-json":
-        print(f"eddy: {picked}", file=sys.stderr)
-    if claude is not None:
+    async def _start_stream(self, session: Session, claude: ClaudeStream) -> None:
+        """stream-json's init line, once the MCP servers started (-p waits for them before
+        its first call anyway): it says how each one started and lists their tools, as
+        Claude Code's does."""
         from agent.mcp.manager import McpManager
 
         mcp = session.extension(McpManager)
-        if mcp is not None:  # -p waits for them before its first call anyway: init says how
-            await mcp.wait_started()  # each one started, as Claude Code's does
-            mcp.sync_tools()  # and lists their tools
+        if mcp is not None:
+            await mcp.wait_started()
+            mcp.sync_tools()
         now = session.status()
-        init.update(
+        self.init.update(
             session_id=now.session_id,
             model=now.model,
             cwd=str(now.workspace),
@@ -227,71 +266,78 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
             permission_mode=now.mode,
             mcp_servers=mcp.server_states() if mcp is not None else [],
         )
-        claude.start(**init)
-    # A slash command is expanded as the interactive modes expand it (a custom or plugin
-    # command, an MCP prompt); @server:uri is the engine's (the MCP extension's on_prompt).
-    expanded = await expand_prompt(session, args.workspace, prompt)
-    if expanded.op is None:
-        print(f"eddy: {expanded.error}", file=sys.stderr)
-        await session.close()
-        return 1
-    # The prompt is submitted even if a signal came while the session was built: it is then
-    # recorded and interrupted at once, so the transcript keeps it (resumable with --continue).
-    session.submit(expanded.op)
-    signals.attach(session)
-    if signals.code is not None:
-        session.submit(ops.Interrupt())
-    written = 0
+        claude.start(**self.init)
 
-    def write_results(final: bool) -> None:
+    async def _submit(self, session: Session, prompt: str) -> bool:
+        """Submit ``prompt``, expanded; False (said, and the session closed) when it cannot be.
+
+        A slash command is expanded as the interactive modes expand it (a custom or plugin
+        command, an MCP prompt); @server:uri is the engine's (the MCP extension's on_prompt).
+        The prompt is submitted even if a signal came while the session was built: it is then
+        recorded and interrupted at once, so the transcript keeps it (resumable with
+        --continue).
+        """
+        expanded = await expand_prompt(session, self.args.workspace, prompt)
+        if expanded.op is None:
+            print(f"eddy: {expanded.error}", file=sys.stderr)
+            await session.close()
+            return False
+        session.submit(expanded.op)
+        self.signals.attach(session)
+        if self.signals.code is not None:
+            session.submit(ops.Interrupt())
+        return True
+
+    def _on_turn_finished(self) -> None:
+        # While background work may still report (and start a turn), each turn's result is
+        # written as it ends, as Claude Code writes it; the last one is written when the run
+        # ends, after which a signal no longer changes the exit status.
+        assert self.session is not None
+        if self.session.reports.expected:
+            self.write_results(False)
+
+    def write_results(self, final: bool) -> None:
         """A result for each turn that ended since the last ones (``json``: the last one,
         once the run is over)."""
-        nonlocal written
-        status = session.status()
-        for index in range(written, len(finished)):
+        assert self.session is not None and self.model is not None
+        status = self.session.status()
+        finished = self.finished
+        for index in range(self.written, len(finished)):
             ended = finished[index]
-            if fmt == "json" and not (final and ended is finished[-1]):
+            if self.fmt == "json" and not (final and ended is finished[-1]):
                 continue
-            last = _answer_of(ended, blocked)
-            duration = int((time.monotonic() - started) * 1000)
+            last = _answer_of(ended, self.blocked)
+            duration = int((time.monotonic() - self.started) * 1000)
             result = result_object(last, status.session_id, duration)
-            result["duration_api_ms"] = model.api_ms
+            result["duration_api_ms"] = self.model.api_ms
             # this run's tool turns so far (the session's own count is its answered prompts)
             result["num_turns"] = sum(f.num_turns for f in finished[: index + 1])
             # this run's spend, as --max-budget-usd counts it (a resumed session's earlier
             # spend is in its transcript), like Claude Code's print mode
             result["total_cost_usd"] = round(status.run_cost, 6)
-            if claude is not None:
-                claude.result(result)
-            elif fmt in ("eddy-events", "json"):
-                out.write(json.dumps(result, indent=2 if fmt == "json" else None) + "\n")
-            elif last.subtype == "success":
-                out.write(last.result.rstrip("\n") + "\n")
-            elif not errors_shown:  # an error is said once: on stderr, as it happened
-                out.write((last.error or last.subtype).rstrip("\n") + "\n")
-            out.flush()
-        written = len(finished) if fmt != "json" or final else written
+            self._write_result(result, last)
+        if self.fmt != "json" or final:
+            self.written = len(finished)
 
-    def on_turn_finished() -> None:
-        # While background work may still report (and start a turn), each turn's result is
-        # written as it ends, as Claude Code writes it; the last one is written when the run
-        # ends, after which a signal no longer changes the exit status.
-        if session.reports.expected:
-            write_results(False)
+    def _write_result(self, result: dict[str, Any], last: ev.TurnFinished) -> None:
+        out = self.out
+        if self.claude is not None:
+            self.claude.result(result)
+        elif self.fmt in ("eddy-events", "json"):
+            out.write(json.dumps(result, indent=2 if self.fmt == "json" else None) + "\n")
+        elif last.subtype == "success":
+            out.write(last.result.rstrip("\n") + "\n")
+        elif not self.errors_shown:  # an error is said once: on stderr, as it happened
+            out.write((last.error or last.subtype).rstrip("\n") + "\n")
+        out.flush()
 
-    on_finished = on_turn_finished
-    await session.wait_idle()
-    while await _reports_start_a_turn(session, signals):  # background work reports back
-        await session.wait_idle()
-    on_finished = None
-    await session.close()  # the model, the transcript, the checkpoint store
-    write_results(final=True)
-    last = _answer_of(finished[-1], blocked)
-    # From here the exit status is the result's, whatever signal comes: the loop does not
-    # run the handlers again before the run ends.
-    if last.subtype == "interrupted":
-        return signals.code or 130
-    return 0 if last.subtype == "success" else 1
+    def _exit_status(self) -> int:
+        # From here the exit status is the result's, whatever signal comes: the loop does
+        # not run the handlers again before the run ends.
+        last = _answer_of(self.finished[-1], self.blocked)
+        if last.subtype == "interrupted":
+            return self.signals.code or 130
+        return 0 if last.subtype == "success" else 1
 
 
 BACKGROUND_WAIT_S = 600.0
@@ -407,12 +453,16 @@ def run_headless(args: LaunchOptions, prompt: str, *, exit_process: bool = False
     return asyncio.run(_run(args, prompt, exit_process))
 
 
-async def _checkpoints(args: LaunchOptions) -> int:  # noqa: C901
-    errors: list[str] = []
+class _RewindOutput:
+    """What ``--checkpoints`` / ``--rewind`` print of the session's events: the rewind's
+    outcome; the errors are kept and said last."""
 
-    def emit(event: ev.Event) -> None:
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def emit(self, event: ev.Event) -> None:
         if isinstance(event, ev.Error):
-            errors.append(event.message)
+            self.errors.append(event.message)
         elif isinstance(event, ev.RewindFinished):
             print(event.message)
             for path in event.conflicts:
@@ -420,10 +470,13 @@ async def _checkpoints(args: LaunchOptions) -> int:  # noqa: C901
             for line in event.not_restorable:
                 print(f"  not restorable: {line}")
 
+
+async def _checkpoints(args: LaunchOptions) -> int:
     from agent.model.anthropic import AnthropicModel
 
+    output = _RewindOutput()
     try:
-        opened = build_session(args, emit, headless=True, model=AnthropicModel(args.model))
+        opened = build_session(args, output.emit, headless=True, model=AnthropicModel(args.model))
     except SessionSetupError as exc:
         print(f"eddy: {exc}", file=sys.stderr)
         return 2
@@ -432,30 +485,39 @@ async def _checkpoints(args: LaunchOptions) -> int:  # noqa: C901
         print(f"eddy: {problem}", file=sys.stderr)
     try:
         if args.checkpoints:
-            for entry in session.checkpoints():
-                kind = "redo " if entry.redo else ""
-                first = entry.prompt.strip().splitlines()[0] if entry.prompt.strip() else ""
-                print(f"{entry.number:>3}  {kind}{first[:60]:<60}  {entry.summary}")
+            _print_checkpoints(session)
             return 0
-        assert args.rewind is not None  # cli/main.py runs this for --checkpoints or --rewind
-        mode: ops.RewindMode = (
-            "code" if args.code_only else "conversation" if args.conversation_only else "both"
-        )
-        conflicts = session.rewind_conflicts(args.rewind)
-        if conflicts and not args.overwrite:
-            print(
-                "eddy: these files changed since eddy last wrote them and are left alone "
-                "(use --overwrite to restore them anyway):",
-                file=sys.stderr,
-            )
-            for path in conflicts:
-                print(f"  {path}", file=sys.stderr)
-        session.submit(ops.Rewind(args.rewind, mode, args.overwrite))
+        _rewind(session, args)
     finally:
         await session.close()
-    for error in errors:  # the rewind's, and a checkpoint save that failed on close
+    for error in output.errors:  # the rewind's, and a checkpoint save that failed on close
         print(f"eddy: {error}", file=sys.stderr)
-    return 1 if errors else 0
+    return 1 if output.errors else 0
+
+
+def _print_checkpoints(session: Session) -> None:
+    for entry in session.checkpoints():
+        kind = "redo " if entry.redo else ""
+        first = entry.prompt.strip().splitlines()[0] if entry.prompt.strip() else ""
+        print(f"{entry.number:>3}  {kind}{first[:60]:<60}  {entry.summary}")
+
+
+def _rewind(session: Session, args: LaunchOptions) -> None:
+    """Submit ``--rewind N``, first naming the files it leaves alone without --overwrite."""
+    assert args.rewind is not None  # cli/main.py runs this for --checkpoints or --rewind
+    mode: ops.RewindMode = (
+        "code" if args.code_only else "conversation" if args.conversation_only else "both"
+    )
+    conflicts = session.rewind_conflicts(args.rewind)
+    if conflicts and not args.overwrite:
+        print(
+            "eddy: these files changed since eddy last wrote them and are left alone "
+            "(use --overwrite to restore them anyway):",
+            file=sys.stderr,
+        )
+        for path in conflicts:
+            print(f"  {path}", file=sys.stderr)
+    session.submit(ops.Rewind(args.rewind, mode, args.overwrite))
 
 
 def run_checkpoints(args: LaunchOptions) -> int:

@@ -35,8 +35,8 @@ import json
 import os
 import sys
 import uuid
-from collections.abc import Iterator, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any, ClassVar
 
 from agent import events as ev
 from agent import ops
@@ -340,41 +340,24 @@ class SdkRun:
         finally:
             self._watchers.remove(seen)
 
-    def on_event(self, event: ev.Event) -> None:  # noqa: C901
-        """The session's events: Claude Code's messages, one result per turn, the state."""
+    def on_event(self, event: ev.Event) -> None:
+        """The session's events: Claude Code's messages, one result per turn, the state.
+
+        The steps of an event type are in ``BEFORE_MESSAGES`` (state and system lines that
+        come before the event's messages) and ``AFTER_MESSAGES`` (a subagent's or a shell's
+        task lines, the turn's result); most types have none."""
         for seen in self._watchers:
             seen.append(event)
-        if isinstance(event, ev.TurnStarted):
-            self._turn_started(event)
-        elif isinstance(event, (ev.ModelCallStarted, ev.TurnFinished)) and self._init_due:
-            # the turn's init line, once the tools are settled (MCP servers started, their
-            # tools offered: the first model call waits for them), before its messages
-            self._init_due = False
-            if self.session is not None:
-                self.start_stream(self.session)
-        elif isinstance(event, ev.UsageUpdated) and self.session is not None:
-            self.usage.add(self.session.config.model, event.usage, event.cost_usd)
-        elif isinstance(event, ev.CorrectionsDelivered):
-            self.queued = self.queued[len(event.texts) :]
-        elif isinstance(event, ev.PermissionModeChanged):
-            self._system("status", status=None, permissionMode=event.mode)
-        elif isinstance(event, ev.BackgroundReported) and event.kind == "shell":
-            # a subagent's is written from its own events (_task_lifecycle)
-            fields = {"status": event.status, "summary": event.summary}
-            self._system(
-                "task_notification", task_id=event.task_id, output_file=event.output_file, **fields
-            )
-        elif isinstance(event, ev.Compacted):
-            trigger = "auto" if event.automatic else "manual"
-            metadata = {"trigger": trigger, "pre_tokens": event.context_tokens}
-            self._system("compact_boundary", compact_metadata=metadata)
+        before = self.BEFORE_MESSAGES.get(type(event))
+        if before is not None:
+            before(self, event)
         self.claude.event(event)
-        if isinstance(event, ev.SubagentEvent):
-            self._task_lifecycle(event)
-        elif isinstance(event, ev.BackgroundChanged):
-            self._shell_lifecycle()
-        if isinstance(event, ev.TurnFinished):
-            self._result(event)
+        after = self.AFTER_MESSAGES.get(type(event))
+        if after is not None:
+            after(self, event)
+        self._say_on_stderr(event)
+
+    def _say_on_stderr(self, event: ev.Event) -> None:
         line = stderr_line(event, "stream-json")
         if isinstance(event, ev.Notice):
             # what eddy's front ends show the user (a hook callback that failed or timed
@@ -382,6 +365,41 @@ class SdkRun:
             line = f"eddy: {event.text}"
         if line is not None:
             print(line, file=sys.stderr)
+
+    def _init_if_due(self, event: ev.ModelCallStarted | ev.TurnFinished) -> None:
+        """The turn's init line, once the tools are settled (MCP servers started, their tools
+        offered: the first model call waits for them), before its messages."""
+        if not self._init_due:
+            return
+        self._init_due = False
+        if self.session is not None:
+            self.start_stream(self.session)
+
+    def _count_usage(self, event: ev.UsageUpdated) -> None:
+        if self.session is not None:
+            self.usage.add(self.session.config.model, event.usage, event.cost_usd)
+
+    def _corrections_delivered(self, event: ev.CorrectionsDelivered) -> None:
+        self.queued = self.queued[len(event.texts) :]
+
+    def _mode_changed(self, event: ev.PermissionModeChanged) -> None:
+        self._system("status", status=None, permissionMode=event.mode)
+
+    def _shell_reported(self, event: ev.BackgroundReported) -> None:
+        if event.kind != "shell":  # a subagent's is written from its events (_task_lifecycle)
+            return
+        fields = {"status": event.status, "summary": event.summary}
+        self._system(
+            "task_notification", task_id=event.task_id, output_file=event.output_file, **fields
+        )
+
+    def _compact_boundary(self, event: ev.Compacted) -> None:
+        trigger = "auto" if event.automatic else "manual"
+        metadata = {"trigger": trigger, "pre_tokens": event.context_tokens}
+        self._system("compact_boundary", compact_metadata=metadata)
+
+    def _background_changed(self, event: ev.BackgroundChanged) -> None:
+        self._shell_lifecycle()
 
     def _turn_started(self, event: ev.TurnStarted) -> None:
         session = self.session
@@ -502,6 +520,24 @@ class SdkRun:
                     output_file="",
                     summary=f"Background command {shell.command[:200]!r}: {ended}",
                 )
+
+    BEFORE_MESSAGES: ClassVar[dict[type[ev.Event], Callable[[SdkRun, Any], None]]] = {
+        ev.TurnStarted: _turn_started,
+        ev.ModelCallStarted: _init_if_due,
+        ev.TurnFinished: _init_if_due,
+        ev.UsageUpdated: _count_usage,
+        ev.CorrectionsDelivered: _corrections_delivered,
+        ev.PermissionModeChanged: _mode_changed,
+        ev.BackgroundReported: _shell_reported,
+        ev.Compacted: _compact_boundary,
+    }
+    """What an event changes, and the system lines it writes before its messages."""
+    AFTER_MESSAGES: ClassVar[dict[type[ev.Event], Callable[[SdkRun, Any], None]]] = {
+        ev.SubagentEvent: _task_lifecycle,
+        ev.BackgroundChanged: _background_changed,
+        ev.TurnFinished: _result,
+    }
+    """The lines an event writes after its messages."""
 
     def _system(self, subtype: str, **fields: Any) -> None:
         session_id = self.session.config.session_id if self.session is not None else ""

@@ -49,11 +49,30 @@ class SdkSetup:
     applied: dict[str, bool] = field(default_factory=dict)
 
 
-def sdk_setup(args: LaunchOptions, init: dict[str, Any] | None) -> SdkSetup:  # noqa: C901
+def sdk_setup(args: LaunchOptions, init: dict[str, Any] | None) -> SdkSetup:
     """The session ``args`` and the ``initialize`` request ``init`` (None: none came) ask for."""
     init = init or {}
     setup = SdkSetup(args)
     problems = setup.problems
+    changes = _prompt_changes(args, init)
+    changes.update(_tool_changes(args, init, changes.get("json_schema"), setup))
+    if init.get("plugins"):
+        problems.append(
+            "initialize: plugins: eddy loads plugins from --plugin-dir only; none was loaded"
+            " from initialize."
+        )
+        setup.applied["plugins_applied"] = False
+    setup.skills = _skills(init.get("skills"), problems)
+    if isinstance(init.get("title"), str) and init["title"].strip():
+        setup.title = init["title"].strip()
+    setup.args = args.replace(**changes) if changes else args
+    setup.hooks = hook_config(init.get("hooks"), problems)
+    setup.agents = agent_definitions(init.get("agents"), problems)
+    return setup
+
+
+def _prompt_changes(args: LaunchOptions, init: dict[str, Any]) -> dict[str, Any]:
+    """The system prompt, what is appended to it, and the answer's JSON schema."""
     changes: dict[str, Any] = {}
     system = init.get("systemPrompt")
     if isinstance(system, list) and all(isinstance(s, str) for s in system):
@@ -67,31 +86,33 @@ def sdk_setup(args: LaunchOptions, init: dict[str, Any] | None) -> SdkSetup:  # 
     schema = init.get("jsonSchema")
     if isinstance(schema, dict):
         changes["json_schema"] = schema
-    servers = _mcp_servers(init, problems, setup.applied)
+    return changes
+
+
+def _tool_changes(
+    args: LaunchOptions, init: dict[str, Any], schema: dict[str, Any] | None, setup: SdkSetup
+) -> dict[str, Any]:
+    """The MCP servers, the disallowed tools, and the structured answer's tool allowed when a
+    JSON schema is asked for (``schema``: initialize's)."""
+    changes: dict[str, Any] = {}
+    servers = _mcp_servers(init, setup.problems, setup.applied)
     if servers:
         changes["mcp_config"] = (*args.mcp_config, json.dumps({"mcpServers": servers}))
     disallowed = init.get("disallowedTools")
     if isinstance(disallowed, list):
         changes["disallowed_tools"] = (*args.disallowed_tools, *(str(d) for d in disallowed))
-    if (changes.get("json_schema") or args.json_schema) is not None:
+    if (schema or args.json_schema) is not None:
         changes["allowed_tools"] = (*args.allowed_tools, TOOL_NAME)
-    if init.get("plugins"):
-        problems.append(
-            "initialize: plugins: eddy loads plugins from --plugin-dir only; none was loaded"
-            " from initialize."
-        )
-        setup.applied["plugins_applied"] = False
-    skills = init.get("skills")
+    return changes
+
+
+def _skills(skills: Any, problems: list[str]) -> tuple[str, ...] | None:
+    """The only skills the Skill tool lists (None: every skill found)."""
     if isinstance(skills, list):
-        setup.skills = tuple(str(name) for name in skills)
-    elif skills is not None and skills != "all":
+        return tuple(str(name) for name in skills)
+    if skills is not None and skills != "all":
         problems.append("initialize: skills: expected a list of skill names; ignored.")
-    if isinstance(init.get("title"), str) and init["title"].strip():
-        setup.title = init["title"].strip()
-    setup.args = args.replace(**changes) if changes else args
-    setup.hooks = hook_config(init.get("hooks"), problems)
-    setup.agents = agent_definitions(init.get("agents"), problems)
-    return setup
+    return None
 
 
 def _mcp_servers(

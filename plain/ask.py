@@ -8,11 +8,20 @@ Esc (the turn is running) stops the turn, which withdraws the questions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent import events as ev
 from agent import ops
-from frontend.ask import FEEDBACK_PROMPT, PLAN_CHOICES, answer_for, choices, header, parse_picks
+from frontend.ask import (
+    FEEDBACK_PROMPT,
+    PLAN_CHOICES,
+    Choice,
+    answer_for,
+    choices,
+    header,
+    parse_picks,
+)
 from frontend.sanitize import sanitize
 from plain.questions import Question
 
@@ -20,68 +29,98 @@ if TYPE_CHECKING:
     from plain.app import PlainApp
 
 
-def ask_questions(app: PlainApp, event: ev.QuestionsAsked) -> None:  # noqa: C901
+def ask_questions(app: PlainApp, event: ev.QuestionsAsked) -> None:
     """Ask ``event``'s questions one after the other; answer the engine after the last."""
-    request_id = event.request_id
-    questions = list(event.questions)
-    answers: dict[str, str] = {}
+    _QuestionsAsked(app, event).ask(0)
 
-    def stop() -> None:
-        app.submit(ops.Interrupt())
 
-    def ask(index: int) -> None:  # noqa: C901
-        if index == len(questions):
-            app.submit(ops.AnswerQuestions(request_id, answers))
+class _QuestionsAsked:
+    """AskUserQuestion's questions at the prompt: the one asked, and the answers so far."""
+
+    def __init__(self, app: PlainApp, event: ev.QuestionsAsked) -> None:
+        self.app = app
+        self.request_id = event.request_id
+        self.questions = list(event.questions)
+        self.answers: dict[str, str] = {}
+        self.index = 0
+        self.listed: list[Choice] = []
+        """The choices of the question asked (``Other`` last)."""
+
+    @property
+    def question(self) -> dict[str, Any]:
+        """The question asked."""
+        return self.questions[self.index]
+
+    @property
+    def multi(self) -> bool:
+        return bool(self.question.get("multiSelect"))
+
+    def ask(self, index: int) -> None:
+        """Print question ``index`` with its numbered choices and ask it; after the last
+        one, answer the engine."""
+        app = self.app
+        if index == len(self.questions):
+            app.submit(ops.AnswerQuestions(self.request_id, self.answers))
             return
-        q = questions[index]
-        listed = choices(q)
-        multi = bool(q.get("multiSelect"))
-        lines = [
-            app.paint(f"[{sanitize(header(q))}] {sanitize(str(q.get('question', '')))}", "bold")
-        ]
-        for c in listed:
+        self.index = index
+        q = self.question
+        self.listed = choices(q)
+        title = f"[{sanitize(header(q))}] {sanitize(str(q.get('question', '')))}"
+        lines = [app.paint(title, "bold")]
+        for c in self.listed:
             about = f" — {sanitize(c.description)}" if c.description else ""
             lines.append(f"  {c.number}. {sanitize(c.label)}{about}")
         app.printer.lines(lines)
+        hint = "numbers, e.g. 1,3" if self.multi else f"1-{len(self.listed)}"
+        message = f"Choose ({hint}) › "
+        app.ask(Question(message, self.answer, self.stop, key=self.request_id), first=index > 0)
 
-        def other(text: str) -> bool:
-            if not text.strip():
-                app.say("Type your answer (Esc stops the turn).", "yellow")
-                return False
-            answers[str(q["question"])] = text.strip()
-            ask(index + 1)
+    def stop(self) -> None:
+        """Esc: stop the turn (which withdraws the questions)."""
+        self.app.submit(ops.Interrupt())
+
+    def answer(self, text: str) -> bool:
+        """The choice(s) typed, or words (the "Other" answer); whether it was an answer."""
+        listed = self.listed
+        picks = parse_picks(text, len(listed), self.multi)
+        if picks is None:
+            if text.strip() and not text.strip().isdigit():
+                return self.other(text)  # words are the "Other" answer
+            several = " (several: 1,3)" if self.multi else ""
+            self.app.say(f"Answer 1-{len(listed)}{several}.", "yellow")
+            return False
+        other = listed[-1].number
+        if other in picks:  # "Other": its text next, then the rest
+            self._ask_other_text([*(p for p in picks if p != other), other])
             return True
+        self._settle(answer_for(self.question, picks))
+        return True
 
-        def answer(text: str) -> bool:
-            picks = parse_picks(text, len(listed), multi)
-            if picks is None:
-                if text.strip() and not text.strip().isdigit():
-                    return other(text)  # words are the "Other" answer
-                app.say(f"Answer 1-{len(listed)}{' (several: 1,3)' if multi else ''}.", "yellow")
-                return False
-            if listed[-1].number in picks:  # "Other": its text next, then the rest
-                rest = [p for p in picks if p != listed[-1].number]
+    def _ask_other_text(self, picks: list[int]) -> None:
+        """Ask the text of the "Other" choice among ``picks``."""
 
-                def other_with_rest(text: str) -> bool:
-                    if not text.strip():
-                        app.say("Type your answer (Esc stops the turn).", "yellow")
-                        return False
-                    answers[str(q["question"])] = answer_for(q, [*rest, listed[-1].number], text)
-                    ask(index + 1)
-                    return True
+        def typed(text: str) -> bool:
+            return self._typed(text, lambda words: answer_for(self.question, picks, words))
 
-                app.ask(
-                    Question("Your answer › ", other_with_rest, stop, key=request_id), first=True
-                )
-                return True
-            answers[str(q["question"])] = answer_for(q, picks)
-            ask(index + 1)
-            return True
+        question = Question("Your answer › ", typed, self.stop, key=self.request_id)
+        self.app.ask(question, first=True)
 
-        hint = "numbers, e.g. 1,3" if multi else f"1-{len(listed)}"
-        app.ask(Question(f"Choose ({hint}) › ", answer, stop, key=request_id), first=index > 0)
+    def other(self, text: str) -> bool:
+        """Typed words as the "Other" answer."""
+        return self._typed(text, str.strip)
 
-    ask(0)
+    def _typed(self, text: str, answer: Callable[[str], str]) -> bool:
+        """A typed answer (``answer`` makes it the question's); empty is asked again."""
+        if not text.strip():
+            self.app.say("Type your answer (Esc stops the turn).", "yellow")
+            return False
+        self._settle(answer(text))
+        return True
+
+    def _settle(self, answer: str) -> None:
+        """The question asked has ``answer``: on to the next one."""
+        self.answers[str(self.question["question"])] = answer
+        self.ask(self.index + 1)
 
 
 def review_plan(app: PlainApp, event: ev.PlanReviewRequested) -> None:

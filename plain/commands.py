@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from tools.childenv import child_env
 
 if TYPE_CHECKING:
     from plain.app import PlainApp
+    from plain.resume_listing import Listing
 
 KEYS = """Keys:
   Enter               send (while the model works: queue a correction for its next step)
@@ -126,65 +128,56 @@ class Commands:
             note = f" The previous one is saved: eddy --resume {saved}" if saved else ""
             self.say(f"New session: the conversation is empty.{note}", "notice")
 
-    async def open_resume(self, arg: str) -> None:  # noqa: C901
-        from agent.store.listing import find_session, list_sessions
-        from plain.resume_listing import CHILD_NUMBER, Listing, child_text
+    async def open_resume(self, arg: str) -> None:
+        from plain.resume_listing import CHILD_NUMBER
 
-        app = self.app
-        session = app.session
+        session = self.app.session
         if session is None or not session.status().saved:
             self.say("This session is not saved, so there is nothing to resume here.")
             return
         current = session.status().session_id
         if arg and CHILD_NUMBER.fullmatch(arg) is None:  # 3.1 is a subagent's number
-            path = find_session(app.workspace, arg)
-            if path is None:
-                self.say(f"No session {arg!r} in this project (/resume lists them).", "error")
-            elif path.name.removesuffix(".jsonl") == current:
-                self.say("That is the current session.")
-            else:
-                await self._switch(path.name.removesuffix(".jsonl"))
+            await self._resume_named(arg, current)
             return
+        picker = self._resume_picker(current)
+        if picker is None:
+            return
+        if arg:
+            picker.show_child(arg)
+            return
+        self.say("\n".join(picker.listing.lines()))
+        self.app.ask(picker.question())
+
+    async def _resume_named(self, name: str, current: str) -> None:
+        """``/resume ID``: switch to that session of this project."""
+        from agent.store.listing import find_session
+
+        path = find_session(self.app.workspace, name)
+        if path is None:
+            self.say(f"No session {name!r} in this project (/resume lists them).", "error")
+        elif path.name.removesuffix(".jsonl") == current:
+            self.say("That is the current session.")
+        else:
+            await self._switch(path.name.removesuffix(".jsonl"))
+
+    def _resume_picker(self, current: str) -> _ResumePicker | None:
+        """The project's other sessions to pick from; None (said why) when there are none."""
+        from agent.store.listing import list_sessions
+        from plain.resume_listing import Listing
+
         try:
-            sessions = [s for s in list_sessions(app.workspace) if s.session_id != current]
+            sessions = [s for s in list_sessions(self.app.workspace) if s.session_id != current]
         except OSError as exc:
             self.say(f"Could not list the sessions: {exc}", "error")
-            return
+            return None
         if not sessions:
             self.say("No other session in this project.")
-            return
-        listing = Listing.of(sessions)  # with each session's subagents (plain/resume_listing)
-        shown = listing.sessions
+            return None
+        # with each session's subagents (plain/resume_listing)
+        return _ResumePicker(Listing.of(sessions), self.say, self._resume_soon)
 
-        def show_child(text: str) -> bool:
-            """Print the subagent ``text`` numbers (3.1); False when it is not such a number."""
-            child = listing.child(text)
-            if isinstance(child, str):
-                self.say(child, "error")
-            elif child is not None:
-                self.say(child_text(child))
-            return child is not None
-
-        if arg:
-            show_child(arg)
-            return
-        self.say("\n".join(listing.lines()))
-
-        def pick(text: str) -> bool:
-            if not text.strip():
-                self.say("Resume cancelled.", "hint", "dim")
-                return True
-            if show_child(text):
-                return False  # a subagent is only read: the question stays for another
-            number = _int(text)
-            if number is None or not 1 <= number <= len(shown):
-                self.say("Type one of the numbers above, or Enter to cancel.", "error")
-                return False
-            app._spawn(self._switch(shown[number - 1].session_id))
-            return True
-
-        hint = "number, or 1.1 for a subagent's transcript" if listing.has_children() else "number"
-        app.ask(Question(f"Resume which session? ({hint}; Enter cancels) › ", pick, lambda: None))
+    def _resume_soon(self, session_id: str) -> None:
+        self.app._spawn(self._switch(session_id))
 
     async def _switch(self, session_id: str) -> None:
         app = self.app
@@ -341,6 +334,60 @@ class Commands:
     def _apply(self, number: int, mode: Any, force: bool) -> None:
         self.say(f"Rewinding to before prompt {number} ({mode})…", "hint", "dim")
         self.app.submit(ops.Rewind(number, mode, force))
+
+
+class _ResumePicker:
+    """``/resume``'s question: a number resumes that session, ``3.1`` shows a subagent's
+    transcript and asks again.
+
+    Args:
+        listing: the sessions listed.
+        say: how a line is said.
+        resume: switches to a session (by id) once the question is done.
+    """
+
+    def __init__(
+        self, listing: Listing, say: Callable[..., None], resume: Callable[[str], None]
+    ) -> None:
+        self.listing = listing
+        self.say = say
+        self.resume = resume
+
+    def question(self) -> Question:
+        """Which session to resume."""
+        number = "number, or 1.1 for a subagent's transcript"
+        hint = number if self.listing.has_children() else "number"
+        return Question(f"Resume which session? ({hint}; Enter cancels) › ", self.pick, _nothing)
+
+    def show_child(self, text: str) -> bool:
+        """Print the subagent ``text`` numbers (3.1); False when it is not such a number."""
+        from plain.resume_listing import child_text
+
+        child = self.listing.child(text)
+        if isinstance(child, str):
+            self.say(child, "error")
+        elif child is not None:
+            self.say(child_text(child))
+        return child is not None
+
+    def pick(self, text: str) -> bool:
+        """The answer: whether the question is done."""
+        if not text.strip():
+            self.say("Resume cancelled.", "hint", "dim")
+            return True
+        if self.show_child(text):
+            return False  # a subagent is only read: the question stays for another
+        shown = self.listing.sessions
+        number = _int(text)
+        if number is None or not 1 <= number <= len(shown):
+            self.say("Type one of the numbers above, or Enter to cancel.", "error")
+            return False
+        self.resume(shown[number - 1].session_id)
+        return True
+
+
+def _nothing() -> None:
+    """A question's cancel that has nothing to undo."""
 
 
 def _int(text: str) -> int | None:

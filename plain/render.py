@@ -8,12 +8,14 @@ Each call returns complete lines, without their newline.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import assert_never
+from typing import Any, ClassVar
 
 from agent import events as ev
 from frontend import wording
+from frontend.event_table import EventTable
 from frontend.sanitize import sanitize
 from frontend.server_blocks import server_tool_lines
 from frontend.subagents import subagent_line
@@ -105,83 +107,11 @@ class Renderer:
         self._previewed: set[str] = set()
         """Calls whose diff was shown with their permission question (not shown again)."""
 
-    def render(self, event: ev.Event) -> list[str]:  # noqa: C901
-        """The lines ``event`` prints (often none). Every kind is named: mypy fails here
-        when a new event is not handled. A permission question is ``permission()``'s."""
-        match event:
-            case ev.TextDelta():
-                return self._on_text_delta(event)
-            case ev.TurnStarted():
-                return self._on_turn_started(event)
-            case ev.ModelCallStarted():
-                return self._on_model_call_started(event)
-            case ev.ThinkingDelta():
-                return self._on_thinking_delta(event)
-            case ev.AssistantMessage():
-                return self._on_assistant_message(event)
-            case ev.ToolCallStarted():
-                return self._on_tool_call_started(event)
-            case ev.ToolOutputDelta():
-                return self._on_tool_output_delta(event)
-            case ev.ToolCallFinished():
-                return self._on_tool_call_finished(event)
-            case ev.CorrectionsDelivered():
-                return self._on_corrections_delivered(event)
-            case ev.QueueChanged():
-                return self._on_queue_changed(event)
-            case ev.TodosUpdated():
-                return self._on_todos_updated(event)
-            case ev.Notice():
-                return self._on_notice(event)
-            case ev.Error():
-                return self._on_error(event)
-            case ev.HookRan():
-                if not wording.hook_acts(event):
-                    return []
-                return [*self.text.finish(), self.paint(wording.hook_line(event), "dim")]
-            case ev.PromptBlocked():
-                text = f"Prompt blocked by a UserPromptSubmit hook: {sanitize(event.reason)}"
-                return [*self.text.finish(), self.paint(text, "yellow")]
-            case ev.Interrupted():
-                return self._on_interrupted(event)
-            case ev.PermissionModeChanged():
-                return [self.paint(f"Permission mode: {event.mode}.", "cyan")]
-            case ev.SessionRenamed():
-                return [self.paint(f"Session renamed to “{sanitize(event.title)}”.", "cyan")]
-            case ev.Compacted():
-                return self._on_compacted(event)
-            case ev.RewindFinished():
-                return self._on_rewind_finished(event)
-            case ev.TurnFinished():
-                return self._on_turn_finished(event)
-            case ev.QuestionsAnswered():
-                answered = "; ".join(f"{q} {a}" for q, a in event.answers.items())
-                return [self.paint(f"Answered: {sanitize(answered)}", "dim")]
-            case ev.PlanReviewed():
-                if event.approved:
-                    return [
-                        self.paint(f"Plan approved: eddy goes on in {event.mode} mode.", "cyan")
-                    ]
-                return [self.paint("Plan rejected: eddy stays in plan mode.", "cyan")]
-            case ev.BackgroundReported():
-                colour = "red" if event.status == "failed" else "cyan"
-                return [*self.text.finish(), self.paint(wording.background_line(event), colour)]
-            case ev.SubagentEvent():
-                line = subagent_line(event)
-                return [self.paint(line, "dim")] if line is not None else []
-            case (
-                ev.ToolCallRunning()
-                | ev.PermissionRequested()
-                | ev.PermissionResolved()
-                | ev.QuestionsAsked()
-                | ev.PlanReviewRequested()
-                | ev.UsageUpdated()
-                | ev.HookStarted()  # its HookRan line says it ran
-                | ev.BackgroundChanged()
-            ):
-                return []  # the toolbar's (plain/status.py) or the question's
-            case _:
-                assert_never(event)
+    def render(self, event: ev.Event) -> list[str]:
+        """The lines ``event`` prints (often none). A permission question is
+        ``permission()``'s; each event type's handler is in ``HANDLERS``."""
+        handler = self.HANDLERS.get(event)
+        return handler(self, event) if handler is not None else []
 
     def finish_text(self) -> list[str]:
         """Whatever assistant text is still held back."""
@@ -246,6 +176,29 @@ class Renderer:
         # why it ended is said once: the app adds frontend.wording.turn_end's line (it knows
         # the session's caps); an interruption or an error said so in its own event
         return [*self.text.finish(), ""]
+
+    def _on_hook_ran(self, event: ev.HookRan) -> list[str]:
+        if not wording.hook_acts(event):
+            return []
+        return [*self.text.finish(), self.paint(wording.hook_line(event), "dim")]
+
+    def _on_prompt_blocked(self, event: ev.PromptBlocked) -> list[str]:
+        text = f"Prompt blocked by a UserPromptSubmit hook: {sanitize(event.reason)}"
+        return [*self.text.finish(), self.paint(text, "yellow")]
+
+    def _on_permission_mode_changed(self, event: ev.PermissionModeChanged) -> list[str]:
+        return [self.paint(f"Permission mode: {event.mode}.", "cyan")]
+
+    def _on_session_renamed(self, event: ev.SessionRenamed) -> list[str]:
+        return [self.paint(f"Session renamed to “{sanitize(event.title)}”.", "cyan")]
+
+    def _on_background_reported(self, event: ev.BackgroundReported) -> list[str]:
+        colour = "red" if event.status == "failed" else "cyan"
+        return [*self.text.finish(), self.paint(wording.background_line(event), colour)]
+
+    def _on_subagent_event(self, event: ev.SubagentEvent) -> list[str]:
+        line = subagent_line(event)
+        return [self.paint(line, "dim")] if line is not None else []
 
     # -- tools --------------------------------------------------------------------------
     def _on_tool_call_started(self, event: ev.ToolCallStarted) -> list[str]:
@@ -348,6 +301,15 @@ class Renderer:
             )
         return out
 
+    def _on_questions_answered(self, event: ev.QuestionsAnswered) -> list[str]:
+        answered = "; ".join(f"{q} {a}" for q, a in event.answers.items())
+        return [self.paint(f"Answered: {sanitize(answered)}", "dim")]
+
+    def _on_plan_reviewed(self, event: ev.PlanReviewed) -> list[str]:
+        if event.approved:
+            return [self.paint(f"Plan approved: eddy goes on in {event.mode} mode.", "cyan")]
+        return [self.paint("Plan rejected: eddy stays in plan mode.", "cyan")]
+
     def _on_queue_changed(self, event: ev.QueueChanged) -> list[str]:
         before, self.queue = self.queue, event.queue
         if len(event.queue) <= len(before):
@@ -377,3 +339,45 @@ class Renderer:
                 line = f"  {title}: " + ", ".join(sanitize(p) for p in paths)
                 out.append(self.paint(line, style) if style else line)
         return out
+
+    HANDLERS: ClassVar[EventTable[Callable[[Renderer, Any], list[str]]]] = EventTable(
+        "the line mode's renderer",
+        {
+            ev.TurnStarted: _on_turn_started,
+            ev.ModelCallStarted: _on_model_call_started,
+            ev.TextDelta: _on_text_delta,
+            ev.ThinkingDelta: _on_thinking_delta,
+            ev.AssistantMessage: _on_assistant_message,
+            ev.ToolCallStarted: _on_tool_call_started,
+            ev.ToolOutputDelta: _on_tool_output_delta,
+            ev.ToolCallFinished: _on_tool_call_finished,
+            ev.CorrectionsDelivered: _on_corrections_delivered,
+            ev.QueueChanged: _on_queue_changed,
+            ev.TodosUpdated: _on_todos_updated,
+            ev.Notice: _on_notice,
+            ev.Error: _on_error,
+            ev.HookRan: _on_hook_ran,
+            ev.PromptBlocked: _on_prompt_blocked,
+            ev.Interrupted: _on_interrupted,
+            ev.PermissionModeChanged: _on_permission_mode_changed,
+            ev.SessionRenamed: _on_session_renamed,
+            ev.Compacted: _on_compacted,
+            ev.RewindFinished: _on_rewind_finished,
+            ev.TurnFinished: _on_turn_finished,
+            ev.QuestionsAnswered: _on_questions_answered,
+            ev.PlanReviewed: _on_plan_reviewed,
+            ev.BackgroundReported: _on_background_reported,
+            ev.SubagentEvent: _on_subagent_event,
+        },
+        ignored=(  # the toolbar's (plain/status.py) or the question's
+            ev.ToolCallRunning,
+            ev.PermissionRequested,
+            ev.PermissionResolved,
+            ev.QuestionsAsked,
+            ev.PlanReviewRequested,
+            ev.UsageUpdated,
+            ev.HookStarted,  # its HookRan line says it ran
+            ev.BackgroundChanged,
+        ),
+    )
+    """Each event type's lines: a handler, or none for the types named in ``ignored``."""

@@ -98,55 +98,57 @@ class PromptInput:
             return ANSI(text)
         return [("class:bottom-toolbar.text", text)]
 
-    def _bindings(self) -> Any:  # noqa: C901
+    def _bindings(self) -> Any:
+        """The prompt's keys, each bound to its step below."""
         from prompt_toolkit.filters import Condition, is_searching
         from prompt_toolkit.key_binding import KeyBindings
 
         kb = KeyBindings()
         ctl = self.ctl
         editing = ~is_searching
-
-        @kb.add("enter", filter=editing)
-        def _submit(event: Any) -> None:
-            buf = event.current_buffer
-            state = buf.complete_state
-            if state is not None and state.current_completion is not None:
-                buf.apply_completion(state.current_completion)
-                return
-            buf.validate_and_handle()
-
-        @kb.add("escape", "enter", filter=editing)
-        @kb.add("c-j", filter=editing)
-        def _newline(event: Any) -> None:
-            event.current_buffer.insert_text("\n")
-
-        @kb.add("escape", eager=True, filter=Condition(lambda: ctl.busy or ctl.asking))
-        def _escape(event: Any) -> None:
-            ctl.escape()
-
-        @kb.add("c-b", filter=Condition(lambda: ctl.busy))
-        def _background(event: Any) -> None:
-            ctl.background()
-
-        @kb.add("c-c")
-        @kb.add("<sigint>")
-        def _ctrl_c(event: Any) -> None:
-            buf = event.app.current_buffer
-            action = ctl.ctrl_c(bool(buf.text))
-            if action == "clear":
-                buf.reset()
-            elif action == "exit":
-                event.app.exit(exception=EOFError())
-
+        kb.add("enter", filter=editing)(self._submit)
+        kb.add("escape", "enter", filter=editing)(self._newline)
+        kb.add("c-j", filter=editing)(self._newline)
+        answering = Condition(lambda: ctl.busy or ctl.asking)
+        kb.add("escape", eager=True, filter=answering)(self._escape)
+        kb.add("c-b", filter=Condition(lambda: ctl.busy))(self._background)
+        kb.add("c-c")(self._ctrl_c)
+        kb.add("<sigint>")(self._ctrl_c)
         empty_with_queue = Condition(lambda: not self.buffer.text and ctl.has_queue)
-
-        @kb.add("up", filter=empty_with_queue & editing)
-        def _take_queued(event: Any) -> None:
-            text = ctl.take_queued()
-            if text:
-                self.set_text(text)
-
+        kb.add("up", filter=empty_with_queue & editing)(self._take_queued)
         return kb
+
+    def _submit(self, event: Any) -> None:
+        """Enter: take the highlighted completion, else send."""
+        buf = event.current_buffer
+        state = buf.complete_state
+        if state is not None and state.current_completion is not None:
+            buf.apply_completion(state.current_completion)
+            return
+        buf.validate_and_handle()
+
+    def _newline(self, event: Any) -> None:
+        event.current_buffer.insert_text("\n")
+
+    def _escape(self, event: Any) -> None:
+        self.ctl.escape()
+
+    def _background(self, event: Any) -> None:
+        self.ctl.background()
+
+    def _ctrl_c(self, event: Any) -> None:
+        buf = event.app.current_buffer
+        action = self.ctl.ctrl_c(bool(buf.text))
+        if action == "clear":
+            buf.reset()
+        elif action == "exit":
+            event.app.exit(exception=EOFError())
+
+    def _take_queued(self, event: Any) -> None:
+        """Up on an empty prompt: the newest queued correction back, to edit."""
+        text = self.ctl.take_queued()
+        if text:
+            self.set_text(text)
 
     @property
     def buffer(self) -> Any:

@@ -1,10 +1,12 @@
-"""Every consumer of events handles the whole union, and mypy proves it.
+"""Every consumer of events handles the whole union, and mypy or the consumer's table proves it.
 
-Two checks: each dispatcher accepts every member of ``Event`` (built with neutral values);
-and mypy, run on a copy of the code whose ``Event`` union has one member more (and ``Op``
-one more), reports the ``assert_never`` of every consumer — so a new event (or op) cannot be
-ignored silently in the TUI's router, the line mode's renderer and toolbar, headless output or
-the session's dispatcher.
+Three checks: each dispatcher accepts every member of ``Event`` (built with neutral values);
+mypy, run on a copy of the code whose ``Event`` union has one member more (and ``Op`` one
+more), reports the ``assert_never`` of every consumer that is a ``match`` (the TUI's router,
+headless output, the ACP updates, the session's dispatcher); and a consumer that is an event
+table (``frontend.event_table``: the line mode's renderer, the status model, the stream-json
+writer) cannot be built without an entry for every member, each handler taking the event
+type it is the entry of. So a new event (or op) cannot be ignored silently.
 """
 
 from __future__ import annotations
@@ -18,8 +20,13 @@ import typing
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from acp_agent.updates import UpdateMapper
 from agent import events as ev
+from frontend.event_table import EVENT_CLASSES, EventTable
+from frontend.status import StatusModel
+from headless.claude_stream import ClaudeStream
 from headless.run import stderr_line
 from plain.render import Renderer
 from plain.status import Status
@@ -28,13 +35,16 @@ from plain.style import Painter
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("agent", "tools", "frontend", "headless", "plain", "tui", "themes", "acp_agent")
 EVENT_CONSUMERS = (
-    "plain/render.py",
-    "frontend/status.py",
     "headless/run.py",
     "tui/screens/main_events.py",
     "acp_agent/updates.py",
 )
 OP_CONSUMERS = ("agent/session/core.py",)
+EVENT_TABLES: tuple[EventTable[Any], ...] = (
+    Renderer.HANDLERS,
+    StatusModel.HANDLERS,
+    ClaudeStream.HANDLERS,
+)
 NOT_NEVER = 'Argument 1 to "assert_never" has incompatible type'
 NEUTRAL: dict[str, Any] = {
     "int": 0,
@@ -123,3 +133,20 @@ def test_mypy_fails_where_a_new_event_or_op_is_not_handled(tmp_path: Path) -> No
             assert re.search(pattern, out), f"{path} does not fail on a new {probe}:\n{out}"
     errors = [ln for ln in out.splitlines() if ": error:" in ln and "assert_never" not in ln]
     assert not errors, out  # the probes break nothing else: the code type-checks as it is
+
+
+def test_an_event_table_without_an_entry_for_every_event_type_is_not_built() -> None:
+    all_but_one = [c for c in EVENT_CLASSES if c is not ev.TurnStarted]
+    with pytest.raises(TypeError, match="probe's event table: TurnStarted is not handled"):
+        EventTable("probe", {}, ignored=all_but_one)
+    with pytest.raises(TypeError, match="Notice is handled and ignored"):
+        EventTable("probe", {ev.Notice: print}, ignored=EVENT_CLASSES)
+    assert EventTable("probe", {}, ignored=EVENT_CLASSES).get(ev.Notice(0, "x")) is None
+
+
+def test_each_handler_of_an_event_table_takes_the_event_type_it_is_the_entry_of() -> None:
+    for table in EVENT_TABLES:
+        assert set(table.handlers) | table.ignored == set(typing.get_args(ev.Event))
+        for cls, handler in table.handlers.items():
+            hint = typing.get_type_hints(handler)["event"]
+            assert cls in (typing.get_args(hint) or (hint,)), f"{table.owner}: {cls.__name__}"
