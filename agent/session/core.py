@@ -250,61 +250,80 @@ class Session:
         )
 
     # -- operations ---------------------------------------------------------------------
-    def submit(self, op: ops.Op) -> Any:  # noqa: C901, PLR0915
+    def submit(self, op: ops.Op) -> Any:
         """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
         match op:
             case ops.SubmitPrompt() | ops.QueueCorrection():
-                if op.text.strip():  # the user is here: reports may start turns again
-                    self.reports.user_spoke()
-                # while a turn runs, anything typed is a correction for its next call
-                # (``@agent-<name> text``: for that running subagent)
-                if self.busy:
-                    host = self.ctx.subagents
-                    if host is None or not host.route_correction(op.text):
-                        self.corrections.add(op.text)
-                elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
-                    self._spawn(run_command_prompt(self, op))  # a custom command's prompt
-                elif op.text.strip():
-                    shown = op.shown if isinstance(op, ops.SubmitPrompt) else ""
-                    self._spawn(self.prompts.run(op.text, shown))
+                self._prompt(op)
             case ops.TakeQueued():
                 return self.corrections.take_back(op.index)
-            case ops.Interrupt():
-                if self.busy:
-                    self.stop.set()
+            case ops.AnswerPermission() | ops.AnswerQuestions() | ops.AnswerPlan():
+                self._answer(op)
+            case (
+                ops.Interrupt()
+                | ops.RunShell()
+                | ops.Compact()
+                | ops.SendToBackground()
+                | ops.KillShell()
+                | ops.Shutdown()
+            ):
+                self._control(op)
+            case (
+                ops.SetLimits()
+                | ops.SetModel()
+                | ops.SetPermissionMode()
+                | ops.Rename()
+                | ops.Rewind()
+                | ops.SetOutputStyle()
+            ):
+                self._configure(op)
+            case _:
+                assert_never(op)
+        return None
+
+    def _prompt(self, op: ops.SubmitPrompt | ops.QueueCorrection) -> None:
+        """A prompt, or a correction for the running turn: anything typed while a turn runs
+        is a correction for its next call (``@agent-<name> text``: for that running subagent)."""
+        if op.text.strip():  # the user is here: reports may start turns again
+            self.reports.user_spoke()
+        if self.busy:
+            host = self.ctx.subagents
+            if host is None or not host.route_correction(op.text):
+                self.corrections.add(op.text)
+        elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
+            self._spawn(run_command_prompt(self, op))  # a custom command's prompt
+        elif op.text.strip():
+            shown = op.shown if isinstance(op, ops.SubmitPrompt) else ""
+            self._spawn(self.prompts.run(op.text, shown))
+
+    def _answer(self, op: ops.AnswerPermission | ops.AnswerQuestions | ops.AnswerPlan) -> None:
+        """The user's answer to a permission question or a dialog."""
+        match op:
             case ops.AnswerPermission():
                 self.gate.answer(op)
             case ops.AnswerQuestions() | ops.AnswerPlan():
                 self.dialogs.answer(op)
-            case ops.SetLimits():
-                limits = self.config.limits
-                if op.max_turns is not None:
-                    limits.max_turns = op.max_turns if op.max_turns > 0 else None
-                if op.max_budget_usd is not None:
-                    limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
+            case _:
+                assert_never(op)
+
+    def _control(
+        self,
+        op: ops.Interrupt
+        | ops.RunShell
+        | ops.Compact
+        | ops.SendToBackground
+        | ops.KillShell
+        | ops.Shutdown,
+    ) -> None:
+        """Start, stop or move running work (a turn, a ``!command``, ``/compact``, a shell)."""
+        match op:
+            case ops.Interrupt():
+                if self.busy:
+                    self.stop.set()
             case ops.RunShell():
-                if self.busy:
-                    text = "Wait for the turn to finish (or Esc) to run !commands."
-                    self.emit(ev.Error(ev.NO_TURN, text, "shell"))
-                else:
-                    self._spawn(self._user_shell(op.command))
-            case ops.SetModel():
-                self.use_model(op.model)
-                self._write(lambda t: t.settings(model=op.model))
-                self.emit(ev.Notice(ev.NO_TURN, f"Model set to {op.model}."))
-            case ops.SetPermissionMode():
-                self.set_mode(op.mode)
-            case ops.Rename():
-                self._rename(op.title)
-            case ops.Rewind():
-                self._rewind(op)
+                self._run_shell(op.command)
             case ops.Compact():
-                if self.busy:
-                    self.corrections.add(f"/compact {op.focus}".strip())
-                else:
-                    self._spawn(self.compactor.compact(op.focus))
-            case ops.SetOutputStyle():
-                self.emit(self._set_output_style(op.name))
+                self._compact(op.focus)
             case ops.SendToBackground():
                 if not self.shells.detach_foreground():
                     self.emit(ev.Notice(ev.NO_TURN, "No command is running in the foreground."))
@@ -315,7 +334,57 @@ class Session:
                     self._task.cancel()
             case _:
                 assert_never(op)
-        return None
+
+    def _run_shell(self, command: str) -> None:
+        """A ``!command``, when no turn runs."""
+        if self.busy:
+            text = "Wait for the turn to finish (or Esc) to run !commands."
+            self.emit(ev.Error(ev.NO_TURN, text, "shell"))
+        else:
+            self._spawn(self._user_shell(command))
+
+    def _compact(self, focus: str) -> None:
+        """``/compact`` now, or queued behind the running turn."""
+        if self.busy:
+            self.corrections.add(f"/compact {focus}".strip())
+        else:
+            self._spawn(self.compactor.compact(focus))
+
+    def _configure(
+        self,
+        op: ops.SetLimits
+        | ops.SetModel
+        | ops.SetPermissionMode
+        | ops.Rename
+        | ops.Rewind
+        | ops.SetOutputStyle,
+    ) -> None:
+        """Change the session's settings, its title, or rewind it."""
+        match op:
+            case ops.SetLimits():
+                self._set_limits(op)
+            case ops.SetModel():
+                self.use_model(op.model)
+                self._write(lambda t: t.settings(model=op.model))
+                self.emit(ev.Notice(ev.NO_TURN, f"Model set to {op.model}."))
+            case ops.SetPermissionMode():
+                self.set_mode(op.mode)
+            case ops.Rename():
+                self._rename(op.title)
+            case ops.Rewind():
+                self._rewind(op)
+            case ops.SetOutputStyle():
+                self.emit(self._set_output_style(op.name))
+            case _:
+                assert_never(op)
+
+    def _set_limits(self, op: ops.SetLimits) -> None:
+        """New limits for the next prompts (0 or less: no limit; None: unchanged)."""
+        limits = self.config.limits
+        if op.max_turns is not None:
+            limits.max_turns = op.max_turns if op.max_turns > 0 else None
+        if op.max_budget_usd is not None:
+            limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
 
     def _set_output_style(self, name: str) -> ev.Event:
         """Switch to style ``name`` (``/output-style NAME``); what to tell the user. The system
