@@ -132,7 +132,7 @@ class PermissionGate:
             decision = dataclasses.replace(decision, updated_input=updated, context=context)
         return decision
 
-    async def _decide(self, use: ToolUseBlock, tool: Tool, verdict: ToolVerdict) -> GateDecision:  # noqa: C901
+    async def _decide(self, use: ToolUseBlock, tool: Tool, verdict: ToolVerdict) -> GateDecision:
         """The rules' decision, then the user's; ``verdict`` is the extensions' (its allow
         skips the question unless a deny or ask rule speaks; its ask asks although a rule or
         the mode allows)."""
@@ -160,6 +160,19 @@ class PermissionGate:
                 return GateDecision(True, grant=self._grant(decision))
             # no sandbox: "don't ask again" allows this one command line
             warning, offer = unsandboxed, f"Bash({str(use.input.get('command', '')).strip()})"
+        return await self._settle_ask(use, tool, paths, decision, warning, offer)
+
+    async def _settle_ask(
+        self,
+        use: ToolUseBlock,
+        tool: Tool,
+        paths: list[ResolvedPath],
+        decision: Decision,
+        warning: str,
+        offer: str | None,
+    ) -> GateDecision:
+        """A call the rules did not settle: refused (it cannot succeed, dontAsk, headless) or
+        answered by an extension or the user."""
         # Never ask about a call that cannot succeed (an Edit matching twice, a stale read):
         # its error is the result at once. Only asked-about calls are checked, after the
         # policy, so a deny rule still wins and an allowed call is checked once, by its run.
