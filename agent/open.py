@@ -183,7 +183,7 @@ def open_transcript(options: SessionOptions) -> Transcript:
         raise SessionSetupError(str(exc)) from exc
 
 
-def open_session(  # noqa: C901
+def open_session(
     options: SessionOptions,
     emit: Emit,
     *,
@@ -235,12 +235,7 @@ def open_session(  # noqa: C901
     problems += skills.problems
     config.policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     if tools is None:
-        tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
-        no_search = server_search_problem()
-        if no_search is not None:  # Bedrock: a WebSearch that says why it cannot search
-            tools.append(WebSearchUnavailableTool(no_search))
-        if options.tools is not None:
-            tools = [t for t in tools if t.name in options.tools]
+        tools = _builtin_tools(options, skills)
     session = Session(config, model, list(tools), emit, ctx)
     if transcript is not None:
         _attach_store(session, transcript, problems)
@@ -253,14 +248,32 @@ def open_session(  # noqa: C901
     for extension in extensions:
         session.add_extension(extension)
     if transcript is not None:
-        session.attach_transcript(transcript)
-        if loaded is not None:
-            problems.extend(f"resumed session: {p}" for p in loaded.problems)
-            _say_gone_shells(session, loaded.history, problems)
+        _continue(session, transcript, problems)
     picked = [*_settings_items(settings), *_memory_items(workspace, memory.memory, skills)]
     if plugins:
         picked.append(f"{len(plugins)} plugin{'s' if len(plugins) != 1 else ''}")
     return OpenedSession(session, problems, picked)
+
+
+def _builtin_tools(options: SessionOptions, skills: Skills) -> list[Tool]:
+    """eddy's own tools for ``options``: the Skill tool when there are skills, a WebSearch
+    that says why it cannot search where the provider has none, only those ``tools`` names."""
+    tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
+    no_search = server_search_problem()
+    if no_search is not None:  # Bedrock: a WebSearch that says why it cannot search
+        tools.append(WebSearchUnavailableTool(no_search))
+    if options.tools is not None:
+        tools = [t for t in tools if t.name in options.tools]
+    return tools
+
+
+def _continue(session: Session, transcript: Transcript, problems: list[str]) -> None:
+    """Record the session in ``transcript``, continuing what it holds (a resumed session)."""
+    session.attach_transcript(transcript)
+    loaded = transcript.loaded
+    if loaded is not None:
+        problems.extend(f"resumed session: {p}" for p in loaded.problems)
+        _say_gone_shells(session, loaded.history, problems)
 
 
 def _say_gone_shells(session: Session, history: list[Any], problems: list[str]) -> None:
