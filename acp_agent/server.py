@@ -28,9 +28,11 @@ from agent import events as ev
 from agent import ops
 from agent.model.protocol import Model
 from agent.open import SessionSetupError
+from agent.store.transcript import new_session_id
 from frontend.images import attachments_dir
 from frontend.launch import NO_KEY_MESSAGE, LaunchOptions, has_api_key
 from frontend.session_open import build_session
+from tools.base import EditorTools
 
 log = logging.getLogger("eddy.acp")
 
@@ -124,19 +126,21 @@ class EddyAgent:
             names = [getattr(s, "name", "?") for s in mcp_servers]
             log.info("starting the client's MCP servers: %s", names)
         live = LiveSession(self.conn, workspace)
+        session_id = resume or new_session_id()  # named by the editor's files and terminal
         args = self.options.replace(
             cwd=workspace,
             resume=resume,
             continue_=False,
             fork_session=False,
-            session_id=None,
+            session_id=None if resume else session_id,
             add_dirs=(*self.options.add_dirs, attachments_dir(workspace)),
         )
         if editor_mcp is not None:  # the editor's servers: no approval, the same manager
             args = args.replace(mcp_config=(*args.mcp_config, editor_mcp))
         model: Model | None = self.model_factory() if self.model_factory else None
         try:
-            opened = build_session(args, live.emit, headless=False, model=model)
+            editor = self._editor(session_id)
+            opened = build_session(args, live.emit, headless=False, model=model, editor=editor)
         except SessionSetupError as exc:
             raise RequestError.invalid_params({"sessionId": str(exc)}) from exc
         session, problems = opened.session, opened.problems + mcp_problems
@@ -146,12 +150,6 @@ class EddyAgent:
         if editor_mcp is not None and manager is not None:
             manager.wait_before_first_call()  # the editor expects them on the first prompt
         live.start(session)
-        if offers_files(self.client_capabilities):
-            # reads see the editor's unsaved buffers; changes go through it (checkpointed)
-            session.ctx.client_files = EditorFiles(self.conn, live.session_id)
-        if offers_terminal(self.client_capabilities):
-            # Bash's command line as eddy builds it (sandbox, cwd, checkpoints), run by the editor
-            session.ctx.client_terminal = EditorTerminal(self.conn, live.session_id)
         from agent.mcp.ask import unanswered, waiting_line
 
         waiting = unanswered(manager, workspace)
@@ -160,6 +158,16 @@ class EddyAgent:
         self.sessions[live.session_id] = live
         live.send(update_available_commands(available_commands(workspace, session.config.plugins)))
         return live
+
+    def _editor(self, session_id: str) -> EditorTools:
+        """What the client offers the tools: its files (reads see its unsaved buffers; changes
+        go through it, checkpointed) and its terminal (Bash's command line as eddy builds it:
+        sandbox, cwd, checkpoints)."""
+        caps = self.client_capabilities
+        return EditorTools(
+            EditorFiles(self.conn, session_id) if offers_files(caps) else None,
+            EditorTerminal(self.conn, session_id) if offers_terminal(caps) else None,
+        )
 
     def _live(self, session_id: str) -> LiveSession:
         live = self.sessions.get(session_id)

@@ -47,7 +47,7 @@ from agent.prompt.output_styles import load_styles, pick_style
 from agent.prompt.skills import SkillGrants, Skills, load_skills, read_rules
 from agent.prompt.system import custom_system_prompt, system_prompt
 from agent.sandbox.config import parse_sandbox_settings
-from agent.session.config import SessionConfig
+from agent.session.config import SessionConfig, ToolSetup
 from agent.session.core import Emit, Session
 from agent.settings.files import Settings, build_policy, load_settings
 from agent.settings.trust import ProjectTrust, project_trust
@@ -55,7 +55,7 @@ from agent.store.transcript import Transcript
 from agent.subagents.attach import attach_workspace_agents
 from agent.turn.outcome import Limits
 from tools import default_tools
-from tools.base import Tool, ToolContext
+from tools.base import EditorTools, Tool
 from tools.childenv import allow_secrets
 from tools.websearch import WebSearchUnavailableTool
 
@@ -101,6 +101,8 @@ class SessionOptions:
         setting_sources: read only the settings files of these scopes (user, project,
             local); None: all of them.
         settings: more settings (a file or JSON text) above the local files.
+        editor: an editor that holds the files and runs the commands for the tools (ACP's
+            ``fs`` and ``terminal``); None: the disk and eddy's own processes.
     """
 
     workspace: Path
@@ -128,6 +130,7 @@ class SessionOptions:
     thinking: dict[str, Any] | None = None
     setting_sources: tuple[str, ...] | None = None
     settings: str | None = None
+    editor: EditorTools | None = None
 
 
 @dataclass
@@ -183,7 +186,7 @@ def open_transcript(options: SessionOptions) -> Transcript:
         raise SessionSetupError(str(exc)) from exc
 
 
-def open_session(  # noqa: C901
+def open_session(
     options: SessionOptions,
     emit: Emit,
     *,
@@ -205,17 +208,10 @@ def open_session(  # noqa: C901
         SessionSetupError: the session to continue or resume cannot be opened.
     """
     workspace = options.workspace
-    trusted = project_trust(workspace, headless=options.headless, extra_dirs=options.add_dirs)
-    settings, problems = load_settings(  # what the user approved, of the scopes asked for
-        workspace, trusted.approved, scopes=options.setting_sources, flag_settings=options.settings
-    )
-    problems += trusted.notices
-    from agent.settings.apply import apply_settings
-
-    apply_settings(settings, problems)  # env first: the model and the provider read it
-    plugins = load_plugins(workspace, settings.raw, options.plugin_dirs)
-    problems += plugins.messages()
+    trusted, settings, plugins, problems = _read_workspace(options)
     config, memory = _config(options, settings, problems, trusted, plugins)
+    if options.session_id is not None:  # a new session's (its transcript's, when it is saved)
+        config.session_id = options.session_id
     transcript = open_transcript(options) if options.persist else None
     loaded = transcript.loaded if transcript is not None else None
     if loaded is not None and loaded.model and not options.model_explicit:
@@ -224,24 +220,13 @@ def open_session(  # noqa: C901
         from agent.model.anthropic import AnthropicModel
 
         model = AnthropicModel(config.model)
-    extra_dirs = tuple(
-        Path(d).expanduser().resolve()
-        for d in [*settings.additional_directories, *options.add_dirs]
-    )
-    ctx = ToolContext(workspace, extra_dirs=extra_dirs)
-    if transcript is not None:
-        ctx.output_dir = project_data_dir(workspace) / "tool-output" / transcript.session_id
+    setup = _tool_setup(options, settings, transcript)
     skills = load_skills(workspace, config.plugins, grant_project="skills" in trusted.approved)
     problems += skills.problems
     config.policy.allow += [Rule.parse(r) for r in read_rules(skills, workspace)]
     if tools is None:
-        tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
-        no_search = server_search_problem()
-        if no_search is not None:  # Bedrock: a WebSearch that says why it cannot search
-            tools.append(WebSearchUnavailableTool(no_search))
-        if options.tools is not None:
-            tools = [t for t in tools if t.name in options.tools]
-    session = Session(config, model, list(tools), emit, ctx)
+        tools = _builtin_tools(options, skills)
+    session = Session(config, model, list(tools), emit, setup)
     if transcript is not None:
         _attach_store(session, transcript, problems)
     session.add_extension(memory)
@@ -253,14 +238,77 @@ def open_session(  # noqa: C901
     for extension in extensions:
         session.add_extension(extension)
     if transcript is not None:
-        session.attach_transcript(transcript)
-        if loaded is not None:
-            problems.extend(f"resumed session: {p}" for p in loaded.problems)
-            _say_gone_shells(session, loaded.history, problems)
-    picked = [*_settings_items(settings), *_memory_items(workspace, memory.memory, skills)]
+        _continue(session, transcript, problems)
+    picked = _picked_up(workspace, settings, memory, skills, plugins)
+    return OpenedSession(session, problems, picked)
+
+
+def _read_workspace(
+    options: SessionOptions,
+) -> tuple[ProjectTrust, Settings, PluginSet, list[str]]:
+    """What the user approved of the project, the settings (their env applied), the plugins,
+    and the problems met so far."""
+    workspace = options.workspace
+    trusted = project_trust(workspace, headless=options.headless, extra_dirs=options.add_dirs)
+    settings, problems = load_settings(  # what the user approved, of the scopes asked for
+        workspace, trusted.approved, scopes=options.setting_sources, flag_settings=options.settings
+    )
+    problems += trusted.notices
+    from agent.settings.apply import apply_settings
+
+    apply_settings(settings, problems)  # env first: the model and the provider read it
+    plugins = load_plugins(workspace, settings.raw, options.plugin_dirs)
+    problems += plugins.messages()
+    return trusted, settings, plugins, problems
+
+
+def _tool_setup(
+    options: SessionOptions, settings: Settings, transcript: Transcript | None
+) -> ToolSetup:
+    """What the session's tools get from the options and the settings: the added
+    directories, where Bash saves long output (next to the session's data), the editor."""
+    extra_dirs = tuple(
+        Path(d).expanduser().resolve()
+        for d in [*settings.additional_directories, *options.add_dirs]
+    )
+    output_dir = None
+    if transcript is not None:
+        output_dir = project_data_dir(options.workspace) / "tool-output" / transcript.session_id
+    return ToolSetup(extra_dirs=extra_dirs, output_dir=output_dir, editor=options.editor)
+
+
+def _picked_up(
+    workspace: Path, settings: Settings, memory: SessionMemory, skills: Skills, plugins: PluginSet
+) -> list[str]:
+    """What was read from Claude Code's files, and the plugins (the start-up line)."""
+    picked = [
+        *_settings_items(settings),
+        *_memory_items(workspace, memory.memory, skills),
+    ]
     if plugins:
         picked.append(f"{len(plugins)} plugin{'s' if len(plugins) != 1 else ''}")
-    return OpenedSession(session, problems, picked)
+    return picked
+
+
+def _builtin_tools(options: SessionOptions, skills: Skills) -> list[Tool]:
+    """eddy's own tools for ``options``: the Skill tool when there are skills, a WebSearch
+    that says why it cannot search where the provider has none, only those ``tools`` names."""
+    tools = [*default_tools(), skills.tool()] if skills.found else default_tools()
+    no_search = server_search_problem()
+    if no_search is not None:  # Bedrock: a WebSearch that says why it cannot search
+        tools.append(WebSearchUnavailableTool(no_search))
+    if options.tools is not None:
+        tools = [t for t in tools if t.name in options.tools]
+    return tools
+
+
+def _continue(session: Session, transcript: Transcript, problems: list[str]) -> None:
+    """Record the session in ``transcript``, continuing what it holds (a resumed session)."""
+    session.attach_transcript(transcript)
+    loaded = transcript.loaded
+    if loaded is not None:
+        problems.extend(f"resumed session: {p}" for p in loaded.problems)
+        _say_gone_shells(session, loaded.history, problems)
 
 
 def _say_gone_shells(session: Session, history: list[Any], problems: list[str]) -> None:
@@ -319,12 +367,7 @@ def _config(
         )
         or options.model
     )
-    roots = (workspace, *settings.additional_directories, *options.add_dirs)
-    memory = SessionMemory(
-        workspace,
-        config_dir(),
-        trusted.import_roots(tuple(Path(r).expanduser().resolve() for r in roots)),
-    )
+    memory = _memory(options, settings, trusted)
     build = _prompt_builder(options)
     problems += memory.problems
     style = pick_style(workspace, settings.get("outputStyle"), problems, plugins)
@@ -357,6 +400,25 @@ def _config(
         memory.memory.imported(),
     )
     config.server_tools = server_tools(policy)
+    _more_settings(config, settings, problems)
+    return config, memory
+
+
+def _memory(options: SessionOptions, settings: Settings, trusted: ProjectTrust) -> SessionMemory:
+    """The session's memory: imports reach the workspace and the added directories (what the
+    user trusts of them)."""
+    workspace = options.workspace
+    roots = (workspace, *settings.additional_directories, *options.add_dirs)
+    return SessionMemory(
+        workspace,
+        config_dir(),
+        trusted.import_roots(tuple(Path(r).expanduser().resolve() for r in roots)),
+    )
+
+
+def _more_settings(config: SessionConfig, settings: Settings, problems: list[str]) -> None:
+    """The settings that shape the session beyond its prompt and rules: ``passSecretEnv``,
+    ``autoCompact``, ``maxSelfStartedTurns``."""
     passed = settings.get("passSecretEnv", [])
     if isinstance(passed, list) and all(isinstance(x, str) for x in passed):
         allow_secrets(passed)
@@ -369,7 +431,6 @@ def _config(
         config.self_started_turns = turns
     else:
         problems.append("maxSelfStartedTurns: expected a whole number (0 or more); ignored.")
-    return config, memory
 
 
 def _prompt_builder(options: SessionOptions) -> Callable[[str, OutputStyle | None], str]:

@@ -17,11 +17,17 @@ from agent.prompt.commands import command_problems, custom_commands
 from agent.session.core import Emit
 from frontend.launch import LaunchOptions
 from frontend.statusline import load_status_line
-from tools.base import Tool
+from tools.base import EditorTools, Tool
 
 
-def session_options(args: LaunchOptions, *, headless: bool, persist: bool = True) -> SessionOptions:
-    """The engine's part of the command line."""
+def session_options(
+    args: LaunchOptions,
+    *,
+    headless: bool,
+    persist: bool = True,
+    editor: EditorTools | None = None,
+) -> SessionOptions:
+    """The engine's part of the command line (and the ACP editor's files and terminal)."""
     return SessionOptions(
         workspace=args.workspace,
         headless=headless,
@@ -48,6 +54,7 @@ def session_options(args: LaunchOptions, *, headless: bool, persist: bool = True
         thinking=args.thinking,
         setting_sources=args.setting_sources,
         settings=args.settings,
+        editor=editor,
     )
 
 
@@ -60,14 +67,18 @@ def build_session(
     persist: bool = True,
     tools: Sequence[Tool] | None = None,
     extensions: Sequence[Extension] = (),
+    editor: EditorTools | None = None,
 ) -> OpenedSession:
     """The session ``args`` ask for (agent/open.py ``open_session``), with the front ends'
-    own items and ``extensions`` (registered after eddy's own).
+    own items, ``extensions`` (registered after eddy's own) and the ``editor``'s files and
+    terminal for the tools (ACP).
 
     Raises:
         agent.open.SessionSetupError: the session to continue or resume cannot be opened.
     """
-    options = session_options(args, headless=headless, persist=persist and args.persist)
+    options = session_options(
+        args, headless=headless, persist=persist and args.persist, editor=editor
+    )
     opened = open_session(options, emit, model=model, tools=tools, extensions=extensions)
     return _with_front_end_items(opened, args)
 

@@ -240,6 +240,61 @@ class UserDialogs(Protocol):
         ...
 
 
+class PathRules(Protocol):
+    """What the permission layer tells the tools about paths (the session's gate:
+    ``agent.session.gate.PathAccess``)."""
+
+    def allow_outside(self, tool: str, path: Path) -> bool:
+        """Whether ``tool`` may touch ``path`` (a real path outside the workspace)."""
+        ...
+
+    def read_filter(self) -> Callable[[str, Path], bool] | None:
+        """``(tool, real path) -> bool``, whether a read deny rule forbids reading the path
+        (Glob and Grep leave such files out); None while no rule forbids any read."""
+        ...
+
+
+class _NoPathRules:
+    """Nothing outside the workspace, no read rule (tests of the tools alone)."""
+
+    def allow_outside(self, tool: str, path: Path) -> bool:
+        return False
+
+    def read_filter(self) -> Callable[[str, Path], bool] | None:
+        return None
+
+
+class ChangeHooks(Protocol):
+    """What records a change before it happens (the session's checkpoints:
+    ``agent.session.checkpoint_hooks.CheckpointHooks``)."""
+
+    async def before_change(self, paths: list[Path]) -> None:
+        """Awaited with the paths a tool is about to change, before it changes them."""
+        ...
+
+    async def before_shell(self) -> None:
+        """Awaited before a shell command runs (it may change anything in the workspace)."""
+        ...
+
+    async def after_shell(self) -> None:
+        """Awaited after a shell command ends, however it ends."""
+        ...
+
+
+@dataclass(frozen=True)
+class EditorTools:
+    """An editor that holds the files and runs the commands for the tools (ACP's ``fs`` and
+    ``terminal``): passed to the session through the front door's options.
+
+    Attributes:
+        files: Read sees its buffers, text changes are written through it; None: the disk.
+        terminal: runs Bash's commands in its terminals; None: eddy runs them.
+    """
+
+    files: ClientFiles | None = None
+    terminal: ClientTerminal | None = None
+
+
 OutputSink = Callable[[str], None]
 """Receives streamed output (Bash) as it arrives; the UI shows it live."""
 
@@ -258,7 +313,9 @@ def _noop_output(_text: str) -> None:
 
 @dataclass
 class ToolContext:
-    """Everything a tool may use. One per session; ``for_call`` binds the per-call output sink.
+    """Everything a tool may use. One per session, built once with its collaborators (the
+    session does, from what the front door gives it: docs/architecture.md); nothing writes it
+    afterwards: ``for_call`` and ``for_child`` make the copies a call or a subagent uses.
 
     Attributes:
         workspace: the real path of the workspace root.
@@ -267,16 +324,13 @@ class ToolContext:
         files: read/write records shared by the file tools.
         shell: Bash's persistent state.
         output: streamed output sink for the current call.
-        allow_outside: the permission layer's answer to "may this tool touch this path outside
-            the workspace?"; by default nothing outside is allowed.
-        before_change: checkpoint hook awaited before any file is changed.
-        before_shell: checkpoint hook awaited before a shell command runs (it may change
-            anything in the workspace); ``after_shell`` after it ends, however it ends.
+        paths: the permission layer's answers about paths (``allow_outside``,
+            ``read_denied``); by default nothing outside is allowed and no read is denied.
+        checkpoints: what records changes before they happen (``before_change``,
+            ``before_shell``, ``after_shell``), or None (nothing records them).
         sandbox: the OS sandbox Bash runs commands in, or None (no sandbox: tests of the
             tools alone).
         grant: why the gate let the current call run (set per call by ``for_call``).
-        read_denied: ``(tool, real path) -> bool``, whether a deny rule forbids reading the
-            path: Glob and Grep leave such files out (names and contents). None: no rule.
         ask_model: a one-shot question to the small fast model (WebFetch answers its prompt
             over a page with it); None: no model (tests of the tools alone).
         client_files: an editor holding the files (ACP ``fs``): Read sees its buffers, text
@@ -297,13 +351,10 @@ class ToolContext:
     files: SessionFiles = field(default_factory=SessionFiles)
     shell: ShellState = field(default_factory=ShellState)
     output: OutputSink = _noop_output
-    allow_outside: Callable[[str, Path], bool] = lambda _tool, _path: False
-    before_change: ChangeHook | None = None
-    before_shell: Callable[[], Awaitable[None]] | None = None
-    after_shell: Callable[[], Awaitable[None]] | None = None
+    paths: PathRules = field(default_factory=_NoPathRules)
+    checkpoints: ChangeHooks | None = None
     sandbox: ShellSandbox | None = None
     grant: Grant | None = None
-    read_denied: Callable[[str, Path], bool] | None = None
     ask_model: AskModel | None = None
     client_files: ClientFiles | None = None
     client_texts: dict[Path, str] = field(default_factory=dict)
@@ -319,6 +370,32 @@ class ToolContext:
     """The real paths the permission gate judged, per tool_use id: the call may touch only
     those (and what lies below them), never what a path resolves to after a change."""
 
+    def allow_outside(self, tool: str, path: Path) -> bool:
+        """The permission layer's answer to "may ``tool`` touch ``path``, outside the
+        workspace?"."""
+        return self.paths.allow_outside(tool, path)
+
+    @property
+    def read_denied(self) -> Callable[[str, Path], bool] | None:
+        """``(tool, real path) -> bool``, whether a deny rule forbids reading the path: Glob
+        and Grep leave such files out (names and contents). None: no rule."""
+        return self.paths.read_filter()
+
+    @property
+    def before_change(self) -> ChangeHook | None:
+        """Awaited before any file is changed (checkpoints), or None."""
+        return None if self.checkpoints is None else self.checkpoints.before_change
+
+    @property
+    def before_shell(self) -> Callable[[], Awaitable[None]] | None:
+        """Awaited before a shell command runs (checkpoints), or None."""
+        return None if self.checkpoints is None else self.checkpoints.before_shell
+
+    @property
+    def after_shell(self) -> Callable[[], Awaitable[None]] | None:
+        """Awaited after a shell command ends, however it ends (checkpoints), or None."""
+        return None if self.checkpoints is None else self.checkpoints.after_shell
+
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))
 
@@ -332,6 +409,13 @@ class ToolContext:
         ctx.output = output
         ctx.grant = grant
         ctx.call_id = call_id
+        return ctx
+
+    def for_child(self) -> ToolContext:
+        """A copy for a subagent: the session's collaborators, with its own read records and
+        Bash state (starting in this context's working directory)."""
+        ctx = self.for_call(self.output)
+        ctx.files, ctx.shell = SessionFiles(), ShellState(cwd=self.shell.cwd)
         return ctx
 
     def roots(self) -> tuple[Path, ...]:

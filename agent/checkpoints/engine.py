@@ -21,8 +21,9 @@ removed.
 Wiring it into a session::
 
     store = CheckpointStore(workspace, session_checkpoint_dir(cwd, session_id))
-    ctx.before_change = store.before_change          # Write / Edit / MultiEdit
-    ctx.before_shell, ctx.after_shell = store.before_shell, store.after_shell   # Bash
+    session.attach_checkpoints(store)     # the tools' hooks record in it (before_change for
+                                          # Write / Edit / MultiEdit, before_shell and
+                                          # after_shell for Bash: agent/session/checkpoint_hooks)
     store.prepare_in_background()         # as the session opens: the first snapshot, niced
     store.begin(checkpoint_id, prompt)    # on each user prompt, before its turn starts
     store.settle()                        # after each tool call

@@ -49,7 +49,7 @@ class PluginGrant:
     text: str
 
 
-def grants_of(plugins: Iterable[Plugin]) -> list[PluginGrant]:  # noqa: C901
+def grants_of(plugins: Iterable[Plugin]) -> list[PluginGrant]:
     """The grants of the project's plugins among ``plugins``."""
     out: list[PluginGrant] = []
     for plugin in plugins:
@@ -59,14 +59,7 @@ def grants_of(plugins: Iterable[Plugin]) -> list[PluginGrant]:  # noqa: C901
         for _label, hooks in plugin.hooks:
             for event, groups in hooks.items():
                 for group in groups if isinstance(groups, list) else []:
-                    if not isinstance(group, dict):
-                        continue
-                    matcher = group.get("matcher")
-                    where = f"{event}[{matcher}]" if isinstance(matcher, str) and matcher else event
-                    for handler in group.get("hooks") or []:
-                        if isinstance(handler, dict) and isinstance(handler.get("command"), str):
-                            command = plugin.substitute(handler["command"])
-                            out.append(PluginGrant("hooks", source, f"runs `{command}` on {where}"))
+                    out += _hook_grants(plugin, source, event, group)
         for name, (_label, entry) in plugin.mcp_servers.items():
             what = _server_text(entry, plugin)
             out.append(
@@ -74,6 +67,20 @@ def grants_of(plugins: Iterable[Plugin]) -> list[PluginGrant]:  # noqa: C901
             )
         for what, tools in _tool_grants(plugin):
             out.append(PluginGrant("skills", source, f"{what} may use {tools} without asking"))
+    return out
+
+
+def _hook_grants(plugin: Plugin, source: str, event: str, group: Any) -> list[PluginGrant]:
+    """One grant per command hook of ``group`` (a matcher group of ``event``)."""
+    if not isinstance(group, dict):
+        return []
+    matcher = group.get("matcher")
+    where = f"{event}[{matcher}]" if isinstance(matcher, str) and matcher else event
+    out = []
+    for handler in group.get("hooks") or []:
+        if isinstance(handler, dict) and isinstance(handler.get("command"), str):
+            command = plugin.substitute(handler["command"])
+            out.append(PluginGrant("hooks", source, f"runs `{command}` on {where}"))
     return out
 
 

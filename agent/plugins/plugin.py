@@ -132,7 +132,7 @@ class Plugin:
         self.problems.append(f"plugin {self.plugin_id}: {text}")
 
 
-def read_plugin(  # noqa: C901
+def read_plugin(
     root: Path,
     plugin_id: str,
     *,
@@ -155,24 +155,10 @@ def read_plugin(  # noqa: C901
         entry: its marketplace entry, whose component fields supplement the manifest.
     """
     plugin = Plugin(name or root.name, plugin_id, root, borne, enabled_by, data_dir=data_dir)
-    if not root.is_dir():
-        plugin.say(f"its directory {root} does not exist; not loaded.")
+    manifest = _read_manifest(plugin)
+    if manifest is None:
         plugin.failed = True
         return plugin
-    manifest: dict[str, Any] = {}
-    path = root / MANIFEST
-    if path.is_file():
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            plugin.say(f"{MANIFEST} cannot be read ({exc}); not loaded.")
-            plugin.failed = True
-            return plugin
-        if not isinstance(loaded, dict):
-            plugin.say(f"{MANIFEST} is not a JSON object; not loaded.")
-            plugin.failed = True
-            return plugin
-        manifest = loaded
     declared = manifest.get("name")
     if declared is not None and (not isinstance(declared, str) or not _NAME.match(declared)):
         plugin.say(f"{MANIFEST}: name must be a name without spaces; the directory's is used.")
@@ -188,6 +174,27 @@ def read_plugin(  # noqa: C901
             fields[key] = value
     _read_components(plugin, fields)
     return plugin
+
+
+def _read_manifest(plugin: Plugin) -> dict[str, Any] | None:
+    """The plugin's manifest (empty when it has none), or None when the plugin cannot be
+    loaded (no directory, a manifest that cannot be read): ``plugin`` says why."""
+    root = plugin.root
+    if not root.is_dir():
+        plugin.say(f"its directory {root} does not exist; not loaded.")
+        return None
+    path = root / MANIFEST
+    if not path.is_file():
+        return {}
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        plugin.say(f"{MANIFEST} cannot be read ({exc}); not loaded.")
+        return None
+    if not isinstance(loaded, dict):
+        plugin.say(f"{MANIFEST} is not a JSON object; not loaded.")
+        return None
+    return loaded
 
 
 def _read_components(plugin: Plugin, manifest: dict[str, Any]) -> None:

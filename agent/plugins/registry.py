@@ -213,7 +213,7 @@ class PluginSet:
         return [*self.problems, *self.unsupported]
 
 
-def load_plugins(  # noqa: C901
+def load_plugins(
     workspace: Path,
     settings_raw: Sequence[tuple[Any, dict[str, Any]]],
     plugin_dirs: Sequence[Path] = (),
@@ -228,6 +228,30 @@ def load_plugins(  # noqa: C901
     workspace = Path(workspace).resolve()
     out = PluginSet()
     switched = switches(settings_raw, out.problems)
+    inline = _inline_plugins(plugin_dirs)
+    inline_names = {p.name for p in inline}
+    installed: dict[str, Installation] = {}
+    for each in all_installations():
+        if each.applies_to(workspace):
+            installed[each.plugin_id] = each
+    for plugin_id in dict.fromkeys([*installed, *switched]):
+        if plugin_id in installed and plugin_id.split("@", 1)[0] in inline_names:
+            continue  # --plugin-dir wins over an installed plugin of the same name
+        plugin = _installed_plugin(
+            plugin_id, switched.get(plugin_id), installed.get(plugin_id), out.problems
+        )
+        if plugin is not None:
+            out.add(plugin)
+    for plugin in _skills_dir_plugins(workspace, switched):
+        if plugin.name not in inline_names:
+            out.add(plugin)
+    for plugin in inline:
+        out.add(plugin)
+    return out
+
+
+def _inline_plugins(plugin_dirs: Sequence[Path]) -> list[Plugin]:
+    """The plugins of the ``--plugin-dir`` directories."""
     inline = []
     for folder in plugin_dirs:
         root = Path(folder).expanduser().resolve()
@@ -241,47 +265,37 @@ def load_plugins(  # noqa: C901
                 data_dir=plugin_data_dir(f"{name}@{INLINE}"),
             )
         )
-    inline_names = {p.name for p in inline}
-    installed: dict[str, Installation] = {}
-    for each in all_installations():
-        if each.applies_to(workspace):
-            installed[each.plugin_id] = each
-    for plugin_id in dict.fromkeys([*installed, *switched]):
-        switch = switched.get(plugin_id)
-        record = installed.get(plugin_id)
-        if record is None:
-            if switch is not None and switch.on and not plugin_id.endswith(f"@{SKILLS_DIR}"):
-                out.problems.append(
-                    f"plugin {plugin_id}: switched on in {switch.label} but not installed; "
-                    f"/plugin install {plugin_id} installs it."
-                )
-            continue
-        if switch is not None and not switch.on:
-            continue
-        if switch is None and _manifest_default_off(record.path):
-            continue
-        name = plugin_id.split("@", 1)[0]
-        if name in inline_names:
-            continue  # --plugin-dir wins over an installed plugin of the same name
-        borne: Borne = (
-            "project" if switch is not None and switch.scope in _PROJECT_SCOPES else "user"
-        )
-        out.add(
-            read_plugin(
-                record.path,
-                plugin_id,
-                name=name,
-                borne=borne,
-                enabled_by=switch.label if switch is not None else "installed",
-                data_dir=plugin_data_dir(plugin_id),
+    return inline
+
+
+def _installed_plugin(
+    plugin_id: str,
+    switch: Switch | None,
+    record: Installation | None,
+    problems: list[str],
+) -> Plugin | None:
+    """The installed plugin ``plugin_id`` if it is switched on (or on by default), else None;
+    a plugin switched on but not installed is said in ``problems``."""
+    if record is None:
+        if switch is not None and switch.on and not plugin_id.endswith(f"@{SKILLS_DIR}"):
+            problems.append(
+                f"plugin {plugin_id}: switched on in {switch.label} but not installed; "
+                f"/plugin install {plugin_id} installs it."
             )
-        )
-    for plugin in _skills_dir_plugins(workspace, switched):
-        if plugin.name not in inline_names:
-            out.add(plugin)
-    for plugin in inline:
-        out.add(plugin)
-    return out
+        return None
+    if switch is not None and not switch.on:
+        return None
+    if switch is None and _manifest_default_off(record.path):
+        return None
+    borne: Borne = "project" if switch is not None and switch.scope in _PROJECT_SCOPES else "user"
+    return read_plugin(
+        record.path,
+        plugin_id,
+        name=plugin_id.split("@", 1)[0],
+        borne=borne,
+        enabled_by=switch.label if switch is not None else "installed",
+        data_dir=plugin_data_dir(plugin_id),
+    )
 
 
 def _manifest_name(root: Path) -> str | None:

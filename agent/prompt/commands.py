@@ -185,7 +185,7 @@ def _plugin_commands(plugin: Plugin) -> list[CustomCommand]:
     return out
 
 
-def custom_commands(  # noqa: C901
+def custom_commands(
     workspace: Path, plugins: Sequence[Plugin] = (), grant_project: bool | None = None
 ) -> dict[str, CustomCommand]:
     """Custom commands by name, the ``plugins``' included (see the module's docstring for
@@ -215,32 +215,42 @@ def custom_commands(  # noqa: C901
             skill.allowed_tools,
             variables=skill.variables,
         )
-    project = command_folders(workspace)[2:]
-
-    def keep(command: CustomCommand, of_project: bool) -> None:
-        if of_project and command.allowed_tools and not grant_project:
-            note = (
-                f"{command.path}: its allowed-tools grant nothing until you approve what this "
-                "project's files grant (eddy asks when a session starts)."
-            )
-            command = dataclasses.replace(
-                command, allowed_tools=(), problems=(*command.problems, note)
-            )
-        found[command.name] = command
-
     for plugin in plugins:
         for command in _plugin_commands(plugin):
-            keep(command, plugin.borne == "project")
+            command = _granted(command, plugin.borne == "project", grant_project)
+            found[command.name] = command
+    project = command_folders(workspace)[2:]
     for folder in command_folders(workspace):
-        try:
-            files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
-        except OSError:
-            continue
-        for f in files:
-            read = _read_command(folder, f)
-            if read is not None:
-                keep(read, folder in project)
+        for command in _folder_commands(folder):
+            command = _granted(command, folder in project, grant_project)
+            found[command.name] = command
     return found
+
+
+def _folder_commands(folder: Path) -> list[CustomCommand]:
+    """The commands of a command folder (its ``.md`` files, subfolders included)."""
+    try:
+        files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+    except OSError:
+        return []
+    out = []
+    for f in files:
+        read = _read_command(folder, f)
+        if read is not None:
+            out.append(read)
+    return out
+
+
+def _granted(command: CustomCommand, of_project: bool, grant_project: bool) -> CustomCommand:
+    """``command``, without its ``allowed-tools`` (and saying so) when it is the project's
+    and the project's grants are not approved."""
+    if of_project and command.allowed_tools and not grant_project:
+        note = (
+            f"{command.path}: its allowed-tools grant nothing until you approve what this "
+            "project's files grant (eddy asks when a session starts)."
+        )
+        command = dataclasses.replace(command, allowed_tools=(), problems=(*command.problems, note))
+    return command
 
 
 def command_problems(workspace: Path, plugins: Sequence[Plugin] = ()) -> list[str]:

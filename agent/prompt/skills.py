@@ -160,7 +160,7 @@ def _read_skill(path: Path, problems: list[str], plugin: Plugin | None = None) -
     return Skill(name, description, path, allowed)
 
 
-def load_skills(  # noqa: C901
+def load_skills(
     workspace: Path, plugins: Sequence[Plugin] = (), *, grant_project: bool = True
 ) -> Skills:
     """Every skill for ``workspace`` and its ``plugins``; never raises.
@@ -172,46 +172,66 @@ def load_skills(  # noqa: C901
             project's grants); otherwise they grant nothing (said once). A plugin the project
             switched on counts as the project's.
     """
-    skills = Skills()
-    project = {workspace / ".claude" / "skills", workspace / ".eddy" / "skills"}
-    withheld: list[str] = []
-
-    def keep(skill: Skill, of_project: bool) -> None:
-        if of_project:
-            skill = dataclasses.replace(skill, project=True)
-            if skill.allowed_tools and not grant_project:
-                withheld.append(skill.name)
-                skill = dataclasses.replace(skill, allowed_tools=())
-        skills.found[skill.name] = skill
-
+    loader = _SkillLoader(grant_project)
     for plugin in plugins:
         for folder in plugin.skills:
-            files = [folder / "SKILL.md"] if (folder / "SKILL.md").is_file() else []
-            try:
-                files = files or sorted(folder.glob("*/SKILL.md"))
-            except OSError:
-                continue
-            for f in files:
-                skill = _read_skill(f, skills.problems, plugin)
-                if skill is not None:
-                    keep(skill, plugin.borne == "project")
+            loader.plugin_folder(plugin, folder)
+    project = {workspace / ".claude" / "skills", workspace / ".eddy" / "skills"}
     for folder in skill_folders(workspace):
+        loader.folder(folder, of_project=folder in project)
+    return loader.done()
+
+
+class _SkillLoader:
+    """Collects the skills of one session, the project's marked (and, unless
+    ``grant_project``, without their ``allowed-tools``)."""
+
+    def __init__(self, grant_project: bool) -> None:
+        self.skills = Skills()
+        self.grant_project = grant_project
+        self.withheld: list[str] = []
+
+    def keep(self, skill: Skill, of_project: bool) -> None:
+        if of_project:
+            skill = dataclasses.replace(skill, project=True)
+            if skill.allowed_tools and not self.grant_project:
+                self.withheld.append(skill.name)
+                skill = dataclasses.replace(skill, allowed_tools=())
+        self.skills.found[skill.name] = skill
+
+    def plugin_folder(self, plugin: Plugin, folder: Path) -> None:
+        """A plugin's skills folder: one SKILL.md, or one per subfolder."""
+        files = [folder / "SKILL.md"] if (folder / "SKILL.md").is_file() else []
+        try:
+            files = files or sorted(folder.glob("*/SKILL.md"))
+        except OSError:
+            return
+        for f in files:
+            skill = _read_skill(f, self.skills.problems, plugin)
+            if skill is not None:
+                self.keep(skill, plugin.borne == "project")
+
+    def folder(self, folder: Path, *, of_project: bool) -> None:
+        """A skills folder of the user or the project: one SKILL.md per subfolder."""
         try:
             files = sorted(folder.glob("*/SKILL.md")) if folder.is_dir() else []
         except OSError:
-            continue
+            return
         for f in files:
             if (f.parent / ".claude-plugin" / "plugin.json").is_file():
                 continue  # a plugin in a skills folder: loaded as a plugin
-            skill = _read_skill(f, skills.problems)
+            skill = _read_skill(f, self.skills.problems)
             if skill is not None:
-                keep(skill, folder in project)
-    if withheld:
-        skills.problems.append(
-            f"skills {', '.join(withheld)}: their allowed-tools grant nothing until you approve "
-            "what this project's files grant (eddy asks when a session starts)."
-        )
-    return skills
+                self.keep(skill, of_project)
+
+    def done(self) -> Skills:
+        """The skills, with a problem naming the skills whose grants were withheld."""
+        if self.withheld:
+            self.skills.problems.append(
+                f"skills {', '.join(self.withheld)}: their allowed-tools grant nothing until "
+                "you approve what this project's files grant (eddy asks when a session starts)."
+            )
+        return self.skills
 
 
 def read_rules(skills: Skills, workspace: Path) -> list[str]:

@@ -16,6 +16,7 @@ from agent.plugins.plugin import Plugin
 from agent.prompt.output_styles import OutputStyle
 from agent.sandbox.config import SandboxSettings
 from agent.turn.outcome import Limits
+from tools.base import AskModel, EditorTools
 
 
 @dataclass
@@ -82,3 +83,24 @@ def prompt_blocks(text: str, config: SessionConfig) -> tuple[Block, ...]:
 
         blocks += (TextBlock(f"<system-reminder>{plan_mode_note()}</system-reminder>"),)
     return blocks
+
+
+@dataclass(frozen=True)
+class ToolSetup:
+    """What the front door gives a session's tool context; the session builds the context
+    once with these and its own parts (the gate's path answers, the checkpoint hooks, the
+    sandbox, the background shells, the dialogs): docs/architecture.md.
+
+    Attributes:
+        extra_dirs: further directories the tools treat as inside (``--add-dir``).
+        output_dir: where Bash saves a cut command's whole output (None: a temporary
+            directory of this process).
+        editor: an editor's files and terminal (ACP), or None (the disk, eddy's processes).
+        ask_model: WebFetch's one-shot question to the small fast model (None: the
+            session's model's).
+    """
+
+    extra_dirs: tuple[Path, ...] = ()
+    output_dir: Path | None = None
+    editor: EditorTools | None = None
+    ask_model: AskModel | None = None

@@ -28,12 +28,13 @@ from agent.model.pricing import context_window
 from agent.model.protocol import Model, ModelRequest
 from agent.sandbox.runner import Sandbox
 from agent.session.budget import Spend
+from agent.session.checkpoint_hooks import CheckpointHooks
 from agent.session.command_prompt import has_extras, run_command_prompt
 from agent.session.compaction import Compactor
-from agent.session.config import SessionConfig, prompt_blocks
+from agent.session.config import SessionConfig, ToolSetup, prompt_blocks
 from agent.session.conversation import Conversation, CorrectionQueue
 from agent.session.dialogs import SessionDialogs
-from agent.session.gate import PermissionGate
+from agent.session.gate import PathAccess, PermissionGate
 from agent.session.record import SessionRecorder
 from agent.session.reports import BackgroundReports
 from agent.session.shells import ShellRegistry
@@ -42,7 +43,7 @@ from agent.session.status import SessionStatus
 from agent.session.turns import PromptRunner, StopSignal
 from agent.turn.runner import ToolRunner
 from agent.turn.toolset import ToolSet
-from tools.base import Tool, ToolContext
+from tools.base import EditorTools, Tool, ToolContext, ToolLimits
 
 if TYPE_CHECKING:
     from agent.checkpoints.engine import CheckpointStore
@@ -61,7 +62,8 @@ class Session:
         model: the model (Anthropic client or scripted).
         tools: the tools offered to the model.
         emit: receives every event, synchronously, on the event loop's thread.
-        ctx: the tool context (defaults to one rooted at the workspace).
+        setup: what the front door gives the tools' context (agent/open.py); None: the
+            workspace alone.
     """
 
     def __init__(
@@ -70,7 +72,7 @@ class Session:
         model: Model,
         tools: ToolSet | list[Tool],
         emit: Emit,
-        ctx: ToolContext | None = None,
+        setup: ToolSetup | None = None,
     ) -> None:
         self.config = config
         self.model = model
@@ -93,23 +95,6 @@ class Session:
         """What plugs into this session (agent/extension.py), in the order registered."""
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools, config.server_tools)
         """The tools: what a call's name finds and what each request offers."""
-        self.ctx = ctx or ToolContext(config.workspace)
-        if self.ctx.ask_model is None:  # WebFetch's questions to the small fast model
-            self.ctx.ask_model = side_query(model)
-        sandbox = Sandbox(config.sandbox)
-        self.ctx.sandbox = sandbox
-        self.gate = PermissionGate(
-            config.policy,
-            self.ctx,
-            self.emit,
-            lambda: self.runner.turn_id,
-            config.workspace,
-            headless=config.headless,
-            save_rules=config.save_rules,
-            sandbox=sandbox,
-        )
-        self.gate.extensions = self.extensions
-        self.runner = ToolRunner(self.tools, self.ctx, self.gate, self.emit, self.extensions)
         self.reports = BackgroundReports(
             self.emit,
             busy=lambda: self.busy,
@@ -120,9 +105,17 @@ class Session:
         )
         """What background work reports when it ends, and the turns those reports start
         (agent/session/reports.py)."""
-        self.shells = ShellRegistry(self.ctx, self.background_changed, self.reports)
+        self._tool_parts(setup or ToolSetup(), model)
+        self._prompt_parts(model)
+
+    def _tool_parts(self, setup: ToolSetup, model: Model) -> None:
+        """The tools' context, built once with the session's parts (the background shells,
+        the dialogs, the checkpoint hooks, the gate's path answers), the gate and the runner."""
+        config = self.config
+        self.shells = ShellRegistry(
+            ToolLimits(), setup.output_dir, self.background_changed, self.reports
+        )
         """Background shells (Bash ``run_in_background``, Ctrl+B); they outlive turns."""
-        self.ctx.shells = self.shells
         self.dialogs = SessionDialogs(
             self.emit,
             lambda: self.runner.turn_id,
@@ -130,7 +123,43 @@ class Session:
             self.set_mode,
         )
         """AskUserQuestion and ExitPlanMode ask through it; headless, nobody can answer."""
-        self.ctx.dialogs = None if config.headless else self.dialogs
+        self.checkpoint_hooks = CheckpointHooks(self.shells.catch_up)
+        """The tools' checkpoint hooks: they record in the store ``attach_checkpoints`` gives."""
+        sandbox = Sandbox(config.sandbox)
+        paths = PathAccess(config.policy, config.workspace)
+        editor = setup.editor or EditorTools()
+        self.ctx = ToolContext(
+            config.workspace,
+            extra_dirs=setup.extra_dirs,
+            limits=self.shells.limits,
+            paths=paths,
+            checkpoints=self.checkpoint_hooks,
+            sandbox=sandbox,
+            ask_model=setup.ask_model or side_query(model),  # WebFetch's questions
+            client_files=editor.files,
+            client_terminal=editor.terminal,
+            output_dir=setup.output_dir,
+            shells=self.shells,
+            dialogs=None if config.headless else self.dialogs,
+        )
+        """The tools' context: built here, once; calls and subagents get copies of it."""
+        self.gate = PermissionGate(
+            config.policy,
+            self.ctx,
+            self.emit,
+            lambda: self.runner.turn_id,
+            config.workspace,
+            headless=config.headless,
+            save_rules=config.save_rules,
+            sandbox=sandbox,
+            paths=paths,
+        )
+        self.gate.extensions = self.extensions
+        self.runner = ToolRunner(self.tools, self.ctx, self.gate, self.emit, self.extensions)
+
+    def _prompt_parts(self, model: Model) -> None:
+        """The stable request parts, the conversation, the compactor and the prompt runner."""
+        config = self.config
         system = [{"type": "text", "text": config.system}] if config.system else []
         self.spec = ModelRequest(
             config.model, system=system, max_tokens=config.max_tokens, thinking=config.thinking
@@ -250,61 +279,80 @@ class Session:
         )
 
     # -- operations ---------------------------------------------------------------------
-    def submit(self, op: ops.Op) -> Any:  # noqa: C901, PLR0915
+    def submit(self, op: ops.Op) -> Any:
         """Apply one operation. Never blocks; returns the taken text for ``TakeQueued``."""
         match op:
             case ops.SubmitPrompt() | ops.QueueCorrection():
-                if op.text.strip():  # the user is here: reports may start turns again
-                    self.reports.user_spoke()
-                # while a turn runs, anything typed is a correction for its next call
-                # (``@agent-<name> text``: for that running subagent)
-                if self.busy:
-                    host = self.ctx.subagents
-                    if host is None or not host.route_correction(op.text):
-                        self.corrections.add(op.text)
-                elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
-                    self._spawn(run_command_prompt(self, op))  # a custom command's prompt
-                elif op.text.strip():
-                    shown = op.shown if isinstance(op, ops.SubmitPrompt) else ""
-                    self._spawn(self.prompts.run(op.text, shown))
+                self._prompt(op)
             case ops.TakeQueued():
                 return self.corrections.take_back(op.index)
-            case ops.Interrupt():
-                if self.busy:
-                    self.stop.set()
+            case ops.AnswerPermission() | ops.AnswerQuestions() | ops.AnswerPlan():
+                self._answer(op)
+            case (
+                ops.Interrupt()
+                | ops.RunShell()
+                | ops.Compact()
+                | ops.SendToBackground()
+                | ops.KillShell()
+                | ops.Shutdown()
+            ):
+                self._control(op)
+            case (
+                ops.SetLimits()
+                | ops.SetModel()
+                | ops.SetPermissionMode()
+                | ops.Rename()
+                | ops.Rewind()
+                | ops.SetOutputStyle()
+            ):
+                self._configure(op)
+            case _:
+                assert_never(op)
+        return None
+
+    def _prompt(self, op: ops.SubmitPrompt | ops.QueueCorrection) -> None:
+        """A prompt, or a correction for the running turn: anything typed while a turn runs
+        is a correction for its next call (``@agent-<name> text``: for that running subagent)."""
+        if op.text.strip():  # the user is here: reports may start turns again
+            self.reports.user_spoke()
+        if self.busy:
+            host = self.ctx.subagents
+            if host is None or not host.route_correction(op.text):
+                self.corrections.add(op.text)
+        elif isinstance(op, ops.SubmitPrompt) and has_extras(op):
+            self._spawn(run_command_prompt(self, op))  # a custom command's prompt
+        elif op.text.strip():
+            shown = op.shown if isinstance(op, ops.SubmitPrompt) else ""
+            self._spawn(self.prompts.run(op.text, shown))
+
+    def _answer(self, op: ops.AnswerPermission | ops.AnswerQuestions | ops.AnswerPlan) -> None:
+        """The user's answer to a permission question or a dialog."""
+        match op:
             case ops.AnswerPermission():
                 self.gate.answer(op)
             case ops.AnswerQuestions() | ops.AnswerPlan():
                 self.dialogs.answer(op)
-            case ops.SetLimits():
-                limits = self.config.limits
-                if op.max_turns is not None:
-                    limits.max_turns = op.max_turns if op.max_turns > 0 else None
-                if op.max_budget_usd is not None:
-                    limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
+            case _:
+                assert_never(op)
+
+    def _control(
+        self,
+        op: ops.Interrupt
+        | ops.RunShell
+        | ops.Compact
+        | ops.SendToBackground
+        | ops.KillShell
+        | ops.Shutdown,
+    ) -> None:
+        """Start, stop or move running work (a turn, a ``!command``, ``/compact``, a shell)."""
+        match op:
+            case ops.Interrupt():
+                if self.busy:
+                    self.stop.set()
             case ops.RunShell():
-                if self.busy:
-                    text = "Wait for the turn to finish (or Esc) to run !commands."
-                    self.emit(ev.Error(ev.NO_TURN, text, "shell"))
-                else:
-                    self._spawn(self._user_shell(op.command))
-            case ops.SetModel():
-                self.use_model(op.model)
-                self._write(lambda t: t.settings(model=op.model))
-                self.emit(ev.Notice(ev.NO_TURN, f"Model set to {op.model}."))
-            case ops.SetPermissionMode():
-                self.set_mode(op.mode)
-            case ops.Rename():
-                self._rename(op.title)
-            case ops.Rewind():
-                self._rewind(op)
+                self._run_shell(op.command)
             case ops.Compact():
-                if self.busy:
-                    self.corrections.add(f"/compact {op.focus}".strip())
-                else:
-                    self._spawn(self.compactor.compact(op.focus))
-            case ops.SetOutputStyle():
-                self.emit(self._set_output_style(op.name))
+                self._compact(op.focus)
             case ops.SendToBackground():
                 if not self.shells.detach_foreground():
                     self.emit(ev.Notice(ev.NO_TURN, "No command is running in the foreground."))
@@ -315,7 +363,57 @@ class Session:
                     self._task.cancel()
             case _:
                 assert_never(op)
-        return None
+
+    def _run_shell(self, command: str) -> None:
+        """A ``!command``, when no turn runs."""
+        if self.busy:
+            text = "Wait for the turn to finish (or Esc) to run !commands."
+            self.emit(ev.Error(ev.NO_TURN, text, "shell"))
+        else:
+            self._spawn(self._user_shell(command))
+
+    def _compact(self, focus: str) -> None:
+        """``/compact`` now, or queued behind the running turn."""
+        if self.busy:
+            self.corrections.add(f"/compact {focus}".strip())
+        else:
+            self._spawn(self.compactor.compact(focus))
+
+    def _configure(
+        self,
+        op: ops.SetLimits
+        | ops.SetModel
+        | ops.SetPermissionMode
+        | ops.Rename
+        | ops.Rewind
+        | ops.SetOutputStyle,
+    ) -> None:
+        """Change the session's settings, its title, or rewind it."""
+        match op:
+            case ops.SetLimits():
+                self._set_limits(op)
+            case ops.SetModel():
+                self.use_model(op.model)
+                self._write(lambda t: t.settings(model=op.model))
+                self.emit(ev.Notice(ev.NO_TURN, f"Model set to {op.model}."))
+            case ops.SetPermissionMode():
+                self.set_mode(op.mode)
+            case ops.Rename():
+                self._rename(op.title)
+            case ops.Rewind():
+                self._rewind(op)
+            case ops.SetOutputStyle():
+                self.emit(self._set_output_style(op.name))
+            case _:
+                assert_never(op)
+
+    def _set_limits(self, op: ops.SetLimits) -> None:
+        """New limits for the next prompts (0 or less: no limit; None: unchanged)."""
+        limits = self.config.limits
+        if op.max_turns is not None:
+            limits.max_turns = op.max_turns if op.max_turns > 0 else None
+        if op.max_budget_usd is not None:
+            limits.max_budget_usd = op.max_budget_usd if op.max_budget_usd > 0 else None
 
     def _set_output_style(self, name: str) -> ev.Event:
         """Switch to style ``name`` (``/output-style NAME``); what to tell the user. The system
@@ -506,9 +604,7 @@ class Session:
     def attach_checkpoints(self, store: CheckpointStore) -> None:
         """Capture code changes in ``store`` (before every file change and around shells)."""
         self.rewinder.store = store
-        self.ctx.before_change = store.before_change
-        self.ctx.before_shell = store.before_shell
-        self.ctx.after_shell = store.after_shell
+        self.checkpoint_hooks.store = store
         settler = CheckpointSettler(
             store, self.report_checkpoint_error, lambda: self.runner.turn_id
         )

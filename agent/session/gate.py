@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import shlex
 import uuid
 from collections.abc import Callable
@@ -58,13 +59,45 @@ def headless_refusal(use: ToolUseBlock, decision: Decision) -> str:
     return f"{text} No allow rule settles this; run eddy interactively to answer it."
 
 
+class PathAccess:
+    """The gate's answers about paths, for the tools (``tools.base.PathRules``): the paths
+    outside the workspace an allowed call was judged to touch, and the policy's read deny
+    rules as they are when a tool asks (rules change during a session).
+
+    Args:
+        policy: the session's policy (its deny rules are read when asked).
+        workspace: the workspace root (its real path is used).
+    """
+
+    def __init__(self, policy: Policy, workspace: Path) -> None:
+        self.policy = policy
+        self.workspace = Path(os.path.realpath(workspace))
+        self.approved: set[Path] = set()
+        """The real paths outside the workspace that calls were allowed to touch."""
+
+    def allow_outside(self, tool: str, path: Path) -> bool:
+        """Whether a call was allowed to touch ``path`` (outside the workspace)."""
+        return path in self.approved
+
+    def read_filter(self) -> Callable[[str, Path], bool] | None:
+        """Whether a read deny rule forbids ``tool`` to read or name a path; None without
+        such rules (Glob and Grep then check nothing)."""
+        policy, workspace = self.policy, self.workspace
+        if not policy.read_rules():
+            return None
+
+        def denied(tool: str, path: Path) -> bool:
+            return policy.read_denied(tool, path, workspace)
+
+        return denied
+
+
 class PermissionGate:
     """Decides every tool call of a session.
 
     Args:
         policy: the permission policy (mutable: "don't ask again" adds rules to it).
-        ctx: the tools' context (paths are resolved against it; approved outside paths are
-            what ``ctx.allow_outside`` lets through).
+        ctx: the tools' context (paths are resolved against it).
         emit: the session's event sink.
         turn_id: returns the current turn's id (for events).
         workspace: where "don't ask again" rules are saved.
@@ -72,6 +105,9 @@ class PermissionGate:
         save_rules: whether "don't ask again" writes the project's local settings.
         sandbox: the session's sandbox; None means none is consulted (read-only commands
             are auto-allowed as if one ran them: only for tests of the policy alone).
+        paths: where the outside paths of allowed calls are approved: the tools' context's
+            ``paths`` (``ctx.allow_outside`` lets them through); None: the gate's own (tests
+            of the policy alone).
     """
 
     def __init__(
@@ -85,6 +121,7 @@ class PermissionGate:
         headless: bool,
         save_rules: bool = True,
         sandbox: Sandbox | None = None,
+        paths: PathAccess | None = None,
     ) -> None:
         self.policy = policy
         self.ctx = ctx
@@ -94,7 +131,8 @@ class PermissionGate:
         self.headless = headless
         self.save_rules = save_rules
         self.pending: dict[str, asyncio.Future[ops.AnswerPermission]] = {}
-        self.approved_outside: set[Path] = set()
+        self.paths = paths if paths is not None else PathAccess(policy, workspace)
+        """The approved outside paths (shared with a subagent's gate and the tools)."""
         self.sandbox = sandbox
         self._told_no_sandbox = False
         self.extensions: Extensions | None = None
@@ -102,7 +140,6 @@ class PermissionGate:
         hooks); None: none (tests of the policy alone)."""
         self.agent = ""
         """The subagent this gate decides for (tags its questions); empty for the main one."""
-        ctx.allow_outside = lambda _tool, path: path in self.approved_outside
 
     def answer(self, op: ops.AnswerPermission) -> None:
         fut = self.pending.get(op.request_id)
@@ -132,11 +169,11 @@ class PermissionGate:
             decision = dataclasses.replace(decision, updated_input=updated, context=context)
         return decision
 
-    async def _decide(self, use: ToolUseBlock, tool: Tool, verdict: ToolVerdict) -> GateDecision:  # noqa: C901
+    async def _decide(self, use: ToolUseBlock, tool: Tool, verdict: ToolVerdict) -> GateDecision:
         """The rules' decision, then the user's; ``verdict`` is the extensions' (its allow
         skips the question unless a deny or ask rule speaks; its ask asks although a rule or
         the mode allows)."""
-        self._install_read_filter()
+        self._mask_reads()
         policy = self.policy
         if verdict.decision == "allow":  # allowed by name: deny and ask rules still apply
             policy = dataclasses.replace(policy, allow=[*policy.allow, Rule.parse(tool.name)])
@@ -160,6 +197,19 @@ class PermissionGate:
                 return GateDecision(True, grant=self._grant(decision))
             # no sandbox: "don't ask again" allows this one command line
             warning, offer = unsandboxed, f"Bash({str(use.input.get('command', '')).strip()})"
+        return await self._settle_ask(use, tool, paths, decision, warning, offer)
+
+    async def _settle_ask(
+        self,
+        use: ToolUseBlock,
+        tool: Tool,
+        paths: list[ResolvedPath],
+        decision: Decision,
+        warning: str,
+        offer: str | None,
+    ) -> GateDecision:
+        """A call the rules did not settle: refused (it cannot succeed, dontAsk, headless) or
+        answered by an extension or the user."""
         # Never ask about a call that cannot succeed (an Edit matching twice, a stale read):
         # its error is the result at once. Only asked-about calls are checked, after the
         # policy, so a deny rule still wins and an allowed call is checked once, by its run.
@@ -220,19 +270,11 @@ class PermissionGate:
         self._hold_to(use, tool, paths)
         return GateDecision(True, grant="user", updated_input=answer.updated_input)
 
-    def _install_read_filter(self) -> None:
-        """Let Glob and Grep leave out what read deny rules forbid (rules change: each call)."""
-        policy = self.policy
-        if self.sandbox is not None:  # the sandbox masks what they cover, existing
-            self.sandbox.mask_reads(policy.read_rules(), self.ctx.workspace)
-        if not policy.read_rules():
-            self.ctx.read_denied = None
-            return
-
-        def denied(tool: str, path: Path) -> bool:
-            return policy.read_denied(tool, path, self.ctx.workspace)
-
-        self.ctx.read_denied = denied
+    def _mask_reads(self) -> None:
+        """The sandbox masks what read deny rules cover (rules change: each call); Glob and
+        Grep ask ``paths.read_filter`` themselves."""
+        if self.sandbox is not None:
+            self.sandbox.mask_reads(self.policy.read_rules(), self.ctx.workspace)
 
     def _grant(self, decision: Decision) -> Grant:
         if self.policy.mode == "bypassPermissions":
@@ -273,7 +315,7 @@ class PermissionGate:
     def _hold_to(self, use: ToolUseBlock, tool: Tool, paths: list[ResolvedPath]) -> None:
         """An allowed call may touch exactly the paths judged (never resolved again): the
         outside ones are approved, and the tool is held to them (``ToolContext.judged``)."""
-        self.approved_outside.update(p.path for p in paths if not p.inside)
+        self.paths.approved.update(p.path for p in paths if not p.inside)
         if not paths:
             return
         judged = self.ctx.judged

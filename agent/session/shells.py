@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent.session.reports import BackgroundReports, shell_report
 from tools import procgroup
-from tools.base import ShellWatch, ToolContext, ToolError
+from tools.base import ShellWatch, ToolError, ToolLimits
 from tools.bash import output_cap
 from tools.outbuf import HeadTail
 from tools.shellproc import DRAIN_S, PipeReader, spawn_in_group
@@ -110,7 +110,8 @@ class ShellRegistry:
     use).
 
     Args:
-        ctx: the session's tool context (limits, where logs go).
+        limits: the tools' limits (how much of a shell's output is kept in memory).
+        output_dir: where a shell's whole output is logged (None: a temporary directory).
         on_change: called when a shell starts or ends (front ends refresh what they show).
         reports: the session's reports (agent/session/reports.py): each shell is expected
             to report from its start, and reports when its command ends or is killed (until
@@ -119,11 +120,13 @@ class ShellRegistry:
 
     def __init__(
         self,
-        ctx: ToolContext,
+        limits: ToolLimits,
+        output_dir: Path | None = None,
         on_change: Callable[[], None] | None = None,
         reports: BackgroundReports | None = None,
     ) -> None:
-        self.ctx = ctx
+        self.limits = limits
+        self.output_dir = output_dir
         self.on_change = on_change
         self.reports = reports
         self.shells: dict[str, BackgroundShell] = {}
@@ -173,7 +176,7 @@ class ShellRegistry:
     ) -> BackgroundShell:
         self._count += 1
         shell_id = f"bash_{self._count}"
-        log = OutputSpool(0, self.ctx.output_dir, prefix=shell_id)
+        log = OutputSpool(0, self.output_dir, prefix=shell_id)
         shell = BackgroundShell(shell_id, command, description, proc, log)
         self.shells[shell_id] = shell
         if self.reports is not None:
@@ -267,7 +270,7 @@ class ShellRegistry:
         text = shell.take_unread(keep_partial_line=rx is not None)
         if rx is not None:
             text = "".join(line for line in text.splitlines(True) if rx.search(line))
-        buf = HeadTail(output_cap(self.ctx.limits))
+        buf = HeadTail(output_cap(self.limits))
         buf.feed(text)
         parts = [f"<status>{shell.status}</status>"]
         if shell.exit_code is not None:
@@ -318,17 +321,9 @@ class ShellRegistry:
 
     # -- checkpoints and the end --------------------------------------------------------------
     def attach_checkpoints(self, store: CheckpointStore) -> None:
-        """Record what background shells change in ``store``: before each foreground command
-        (wrapping ``ctx.before_shell``) and, through ``catch_up``, before each prompt."""
+        """Record what background shells change in ``store``, through ``catch_up``: before
+        each foreground command (agent/session/checkpoint_hooks.py) and each prompt."""
         self.store = store
-        inner = self.ctx.before_shell
-
-        async def before_shell() -> None:
-            await self.catch_up()
-            if inner is not None:
-                await inner()
-
-        self.ctx.before_shell = before_shell
 
     async def catch_up(self) -> None:
         """Record in the checkpoint store what background shells changed since its last scan."""

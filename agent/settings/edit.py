@@ -78,7 +78,7 @@ class RuleEntry:
         return self.scope == "managed" or self.scope.startswith("claude:")
 
 
-def list_rules(  # noqa: C901
+def list_rules(
     workspace: Path, allowed_tools: Iterable[str] = (), disallowed_tools: Iterable[str] = ()
 ) -> list[RuleEntry]:
     """Every valid rule with where it comes from: local, project, user files, then the flags.
@@ -89,35 +89,35 @@ def list_rules(  # noqa: C901
     workspace = Path(workspace)
     entries: list[RuleEntry] = []
     for scope in SCOPES:
-        path = scope_path(scope, workspace)
-        data = read_settings_file(path, "", [])
-        perms = data.get("permissions") if data else None
-        for kind in RULE_LISTS if isinstance(perms, dict) else ():
-            items = perms.get(kind) if isinstance(perms, dict) else None
-            for item in items if isinstance(items, list) else ():
-                rule = _parse_or_none(item)
-                if rule is not None:
-                    entries.append(RuleEntry(kind, rule, scope, path))
+        entries += _file_rules(scope_path(scope, workspace), scope)
     from agent.settings.files import settings_sources
 
     for source in settings_sources(workspace):
-        if not source.claude:
-            continue
-        data = read_settings_file(source.path, "", [])
-        perms = data.get("permissions") if data else None
-        scope = "managed" if source.scope == "managed" else f"claude:{source.scope}"
-        for kind in RULE_LISTS if isinstance(perms, dict) else ():
-            items = perms.get(kind) if isinstance(perms, dict) else None
-            for item in items if isinstance(items, list) else ():
-                rule = _parse_or_none(item)
-                if rule is not None:
-                    entries.append(RuleEntry(kind, rule, scope, source.path))
+        if source.claude:
+            scope = "managed" if source.scope == "managed" else f"claude:{source.scope}"
+            entries += _file_rules(source.path, scope)
     for kind, values in (("allow", allowed_tools), ("deny", disallowed_tools)):
         for value in values:
             rule = _parse_or_none(value)
             if rule is not None:
                 entries.append(RuleEntry(kind, rule, "cli"))
     return list(dict.fromkeys(entries))
+
+
+def _file_rules(path: Path, scope: str) -> list[RuleEntry]:
+    """The valid rules of the settings file ``path`` (none when it cannot be read)."""
+    data = read_settings_file(path, "", [])
+    perms = data.get("permissions") if data else None
+    if not isinstance(perms, dict):
+        return []
+    entries: list[RuleEntry] = []
+    for kind in RULE_LISTS:
+        items = perms.get(kind)
+        for item in items if isinstance(items, list) else ():
+            rule = _parse_or_none(item)
+            if rule is not None:
+                entries.append(RuleEntry(kind, rule, scope, path))
+    return entries
 
 
 def _parse_or_none(item: Any) -> Rule | None:

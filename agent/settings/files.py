@@ -278,7 +278,7 @@ def read_settings_file(path: Path, label: str, problems: list[str]) -> dict[str,
     return data
 
 
-def _merge(  # noqa: C901
+def _merge(
     settings: Settings,
     data: dict[str, Any],
     source: SettingsSource,
@@ -300,12 +300,7 @@ def _merge(  # noqa: C901
             else:
                 bad(key, f"expected an object, got {_kind(value)}; ignored.")
         elif key == "model":
-            if isinstance(value, str) and value.strip():
-                settings.model = value.strip()
-                if source.scope == "managed":
-                    settings.managed.add("model")
-            else:
-                bad(key, f"expected a non-empty string, got {_kind(value)}; ignored.")
+            _merge_model(settings, value, source, bad)
         elif key == "autoCompact":
             if isinstance(value, bool):
                 settings.auto_compact = value
@@ -313,6 +308,17 @@ def _merge(  # noqa: C901
                 bad(key, f"expected true or false, got {_kind(value)}; ignored.")
         elif extra_keys.merge_key(settings, key, value, source, bad):
             settings.extra[key] = value
+
+
+def _merge_model(
+    settings: Settings, value: Any, source: SettingsSource, bad: Callable[[str, str], None]
+) -> None:
+    if isinstance(value, str) and value.strip():
+        settings.model = value.strip()
+        if source.scope == "managed":
+            settings.managed.add("model")
+    else:
+        bad("model", f"expected a non-empty string, got {_kind(value)}; ignored.")
 
 
 def _first_string(data: Any, key: str) -> Any:
@@ -330,7 +336,7 @@ def _first_string(data: Any, key: str) -> Any:
     return value
 
 
-def _merge_permissions(  # noqa: C901
+def _merge_permissions(
     settings: Settings,
     perms: dict[str, Any],
     bad: Callable[[str, str], None],
@@ -340,54 +346,85 @@ def _merge_permissions(  # noqa: C901
     for key, value in perms.items():
         full = f"permissions.{key}"
         if key in RULE_LISTS:
-            if not isinstance(value, list):
-                bad(full, f"expected a list of rule strings, got {_kind(value)}; ignored.")
-                continue
-            rules: list[Rule] = getattr(settings, key)
-            for i, item in enumerate(value):
-                if not isinstance(item, str):
-                    bad(f"{full}[{i}]", f"expected a rule string, got {_kind(item)}; skipped.")
-                    continue
-                try:
-                    rule = Rule.parse(item)
-                except ValueError as exc:
-                    bad(f"{full}[{i}]", f"{exc}; skipped.")
-                else:
-                    rules.append(replace(rule, source=source.label, line=located.line_of(item)))
+            _merge_rules(getattr(settings, key), value, full, bad, source)
         elif key == "defaultMode":
-            if value == "bypassPermissions" and source.scope not in _BYPASS_SCOPES:
-                bad(
-                    full,
-                    "bypassPermissions is refused in a project's settings (a cloned repository "
-                    "must not switch off every prompt); choose it on the command line "
-                    "(--permission-mode bypassPermissions) or in your user settings; ignored.",
-                )
-            elif value in MODES:
-                settings.default_mode = cast(Mode, value)
-                if source.scope == "managed":
-                    settings.managed.add("defaultMode")
-            else:
-                bad(
-                    full,
-                    f"unknown mode {value!r} (expected one of "
-                    f"{', '.join(_SETTING_MODES)}); ignored.",
-                )
+            _merge_mode(settings, value, full, bad, source)
         elif key == "additionalDirectories":
-            if not isinstance(value, list):
-                bad(full, f"expected a list of directories, got {_kind(value)}; ignored.")
-                continue
-            for i, item in enumerate(value):
-                if not isinstance(item, str) or not item.strip():
-                    bad(f"{full}[{i}]", f"expected a directory path, got {_kind(item)}; skipped.")
-                    continue
-                path = Path(os.path.expanduser(item))
-                path = Path(os.path.realpath(path if path.is_absolute() else workspace / path))
-                if path.is_dir():
-                    settings.additional_directories.append(path)
-                else:
-                    bad(f"{full}[{i}]", f"{item} is not a directory; skipped.")
+            _merge_dirs(settings, value, full, bad, workspace)
         elif not source.claude:  # Claude Code has more keys (disableBypassPermissionsMode ...)
             bad(full, f"unknown key (expected one of {', '.join(_PERMISSION_KEYS)}); ignored.")
+
+
+def _merge_rules(
+    rules: list[Rule],
+    value: Any,
+    full: str,
+    bad: Callable[[str, str], None],
+    source: SettingsSource,
+) -> None:
+    """Add the rule strings of ``value`` (the list at ``full``) to ``rules``."""
+    if not isinstance(value, list):
+        bad(full, f"expected a list of rule strings, got {_kind(value)}; ignored.")
+        return
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            bad(f"{full}[{i}]", f"expected a rule string, got {_kind(item)}; skipped.")
+            continue
+        try:
+            rule = Rule.parse(item)
+        except ValueError as exc:
+            bad(f"{full}[{i}]", f"{exc}; skipped.")
+        else:
+            rules.append(replace(rule, source=source.label, line=located.line_of(item)))
+
+
+def _merge_mode(
+    settings: Settings,
+    value: Any,
+    full: str,
+    bad: Callable[[str, str], None],
+    source: SettingsSource,
+) -> None:
+    """``permissions.defaultMode``: bypassPermissions only from the user's or managed files."""
+    if value == "bypassPermissions" and source.scope not in _BYPASS_SCOPES:
+        bad(
+            full,
+            "bypassPermissions is refused in a project's settings (a cloned repository "
+            "must not switch off every prompt); choose it on the command line "
+            "(--permission-mode bypassPermissions) or in your user settings; ignored.",
+        )
+    elif value in MODES:
+        settings.default_mode = cast(Mode, value)
+        if source.scope == "managed":
+            settings.managed.add("defaultMode")
+    else:
+        bad(
+            full,
+            f"unknown mode {value!r} (expected one of {', '.join(_SETTING_MODES)}); ignored.",
+        )
+
+
+def _merge_dirs(
+    settings: Settings,
+    value: Any,
+    full: str,
+    bad: Callable[[str, str], None],
+    workspace: Path,
+) -> None:
+    """``permissions.additionalDirectories``: the existing directories (real paths)."""
+    if not isinstance(value, list):
+        bad(full, f"expected a list of directories, got {_kind(value)}; ignored.")
+        return
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            bad(f"{full}[{i}]", f"expected a directory path, got {_kind(item)}; skipped.")
+            continue
+        path = Path(os.path.expanduser(item))
+        path = Path(os.path.realpath(path if path.is_absolute() else workspace / path))
+        if path.is_dir():
+            settings.additional_directories.append(path)
+        else:
+            bad(f"{full}[{i}]", f"{item} is not a directory; skipped.")
 
 
 def _kind(value: Any) -> str:

@@ -107,34 +107,10 @@ class _Collector:
     def add(self, kind: str, source: str, text: str, path: Path | None = None) -> None:
         self.items.append(Grant(kind, source, text, path))
 
-    def settings_file(self, label: str, data: dict[str, Any]) -> None:  # noqa: C901
-        permissions = data.get("permissions")
-        if isinstance(permissions, dict):
-            for rule in _strings(permissions.get("allow")):
-                self.add("rules", label, f"allows {rule}")
-            mode = permissions.get("defaultMode")
-            if isinstance(mode, str) and mode in _WIDENING_MODES:
-                self.add("rules", label, f"starts in {mode} mode")
-            for folder in _strings(permissions.get("additionalDirectories")):
-                self.add("rules", label, f"adds the directory {folder} to the workspace")
-        hooks = data.get("hooks")
-        if isinstance(hooks, dict):
-            for event, groups in hooks.items():
-                for group in groups if isinstance(groups, list) else []:
-                    if not isinstance(group, dict):
-                        continue
-                    matcher = group.get("matcher")
-                    where = f"{event}[{matcher}]" if isinstance(matcher, str) and matcher else event
-                    for handler in group.get("hooks") or []:
-                        if isinstance(handler, dict) and isinstance(handler.get("command"), str):
-                            self.add("hooks", label, f"runs `{handler['command']}` on {where}")
-        env = data.get("env")
-        if isinstance(env, dict):
-            from agent.settings.withhold import project_env_allowed
-
-            for name in env:  # the others never apply from a project's file
-                if project_env_allowed(str(name)):
-                    self.add("env", label, f"sets {name}")
+    def settings_file(self, label: str, data: dict[str, Any]) -> None:
+        self.permissions(label, data.get("permissions"))
+        self.hooks(label, data.get("hooks"))
+        self.env(label, data.get("env"))
         self.sandbox(label, data.get("sandbox"))
         status = data.get("statusLine")
         if isinstance(status, dict) and isinstance(status.get("command"), str):
@@ -143,6 +119,41 @@ class _Collector:
         if isinstance(helper, str) and helper.strip():
             self.add("apiKeyHelper", label, f"runs `{helper.strip()}` to get the API key")
         self.servers(label, data.get("mcpServers"))
+
+    def permissions(self, label: str, value: Any) -> None:
+        if not isinstance(value, dict):
+            return
+        for rule in _strings(value.get("allow")):
+            self.add("rules", label, f"allows {rule}")
+        mode = value.get("defaultMode")
+        if isinstance(mode, str) and mode in _WIDENING_MODES:
+            self.add("rules", label, f"starts in {mode} mode")
+        for folder in _strings(value.get("additionalDirectories")):
+            self.add("rules", label, f"adds the directory {folder} to the workspace")
+
+    def hooks(self, label: str, value: Any) -> None:
+        if not isinstance(value, dict):
+            return
+        for event, groups in value.items():
+            for group in groups if isinstance(groups, list) else []:
+                if isinstance(group, dict):
+                    self.hook_group(label, event, group)
+
+    def hook_group(self, label: str, event: str, group: dict[str, Any]) -> None:
+        matcher = group.get("matcher")
+        where = f"{event}[{matcher}]" if isinstance(matcher, str) and matcher else event
+        for handler in group.get("hooks") or []:
+            if isinstance(handler, dict) and isinstance(handler.get("command"), str):
+                self.add("hooks", label, f"runs `{handler['command']}` on {where}")
+
+    def env(self, label: str, value: Any) -> None:
+        if not isinstance(value, dict):
+            return
+        from agent.settings.withhold import project_env_allowed
+
+        for name in value:  # the others never apply from a project's file
+            if project_env_allowed(str(name)):
+                self.add("env", label, f"sets {name}")
 
     def sandbox(self, label: str, value: Any) -> None:
         if not isinstance(value, dict):

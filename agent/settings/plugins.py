@@ -352,7 +352,7 @@ def fetch_into(source: dict[str, Any], into: Path) -> Path:
     return into
 
 
-def remove_marketplace(workspace: Path, name: str) -> str:  # noqa: C901
+def remove_marketplace(workspace: Path, name: str) -> str:
     """Forget marketplace ``name`` (eddy's declarations and clone) and uninstall eddy's
     installations from it.
 
@@ -362,6 +362,24 @@ def remove_marketplace(workspace: Path, name: str) -> str:  # noqa: C901
     workspace = Path(workspace).resolve()
     data = read_json(eddy_plugins_home() / KNOWN)
     data = data if isinstance(data, dict) else {}
+    declared = _forget_declarations(workspace, name)
+    if name not in data and not declared:
+        if name in known(_settings(workspace)):
+            raise PluginError(f"{name} is declared in Claude Code's files; remove it there.")
+        raise PluginError(f'no marketplace "{name}".')
+    data.pop(name, None)
+    _write_registry(KNOWN, data)
+    clone_dir = eddy_plugins_home() / "marketplaces" / name
+    if clone_dir.exists():
+        shutil.rmtree(clone_dir, ignore_errors=True)
+    removed = _uninstall_from(workspace, name)
+    also = f"; uninstalled {', '.join(removed)}" if removed else ""
+    return f"Removed marketplace {name}{also}. {NEXT_SESSION}"
+
+
+def _forget_declarations(workspace: Path, name: str) -> bool:
+    """Take marketplace ``name`` out of eddy's settings files' ``extraKnownMarketplaces``;
+    whether any declared it."""
     declared = False
 
     def forget(settings: dict[str, Any]) -> None:
@@ -378,23 +396,18 @@ def remove_marketplace(workspace: Path, name: str) -> str:  # noqa: C901
     for scope in SCOPES:
         if scope_path(scope, workspace).exists():
             _edit(scope, workspace, forget)
-    if name not in data and not declared:
-        if name in known(_settings(workspace)):
-            raise PluginError(f"{name} is declared in Claude Code's files; remove it there.")
-        raise PluginError(f'no marketplace "{name}".')
-    data.pop(name, None)
-    _write_registry(KNOWN, data)
-    clone_dir = eddy_plugins_home() / "marketplaces" / name
-    if clone_dir.exists():
-        shutil.rmtree(clone_dir, ignore_errors=True)
+    return declared
+
+
+def _uninstall_from(workspace: Path, name: str) -> list[str]:
+    """Uninstall eddy's installations of the plugins of marketplace ``name``; their ids."""
     removed = []
     for plugin_id, records in list(_eddy_installed()["plugins"].items()):
         if plugin_id.endswith(f"@{name}"):
             for record in list(records):
                 uninstall(workspace, plugin_id, str(record.get("scope")))
             removed.append(plugin_id)
-    also = f"; uninstalled {', '.join(removed)}" if removed else ""
-    return f"Removed marketplace {name}{also}. {NEXT_SESSION}"
+    return removed
 
 
 def update_marketplaces(workspace: Path, name: str | None = None) -> list[str]:

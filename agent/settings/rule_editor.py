@@ -114,7 +114,7 @@ class PermissionEditor:
         return f"{removed.message} It no longer applies.", "notice"
 
 
-def text_command(editor: PermissionEditor, arg: str) -> list[Said] | None:  # noqa: C901
+def text_command(editor: PermissionEditor, arg: str) -> list[Said] | None:
     """The text forms of /permissions; None when the dialog should open instead."""
     words = arg.split()
     if not words:
@@ -123,38 +123,55 @@ def text_command(editor: PermissionEditor, arg: str) -> list[Said] | None:  # no
     if verb == "list":
         return [(summary(editor), "hint")]
     if verb == "why":
-        if not rest:
-            return [(USAGE, "error")]
-        from agent.permissions.why import decide
-
-        try:
-            _decision, text = decide(editor.policy, editor.ctx, rest)
-        except ValueError as exc:
-            return [(f"/permissions why: {exc}", "error")]
-        return [(text, "hint")]
+        return _why(editor, rest)
     if verb in RULE_LISTS or verb == "remove":
-        scope = "local"
-        for name in SCOPES:
-            flag = f"--{name}"
-            if rest == flag:
-                scope, rest = name, ""
-            elif rest.startswith(f"{flag} "):
-                scope, rest = name, rest[len(flag) :].strip()
-            elif rest.endswith(f" {flag}"):
-                scope, rest = name, rest[: -len(flag)].strip()
+        scope, rest = _scope_flag(rest)
         if not rest:
             return [(USAGE, "error")]
         if verb != "remove":
             return [editor.add(verb, rest, scope)]
-        try:
-            rule = Rule.parse(rest)
-        except ValueError as exc:
-            return [(f"Not a valid rule: {exc}.", "error")]
-        found = [e for e in editor.entries() if e.rule == rule]
-        if not found:
-            return [(f"No list holds the rule {rule}; /permissions shows them.", "error")]
-        return [editor.remove(e) for e in found]
+        return _remove(editor, rest)
     return [(USAGE, "error")]
+
+
+def _why(editor: PermissionEditor, call: str) -> list[Said]:
+    """``/permissions why CALL``: what the rules and the mode decide for ``call``."""
+    if not call:
+        return [(USAGE, "error")]
+    from agent.permissions.why import decide
+
+    try:
+        _decision, text = decide(editor.policy, editor.ctx, call)
+    except ValueError as exc:
+        return [(f"/permissions why: {exc}", "error")]
+    return [(text, "hint")]
+
+
+def _scope_flag(rest: str) -> tuple[str, str]:
+    """The scope a ``--local``/``--project``/``--user`` flag names (local by default), and
+    ``rest`` without the flag."""
+    scope = "local"
+    for name in SCOPES:
+        flag = f"--{name}"
+        if rest == flag:
+            scope, rest = name, ""
+        elif rest.startswith(f"{flag} "):
+            scope, rest = name, rest[len(flag) :].strip()
+        elif rest.endswith(f" {flag}"):
+            scope, rest = name, rest[: -len(flag)].strip()
+    return scope, rest
+
+
+def _remove(editor: PermissionEditor, text: str) -> list[Said]:
+    """``/permissions remove RULE``: out of every list that holds it."""
+    try:
+        rule = Rule.parse(text)
+    except ValueError as exc:
+        return [(f"Not a valid rule: {exc}.", "error")]
+    found = [e for e in editor.entries() if e.rule == rule]
+    if not found:
+        return [(f"No list holds the rule {rule}; /permissions shows them.", "error")]
+    return [editor.remove(e) for e in found]
 
 
 def summary(editor: PermissionEditor) -> str:

@@ -85,7 +85,7 @@ def project_env_allowed(name: str) -> bool:
     return name in PROJECT_ENV or bool(_LOCALE.fullmatch(name))
 
 
-def withhold(  # noqa: C901
+def withhold(
     data: dict[str, Any],
     source: SettingsSource,
     approved: frozenset[str] | None,
@@ -103,29 +103,38 @@ def withhold(  # noqa: C901
     if source.scope not in _PROJECT_SCOPES:
         return data
     out = copy.copy(data)
-    left: list[str] = []
-    env = out.get("env")
-    if isinstance(env, dict):
-        refused = sorted(n for n in env if not project_env_allowed(str(n)))
-        if refused:
-            out["env"] = {n: v for n, v in env.items() if project_env_allowed(str(n))}
-            problems.append(
-                f"{source.label}: env: {', '.join(refused)} skipped: a project's settings set "
-                "only variables that cannot redirect eddy or the programs it runs (set these "
-                "in your user settings if you want them)."
-            )
+    _withhold_env(out, source, problems)
     if approved is None:
         return out
+    left = _withhold_unapproved(out, approved)
+    if left:
+        problems.append(
+            f"{source.label}: {', '.join(left)} not used: you have not approved what this "
+            "project's files grant as they are now (eddy asks when a session starts)."
+        )
+    return out
+
+
+def _withhold_env(out: dict[str, Any], source: SettingsSource, problems: list[str]) -> None:
+    """Leave out of ``out["env"]`` the variables no project may set, and say so."""
+    env = out.get("env")
+    if not isinstance(env, dict):
+        return
+    refused = sorted(n for n in env if not project_env_allowed(str(n)))
+    if refused:
+        out["env"] = {n: v for n, v in env.items() if project_env_allowed(str(n))}
+        problems.append(
+            f"{source.label}: env: {', '.join(refused)} skipped: a project's settings set "
+            "only variables that cannot redirect eddy or the programs it runs (set these "
+            "in your user settings if you want them)."
+        )
+
+
+def _withhold_unapproved(out: dict[str, Any], approved: frozenset[str]) -> list[str]:
+    """Leave out of ``out`` what the user has not approved; the keys left out."""
+    left: list[str] = []
     if "rules" not in approved:
-        permissions = out.get("permissions")
-        if isinstance(permissions, dict):
-            narrowed = {k: v for k, v in permissions.items() if k in ("ask", "deny")}
-            mode = permissions.get("defaultMode")
-            if mode in ("default", "plan", "dontAsk"):
-                narrowed["defaultMode"] = mode
-            if narrowed != permissions:
-                left.append("permissions.allow/defaultMode/additionalDirectories")
-            out["permissions"] = narrowed
+        _narrow_permissions(out, left)
     for kind, key in (("hooks", "hooks"), ("env", "env"), ("statusLine", "statusLine")):
         if kind not in approved and out.get(key):
             left.append(key)
@@ -138,12 +147,21 @@ def withhold(  # noqa: C901
         if strict != out["sandbox"]:
             left.append("sandbox (what weakens it)")
         out["sandbox"] = strict
-    if left:
-        problems.append(
-            f"{source.label}: {', '.join(left)} not used: you have not approved what this "
-            "project's files grant as they are now (eddy asks when a session starts)."
-        )
-    return out
+    return left
+
+
+def _narrow_permissions(out: dict[str, Any], left: list[str]) -> None:
+    """Unapproved rules: keep only the ask and deny rules and a mode that asks more."""
+    permissions = out.get("permissions")
+    if not isinstance(permissions, dict):
+        return
+    narrowed = {k: v for k, v in permissions.items() if k in ("ask", "deny")}
+    mode = permissions.get("defaultMode")
+    if mode in ("default", "plan", "dontAsk"):
+        narrowed["defaultMode"] = mode
+    if narrowed != permissions:
+        left.append("permissions.allow/defaultMode/additionalDirectories")
+    out["permissions"] = narrowed
 
 
 def _stricter_sandbox(value: dict[str, Any]) -> dict[str, Any]:

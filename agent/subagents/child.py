@@ -33,7 +33,7 @@ from agent.subagents.locks import LockedTool
 from agent.turn.loop import Turn, TurnHost
 from agent.turn.outcome import Limits, TurnOutcome
 from agent.turn.runner import Gate, GateDecision, ToolRunner
-from tools.base import SessionFiles, ShellState, Tool, ToolContext
+from tools.base import Tool, ToolContext
 from tools.textfile import plural
 
 if TYPE_CHECKING:
@@ -123,9 +123,7 @@ class Child(TurnHost):
         session = host.session
         root = parent.root()
         self._root_turn = root
-        ctx = parent_ctx.for_call(parent_ctx.output)
-        ctx.files, ctx.shell = SessionFiles(), ShellState(cwd=parent_ctx.shell.cwd)
-        self.ctx = ctx
+        self.ctx = ctx = parent_ctx.for_child()
         tools = session.tools.subset(frame.allowed, lambda t: LockedTool(t, host.locks))
         # the session's extensions: checkpoints settle after its calls, hooks run for them
         self.runner = ToolRunner(tools, ctx, self._gate(), self._emit, session.extensions)
@@ -195,9 +193,9 @@ class Child(TurnHost):
             headless=session.config.headless,
             save_rules=session.config.save_rules,
             sandbox=session.gate.sandbox,
+            paths=session.gate.paths,  # the session's approvals: the tools' context holds them
         )
         inner.pending = session.gate.pending  # answered by the session's AnswerPermission
-        inner.approved_outside = session.gate.approved_outside
         inner.extensions = session.extensions  # PreToolUse hooks judge a child's calls too
         inner.agent = self.label
         allowed, name = self.frame.allowed, self.definition.name

@@ -165,11 +165,40 @@ def _names(value: Any, key: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(i.split("(", 1)[0].strip() for i in items if i))
 
 
-def parse_definition(path: Path, text: str, source: str) -> AgentDefinition:  # noqa: C901
+def parse_definition(path: Path, text: str, source: str) -> AgentDefinition:
     """One definition from a file's text.
 
     Raises:
         ValueError: why the file is not a usable definition.
+    """
+    meta, body = _front_matter(text)
+    name, description = meta.get("name"), meta.get("description")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("'name' is missing or not a string")
+    if not isinstance(description, str) or not description.strip():
+        raise ValueError("'description' is missing or not a string")
+    tools = _names(meta["tools"], "tools") if meta.get("tools") is not None else None
+    disallowed = _names(meta.get("disallowedTools") or [], "disallowedTools")
+    model = _model(meta.get("model"))
+    mode = meta.get("permissionMode")
+    if mode is not None and mode not in PERMISSION_MODES:
+        raise ValueError(f"'permissionMode' must be one of {', '.join(PERMISSION_MODES)}")
+    turns = meta.get("maxTurns")
+    if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int) or turns < 1):
+        raise ValueError("'maxTurns' must be a whole number of at least 1")
+    if not body:
+        raise ValueError("the body (the agent's system prompt) is empty")
+    return AgentDefinition(
+        name.strip(), description.strip(), body, tools, disallowed, model, mode, turns,
+        source, path,
+    )  # fmt: skip
+
+
+def _front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """The front matter's keys (only known ones) and the body of ``text``.
+
+    Raises:
+        ValueError: no front matter, bad YAML or an unknown key.
     """
     import yaml
 
@@ -185,31 +214,20 @@ def parse_definition(path: Path, text: str, source: str) -> AgentDefinition:  # 
     unknown = sorted(str(k) for k in meta if k not in _KEYS | _KNOWN_EXTRA)
     if unknown:
         raise ValueError(f"unknown key(s) {', '.join(unknown)}")
-    name, description = meta.get("name"), meta.get("description")
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError("'name' is missing or not a string")
-    if not isinstance(description, str) or not description.strip():
-        raise ValueError("'description' is missing or not a string")
-    tools = _names(meta["tools"], "tools") if meta.get("tools") is not None else None
-    disallowed = _names(meta.get("disallowedTools") or [], "disallowedTools")
-    model = meta.get("model")
+    return meta, parts[1].strip()
+
+
+def _model(model: Any) -> str | None:
+    """The model id of a definition's ``model`` (None: inherit).
+
+    Raises:
+        ValueError: not a string.
+    """
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise ValueError("'model' must be sonnet, opus, haiku, inherit or a model id")
     if isinstance(model, str):
-        model = None if model == "inherit" else MODEL_ALIASES.get(model, model)
-    mode = meta.get("permissionMode")
-    if mode is not None and mode not in PERMISSION_MODES:
-        raise ValueError(f"'permissionMode' must be one of {', '.join(PERMISSION_MODES)}")
-    turns = meta.get("maxTurns")
-    if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int) or turns < 1):
-        raise ValueError("'maxTurns' must be a whole number of at least 1")
-    body = parts[1].strip()
-    if not body:
-        raise ValueError("the body (the agent's system prompt) is empty")
-    return AgentDefinition(
-        name.strip(), description.strip(), body, tools, disallowed, model, mode, turns,
-        source, path,
-    )  # fmt: skip
+        return None if model == "inherit" else MODEL_ALIASES.get(model, model)
+    return None
 
 
 def _files(folder: Path) -> list[Path]:

@@ -42,7 +42,7 @@ from agent.subagents.child import Child, Frame, narrower
 from agent.subagents.definitions import MODEL_ALIASES, AgentCatalog, AgentDefinition
 from agent.subagents.locks import FileLocks
 from agent.turn.loop import CURRENT_TURN, Turn
-from agent.turn.outcome import TurnOutcome
+from agent.turn.outcome import Limits, TurnOutcome
 from tools.base import ToolContext, ToolError, ToolResult
 
 if TYPE_CHECKING:
@@ -132,31 +132,11 @@ class SubagentHost(Extension):
         parent = CURRENT_TURN.get()
         if parent is None:
             raise ToolError("The Agent tool runs only inside a turn of the agent loop.")
-        frame = self._frame()
-        if frame.depth >= self.max_depth:
-            raise ToolError(
-                f"Subagents may nest at most {self.max_depth} deep; this agent cannot start "
-                "another one. Do the task yourself."
-            )
-        kind = str(args.get("subagent_type", ""))
-        definition = self.catalog.get(kind)
-        if definition is None:
-            known = ", ".join(self.catalog.agents)
-            raise ToolError(f"No agent type {kind!r}. Available: {known}.")
-        allowed = {n for n in frame.allowed if definition.allows(n)}
-        if frame.depth + 1 >= self.max_depth:
-            allowed.discard("Agent")
+        definition, child_frame = self._child_frame(args, ctx)
+        agent_id = child_frame.agent_id
         model = args.get("model")
         model_id = MODEL_ALIASES.get(str(model), str(model)) if model else None
         model_id = model_id or definition.model or parent.spec.model
-        agent_id = uuid.uuid4().hex[:12]
-        child_frame = Frame(
-            agent_id,
-            frame.depth + 1,
-            frozenset(allowed),
-            narrower(frame.mode, definition.permission_mode),
-            frame.root_call_id or ctx.call_id,
-        )
         prompt = str(args.get("prompt", ""))
         if args.get("run_in_background"):
             description = str(args.get("description", ""))
@@ -183,6 +163,36 @@ class SubagentHost(Extension):
             finally:
                 CURRENT_FRAME.reset(token)
         return await self._finish(child, outcome)
+
+    def _child_frame(self, args: dict[str, Any], ctx: ToolContext) -> tuple[AgentDefinition, Frame]:
+        """The agent type an Agent call asks for and the frame its child runs in (its tools:
+        the type's within the caller's; its mode: the narrower of the two).
+
+        Raises:
+            ToolError: the depth cap is reached, or the type is unknown.
+        """
+        frame = self._frame()
+        if frame.depth >= self.max_depth:
+            raise ToolError(
+                f"Subagents may nest at most {self.max_depth} deep; this agent cannot start "
+                "another one. Do the task yourself."
+            )
+        kind = str(args.get("subagent_type", ""))
+        definition = self.catalog.get(kind)
+        if definition is None:
+            known = ", ".join(self.catalog.agents)
+            raise ToolError(f"No agent type {kind!r}. Available: {known}.")
+        allowed = {n for n in frame.allowed if definition.allows(n)}
+        if frame.depth + 1 >= self.max_depth:
+            allowed.discard("Agent")
+        child_frame = Frame(
+            uuid.uuid4().hex[:12],
+            frame.depth + 1,
+            frozenset(allowed),
+            narrower(frame.mode, definition.permission_mode),
+            frame.root_call_id or ctx.call_id,
+        )
+        return definition, child_frame
 
     async def _finish(self, child: Child, outcome: TurnOutcome) -> ToolResult:
         """The parent's result for ``child`` (its SubagentStop hooks ran as its turn's
@@ -218,18 +228,7 @@ class SubagentHost(Extension):
         turn check against the session's spend as it happens (``Limits.live``); its cost moves
         into the session's totals when it ends.
         """
-        root = parent.root()
-        cap = root.limits.max_budget_usd
-        if cap is not None and parent.spent() >= cap:
-            raise ToolError("The budget is spent; the agent was not started.")
-        # the concurrency cap holds for background children too: they take no slot (they
-        # outlive the call), so without this one response could start any number of them
-        if len(self.background) >= self.concurrency:
-            raise ToolError(
-                f"{len(self.background)} background agents are already running (at most "
-                f"{self.concurrency}); the agent was not started. Wait for one to finish, or "
-                "run this one in the foreground."
-            )
+        self._may_start_background(parent)
         token = CURRENT_FRAME.set(frame)
         try:
             child = Child(self, parent, ctx, frame, definition, model_id, prompt, ctx.call_id)
@@ -237,44 +236,17 @@ class SubagentHost(Extension):
             CURRENT_FRAME.reset(token)
         child.turn.parent = None
         child.turn.interrupt = asyncio.Event()
-        limits = child.turn.limits
-        if cap is not None and root.limits.live is not None:
-            # one cap for the session: this child, the turn that started it and the turns
-            # after it all check the spend of every running tree as it happens
-            limits.max_budget_usd, limits.live = cap, root.limits.live
-            limits.spent_before, limits.budget_scope = (
-                root.limits.spent_before,
-                root.limits.budget_scope,
-            )
-        elif cap is not None:  # a turn run on its own (tests): what was left of its B
-            limits.max_budget_usd = cap - root.cost
+        _share_budget(child.turn.limits, parent.root())
         self.session.spend.running.append(child.turn)
         agent_id = frame.agent_id
         self.running[agent_id] = child
         record = BackgroundAgent(child, prompt, time.time(), description=description)
         self.tasks[agent_id] = record
         self.session.reports.expect(agent_id)
-
-        async def run() -> None:
-            outcome = TurnOutcome("interrupted", 0, 0, 0.0, child.turn.usage)
-            try:
-                outcome = await child.run(prompt)
-            finally:
-                self.running.pop(agent_id, None)
-                self.background.pop(agent_id, None)
-                self.session.background_changed()
-                self.session.spend.add_background(child.turn)
-                # an interrupted background child was stopped: by ``stop`` or the close
-                status = {"success": "completed", "interrupted": "stopped"}
-                record.status = status.get(outcome.subtype, "failed")
-                record.stopping = record.stopping and record.status == "stopped"
-            result = await self._finish(child, outcome)
-            report = completion_report(record, outcome.subtype, str(result.content))
-            self.session.reports.add(report)
-
         ctx_copy = contextvars.copy_context()
         ctx_copy.run(CURRENT_FRAME.set, frame)
-        task = asyncio.get_running_loop().create_task(run(), context=ctx_copy)
+        work = self._run_background(child, record, prompt)
+        task = asyncio.get_running_loop().create_task(work, context=ctx_copy)
         self.background[agent_id] = task
         self.session.background_changed()
         text = (
@@ -283,6 +255,43 @@ class SubagentHost(Extension):
         )
         display = {"kind": "subagent", "agent_id": agent_id, "agent_type": definition.name}
         return ToolResult(text, display=display | {"subtype": "background"})
+
+    def _may_start_background(self, parent: Turn) -> None:
+        """Refuse a background child when the budget is spent or the concurrency cap is
+        reached (it holds for background children too: they take no slot, since they outlive
+        the call, so without it one response could start any number of them).
+
+        Raises:
+            ToolError: why the agent was not started.
+        """
+        cap = parent.root().limits.max_budget_usd
+        if cap is not None and parent.spent() >= cap:
+            raise ToolError("The budget is spent; the agent was not started.")
+        if len(self.background) >= self.concurrency:
+            raise ToolError(
+                f"{len(self.background)} background agents are already running (at most "
+                f"{self.concurrency}); the agent was not started. Wait for one to finish, or "
+                "run this one in the foreground."
+            )
+
+    async def _run_background(self, child: Child, record: BackgroundAgent, prompt: str) -> None:
+        """Run a background child to its end; its result becomes a report."""
+        agent_id = child.frame.agent_id
+        outcome = TurnOutcome("interrupted", 0, 0, 0.0, child.turn.usage)
+        try:
+            outcome = await child.run(prompt)
+        finally:
+            self.running.pop(agent_id, None)
+            self.background.pop(agent_id, None)
+            self.session.background_changed()
+            self.session.spend.add_background(child.turn)
+            # an interrupted background child was stopped: by ``stop`` or the close
+            status = {"success": "completed", "interrupted": "stopped"}
+            record.status = status.get(outcome.subtype, "failed")
+            record.stopping = record.stopping and record.status == "stopped"
+        result = await self._finish(child, outcome)
+        report = completion_report(record, outcome.subtype, str(result.content))
+        self.session.reports.add(report)
 
     def background_agents(self) -> list[BackgroundAgent]:
         """Every background child of the session, oldest first (``/tasks``)."""
@@ -352,3 +361,18 @@ class SubagentHost(Extension):
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _share_budget(limits: Limits, root: Turn) -> None:
+    """A background child's budget: one cap for the session (this child, the turn that
+    started it and the turns after it all check the spend of every running tree as it
+    happens), or what was left of its root's B (a turn run on its own: tests)."""
+    cap = root.limits.max_budget_usd
+    if cap is not None and root.limits.live is not None:
+        limits.max_budget_usd, limits.live = cap, root.limits.live
+        limits.spent_before, limits.budget_scope = (
+            root.limits.spent_before,
+            root.limits.budget_scope,
+        )
+    elif cap is not None:
+        limits.max_budget_usd = cap - root.cost

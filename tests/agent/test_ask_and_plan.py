@@ -19,7 +19,6 @@ from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
 from tools import default_tools
 from tools.ask_user_question import HEADLESS as ASK_HEADLESS
-from tools.base import ToolContext
 from tools.exit_plan_mode import APPROVED
 from tools.exit_plan_mode import HEADLESS as PLAN_HEADLESS
 
@@ -54,7 +53,7 @@ def make_session(
     config = SessionConfig(workspace=ws, model="claude-sonnet-5-5", headless=headless)
     config.policy.mode = mode  # type: ignore[assignment]
     model = AnthropicModel("claude-sonnet-5-5", api_key="t", base_url=fake.base_url)
-    return Session(config, model, default_tools(), events, ToolContext(ws)), events
+    return Session(config, model, default_tools(), events), events
 
 
 def call(call_id: str, name: str, **args: Any) -> Reply:

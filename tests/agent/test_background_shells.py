@@ -21,7 +21,6 @@ from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
 from tests.helpers.sandbox import needs_bwrap, sandboxed_ctx
 from tools import default_tools
-from tools.base import ToolContext
 from tools.bash import BashTool
 
 
@@ -33,7 +32,7 @@ def make_session(
     config = SessionConfig(workspace=ws, model="claude-sonnet-5-5")
     config.policy.mode = "bypassPermissions"
     model = AnthropicModel("claude-sonnet-5-5", api_key="t", base_url=fake.base_url)
-    session = Session(config, model, default_tools(), events, ToolContext(ws))
+    session = Session(config, model, default_tools(), events)
     if store is not None:
         session.attach_checkpoints(CheckpointStore(ws, store))
     return session, events
@@ -309,7 +308,7 @@ async def test_a_background_command_runs_in_the_sandbox_its_grant_calls_for(
     ws = tmp_path / "ws"
     ws.mkdir()
     ctx = sandboxed_ctx(ws)
-    shells = ShellRegistry(ctx)
+    shells = ShellRegistry(ctx.limits, ctx.output_dir)
     ctx.shells = shells
     args = {"command": "touch made.txt; echo wrote $?", "run_in_background": True}
     started = await BashTool().run(args, ctx.for_call(lambda _t: None, "read_only"))

@@ -10,7 +10,7 @@ import pytest
 
 from agent.messages import ToolUseBlock
 from agent.permissions.policy import Policy, Rule
-from agent.session.gate import PermissionGate
+from agent.session.gate import PathAccess, PermissionGate
 from tools.base import ToolContext
 from tools.glob import GlobTool
 from tools.grep import GrepTool
@@ -27,10 +27,14 @@ def workspace(tmp_path: Path) -> Path:
 
 
 async def run(tool: Any, args: dict[str, Any], tmp_path: Path, deny: list[str]) -> str:
-    """Run ``tool`` as a session would: through the gate (which installs the filter)."""
-    ctx = ToolContext(tmp_path)
+    """Run ``tool`` as a session would: through the gate, whose path answers (the read
+    filter) the tools' context holds."""
     policy = Policy(deny=[Rule.parse(r) for r in deny])
-    gate = PermissionGate(policy, ctx, lambda _e: None, lambda: 1, tmp_path, headless=True)
+    paths = PathAccess(policy, tmp_path)
+    ctx = ToolContext(tmp_path, paths=paths)
+    gate = PermissionGate(
+        policy, ctx, lambda _e: None, lambda: 1, tmp_path, headless=True, paths=paths
+    )
     use = ToolUseBlock("t", tool.name, args)
     decision = await gate(use, tool)
     if not decision.allow:

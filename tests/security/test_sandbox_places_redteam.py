@@ -126,7 +126,7 @@ async def test_a_background_command_cannot_keep_one_either(tmp_path: Path) -> No
     ws = tmp_path / "ws"
     ws.mkdir()
     ctx = sandboxed_ctx(ws)
-    ctx.shells = ShellRegistry(ctx)
+    ctx.shells = ShellRegistry(ctx.limits, ctx.output_dir)
     command = "sleep 0.2; python3 -c \"import os; os.makedirs('.'+'claude/agents')\""
     args = {"command": command, "run_in_background": True}
     started = await BashTool().run(args, ctx.for_call(lambda _t: None, "rule"))

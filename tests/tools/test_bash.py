@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.sandbox import needs_bwrap, run_bash, sandboxed_ctx
+from tests.helpers.tool_hooks import Hooks
 from tools.base import Tool, ToolContext, ToolLimits, ToolResult
 from tools.bash import TOOL
 from tools.outbuf import HeadTail
@@ -223,7 +224,7 @@ async def test_checkpoint_hooks_wrap_every_command(tmp_path: Path) -> None:
     async def after() -> None:
         calls.append("after")
 
-    ctx = make_ctx(tmp_path, before_shell=before, after_shell=after)
+    ctx = make_ctx(tmp_path, checkpoints=Hooks(before_shell=before, after_shell=after))
     await bash(ctx, "exit 1")
     await bash(ctx, "sleep 5", timeout=100)
     assert calls == ["before", "after", "before", "after"]
@@ -244,7 +245,7 @@ async def test_a_read_only_grant_in_the_sandbox_skips_the_checkpoint_hooks(
     ws = tmp_path / "ws"
     ws.mkdir()
     ctx = sandboxed_ctx(ws)
-    ctx.before_shell, ctx.after_shell = before, after
+    ctx.checkpoints = Hooks(before_shell=before, after_shell=after)
     result = await run_bash(ctx, "cat /etc/hostname", "read_only")
     assert not result.is_error and calls == []  # the read-only sandbox: nothing can change
     await run_bash(ctx, "true", "rule")

@@ -66,7 +66,7 @@ def bash_session(fake: FakeAnthropic, workspace: Path) -> tuple[Session, Events]
     config = SessionConfig(workspace=workspace, model="claude-sonnet-5-5")
     config.policy.mode = "bypassPermissions"
     model = AnthropicModel("claude-sonnet-5-5", api_key="t", base_url=fake.base_url)
-    return Session(config, model, [TOOL], events, ToolContext(workspace)), events
+    return Session(config, model, [TOOL], events), events
 
 
 async def test_a_cut_output_reaches_the_model_with_the_path_of_the_whole(

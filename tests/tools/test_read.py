@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.tool_hooks import OutsidePaths
 from tools.base import Tool, ToolContext, ToolError, ToolLimits, ToolResult
 from tools.image_block import IMAGE_MAX_BYTES
 from tools.read import TOOL
@@ -292,7 +293,7 @@ async def test_non_regular_files_are_refused_without_opening(
 
 
 async def test_device_is_refused(tmp_path: Path) -> None:
-    ctx = make_ctx(tmp_path, allow_outside=lambda _tool, _path: True)
+    ctx = make_ctx(tmp_path, paths=OutsidePaths(lambda _tool, _path: True))
     with pytest.raises(ToolError, match="is a device"):
         await read(ctx, file_path="/dev/null")
 
@@ -386,7 +387,7 @@ async def test_paths_outside_are_refused_unless_allowed(tmp_path: Path, raw: str
         asked.append((tool, path))
         return True
 
-    ctx.allow_outside = allow
+    ctx.paths = OutsidePaths(allow)
     assert "top secret" in text_of(await read(ctx, file_path=raw))
     assert asked == [("Read", (tmp_path / "secret.txt").resolve())]
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.tool_hooks import Hooks, OutsidePaths
 from tools import edit as edit_mod
 from tools import multiedit as multiedit_mod
 from tools import read as read_mod
@@ -229,7 +230,7 @@ async def test_edit_failures_explain_and_change_nothing(
     async def hook(paths: list[Path]) -> None:
         calls.append(paths)
 
-    ctx = make_ctx(tmp_path, before_change=hook)
+    ctx = make_ctx(tmp_path, checkpoints=Hooks(before_change=hook))
     p = await seen(ctx, "f.py", content)
     before = p.stat().st_mtime_ns
     with pytest.raises(ToolError, match=error):
@@ -365,7 +366,7 @@ async def test_multiedit_is_all_or_nothing(tmp_path: Path, edits: list, error: s
     async def hook(paths: list[Path]) -> None:
         calls.append(paths)
 
-    ctx = make_ctx(tmp_path, before_change=hook)
+    ctx = make_ctx(tmp_path, checkpoints=Hooks(before_change=hook))
     p = await seen(ctx, "m.txt", "a\nb\nc\nc\n")
     with pytest.raises(ToolError, match=error) as err:
         await call(MULTI, ctx, file_path="m.txt", edits=edits)
@@ -411,7 +412,7 @@ async def test_before_change_sees_the_old_file(tmp_path: Path, tool: Tool, args:
     async def hook(paths: list[Path]) -> None:
         snapshots.append((paths, paths[0].read_text()))
 
-    ctx = make_ctx(tmp_path, before_change=hook)
+    ctx = make_ctx(tmp_path, checkpoints=Hooks(before_change=hook))
     p = await seen(ctx, "c.txt", "before\n")
     await call(tool, ctx, file_path="c.txt", **args)
     assert snapshots == [([p], "before\n")]
@@ -425,7 +426,7 @@ async def test_before_change_for_a_new_file_and_for_refusals(tmp_path: Path) -> 
         assert not paths[0].exists()
         calls.append(paths)
 
-    ctx = make_ctx(tmp_path, before_change=hook)
+    ctx = make_ctx(tmp_path, checkpoints=Hooks(before_change=hook))
     await call(WRITE, ctx, file_path="n.txt", content="x\n")
     assert calls == [[ctx.workspace / "n.txt"]]
     (ctx.workspace / "unread.txt").write_text("u\n")
@@ -459,7 +460,7 @@ async def test_changes_outside_the_workspace_are_refused_unless_allowed(
         await call(tool, ctx, file_path=raw, **args)
     assert not target.exists()
     assert tool.paths({"file_path": raw, **args}, ctx)[0].inside is False
-    ctx.allow_outside = lambda name, path: name == tool.name and path == target
+    ctx.paths = OutsidePaths(lambda name, path: name == tool.name and path == target)
     await call(tool, ctx, file_path=raw, **args)
     assert target.read_text() == "pwned\n"
 

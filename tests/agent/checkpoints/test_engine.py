@@ -726,7 +726,7 @@ async def test_changes_before_any_prompt_get_a_checkpoint(tmp_path: Path) -> Non
 async def test_the_real_file_tools_call_the_hook(tmp_path: Path) -> None:
     ws, store = make(tmp_path)
     (ws / "m.py").write_text("x = 1\n")
-    ctx = ToolContext(ws, before_change=store.before_change)
+    ctx = ToolContext(ws, checkpoints=store)
     store.begin("p1", "x")
     await read_mod.TOOL.run({"file_path": "m.py"}, ctx)
     await edit_mod.TOOL.run({"file_path": "m.py", "old_string": "1", "new_string": "2"}, ctx)

@@ -14,13 +14,12 @@ from agent.mcp.client_side import DECLINE, progress_line
 from agent.mcp.manager import McpManager
 from agent.model.anthropic import AnthropicModel
 from agent.permissions.policy import Policy, Rule
-from agent.session.config import SessionConfig
+from agent.session.config import SessionConfig, ToolSetup
 from agent.session.core import Session
 from tests.agent.mcp.servers import config_of, fake
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
 from tools import default_tools
-from tools.base import ToolContext
 
 
 def session_with_server(
@@ -34,9 +33,9 @@ def session_with_server(
         headless=headless,
     )
     model = AnthropicModel("claude-sonnet-5-5", api_key="t", base_url=fake_api.base_url)
-    ctx = ToolContext(tmp_path, extra_dirs=extra)
-    session = Session(config, model, default_tools(), events, ctx)
-    manager = McpManager(config_of(fake("fake")), wait_at_first_call=True, roots=ctx.roots)
+    session = Session(config, model, default_tools(), events, ToolSetup(extra_dirs=extra))
+    roots = session.ctx.roots
+    manager = McpManager(config_of(fake("fake")), wait_at_first_call=True, roots=roots)
     manager.bind(session.tools, session.emit)
     session.add_extension(manager)
     manager.start()

@@ -22,7 +22,6 @@ from tests.agent.mcp.servers import EVERYTHING, config_of, everything
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
 from tools import default_tools
-from tools.base import ToolContext
 
 pytestmark = pytest.mark.skipif(
     not EVERYTHING.exists(),
@@ -42,9 +41,9 @@ def session_with_everything(
         headless=headless,
     )
     model = AnthropicModel("claude-sonnet-5-5", api_key="t", base_url=fake_api.base_url)
-    ctx = ToolContext(workspace)
-    session = Session(config, model, default_tools(), events, ctx)
-    manager = McpManager(config_of(everything()), wait_at_first_call=True, roots=ctx.roots)
+    session = Session(config, model, default_tools(), events)
+    roots = session.ctx.roots
+    manager = McpManager(config_of(everything()), wait_at_first_call=True, roots=roots)
     manager.bind(session.tools, session.emit)
     session.add_extension(manager)
     manager.start()

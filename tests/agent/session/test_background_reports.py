@@ -19,7 +19,6 @@ from agent.session.reports import Report, shell_report
 from tests.fakes.scripted import ScriptedModel, ScriptItem, tool_call
 from tests.helpers.events import Events
 from tools import default_tools
-from tools.base import ToolContext
 
 
 def report(n: int, status: str = "completed") -> Report:
@@ -33,7 +32,7 @@ def make(
     cfg = SessionConfig(workspace=tmp_path, model="claude-sonnet-5-5", **config)  # type: ignore[arg-type]
     cfg.policy.mode = "bypassPermissions"
     model = ScriptedModel(script, cost_per_call=0.01)  # type: ignore[arg-type]
-    session = Session(cfg, model, default_tools(), events, ToolContext(tmp_path))
+    session = Session(cfg, model, default_tools(), events)
     return session, events, model
 
 

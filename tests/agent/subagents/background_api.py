@@ -19,7 +19,6 @@ from agent.subagents.definitions import load_agents
 from tests.fakes.fake_api import FakeAnthropic, Reply, ScriptItem, text, tool_use
 from tests.helpers.events import Events
 from tools import default_tools
-from tools.base import ToolContext
 
 Item = ScriptItem | Callable[[dict[str, Any]], ScriptItem]
 
@@ -112,7 +111,7 @@ def bg_session(fake: FakeAnthropic, tmp_path: Path) -> tuple[Session, Events]:
     config = SessionConfig(workspace=ws, model="claude-sonnet-5-5")
     config.policy.mode = "bypassPermissions"
     model = AnthropicModel("claude-sonnet-5-5", api_key="t", base_url=fake.base_url)
-    session = Session(config, model, default_tools(), events, ToolContext(ws))
+    session = Session(config, model, default_tools(), events)
     session.attach_transcript(Transcript.create(ws, model="claude-sonnet-5-5"))
     attach_subagents(session, load_agents(ws, home=tmp_path / "home"))
     return session, events

@@ -16,6 +16,7 @@ from agent.store.load import load
 from agent.subagents import locks
 from tests.fakes.scripted import tool_call
 from tests.helpers.subagents import TreeModel, tree_session
+from tests.helpers.tool_hooks import Hooks
 
 
 def agent_call(call_id: str, prompt: str, kind: str = "general-purpose") -> Any:
@@ -209,7 +210,7 @@ async def test_two_children_editing_one_file_lose_no_update(
         while not both.is_set() and not host.locks.waiting(paths[0]):
             await asyncio.sleep(0)
 
-    session.ctx.before_change = checkpoint_save
+    session.ctx.checkpoints = Hooks(before_change=checkpoint_save)
     if not serialised:  # what the locks prevent: an interleaved check-then-write
         monkeypatch.setattr(locks.LockedTool, "run", lambda self, a, c: self._tool.run(a, c))
     session.submit(ops.SubmitPrompt("go"))
