@@ -257,8 +257,3 @@ class FollowScreen(Dialog[None]):
     def action_close(self) -> None:
         self.stop_following()
         self.dismiss(None)
-
-
-def name_start(path: Path) -> tuple[Path, str]:
-    """``followed``'s answer for a file whose path is known."""
-    return path.parent, path.name

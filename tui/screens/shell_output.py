@@ -3,9 +3,9 @@
 It shows ``frontend.bashes.shell_view`` of the shell (its id, status and command, then the last
 lines of its output, read from its log without consuming what BashOutput has not read yet),
 and shows it again whenever the log file is written (a ``FollowScreen``: the kernel tells it,
-no polling) and when the shell ends; then it stops following. Before the first output the
-log has no file yet: the screen watches the folder it will be made in. Esc or q closes it;
-nothing here touches the shell.
+no polling) and when the shell ends; then it stops following. It watches the log's folder
+for the log's name, so a log made after the screen opened (at the first output) is followed
+too. Esc or q closes it; nothing here touches the shell.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from textual.content import Content
 from frontend.bashes import shell_view
 from tools.shellproc import DRAIN_S
 from tools.spool import output_folder
-from tui.screens.follow import FollowScreen, Shown, name_start
+from tui.screens.follow import FollowScreen, Shown
 
 
 class ShellOutputScreen(FollowScreen):
@@ -32,7 +32,6 @@ class ShellOutputScreen(FollowScreen):
     def __init__(self, shell: Any) -> None:
         super().__init__("shell-output")
         self.shell = shell
-        self._had_file = shell.log.path is not None
 
     async def wait_for_end(self) -> bool:
         """The shell's exit is no write of its log: it is shown when it comes, with what its
@@ -44,9 +43,11 @@ class ShellOutputScreen(FollowScreen):
         return True
 
     def followed(self) -> tuple[Path, str] | None:
+        """The log's folder, and the start of its file's name: known before the file is
+        made (at the first output), and it names that file alone (``bash_1-<id>.txt``)."""
         log = self.shell.log
         if log.path is not None:
-            return name_start(log.path)
+            return log.path.parent, f"{log.prefix}-"
         try:
             return output_folder(log.directory), f"{log.prefix}-"
         except OSError:
@@ -58,10 +59,3 @@ class ShellOutputScreen(FollowScreen):
         state = "running: updates as it prints" if running else "ended"
         title = f"Background shell {self.shell.id} · output (read-only, {state})"
         return Shown(title, Content("\n".join(lines)), not running)
-
-    def reread(self) -> None:
-        """Show the shell again; once its log has a file, follow that file alone."""
-        super().reread()
-        if not self._had_file and self.shell.log.path is not None and not self.ended:
-            self._had_file = True
-            self.follow()

@@ -18,7 +18,7 @@ from textual.content import Content
 
 from frontend.subagent_transcripts import CallView, Summary, child_path, transcript_view
 from frontend.tool_summary import is_problem
-from tui.screens.follow import FollowScreen, Shown, name_start
+from tui.screens.follow import FollowScreen, Shown
 from tui.widgets.conversation.tool_call import call_header
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class SubagentTranscriptScreen(FollowScreen):
         self.summary = summary
 
     def followed(self) -> tuple[Path, str] | None:
-        return name_start(self.path)
+        return self.path.parent, self.path.name
 
     def opens_at_bottom(self, shown: Shown) -> bool:
         """A running child opens at its newest lines, a finished one at its start."""
