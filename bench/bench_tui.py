@@ -137,8 +137,9 @@ class FakeServer:
         self.proc.wait()
 
 
-async def raw_stream_seconds(model: Any, workspace: Path) -> float:
-    """The turn through a real Session with a no-op emit: the stream without a UI."""
+async def raw_stream_seconds(model: Any, workspace: Path) -> tuple[float, float]:
+    """The turn through a real Session with a no-op emit: the stream without a UI (wall
+    seconds, and this process's CPU seconds over them)."""
     from agent import events as ev
     from agent import ops
     from agent.session.config import SessionConfig
@@ -152,18 +153,19 @@ async def raw_stream_seconds(model: Any, workspace: Path) -> float:
 
     model.client()  # made before the prompt, as eddy's start-up does (not part of a stream)
     session = Session(SessionConfig(workspace, MODEL), model, [], emit)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     session.submit(ops.SubmitPrompt("write"))
     await done.wait()
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     await model.aclose()
-    return elapsed
+    return elapsed, cpu
 
 
-async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, float]:
+async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, float, float]:
     """Seconds from sending the prompt until the engine finished, until the answer's final
     frame is painted (every delta rendered, the end on screen), and until every piece of it
-    is rendered (pieces that scrolled past unseen are rendered after the final frame)."""
+    is rendered (pieces that scrolled past unseen are rendered after the final frame); and
+    this process's CPU seconds until that final frame."""
     from agent import events as ev
     from cli.main import parse_launch
     from tui.app import EddyApp
@@ -184,7 +186,7 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
     async with app.run_test(size=SIZE) as pilot:
         while app.main.session is None:
             await pilot.pause()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         # as Enter does; pilot.press() would wait until the CPU is idle, i.e. for the end
         app.main.prompt._submit("write")
         # the engine's end as the raw run waits for it, then the widgets, polled cheaply
@@ -194,12 +196,12 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
         while not all(b.finished for b in answers):
             await asyncio.sleep(0.001)
         app.screen._on_timer_update()  # paint the final frame now
-        final = time.perf_counter() - start
+        final, cpu = time.perf_counter() - start, time.process_time() - cpu
         while not all(b.settled for b in app.query(AssistantText)):
             await asyncio.sleep(0.002)
         settled = time.perf_counter() - start
         await model.aclose()
-        return finished[0] - start, final, settled
+        return finished[0] - start, final, settled, cpu
 
 
 class PacedModel:
@@ -285,15 +287,20 @@ def bench_stream() -> None:
         asyncio.run(raw_stream_seconds(server.model(), workspace))  # warm-up: SDK import
         runs = int(os.environ.get("BENCH_RUNS", "5"))
         raw: list[float] = []
+        raw_cpu: list[float] = []
         engine: list[float] = []
         final: list[float] = []
         settled: list[float] = []
+        final_cpu: list[float] = []
         for _ in range(runs):  # interleaved, so noise hits both alike
-            raw.append(asyncio.run(raw_stream_seconds(server.model(), workspace)))
-            e, f, done = asyncio.run(ui_stream_seconds(server.model(), workspace))
+            r, r_cpu = asyncio.run(raw_stream_seconds(server.model(), workspace))
+            raw.append(r)
+            raw_cpu.append(r_cpu)
+            e, f, done, f_cpu = asyncio.run(ui_stream_seconds(server.model(), workspace))
             engine.append(e)
             final.append(f)
             settled.append(done)
+            final_cpu.append(f_cpu)
     finally:
         server.stop()
     med = statistics.median
@@ -303,7 +310,16 @@ def bench_stream() -> None:
         f"{runs}): raw stream {med(raw):.2f}s; under the UI: engine done {med(engine):.2f}s, "
         f"final frame {med(final):.2f}s = {med(final) / med(raw):.2f}x raw (target 1.2x), "
         f"every piece rendered {med(settled):.2f}s; run by run {pairs[0]:.2f}x to "
-        f"{pairs[-1]:.2f}x, {sum(p <= 1.2 for p in pairs)} of {runs} within 1.2x"
+        f"{pairs[-1]:.2f}x, {sum(p <= 1.2 for p in pairs)} of {runs} within 1.2x; "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
+    # CPU seconds (this process's; the server has its own) are less at the mercy of the
+    # load than wall-clock ones: what the UI adds to the stream's own work
+    cpu_pairs = sorted(f / r for f, r in zip(final_cpu, raw_cpu, strict=True))
+    print(
+        f"  CPU to the final frame {med(final_cpu):.3f}s vs the raw stream's "
+        f"{med(raw_cpu):.3f}s = {med(final_cpu) / med(raw_cpu):.2f}x (run by run "
+        f"{cpu_pairs[0]:.2f}x to {cpu_pairs[-1]:.2f}x)"
     )
     if not shutil.which("tmux"):
         print("echo: tmux not found, skipped")

@@ -32,11 +32,16 @@ def _process_temp_dir() -> Path:
     return _temp_dir
 
 
-def new_output_path(directory: Path | None, prefix: str) -> Path:
-    """A fresh file name in ``directory`` (or the process's temporary directory)."""
+def output_folder(directory: Path | None) -> Path:
+    """Where files for ``directory`` go (None: the process's temporary directory), created."""
     base = directory if directory is not None else _process_temp_dir()
     base.mkdir(parents=True, exist_ok=True)
-    return base / f"{prefix}-{uuid.uuid4().hex[:10]}.txt"
+    return base
+
+
+def new_output_path(directory: Path | None, prefix: str) -> Path:
+    """A fresh file name in ``directory`` (or the process's temporary directory)."""
+    return output_folder(directory) / f"{prefix}-{uuid.uuid4().hex[:10]}.txt"
 
 
 class OutputSpool:
@@ -98,6 +103,9 @@ class OutputSpool:
             text, self.clipped = text[:room], True
         try:
             self._file.write(text)
+            # each chunk reaches the file as it comes: a view following the file (a
+            # background shell's /bashes screen) is told of it by the kernel
+            self._file.flush()
         except OSError as exc:
             self.error = exc.strerror or str(exc)
             self.close()

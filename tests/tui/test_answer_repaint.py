@@ -78,3 +78,32 @@ async def test_an_answer_mounts_nothing_however_it_streams() -> None:
             await pilot.pause()
         assert len(list(app.query("*"))) == before and not answer.children
         assert answer.source == answer.text and answer.pieces > 1
+
+
+async def test_a_flood_of_text_waits_for_the_next_write_or_the_end_instead_of_a_frame_each(
+    monkeypatch: Any,
+) -> None:
+    """Text arriving faster than anyone reads (more than FAST_CHARS waiting) is gathered
+    until FAST_INTERVAL after the last write: each write of a flood renders a screenful of
+    new markdown that the stream would otherwise wait behind. The stream's end shows it all
+    at once."""
+    from tui.widgets.conversation import assistant_text
+
+    monkeypatch.setattr(assistant_text, "WRITE_INTERVAL", 0)
+    monkeypatch.setattr(assistant_text, "FAST_INTERVAL", 3600.0)  # only the end comes first
+    flood = "".join(f"Paragraph {n} of the flood.\n\n" for n in range(200))
+    assert len(flood) > assistant_text.FAST_CHARS
+    app = AnswerApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        answer = AssistantText()
+        await app.query_one(VerticalScroll).mount(answer)
+        answer.append("The answer starts.\n\n")
+        await shown(answer, pilot, "starts")  # the first words show at once
+        answer.append(flood)
+        for _ in range(5):
+            await pilot.pause()
+        assert "Paragraph 0 " not in answer.source  # gathered, not written
+        answer.append("A little more.\n\n")
+        answer.finish()
+        await shown(answer, pilot, "A little more.")  # the end: everything, in one write
+        assert answer.finished and flood in answer.source

@@ -131,6 +131,36 @@ async def test_bashes_id_shows_a_shells_output_live_without_reading_it_for_the_m
         await until(lambda: app.screen is app.main, what="the main screen")
 
 
+async def test_bashes_id_opened_before_any_output_shows_the_first_line_as_the_kernel_tells_it(
+    workspace: Path, monkeypatch: Any
+) -> None:
+    """Before its first output a shell's log has no file: the screen watches the folder it is
+    made in, then the file (no timer: polling is pushed out of reach), and stops at the exit."""
+    from tests.helpers.wait import until
+    from tui.screens import follow
+    from tui.screens.shell_output import ShellOutputScreen
+
+    monkeypatch.setattr(follow, "POLL_SECONDS", 3600.0)
+    quiet = "while [ ! -e go ]; do sleep 0.05; done; echo first-words; sleep 0.2; echo bye"
+    call = tool_call("t1", "Bash", command=quiet, run_in_background=True)
+    model = ScriptedModel([assistant("Starting.", call), "Started."])
+    app, events = saved_app(workspace, model, "--permission-mode", "bypassPermissions")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "start it")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+        shell = app.session.shells.shells["bash_1"]
+        await type_and_send(pilot, "/tasks bash_1")
+        screen = await until(lambda: isinstance(app.screen, ShellOutputScreen) and app.screen)
+        assert shell.log.path is None and screen.watching  # no file yet: its folder
+        assert screen.lines[-1] == "  (no output yet)"
+        (workspace / "go").touch()
+        await until(lambda: "  first-words" in screen.lines, what="the first line, live")
+        await until(lambda: screen.ended, what="the shell's end")
+        assert "  bye" in screen.lines and not screen.following
+
+
 async def test_exit_names_the_background_shells_it_stops(workspace: Path) -> None:
     call = tool_call("t1", "Bash", command="sleep 300", run_in_background=True)
     model = ScriptedModel([assistant("Starting.", call), "Started."])

@@ -78,7 +78,7 @@ async def test_enter_on_the_block_opens_the_childs_whole_transcript_and_esc_clos
         await pilot.press("enter")
         screen = await until(lambda: isinstance(app.screen, SubagentTranscriptScreen)
                              and app.screen)  # fmt: skip
-        assert screen.ended and screen._timer is None  # finished: not re-read
+        assert screen.ended and not screen.following  # finished: not re-read
         text = screen_text(screen)
         assert text.startswith(f"Explore agent {live.agent_id}")
         for shown in ("› find the callers", "Looking.", "✓ Read  a.py", "x = 1", "x is in a.py"):
@@ -141,12 +141,12 @@ async def test_the_screen_follows_a_running_child_until_its_end_is_recorded(
         await pilot.press("enter")
         screen = await until(lambda: isinstance(app.screen, SubagentTranscriptScreen)
                              and app.screen)  # fmt: skip
-        assert not screen.ended and screen._timer is not None  # running: re-read as it goes
+        assert not screen.ended and screen.watching  # running: re-read as it goes
         assert "✓ Read  a.py" in screen.lines and "x is in a.py" not in screen.lines
         assert "running" in str(screen._title.render())
         hold.set()  # the child answers and ends
         await until(lambda: screen.ended, what=lambda: screen_text(screen))
-        assert "x is in a.py" in screen.lines and screen._timer is None
+        assert "x is in a.py" in screen.lines and not screen.following
         assert screen.lines[-1].startswith("— success")
         await settle(app, pilot)
 
@@ -217,3 +217,32 @@ async def test_slash_agents_lists_the_sessions_subagents_and_opens_one_by_id(
         assert "› find the callers" in screen_text(screen) and "x is in a.py" in screen_text(screen)
         await pilot.press("escape")
         await until(lambda: not isinstance(app.screen, SubagentTranscriptScreen))
+
+
+async def test_a_line_appended_to_a_running_childs_file_shows_without_a_timer_tick(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The screen is told of the write by the kernel (the follow screen's inotify watch),
+    not by a timer: with polling pushed out of reach, the appended end still shows."""
+    from agent.store.children import child_transcripts
+    from tests.helpers.recorded_children import session_with_child
+    from tui.screens import follow
+
+    monkeypatch.setattr(follow, "POLL_SECONDS", 3600.0)  # a poll would never come in time
+    (path,) = child_transcripts(await session_with_child(tmp_path))
+    *running, end = path.read_text().splitlines(keepends=True)
+    assert '"subagent_end"' in end
+    path.write_text("".join(running))  # the child as it was before its end was recorded
+    app = App[None]()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = SubagentTranscriptScreen(path, "Explore")
+        await app.push_screen(screen)
+        await pilot.pause()
+        assert not screen.ended and screen.watching
+        assert not any(line.startswith("— success") for line in screen.lines)
+        screen.updated.clear()
+        with path.open("a") as f:
+            f.write(end)
+        await asyncio.wait_for(screen.updated.wait(), 10)  # the watch's event, no tick
+        assert screen.ended and screen.lines[-1].startswith("— success")
+        assert not screen.following  # the end is recorded: no more watching

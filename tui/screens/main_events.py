@@ -34,9 +34,7 @@ class EventRouter:
         self._text: list[str] = []
         """Text deltas not shown yet: those parsed from one read of the stream go as one."""
 
-    # C901 counts each case of the match: it is the table of what each event does here, and
-    # mypy's assert_never proves it names every event (tests/agent/test_protocol_exhaustive.py)
-    def handle(self, event: ev.Event) -> None:  # noqa: C901
+    def handle(self, event: ev.Event) -> None:
         """Route one engine event to the widgets that show it."""
         if type(event) is ev.TextDelta:  # the hot path: thousands a second at full speed
             if not self._text:
@@ -46,42 +44,31 @@ class EventRouter:
         self._show_text()  # what was said before this event comes first
         screen = self.screen
         screen.conversation.apply(event)
-        status = screen.status
-        status.follow(event)  # the figures and the activity (frontend/status.py)
+        screen.status.follow(event)  # the figures and the activity (frontend/status.py)
         screen.status_script.poke()  # the statusLine script runs again, debounced
-        # every kind is named: mypy fails here when a new event is not handled
-        match event:
-            case ev.TurnStarted():
-                self.turn_chars = 0
-                status.start_work()
-            case ev.ThinkingDelta():
-                self._thinking(event)
-                return  # the spinner's timer repaints; no repaint per delta
-            case ev.PermissionRequested():
-                self._ask(event)
-            case ev.QuestionsAsked() | ev.PlanReviewRequested():
-                from tui.screens.ask_dialogs import open_dialog
+        if self._route(event):
+            screen.status.refresh_line()
 
-                open_dialog(self.screen, event)
-            case ev.QuestionsAnswered() | ev.PlanReviewed():
-                pass  # the dialog closed itself
-            case ev.QueueChanged():
-                screen.queued.set_items(event.queue)
-                screen.prompt.queued = status.queued
-            case ev.PermissionResolved():
-                self._close_prompts(event)
-            case ev.Interrupted():
-                self._close_prompts(event)
-                self._close_dialogs()
-            case ev.RewindFinished():
-                screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
-            case ev.SessionRenamed():
-                screen.say(f"Session renamed to “{event.title}”.")
-            case ev.PromptBlocked():
-                self._blocked(event)
-            case ev.TurnFinished():
-                self._finished(event)
-                return
+    # Every kind is named in one of these matches, and each ends in assert_never: mypy fails
+    # here when a new event is not handled (tests/agent/test_protocol_exhaustive.py).
+    def _route(self, event: ev.Event) -> bool:
+        """What ``event`` does beyond the conversation and the status model; whether the
+        status line is drawn again after it."""
+        match event:
+            case ev.TurnStarted() | ev.ThinkingDelta() | ev.PromptBlocked() | ev.TurnFinished():
+                return self._turn_event(event)
+            case (
+                ev.PermissionRequested()
+                | ev.PermissionResolved()
+                | ev.Interrupted()
+                | ev.QuestionsAsked()
+                | ev.PlanReviewRequested()
+                | ev.QuestionsAnswered()
+                | ev.PlanReviewed()
+            ):
+                self._question_event(event)
+            case ev.QueueChanged() | ev.RewindFinished() | ev.SessionRenamed():
+                self._session_event(event)
             case (
                 ev.TextDelta()
                 | ev.ModelCallStarted()
@@ -106,7 +93,71 @@ class EventRouter:
                 pass  # the status model's or the conversation's alone
             case _:
                 assert_never(event)
-        status.refresh_line()
+        return True
+
+    def _turn_event(
+        self, event: ev.TurnStarted | ev.ThinkingDelta | ev.PromptBlocked | ev.TurnFinished
+    ) -> bool:
+        """A turn starts, thinks, is blocked or ends; whether the status line is redrawn."""
+        match event:
+            case ev.TurnStarted():
+                self.turn_chars = 0
+                self.screen.status.start_work()
+            case ev.ThinkingDelta():
+                self._thinking(event)
+                return False  # the spinner's timer repaints; no repaint per delta
+            case ev.PromptBlocked():
+                self._blocked(event)
+            case ev.TurnFinished():
+                self._finished(event)
+                return False
+            case _:
+                assert_never(event)
+        return True
+
+    def _question_event(
+        self,
+        event: ev.PermissionRequested
+        | ev.PermissionResolved
+        | ev.Interrupted
+        | ev.QuestionsAsked
+        | ev.PlanReviewRequested
+        | ev.QuestionsAnswered
+        | ev.PlanReviewed,
+    ) -> None:
+        """A question to the user is asked, answered, or has no one to answer it any more."""
+        match event:
+            case ev.PermissionRequested():
+                self._ask(event)
+            case ev.QuestionsAsked() | ev.PlanReviewRequested():
+                from tui.screens.ask_dialogs import open_dialog
+
+                open_dialog(self.screen, event)
+            case ev.QuestionsAnswered() | ev.PlanReviewed():
+                pass  # the dialog closed itself
+            case ev.PermissionResolved():
+                self._close_prompts(event)
+            case ev.Interrupted():
+                self._close_prompts(event)
+                self._close_dialogs()
+            case _:
+                assert_never(event)
+
+    def _session_event(
+        self, event: ev.QueueChanged | ev.RewindFinished | ev.SessionRenamed
+    ) -> None:
+        """The queue, the conversation (a rewind) or the session's title changed."""
+        screen = self.screen
+        match event:
+            case ev.QueueChanged():
+                screen.queued.set_items(event.queue)
+                screen.prompt.queued = screen.status.queued
+            case ev.RewindFinished():
+                screen.run_worker(self._rewound(event), group="rewind", exit_on_error=False)
+            case ev.SessionRenamed():
+                screen.say(f"Session renamed to “{event.title}”.")
+            case _:
+                assert_never(event)
 
     def _thinking(self, event: ev.ThinkingDelta) -> None:
         """Thinking is not shown as it streams: it counts towards the turn's tokens."""

@@ -1,105 +1,61 @@
 """A background shell's output, live (``/bashes ID``, ``/tasks ID``): read-only.
 
 It shows ``frontend.bashes.shell_view`` of the shell (its id, status and command, then the last
-lines of its output, read from its log without consuming what BashOutput has not read yet).
-While the shell runs, the screen checks every ``POLL_SECONDS`` whether its log grew or its
-status changed (a few attribute reads per tick: bounded work, however much it prints) and then
-shows it again; it stops checking once the shell has ended. A reader at the bottom stays at the
-bottom as lines arrive. Esc or q closes it; nothing here touches the shell.
+lines of its output, read from its log without consuming what BashOutput has not read yet),
+and shows it again whenever the log file is written (a ``FollowScreen``: the kernel tells it,
+no polling) and when the shell ends; then it stops following. It watches the log's folder
+for the log's name, so a log made after the screen opened (at the first output) is followed
+too. Esc or q closes it; nothing here touches the shell.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+import asyncio
+from pathlib import Path
+from typing import Any
 
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Static
 
 from frontend.bashes import shell_view
-from tui.screens.dialog import Dialog
-
-if TYPE_CHECKING:
-    from textual.app import ComposeResult
-    from textual.timer import Timer
-
-POLL_SECONDS = 0.5
-"""How often a running shell's log is checked for new output."""
+from tools.shellproc import DRAIN_S
+from tools.spool import output_folder
+from tui.screens.follow import FollowScreen, Shown
 
 
-class ShellOutputScreen(Dialog[None]):
+class ShellOutputScreen(FollowScreen):
     """One background shell's output, scrollable; followed while the shell runs.
 
     Args:
         shell: the session's ``BackgroundShell``.
     """
 
-    DEFAULT_CSS = """
-    ShellOutputScreen > #shell-output {
-        width: 100%;
-        height: 100%;
-        & > #shell-output-scroll { height: 1fr; margin-top: 1; }
-        & > #shell-output-keys { margin-top: 1; }
-    }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "close", show=False),
-        Binding("q", "close", "close", show=False),
-    ]
-
     def __init__(self, shell: Any) -> None:
-        super().__init__()
+        super().__init__("shell-output")
         self.shell = shell
-        self.lines: list[str] = []
-        """What the screen shows, as plain lines."""
-        self._seen: tuple[int, str] | None = None
-        self._timer: Timer | None = None
-        self._title = Static(id="shell-output-title", classes="dialog-title")
-        self._body = Static(id="shell-output-body")
-        self._scroll = VerticalScroll(self._body, id="shell-output-scroll")
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="shell-output", classes="dialog"):
-            yield self._title
-            yield self._scroll
-            yield Static(
-                "↑/↓ PgUp/PgDn scroll · Esc or q close",
-                id="shell-output-keys",
-                classes="dialog-keys",
-            )
+    async def wait_for_end(self) -> bool:
+        """The shell's exit is no write of its log: it is shown when it comes, with what its
+        pipe still held (read until its end, at most ``DRAIN_S`` more)."""
+        await self.shell.done.wait()
+        reader = self.shell.reader
+        if reader is not None:
+            await asyncio.wait({reader.eof}, timeout=DRAIN_S)
+        return True
 
-    def on_mount(self) -> None:
-        self.reread()
-        self._scroll.focus()
-        if self.shell.status == "running":
-            self._timer = self.set_interval(POLL_SECONDS, self._poll)
+    def followed(self) -> tuple[Path, str] | None:
+        """The log's folder, and the start of its file's name: known before the file is
+        made (at the first output), and it names that file alone (``bash_1-<id>.txt``)."""
+        log = self.shell.log
+        if log.path is not None:
+            return log.path.parent, f"{log.prefix}-"
+        try:
+            return output_folder(log.directory), f"{log.prefix}-"
+        except OSError:
+            return None
 
-    def _stamp(self) -> tuple[int, str]:
-        return self.shell.log.fed, self.shell.status
-
-    def _poll(self) -> None:
-        if self._stamp() != self._seen:
-            self.reread()
-
-    def reread(self) -> None:
-        """Show the shell again; stop following it once it has ended."""
-        self._seen = self._stamp()
-        at_bottom = not self.lines or self._scroll.scroll_y >= self._scroll.max_scroll_y
-        self.lines = shell_view(self.shell)
+    def shown(self) -> Shown:
+        lines = shell_view(self.shell)
         running = self.shell.status == "running"
         state = "running: updates as it prints" if running else "ended"
-        self._title.update(f"Background shell {self.shell.id} · output (read-only, {state})")
-        self._body.update(Content("\n".join(self.lines)))
-        if at_bottom:
-            self.call_after_refresh(self._scroll.scroll_end, animate=False)
-        if not running and self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-
-    def action_close(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self.dismiss(None)
+        title = f"Background shell {self.shell.id} · output (read-only, {state})"
+        return Shown(title, Content("\n".join(lines)), not running)

@@ -3,33 +3,26 @@
 It shows ``frontend.subagent_transcripts.transcript_view`` of the child's file, its tool
 calls drawn as the main view draws calls (``call_header``: the state's mark, the name in
 bold, the summary; the result behind a bar), not in another style. While the
-file does not record the child's end, the screen re-reads it whenever the file changed,
-checked every ``POLL_SECONDS`` (one ``stat`` per tick: bounded work, whatever the child does);
-it stops checking once the end is recorded. A reader at the bottom stays at the bottom as
-lines arrive. Esc or q closes it; nothing here changes the file.
+file does not record the child's end, the screen re-reads it whenever it is written (a
+``FollowScreen``: the kernel tells it, no polling); it stops once the end is recorded. A
+reader at the bottom stays at the bottom as lines arrive. Esc or q closes it; nothing here
+changes the file.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Static
 
 from frontend.subagent_transcripts import CallView, Summary, child_path, transcript_view
 from frontend.tool_summary import is_problem
-from tui.screens.dialog import Dialog
+from tui.screens.follow import FollowScreen, Shown
 from tui.widgets.conversation.tool_call import call_header
 
 if TYPE_CHECKING:
-    from textual.app import App, ComposeResult
-    from textual.timer import Timer
-
-POLL_SECONDS = 0.5
-"""How often a running child's file is checked for changes."""
+    from textual.app import App
 _NOTES = {
     "running": "no result yet: still running, or eddy stopped before it finished",
     "unknown": "no result recorded",
@@ -79,7 +72,7 @@ def open_transcript(app: App[Any], path: Path, title: str) -> None:
     app.push_screen(SubagentTranscriptScreen(path, title, session_summary(app)))
 
 
-class SubagentTranscriptScreen(Dialog[None]):
+class SubagentTranscriptScreen(FollowScreen):
     """A child's transcript, scrollable and read-only; re-read while the child runs.
 
     Args:
@@ -88,85 +81,21 @@ class SubagentTranscriptScreen(Dialog[None]):
         summary: tool call summaries (default: the built-in tools').
     """
 
-    DEFAULT_CSS = """
-    SubagentTranscriptScreen > #subagent-transcript {
-        width: 100%;
-        height: 100%;
-        & > #subagent-transcript-scroll { height: 1fr; margin-top: 1; }
-        & > #subagent-transcript-keys { margin-top: 1; }
-    }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "close", show=False),
-        Binding("q", "close", "close", show=False),
-    ]
-
     def __init__(self, path: Path, title: str, summary: Summary | None = None) -> None:
-        super().__init__()
+        super().__init__("subagent-transcript")
         self.path = path
         self.title_text = title
         self.summary = summary
-        self.lines: list[str] = []
-        """What the screen shows, as plain lines."""
-        self.ended = False
-        """The file records the child's end: it is not re-read any more."""
-        self._seen: tuple[int, int] | None = None
-        self._timer: Timer | None = None
-        self._title = Static(id="subagent-transcript-title", classes="dialog-title")
-        self._body = Static(id="subagent-transcript-body")
-        self._scroll = VerticalScroll(self._body, id="subagent-transcript-scroll")
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="subagent-transcript", classes="dialog"):
-            yield self._title
-            yield self._scroll
-            yield Static(
-                "↑/↓ PgUp/PgDn scroll · Esc or q close",
-                id="subagent-transcript-keys",
-                classes="dialog-keys",
-            )
+    def followed(self) -> tuple[Path, str] | None:
+        return self.path.parent, self.path.name
 
-    def on_mount(self) -> None:
-        self.reread()
-        self._scroll.focus()
-        if not self.ended:
-            self._timer = self.set_interval(POLL_SECONDS, self._poll)
+    def opens_at_bottom(self, shown: Shown) -> bool:
+        """A running child opens at its newest lines, a finished one at its start."""
+        return not shown.ended
 
-    def _stamp(self) -> tuple[int, int] | None:
-        try:
-            st = self.path.stat()
-        except OSError:
-            return None
-        return st.st_size, st.st_mtime_ns
-
-    def _poll(self) -> None:
-        if self._stamp() != self._seen:
-            self.reread()
-
-    def reread(self) -> None:
-        """Read the file again and show it; stop re-reading once the child's end is in it."""
-        first = not self.lines
-        self._seen = self._stamp()
+    def shown(self) -> Shown:
         view = transcript_view(self.path, self.summary)
-        # a running child opens at its newest lines, a finished one at its start; then a
-        # reader at the bottom follows what arrives
-        at_bottom = self._scroll.scroll_y >= self._scroll.max_scroll_y
-        if first:
-            at_bottom = not view.ended
-        shown = Content("\n").join(entry_content(entry) for entry in view.entries)
-        self.lines, self.ended = shown.plain.split("\n"), view.ended
-        state = "finished" if self.ended else "running: updates as it goes"
-        self._title.update(f"{self.title_text} · transcript (read-only, {state})")
-        self._body.update(shown)
-        if at_bottom and self.lines:
-            self.call_after_refresh(self._scroll.scroll_end, animate=False)
-        if self.ended and self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-
-    def action_close(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
-        self.dismiss(None)
+        body = Content("\n").join(entry_content(entry) for entry in view.entries)
+        state = "finished" if view.ended else "running: updates as it goes"
+        return Shown(f"{self.title_text} · transcript (read-only, {state})", body, view.ended)
