@@ -153,6 +153,12 @@ class AcpFrontEnd:
     def open_permissions(self, editor: Any) -> None:
         self.say(ELSEWHERE.format(what="edit permission rules (or eddy's settings files)"))
 
+    def open_mcp(self, manager: Any) -> None:
+        from agent.mcp.command import listing
+
+        for text, kind in listing(manager):
+            self.say(text, kind)  # type: ignore[arg-type]
+
     def themes(self) -> tuple[str, list[str], list[str]] | None:
         return None
 

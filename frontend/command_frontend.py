@@ -84,6 +84,10 @@ class FrontEnd(Protocol):
     def open_permissions(self, editor: Any) -> None:
         """/permissions with no argument: the rules (a dialog, or the listing)."""
 
+    def open_mcp(self, manager: Any) -> None:
+        """/mcp with no argument: the session's MCP servers (``agent.mcp.manager.McpManager``)
+        as a menu, or the listing (``agent.mcp.command.listing``)."""
+
     def themes(self) -> tuple[str, list[str], list[str]] | None:
         """(the current theme, eddy's themes, the others offered); None where themes do not
         apply."""

@@ -234,7 +234,7 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "mcp",
-            "MCP servers: state, tools; /mcp reconnect|approve|deny NAME",
+            "MCP servers: state, tools; /mcp reconnect|enable|disable|login|approve NAME",
             ext.mcp,
             True,
         ),

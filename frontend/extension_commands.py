@@ -79,6 +79,9 @@ async def mcp(fe: FrontEnd, arg: str) -> None:
     from agent.mcp.manager import McpManager
 
     manager = fe.session.extension(McpManager) if fe.session is not None else None
+    if manager is not None and not arg.strip():
+        fe.open_mcp(manager)
+        return
     for text, kind in await mcp_command(manager, arg, fe.workspace):
         fe.say(text, kind)  # type: ignore[arg-type]
 

@@ -196,6 +196,12 @@ class Commands:
             self.say(text, kind)
         self.say("Change them with /permissions allow|ask|deny RULE or /permissions remove RULE.")
 
+    def open_mcp(self, manager: Any) -> None:
+        from agent.mcp.command import listing
+
+        for text, kind in listing(manager):
+            self.say(text, kind)  # type: ignore[arg-type]
+
     def themes(self) -> None:
         return None
 

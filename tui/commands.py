@@ -139,6 +139,11 @@ class SlashCommands:
 
         self.app.push_screen(PermissionsScreen(editor), closed)
 
+    def open_mcp(self, manager: Any) -> None:
+        from tui.screens.mcp import McpScreen
+
+        self.app.push_screen(McpScreen(manager))
+
     def themes(self) -> tuple[str, list[str], list[str]]:
         """eddy's themes by their short names (``dark`` for ``eddy-dark``) first, then
         Textual's own."""

@@ -4,8 +4,10 @@
 resources); ``/mcp reconnect [NAME]`` restarts one (or every server that is down);
 ``/mcp login|logout NAME`` runs or forgets an OAuth login (:mod:`agent.mcp.oauth`);
 ``/mcp approve NAME|all`` and ``/mcp deny NAME`` answer for a project's servers, remembered
-per project. A server's prompt is a slash command: ``/mcp__server__prompt args`` fills its
-arguments in order (the last takes the rest of the line) and sends the result as the prompt.
+per project; ``/mcp disable|enable NAME|all`` switches a server off or on for the project
+(kept where Claude Code keeps it, :mod:`agent.mcp.disabled`). A server's prompt is a slash
+command: ``/mcp__server__prompt args`` fills its arguments in order (the last takes the rest
+of the line) and sends the result as the prompt.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def listing(manager: McpManager) -> list[Line]:
         if conn.resources:
             lines.append(f"      resources: {len(conn.resources)} (@{conn.name}:URI attaches one)")
     lines.append("/mcp reconnect [NAME] restarts a server; /mcp login|logout NAME for OAuth;")
+    lines.append("/mcp disable|enable NAME|all switches a server off or on for this project;")
     lines.append("/mcp approve|deny NAME answers for a project's servers (.mcp.json).")
     return [("\n".join(lines), "hint")]
 
@@ -75,7 +78,45 @@ async def mcp_command(manager: McpManager | None, arg: str, workspace: Any) -> l
         return await _auth(manager, name, verb)
     if verb in ("approve", "deny"):
         return _answer(manager, name, verb == "approve", workspace)
-    return [(f"Unknown /mcp {verb}: use /mcp, /mcp reconnect [NAME], /mcp approve NAME.", "error")]
+    if verb in ("enable", "disable"):
+        return await _switch(manager, name, verb == "enable")
+    return [
+        (
+            f"Unknown /mcp {verb}: use /mcp, /mcp reconnect [NAME], /mcp enable|disable NAME, "
+            "/mcp login|logout NAME, /mcp approve|deny NAME.",
+            "error",
+        )
+    ]
+
+
+async def _switch(manager: McpManager, name: str, on: bool) -> list[Line]:
+    verb = "enable" if on else "disable"
+    if name == "all":
+        names = [n for n in manager.connections if manager.is_disabled(n) == on]
+        if not names:
+            return [(f"Every MCP server is {verb}d already.", "hint")]
+    elif name in manager.connections:
+        names = [name]
+    else:
+        return [(f"/mcp {verb} NAME|all: no MCP server named {name or '(none given)'}.", "error")]
+    return [line for n in names for line in await switch_server(manager, n, on)]
+
+
+async def switch_server(manager: McpManager, name: str, on: bool) -> list[Line]:
+    """Switch server ``name`` on or off for this project; what to say about it."""
+    if manager.is_disabled(name) != on:
+        return [(f"MCP server {name} is {'enabled' if on else 'disabled'} already.", "hint")]
+    try:
+        conn = await (manager.enable(name) if on else manager.disable(name))
+    except OSError as exc:
+        return [(f"MCP server {name}: done for this session, but not kept: {exc}", "error")]
+    if not on:
+        return [(f"MCP server {name} disabled for this project: its tools are gone.", "notice")]
+    if conn.state == "connected":
+        return [(f"MCP server {name} enabled: {len(conn.tools)} tools.", "notice")]
+    if conn.state == "needs-approval":
+        return [(f"MCP server {name} enabled; it waits for /mcp approve {name}.", "notice")]
+    return [(f"MCP server {name} enabled, but it is {conn.state}: {conn.reason}", "error")]
 
 
 async def _reconnect(manager: McpManager, name: str) -> list[Line]:
@@ -84,7 +125,7 @@ async def _reconnect(manager: McpManager, name: str) -> list[Line]:
     names = [name] if name else [n for n, c in manager.connections.items() if c.state in DOWN]
     names = [n for n in names if manager.may_start(manager.connections[n].config)]
     if not names:
-        return [("No MCP server is down (or it waits for /mcp approve).", "hint")]
+        return [("No MCP server is down (or it waits for /mcp approve or /mcp enable).", "hint")]
     out: list[Line] = []
     for n in names:
         conn = await manager.reconnect(n)
@@ -182,3 +223,71 @@ async def run_prompt(manager: McpManager, server: str, prompt: Any, arg: str) ->
     """
     result = await manager.get_prompt(server, prompt.name, prompt_arguments(prompt, arg))
     return prompt_text(result)
+
+
+# -- the menu's words (the TUI's /mcp screen shows them) ---------------------------------
+STATE_WORDS = {
+    "connected": "✔ connected",
+    "connecting": "… starting",
+    "stopped": "… starting",
+    "failed": "✘ failed",
+    "needs-auth": "△ needs authentication",
+    "needs-approval": "? waits for your approval",
+    "disabled": "○ disabled",
+}
+
+
+def state_label(conn: Any) -> str:
+    """A server's state in a few words, with the reason of a failure."""
+    words = STATE_WORDS.get(conn.state, conn.state)
+    if conn.state == "failed" and conn.reason:
+        words += f": {_inert(conn.reason).splitlines()[0]}"
+    return words
+
+
+def server_detail(conn: Any) -> str:
+    """What the menu shows of one server: where it runs, its state, its tools, its prompts
+    and resources counted."""
+    c = conn.config
+    where = " ".join((c.command, *c.args)) if c.kind == "stdio" else c.url
+    lines = [
+        f"{conn.name}  [{c.scope}, {c.kind}]",
+        f"  {_inert(where or '')}",
+        f"  {STATE_WORDS.get(conn.state, conn.state)}",
+    ]
+    if conn.reason:
+        lines.append(f"  {_inert(conn.reason)}")
+    tools = [_inert(t.name) for t in conn.tools]
+    lines.append(f"Tools ({len(tools)}):" if tools else "Tools: none known")
+    lines.extend(f"  {name}" for name in tools)
+    lines.append(f"Prompts: {len(conn.prompts)} · Resources: {len(conn.resources)}")
+    return "\n".join(lines)
+
+
+def actions(manager: McpManager, name: str) -> list[tuple[str, str]]:
+    """The menu's actions for server ``name``: (action, label), for :func:`run_action`."""
+    conn = manager.connections[name]
+    out: list[tuple[str, str]] = []
+    off = manager.is_disabled(name)
+    if not off and manager.may_start(conn.config):
+        out.append(("reconnect", "Reconnect"))
+    if conn.config.kind in ("http", "sse") and not off:
+        from agent.mcp.oauth import has_tokens
+
+        if has_tokens(conn.config):
+            out += [("login", "Re-authenticate"), ("logout", "Clear authentication")]
+        else:
+            out.append(("login", "Authenticate"))
+    out.append(("enable", "Enable") if off else ("disable", "Disable"))
+    return out
+
+
+async def run_action(manager: McpManager, name: str, action: str) -> list[Line]:
+    """Run one of :func:`actions` on server ``name``; the lines to show."""
+    if action == "reconnect":
+        return await _reconnect(manager, name)
+    if action in ("login", "logout"):
+        return await _auth(manager, name, action)
+    if action in ("enable", "disable"):
+        return await switch_server(manager, name, action == "enable")
+    return [(f"Unknown MCP action {action}.", "error")]

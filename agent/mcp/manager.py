@@ -30,6 +30,7 @@ from agent.mcp.adapter import McpTool
 from agent.mcp.client_side import ClientSide
 from agent.mcp.config import McpConfig, ServerConfig
 from agent.mcp.connection import McpCallFailed, ServerConnection, describe, tool_timeout
+from agent.mcp.disabled import DisabledServers
 from agent.mcp.results import to_tool_result
 from tools.base import ToolResult
 
@@ -60,6 +61,9 @@ class McpManager(Extension):
         background: run the servers (and the MCP thread) at a lower CPU priority, behind a
             UI; False where the first request waits for them and nothing else is typed
             (``-p``).
+        disabled: the servers the user switched off for this project (``/mcp disable``):
+            they do not start, and :meth:`disable` / :meth:`enable` write it (None: nothing
+            is switched off and a switch lasts for this session only).
     """
 
     def __init__(
@@ -71,8 +75,11 @@ class McpManager(Extension):
         wait_at_first_call: bool = False,
         roots: Callable[[], tuple[Path, ...]] = tuple,
         background: bool = True,
+        disabled: DisabledServers | None = None,
     ) -> None:
         self.config = config
+        self._disabled_store = disabled
+        self._off = set(disabled.names()) if disabled is not None else set()
         self._background = background
         self.connections = {
             name: ServerConnection(c, self._changed, log_dir) for name, c in config.servers.items()
@@ -129,8 +136,13 @@ class McpManager(Extension):
         return await asyncio.wrap_future(self._on_loop(work))
 
     def may_start(self, config: ServerConfig) -> bool:
-        """Whether ``config`` may start without asking (project servers need a yes)."""
-        return self._approved(config)
+        """Whether ``config`` may start without asking (project servers need a yes; a server
+        switched off for the project does not start)."""
+        return config.name not in self._off and self._approved(config)
+
+    def is_disabled(self, name: str) -> bool:
+        """Whether server ``name`` is switched off for this project (``/mcp disable``)."""
+        return name in self._off
 
     def approve(self, name: str) -> None:
         """The user approved server ``name``: start it now."""
@@ -151,6 +163,8 @@ class McpManager(Extension):
         for conn in self.connections.values():
             if conn.config.kind == "sdk" and conn.inproc is None:  # waits for connect_through
                 conn.state, conn.reason = "failed", SDK_SERVER_UNREACHABLE
+            elif conn.name in self._off:
+                conn.state, conn.reason = "disabled", _off_reason(conn.name)
             elif self._approved(conn.config):
                 loop.call_soon_threadsafe(conn.start)
             else:
@@ -212,7 +226,7 @@ class McpManager(Extension):
                 for n, c in self.connections.items()
                 if (names is None or n in names)
                 and c.state in ("connecting", "stopped")
-                and self._approved(c.config)
+                and self.may_start(c.config)
             ]
             await asyncio.gather(*(c.wait_started() for c in conns))
 
@@ -281,6 +295,44 @@ class McpManager(Extension):
         await self._bridge(conn.reconnect())
         return conn
 
+    async def disable(self, name: str) -> ServerConnection:
+        """``/mcp disable``: stop server ``name`` and keep it off for this project (it does
+        not start in the next sessions). Its tools leave the session's tool set at once: the
+        next request offers the rest (the user acted, so the tool list may change).
+
+        Raises:
+            OSError: it is off for this session, but the choice could not be written.
+        """
+        conn = self.connections[name]
+        self._off.add(name)
+        await self._bridge(_switch_off(conn))
+        self.sync_tools()
+        if self._disabled_store is not None:
+            self._disabled_store.set(name, True)
+        return conn
+
+    async def enable(self, name: str) -> ServerConnection:
+        """``/mcp enable``: switch server ``name`` on again for this project and start it
+        (a project server the user has not approved waits for ``/mcp approve`` still);
+        returns when the start ended. Its tools join the tool set at once.
+
+        Raises:
+            OSError: it is on for this session, but the choice could not be written.
+        """
+        conn = self.connections[name]
+        was_off = name in self._off
+        if not was_off and conn.state == "connected":
+            return conn
+        self._off.discard(name)
+        if self._approved(conn.config):
+            await self._bridge(conn.reconnect())
+        elif conn.state == "disabled":
+            conn.state, conn.reason = "needs-approval", "a project server not approved yet"
+        self.sync_tools()
+        if was_off and self._disabled_store is not None:
+            self._disabled_store.set(name, False)
+        return conn
+
     async def login(self, name: str) -> ServerConnection:
         """``/mcp login``: connect ``name`` again, with the browser hand-off if it asks."""
         conn = self.connections[name]
@@ -318,7 +370,9 @@ class McpManager(Extension):
         if not self.connections:
             return ""
         self._bind_running_loop()
-        states = [c.state for c in self.connections.values()]
+        states = [c.state for c in self.connections.values() if c.state != "disabled"]
+        if not states:
+            return "MCP off"
         failed = sum(s in ("failed", "needs-auth") for s in states)
         connected = states.count("connected")
         text = f"MCP {connected}/{len(states)}"
@@ -356,7 +410,7 @@ class McpManager(Extension):
 
     def _startup_done(self) -> None:
         """Once every server that may start finished starting: one line saying how it went."""
-        started = [c for c in self.connections.values() if self._approved(c.config)]
+        started = [c for c in self.connections.values() if self.may_start(c.config)]
         if self._told_started or not started:
             return
         if any(c.state in ("connecting", "stopped") for c in started):
@@ -412,6 +466,17 @@ def _lower_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
     except (AttributeError, OSError):
         pass  # not Linux, or not allowed: the servers start at the same priority
+
+
+def _off_reason(name: str) -> str:
+    return f"disabled for this project (/mcp enable {name})"
+
+
+async def _switch_off(conn: ServerConnection) -> None:
+    """On the MCP loop: stop ``conn`` and mark it disabled (a call to one of its tools says
+    so instead of calling it)."""
+    await conn.stop()
+    conn.state, conn.reason = "disabled", _off_reason(conn.name)
 
 
 async def _gather(works: Iterable[Awaitable[Any]]) -> None:

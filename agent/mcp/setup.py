@@ -44,6 +44,7 @@ def start_mcp(
     problems = [f"MCP: {p}" for p in config.problems]
     if not config.servers:
         return None, problems
+    from agent.mcp.disabled import DisabledServers
     from agent.mcp.manager import McpManager
     from agent.paths import project_data_dir
 
@@ -55,6 +56,7 @@ def start_mcp(
         wait_at_first_call=headless,
         roots=roots or (lambda: (workspace,)),
         background=not headless,  # -p waits for them: nothing to keep responsive
+        disabled=DisabledServers(workspace),  # /mcp disable, kept where Claude Code keeps it
     )
     manager.start()
     off = [

@@ -175,8 +175,25 @@ def status_of(exc: BaseException) -> int | None:
 
 
 def is_transport_error(exc: BaseException) -> bool:
-    """An HTTP transport failure (httpx2's errors), not an answer of the server."""
-    return any(c.__module__.startswith(("httpx", "httpcore")) for c in type(exc).__mro__)
+    """An HTTP transport failure (httpx2's errors, or the SDK's own error for a response
+    stream that broke), not an answer of the server."""
+    if any(c.__module__.startswith(("httpx", "httpcore")) for c in type(exc).__mro__):
+        return True
+    return _stream_lost(exc)
+
+
+def _stream_lost(exc: BaseException) -> bool:
+    """The SDK's stand-in answer when a streamable HTTP response stream broke and did not
+    resume (the server died mid-call): an ``MCPError`` of code CONNECTION_CLOSED that the
+    SDK wrote itself (a server's own -32000 error is its answer, not a lost connection)."""
+    from mcp import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    return (
+        isinstance(exc, MCPError)
+        and exc.code == CONNECTION_CLOSED
+        and exc.message.startswith(("SSE stream failed", "SSE stream ended"))
+    )
 
 
 _server_log: contextvars.ContextVar[TextIO | None] = contextvars.ContextVar(
@@ -301,6 +318,8 @@ async def watched(
             try:
                 async with send:
                     async for item in read:
+                        if isinstance(item, Exception) and is_transport_error(item):
+                            break  # the stream broke (the server died): its end, not garbage
                         if isinstance(item, Exception):
                             bad = unreadable(item)
                             if bad.request_id is None:

@@ -67,3 +67,34 @@ async def test_a_command_during_a_turn_runs_now_or_says_to_wait_and_is_not_queue
         assert client.queues == []  # nothing was queued for the model
     assert len(fake_api.requests) == 2
     assert fake_api.violations == []
+
+
+async def test_mcp_over_acp_lists_the_servers_and_its_subcommands_change_the_tools(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    import json
+    import os
+    import sys
+
+    from tests.agent.mcp.servers import FAKE
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    servers = {n: {"command": sys.executable, "args": [str(FAKE), "--name", n]} for n in "ab"}
+    claude = Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json"
+    claude.parent.mkdir(parents=True, exist_ok=True)
+    claude.write_text(json.dumps({"mcpServers": servers}))
+    fake_api.push(Reply([text("one")]), Reply([text("two")]))
+    async with eddy_acp(fake_api, cwd=ws) as (conn, client, _):
+        sid = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+        for line in ("/mcp reconnect b", "/mcp disable a", "/mcp", "one", "/mcp enable a", "two"):
+            done = conn.prompt(session_id=sid, prompt=[text_block(line)])
+            assert (await asyncio.wait_for(done, TIMEOUT)).stop_reason == "end_turn"
+        said = client.text()
+        assert "MCP server b reconnected" in said and "MCP server a disabled" in said
+        assert "a  [user, stdio:" in said and "disabled for this project" in said
+        assert "MCP server a enabled: " in said
+    first, second = ({t["name"] for t in r["tools"]} for r in fake_api.requests)
+    assert "mcp__b__echo" in first and "mcp__a__echo" not in first
+    assert "mcp__a__echo" in second
+    assert fake_api.violations == []
