@@ -213,11 +213,12 @@ async def _run_prompt(args: LaunchOptions, prompt: str, signals: _Signals) -> in
         print(f"eddy: {picked}", file=sys.stderr)
     if claude is not None:
         from agent.mcp.manager import McpManager
+        from agent.mcp.setup import nonblocking
 
         mcp = session.extension(McpManager)
-        if mcp is not None:  # -p waits for them before its first call anyway: init says how
-            await mcp.wait_started()  # each one started, as Claude Code's does
-            mcp.sync_tools()  # and lists their tools
+        if mcp is not None and not nonblocking():  # -p waits for them before its first call
+            await mcp.wait_started()  # anyway: init says how each one started, as Claude
+            mcp.sync_tools()  # Code's does, and lists their tools (else they are pending)
         now = session.status()
         init.update(
             session_id=now.session_id,
