@@ -307,6 +307,8 @@ class ServerConnection:
 
         async with contextlib.AsyncExitStack() as stack:
             early, self._early = self._early, None
+            if early is not None:  # ended by its transport; this only if it never got one
+                stack.callback(early.kill)
             log = stack.enter_context(early.log if early else errlog(self._log_path()))
             stack.enter_context(sdk_logs_to(log))  # the SDK's tasks start in this context
             self._garbage = ""

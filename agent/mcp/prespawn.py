@@ -94,8 +94,6 @@ async def adopted(spawned: Spawned) -> AsyncIterator[tuple[Any, Any]]:
     read are ``SessionMessage``s, or the exception a line that is not one raised; the process
     is ended on the way out (on the MCP loop). The log is the caller's to close."""
     import anyio
-    import mcp_types
-    from mcp.shared.message import SessionMessage
 
     if spawned.process is None:
         assert spawned.error is not None
@@ -104,50 +102,65 @@ async def adopted(spawned: Spawned) -> AsyncIterator[tuple[Any, Any]]:
     assert process.stdin is not None and process.stdout is not None
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=READ_CHUNK)
-    stdout, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), process.stdout
-    )
-    pipe, _ = await loop.connect_write_pipe(asyncio.Protocol, process.stdin)
     read_in, read_out = anyio.create_memory_object_stream[Any](0)
     write_in, write_out = anyio.create_memory_object_stream[Any](0)
-
-    def parsed(line: str) -> Any:
-        try:
-            message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except ValueError as exc:  # the connection's watch sorts it out (transport.py)
-            return exc
-        return SessionMessage(message)
-
-    async def read_lines() -> None:
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        buffer = ""
-        async with read_in:
-            while chunk := await reader.read(READ_CHUNK):
-                *lines, buffer = (buffer + decoder.decode(chunk)).split("\n")
-                for line in lines:
-                    await read_in.send(parsed(line))
-
-    async def write_messages() -> None:
-        async with write_out:
-            async for item in write_out:
-                text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-                if pipe.is_closing():
-                    break
-                pipe.write((text + "\n").encode())
-
+    stdout: asyncio.ReadTransport | None = None
+    stdin: asyncio.WriteTransport | None = None
     try:
+        stdout, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), process.stdout
+        )
+        stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, process.stdin)
         async with anyio.create_task_group() as tg:
-            tg.start_soon(read_lines)
-            tg.start_soon(write_messages)
+            tg.start_soon(_read_lines, reader, read_in)
+            tg.start_soon(_write_messages, write_out, stdin)
             try:
                 yield read_out, write_in
             finally:
                 tg.cancel_scope.cancel()
-    finally:
+    finally:  # also when cancelled before the pipes were connected: the process ends
         with anyio.CancelScope(shield=True):
-            pipe.close()
+            (stdin or process.stdin).close()
             await _ended(process)
-            stdout.close()
+            (stdout or process.stdout).close()
+
+
+def _parsed(line: str) -> Any:
+    """A line of the server's as the SDK's ``stdio_client`` reads it: a ``SessionMessage``, or
+    the exception (the connection's watch sorts it out, agent/mcp/transport.py)."""
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
+    try:
+        message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError as exc:
+        return exc
+    return SessionMessage(message)
+
+
+async def _read_lines(reader: asyncio.StreamReader, read_in: Any) -> None:
+    """The server's stdout, a message a line, into ``read_in``; its end (the process's stdout
+    closed) closes ``read_in``, which ends the session."""
+    import anyio
+
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    buffer = ""
+    with contextlib.suppress(OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        async with read_in:
+            while chunk := await reader.read(READ_CHUNK):
+                *lines, buffer = (buffer + decoder.decode(chunk)).split("\n")
+                for line in lines:
+                    await read_in.send(_parsed(line))
+
+
+async def _write_messages(write_out: Any, stdin: asyncio.WriteTransport) -> None:
+    """The session's messages, a line each, to the server's stdin (the SDK's serialiser)."""
+    async with write_out:
+        async for item in write_out:
+            text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+            if stdin.is_closing():  # the process is gone: the reader ends the session
+                break
+            stdin.write((text + "\n").encode())
 
 
 async def _ended(process: subprocess.Popen[bytes]) -> None:
