@@ -3,7 +3,8 @@
 Everything here runs on the MCP manager's own event loop (:mod:`agent.mcp.manager`), never on
 the UI's. A connection lives in one task (``_lifetime``) because the SDK's transports hold
 anyio task groups that must be left by the task that entered them; a start-up timeout cancels
-that task instead of wrapping the start in a timeout scope.
+that task instead of wrapping the start in a timeout scope. (One thing runs before that loop
+does: ``-p``'s :meth:`ServerConnection.spawn_early`, on the thread that builds the session.)
 
 States: ``connecting``, ``connected``, ``failed`` (with ``reason``), ``needs-auth`` (an HTTP
 server answered 401), ``needs-approval`` (a project server the user has not approved) and
@@ -171,7 +172,9 @@ class ServerConnection:
     def spawn_early(self) -> None:
         """Start a stdio server's process now, before the SDK is imported (``-p``: its start
         overlaps eddy's own imports); the first :meth:`start` connects to it."""
-        if self.config.kind == "stdio" and os.name == "posix" and self.inproc is None:
+        if self._early is not None or self.inproc is not None:
+            return
+        if self.config.kind == "stdio" and os.name == "posix":
             self._early = spawn(self.config, errlog(self._log_path()))
 
     async def stop(self) -> None:
