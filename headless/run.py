@@ -252,11 +252,12 @@ class _PromptRun:
         its first call anyway): it says how each one started and lists their tools, as
         Claude Code's does."""
         from agent.mcp.manager import McpManager
+        from agent.mcp.setup import nonblocking
 
         mcp = session.extension(McpManager)
-        if mcp is not None:
-            await mcp.wait_started()
-            mcp.sync_tools()
+        if mcp is not None and not nonblocking():  # -p waits for them before its first call
+            await mcp.wait_started()  # anyway: init says how each one started, as Claude
+            mcp.sync_tools()  # Code's does, and lists their tools (else they are pending)
         now = session.status()
         self.init.update(
             session_id=now.session_id,

@@ -33,7 +33,7 @@ import dataclasses
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -117,57 +117,79 @@ def _strings(value: Any, what: str) -> dict[str, str]:
     return {str(k): v for k, v in value.items()}
 
 
-def parse_entry(  # noqa: C901
-    name: str, entry: Any, scope: Scope, source: str, env: Mapping[str, str], problems: list[str]
-) -> ServerConfig | None:
-    """One ``mcpServers`` entry as a ServerConfig, or None (the reason is in ``problems``)."""
-    where = f"{source}: mcpServers.{name}"
+def _name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a server (None if it can)."""
     if not _NAME.match(name):
-        problems.append(f"{where}: a server name may hold only letters, digits, _ and -.")
-        return None
+        return "a server name may hold only letters, digits, _ and -."
     # The permission rules read a tool's server from its name, mcp__<server>__<tool>: a
     # server named "github__x" would have its tools match the rules of a server "github", and
     # one too long would leave no "__" in its (64-character) tool names for a deny rule to see.
     if "__" in name or len(name) > MAX_SERVER_NAME:
-        problems.append(
-            f"{where}: a server name may not hold '__' nor be longer than {MAX_SERVER_NAME} "
+        return (
+            f"a server name may not hold '__' nor be longer than {MAX_SERVER_NAME} "
             "characters (its tools' names would read as another server's); ignored."
         )
+    return None
+
+
+def _stdio_entry(
+    name: str, entry: dict[str, Any], scope: Scope, source: str, x: Callable[[str], str]
+) -> ServerConfig:
+    command, args = entry.get("command"), entry.get("args", [])
+    if not isinstance(command, str) or not command.strip():
+        raise ValueError('needs a "command" (or a "type" and a "url")')
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise ValueError('"args" must be a list of strings')
+    server_env = {k: x(v) for k, v in _strings(entry.get("env"), '"env"').items()}
+    return ServerConfig(
+        name, scope, source, "stdio", x(command), tuple(x(a) for a in args), server_env
+    )
+
+
+def _http_entry(
+    name: str, entry: dict[str, Any], scope: Scope, source: str, x: Callable[[str], str]
+) -> ServerConfig:
+    kind = entry["type"]
+    url = entry.get("url")
+    if not isinstance(url, str) or not url.strip():
+        raise ValueError(f'type "{kind}" needs a "url"')
+    headers = {k: x(v) for k, v in _strings(entry.get("headers"), '"headers"').items()}
+    return ServerConfig(name, scope, source, kind, url=x(url), headers=headers)
+
+
+def _entry_config(
+    name: str, entry: dict[str, Any], scope: Scope, source: str, x: Callable[[str], str]
+) -> ServerConfig:
+    """The entry's server by its ``type``; a ValueError says what is wrong with it."""
+    kind = entry.get("type")
+    if kind is None and "url" in entry:
+        raise ValueError(
+            'has a "url" but no "type": write "type": "http" (streamable HTTP) or "type": "sse"'
+        )
+    if kind in (None, "stdio"):
+        return _stdio_entry(name, entry, scope, source, x)
+    if kind in ("http", "sse"):
+        return _http_entry(name, entry, scope, source, x)
+    if kind == "sdk":
+        return ServerConfig(name, scope, source, "sdk")
+    raise ValueError(f'unknown "type" {kind!r} (expected stdio, http, sse or sdk)')
+
+
+def parse_entry(
+    name: str, entry: Any, scope: Scope, source: str, env: Mapping[str, str], problems: list[str]
+) -> ServerConfig | None:
+    """One ``mcpServers`` entry as a ServerConfig, or None (the reason is in ``problems``)."""
+    where = f"{source}: mcpServers.{name}"
+    wrong = _name_problem(name)
+    if wrong is not None:
+        problems.append(f"{where}: {wrong}")
         return None
     if not isinstance(entry, dict):
         problems.append(f"{where}: expected an object; ignored.")
         return None
-    kind = entry.get("type")
     missing: list[str] = []
-
-    def x(s: str) -> str:
-        return expand(s, env, missing)
-
     try:
-        if kind is None and "url" in entry:
-            raise ValueError(
-                'has a "url" but no "type": write "type": "http" (streamable HTTP) or "type": "sse"'
-            )
-        if kind in (None, "stdio"):
-            command, args = entry.get("command"), entry.get("args", [])
-            if not isinstance(command, str) or not command.strip():
-                raise ValueError('needs a "command" (or a "type" and a "url")')
-            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-                raise ValueError('"args" must be a list of strings')
-            server_env = {k: x(v) for k, v in _strings(entry.get("env"), '"env"').items()}
-            config = ServerConfig(
-                name, scope, source, "stdio", x(command), tuple(x(a) for a in args), server_env
-            )
-        elif kind in ("http", "sse"):
-            url = entry.get("url")
-            if not isinstance(url, str) or not url.strip():
-                raise ValueError(f'type "{kind}" needs a "url"')
-            headers = {k: x(v) for k, v in _strings(entry.get("headers"), '"headers"').items()}
-            config = ServerConfig(name, scope, source, kind, url=x(url), headers=headers)
-        elif kind == "sdk":
-            config = ServerConfig(name, scope, source, "sdk")
-        else:
-            raise ValueError(f'unknown "type" {kind!r} (expected stdio, http, sse or sdk)')
+        config = _entry_config(name, entry, scope, source, lambda s: expand(s, env, missing))
     except ValueError as exc:
         problems.append(f"{where}: {exc}; ignored.")
         return None
@@ -203,7 +225,7 @@ def _servers_of(data: Any, source: str, problems: list[str]) -> dict[str, Any]:
     return servers
 
 
-def load_mcp_config(  # noqa: C901
+def load_mcp_config(
     workspace: Path,
     settings_raw: Sequence[tuple[Any, dict[str, Any]]] = (),
     *,
@@ -226,46 +248,12 @@ def load_mcp_config(  # noqa: C901
     """
     env = os.environ if env is None else env
     out = McpConfig()
-    for group in plugin_servers if not strict else ():
-        plugin_env = {**env, **group.env}
-        scope: Scope = "project" if group.scope == "project" else "user"
-        for name, entry in group.servers.items():
-            config = parse_entry(name, entry, scope, group.label, plugin_env, out.problems)
-            if config is not None and config.kind == "stdio":
-                config = dataclasses.replace(config, env={**group.env, **config.env})
-            if config is not None:
-                out.servers[config.name] = config
+    if not strict:
+        _add_plugin_servers(out, plugin_servers, env)
     layers: dict[Scope, list[tuple[str, dict[str, Any]]]] = {s: [] for s in SCOPES}
     if not strict:
-        cj_path = claude_json or claude_json_path()
-        cj = _read_json(cj_path, out.problems)
-        layers["user"].append((str(cj_path), _servers_of(cj, str(cj_path), out.problems)))
-        mcp_json = Path(workspace) / ".mcp.json"
-        data = _read_json(mcp_json, out.problems)
-        layers["project"].append((".mcp.json", _servers_of(data, ".mcp.json", out.problems)))
-        projects = cj.get("projects") if isinstance(cj, dict) else None
-        mine = projects.get(str(Path(workspace).resolve())) if isinstance(projects, dict) else None
-        where = f"{cj_path} (projects[{workspace}])"
-        layers["local"].append((where, _servers_of(mine, where, out.problems)))
-        for source, data in settings_raw:
-            scope = getattr(source, "scope", "user")
-            label = str(getattr(source, "label", source))
-            if scope in layers:
-                layers[scope].append((label, _servers_of(data, label, out.problems)))
-    for path in mcp_config_files:
-        given = str(path)
-        if given.lstrip().startswith("{"):  # JSON given on the command line, as Claude Code
-            try:
-                data = json.loads(given)
-            except ValueError as exc:
-                out.problems.append(f"--mcp-config: not valid JSON ({exc}); ignored.")
-                data = None
-            given = "--mcp-config"
-        else:
-            data = _read_json(Path(path), out.problems)
-            if data is None and not Path(path).exists():
-                out.problems.append(f"--mcp-config {path}: no such file.")
-        layers["flag"].append((given, _servers_of(data, given, out.problems)))
+        _settings_layers(layers, workspace, settings_raw, claude_json, out.problems)
+    layers["flag"] = [_flag_layer(path, out.problems) for path in mcp_config_files]
     for scope in SCOPES:
         for source, servers in layers[scope]:
             for name, entry in servers.items():
@@ -274,3 +262,61 @@ def load_mcp_config(  # noqa: C901
                     out.servers.pop(config.name, None)  # the winner takes the later place
                     out.servers[config.name] = config
     return out
+
+
+def _add_plugin_servers(
+    out: McpConfig, plugin_servers: Sequence[PluginServers], env: Mapping[str, str]
+) -> None:
+    """The plugins' servers, below every other source (their names are their own)."""
+    for group in plugin_servers:
+        plugin_env = {**env, **group.env}
+        scope: Scope = "project" if group.scope == "project" else "user"
+        for name, entry in group.servers.items():
+            config = parse_entry(name, entry, scope, group.label, plugin_env, out.problems)
+            if config is not None and config.kind == "stdio":
+                config = dataclasses.replace(config, env={**group.env, **config.env})
+            if config is not None:
+                out.servers[config.name] = config
+
+
+def _settings_layers(
+    layers: dict[Scope, list[tuple[str, dict[str, Any]]]],
+    workspace: Path,
+    settings_raw: Sequence[tuple[Any, dict[str, Any]]],
+    claude_json: Path | None,
+    problems: list[str],
+) -> None:
+    """Add the servers of ``~/.claude.json``, ``.mcp.json`` and eddy's settings files to
+    ``layers`` (each source in its scope, lowest precedence first)."""
+    cj_path = claude_json or claude_json_path()
+    cj = _read_json(cj_path, problems)
+    layers["user"].append((str(cj_path), _servers_of(cj, str(cj_path), problems)))
+    mcp_json = Path(workspace) / ".mcp.json"
+    data = _read_json(mcp_json, problems)
+    layers["project"].append((".mcp.json", _servers_of(data, ".mcp.json", problems)))
+    projects = cj.get("projects") if isinstance(cj, dict) else None
+    mine = projects.get(str(Path(workspace).resolve())) if isinstance(projects, dict) else None
+    where = f"{cj_path} (projects[{workspace}])"
+    layers["local"].append((where, _servers_of(mine, where, problems)))
+    for source, raw in settings_raw:
+        scope = getattr(source, "scope", "user")
+        label = str(getattr(source, "label", source))
+        if scope in layers:
+            layers[scope].append((label, _servers_of(raw, label, problems)))
+
+
+def _flag_layer(path: Path | str, problems: list[str]) -> tuple[str, dict[str, Any]]:
+    """One ``--mcp-config`` argument: a file, or JSON text (as Claude Code takes it)."""
+    given = str(path)
+    if given.lstrip().startswith("{"):
+        try:
+            data = json.loads(given)
+        except ValueError as exc:
+            problems.append(f"--mcp-config: not valid JSON ({exc}); ignored.")
+            data = None
+        given = "--mcp-config"
+    else:
+        data = _read_json(Path(path), problems)
+        if data is None and not Path(path).exists():
+            problems.append(f"--mcp-config {path}: no such file.")
+    return given, _servers_of(data, given, problems)

@@ -3,7 +3,8 @@
 Everything here runs on the MCP manager's own event loop (:mod:`agent.mcp.manager`), never on
 the UI's. A connection lives in one task (``_lifetime``) because the SDK's transports hold
 anyio task groups that must be left by the task that entered them; a start-up timeout cancels
-that task instead of wrapping the start in a timeout scope.
+that task instead of wrapping the start in a timeout scope. (One thing runs before that loop
+does: ``-p``'s :meth:`ServerConnection.spawn_early`, on the thread that builds the session.)
 
 States: ``connecting``, ``connected``, ``failed`` (with ``reason``), ``needs-auth`` (an HTTP
 server answered 401), ``needs-approval`` (a project server the user has not approved) and
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.mcp.config import ServerConfig
+from agent.mcp.prespawn import Spawned, adopted, spawn
 from agent.mcp.transport import (
     UNREADABLE_ANSWER,
     UNREADABLE_MARK,
@@ -156,6 +158,8 @@ class ServerConnection:
         """One future per call in flight, given a line of garbage the server wrote meanwhile."""
         self._garbage = ""
         """The last line the server wrote that is not an MCP message (said if it fails)."""
+        self._early: Spawned | None = None
+        """The process :meth:`spawn_early` started, until the first start connects to it."""
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -165,12 +169,23 @@ class ServerConnection:
         self._started = asyncio.Event()
         self._life = asyncio.get_running_loop().create_task(self._lifetime())
 
+    def spawn_early(self) -> None:
+        """Start a stdio server's process now, before the SDK is imported (``-p``: its start
+        overlaps eddy's own imports); the first :meth:`start` connects to it."""
+        if self._early is not None or self.inproc is not None:
+            return
+        if self.config.kind == "stdio" and os.name == "posix":
+            self._early = spawn(self.config, errlog(self._log_path()))
+
     async def stop(self) -> None:
         """Close the connection (ends a stdio server's process)."""
         life, self._life = self._life, None
         if life is not None:
             life.cancel()
             await asyncio.gather(life, return_exceptions=True)
+        early, self._early = self._early, None
+        if early is not None:  # stopped before its first start connected to it
+            early.kill()
         self._set("stopped", "")
 
     async def reconnect(self) -> None:
@@ -201,58 +216,70 @@ class ServerConnection:
             self._not_connected.set()
         self._on_change(self)
 
-    async def _lifetime(self) -> None:  # noqa: C901
+    async def _lifetime(self) -> None:
         attempt = 0
-        while True:
-            self._gone = asyncio.Event()
-            self._unauthorized = False
-            self._set("connecting", "")
-            if self.inproc is None:
-                # importing the SDK takes seconds on a loaded machine: not the server's time
-                load_sdk(self.config.kind)
-            limit = start_timeout() if not self.logging_in else _login_timeout()
-            watchdog = asyncio.get_running_loop().call_later(
-                limit, self._start_timed_out, asyncio.current_task()
-            )
-            try:
-                await self._connected_once(watchdog)
-            except asyncio.CancelledError:
-                if self.state == "connecting" and self.reason.startswith("did not start"):
-                    self._set("failed", self.reason)
-                    self._client = None
-                    return
-                self._client = None
-                raise
-            except Exception as exc:
-                self._client = None
-                watchdog.cancel()
-                if status_of(exc) == 401 or self._unauthorized or _has(exc, "NeedsLogin"):
-                    why = "the server asks for authentication (HTTP 401)"
-                    if self.config.reconnects:
-                        why += f": /mcp login {self.name}"
-                    if self.logging_in:
-                        why = f"the login did not succeed ({describe(exc)})"
-                    self._set("needs-auth", why)
-                    return
-                if not self.config.reconnects or attempt >= MAX_HTTP_RETRIES:
-                    why = describe(exc)
-                    if self.config.kind == "stdio" and self._gone.is_set():
-                        why = "the server process exited while starting"
-                    self._set("failed", why + self._garbage_note() + self._stderr_tail())
-                    return
-            else:
-                self._client = None
-                if not self.config.reconnects:
-                    ended = "process exited" if self.config.kind == "stdio" else "connection ended"
-                    self._set("failed", f"the server {ended}" + self._stderr_tail())
-                    return
-                if attempt >= MAX_HTTP_RETRIES:
-                    self._set("failed", "the connection dropped and did not come back")
-                    return
+        while await self._attempt(attempt):
             delay = min(2**attempt, 30)
             attempt += 1
             self._set("connecting", f"reconnecting in {delay} s (attempt {attempt})")
             await asyncio.sleep(delay)
+
+    async def _attempt(self, attempt: int) -> bool:
+        """One start and the connection it made, to its end; True to try again (an HTTP or
+        SSE server that dropped, within :data:`MAX_HTTP_RETRIES`)."""
+        self._gone = asyncio.Event()
+        self._unauthorized = False
+        self._set("connecting", "")
+        if self.inproc is None:
+            # importing the SDK takes seconds on a loaded machine: not the server's time
+            load_sdk(self.config.kind)
+        limit = start_timeout() if not self.logging_in else _login_timeout()
+        watchdog = asyncio.get_running_loop().call_later(
+            limit, self._start_timed_out, asyncio.current_task()
+        )
+        try:
+            await self._connected_once(watchdog)
+        except asyncio.CancelledError:
+            self._client = None
+            if self.state == "connecting" and self.reason.startswith("did not start"):
+                self._set("failed", self.reason)  # the watchdog's cancel: a final state
+                return False
+            raise
+        except Exception as exc:
+            self._client = None
+            watchdog.cancel()
+            return self._failed(exc, attempt)
+        self._client = None
+        return self._ended(attempt)
+
+    def _failed(self, exc: Exception, attempt: int) -> bool:
+        """A start or a connection failed with ``exc``: say why; True to try again."""
+        if status_of(exc) == 401 or self._unauthorized or _has(exc, "NeedsLogin"):
+            why = "the server asks for authentication (HTTP 401)"
+            if self.config.reconnects:
+                why += f": /mcp login {self.name}"
+            if self.logging_in:
+                why = f"the login did not succeed ({describe(exc)})"
+            self._set("needs-auth", why)
+            return False
+        if self.config.reconnects and attempt < MAX_HTTP_RETRIES:
+            return True
+        why = describe(exc)
+        if self.config.kind == "stdio" and self._gone.is_set():
+            why = "the server process exited while starting"
+        self._set("failed", why + self._garbage_note() + self._stderr_tail())
+        return False
+
+    def _ended(self, attempt: int) -> bool:
+        """The connection ended without an error: True to try again (HTTP and SSE)."""
+        if not self.config.reconnects:
+            ended = "process exited" if self.config.kind == "stdio" else "connection ended"
+            self._set("failed", f"the server {ended}" + self._stderr_tail())
+            return False
+        if attempt >= MAX_HTTP_RETRIES:
+            self._set("failed", "the connection dropped and did not come back")
+            return False
+        return True
 
     def _start_timed_out(self, task: asyncio.Task[Any] | None) -> None:
         if self.state == "connecting" and task is not None:
@@ -282,12 +309,16 @@ class ServerConnection:
         from mcp import Client
 
         async with contextlib.AsyncExitStack() as stack:
-            log = stack.enter_context(errlog(self._log_path()))
+            early, self._early = self._early, None
+            if early is not None:  # ended by its transport; this only if it never got one
+                stack.callback(early.kill)
+            log = stack.enter_context(early.log if early else errlog(self._log_path()))
             stack.enter_context(sdk_logs_to(log))  # the SDK's tasks start in this context
             self._garbage = ""
-            target = self.inproc or watched(
-                await self._transport(stack, log), self._gone.set, self._unreadable
-            )
+            target = self.inproc
+            if target is None:
+                transport = adopted(early) if early else await self._transport(stack, log)
+                target = watched(transport, self._gone.set, self._unreadable)
             client = Client(target, message_handler=self._on_message, **self._capabilities())
             await stack.enter_async_context(client)
             await self._load_lists(client)

@@ -159,6 +159,10 @@ class McpManager(Extension):
         """Start every approved server in the background; returns at once."""
         if not self.connections:
             return
+        if not self._background:  # -p: the processes start beside eddy's own imports
+            for conn in self.connections.values():
+                if self._approved(conn.config):
+                    conn.spawn_early()
         loop = self._ensure_loop()
         for conn in self.connections.values():
             if conn.config.kind == "sdk" and conn.inproc is None:  # waits for connect_through

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,17 @@ from agent.mcp.config import load_mcp_config
 if TYPE_CHECKING:
     from agent.mcp.manager import McpManager
     from agent.plugins.parts import PluginServers
+
+
+NONBLOCKING = "MCP_CONNECTION_NONBLOCKING"
+"""Claude Code's variable: set (``1``, ``true``), ``-p`` sends its first request without
+waiting for its servers; each server's tools join the requests after it connected."""
+
+
+def nonblocking() -> bool:
+    """Whether ``-p``'s first request goes without waiting for the servers
+    (``MCP_CONNECTION_NONBLOCKING``)."""
+    return os.environ.get(NONBLOCKING, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def start_mcp(
@@ -28,7 +40,8 @@ def start_mcp(
 
     Nothing is started (no thread, no SDK import) when no server is configured. Project
     servers (a project's plugins' too) the user has not approved wait (``/mcp approve``);
-    headless runs start them.
+    headless runs start them, and their first request waits for them (not with
+    ``MCP_CONNECTION_NONBLOCKING``).
 
     Returns:
         The manager (None without servers; bind it to the session's tool set and register
@@ -53,7 +66,7 @@ def start_mcp(
         config,
         approved=lambda c: may_start(c, workspace, headless=headless, choices=choices),
         log_dir=project_data_dir(workspace) / "mcp-logs",
-        wait_at_first_call=headless,
+        wait_at_first_call=headless and not nonblocking(),
         roots=roots or (lambda: (workspace,)),
         background=not headless,  # -p waits for them: nothing to keep responsive
         disabled=DisabledServers(workspace),  # /mcp disable, kept where Claude Code keeps it

@@ -83,3 +83,43 @@ def test_the_servers_of_a_headless_run_start_at_its_own_priority(
     assert done.returncode == 0, done.stderr
     assert "mcp__nice__echo" in [t["name"] for t in fake_api.requests[0].get("tools", [])]
     assert int(seen.read_text()) == os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def _with_a_mute_server(tmp_path: Path) -> Path:
+    """A config of our fake server and one that never answers ``initialize``."""
+    mute = {"command": sys.executable, "args": ["-c", "import time; time.sleep(600)"]}
+    fast = {"command": sys.executable, "args": [str(FAKE), "--name", "fast"]}
+    servers = tmp_path / "servers.json"
+    servers.write_text(json.dumps({"mcpServers": {"mute": mute, "fast": fast}}))
+    return servers
+
+
+def test_with_mcp_connection_nonblocking_the_first_request_does_not_wait_for_a_server(
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's MCP_CONNECTION_NONBLOCKING: the request goes, valid, offering no tool
+    of the server still starting (which would hold the run for MCP_TIMEOUT's ten minutes)."""
+    monkeypatch.setenv("MCP_TIMEOUT", "600000")
+    monkeypatch.setenv("MCP_CONNECTION_NONBLOCKING", "1")
+    servers = _with_a_mute_server(tmp_path)
+    fake_api.push(Reply([text("done")]))
+    done = eddy(fake_api, tmp_path, "-p", "hi", "--mcp-config", str(servers), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    assert fake_api.violations == []
+    (first,) = fake_api.requests
+    assert not [t for t in first.get("tools", []) if t["name"].startswith("mcp__mute__")]
+
+
+def test_with_mcp_connection_nonblocking_stream_json_says_a_starting_server_is_pending(
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCP_TIMEOUT", "600000")
+    monkeypatch.setenv("MCP_CONNECTION_NONBLOCKING", "true")
+    servers = _with_a_mute_server(tmp_path)
+    fake_api.push(Reply([text("done")]))
+    args = ["-p", "hi", "--mcp-config", str(servers), "--output-format", "stream-json"]
+    done = eddy(fake_api, tmp_path, *args, "--verbose", timeout=120)
+    assert done.returncode == 0, done.stderr
+    init = json.loads(done.stdout.splitlines()[0])
+    assert {"name": "mute", "status": "pending"} in init["mcp_servers"]

@@ -16,9 +16,17 @@ from agent.mcp.manager import McpManager
 from tests.agent.mcp.servers import command, config_of, fake, time_server
 
 
+@pytest.fixture(params=[True, False], ids=["spawned-by-the-sdk", "spawned-early"])
+def background(request: pytest.FixtureRequest) -> bool:
+    """Each test runs with the SDK's ``stdio_client`` spawning the server (the TUI's way) and
+    with the process spawned before the SDK's import (``-p``'s, agent/mcp/prespawn.py)."""
+    return bool(request.param)
+
+
 @pytest.fixture
-async def manager(tmp_path: Path) -> AsyncIterator[McpManager]:
-    mgr = McpManager(config_of(fake("fake", log=tmp_path / "fake.log")), log_dir=tmp_path / "logs")
+async def manager(tmp_path: Path, background: bool) -> AsyncIterator[McpManager]:
+    config = config_of(fake("fake", log=tmp_path / "fake.log"))
+    mgr = McpManager(config, log_dir=tmp_path / "logs", background=background)
     mgr.start()
     await mgr.wait_started()
     yield mgr
@@ -108,8 +116,9 @@ async def test_a_crash_is_reported_the_next_call_says_down_and_reconnect_heals(
     assert again.content == "echo: back"
 
 
-async def test_a_missing_command_fails_with_the_reason(tmp_path: Path) -> None:
-    mgr = McpManager(config_of(command("ghost", str(tmp_path / "no-such-program"))))
+async def test_a_missing_command_fails_with_the_reason(tmp_path: Path, background: bool) -> None:
+    ghost = command("ghost", str(tmp_path / "no-such-program"))
+    mgr = McpManager(config_of(ghost), background=background)
     mgr.start()
     await mgr.wait_started()
     try:
@@ -122,13 +131,13 @@ async def test_a_missing_command_fails_with_the_reason(tmp_path: Path) -> None:
 
 
 async def test_a_server_slower_than_mcp_timeout_fails(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, background: bool
 ) -> None:
     import sys
 
     monkeypatch.setenv("MCP_TIMEOUT", "300")
     silent = command("mute", sys.executable, "-c", "import time; time.sleep(600)")
-    mgr = McpManager(config_of(silent))
+    mgr = McpManager(config_of(silent), background=background)
     mgr.start()
     await mgr.wait_started()
     try:
@@ -139,8 +148,8 @@ async def test_a_server_slower_than_mcp_timeout_fails(
         await mgr.aclose()
 
 
-async def test_mcp_server_time_from_pypi_works_as_a_real_stdio_server() -> None:
-    mgr = McpManager(config_of(time_server()))
+async def test_mcp_server_time_from_pypi_works_as_a_real_stdio_server(background: bool) -> None:
+    mgr = McpManager(config_of(time_server()), background=background)
     mgr.start()
     await mgr.wait_started()
     try:

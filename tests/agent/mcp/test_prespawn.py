@@ -1,0 +1,107 @@
+"""``eddy -p``'s stdio servers are spawned before the MCP SDK is imported, and the first start
+runs the SDK's session over that process's pipes (agent/mcp/prespawn.py).
+
+The failures of a server spawned that way (a crash, a missing command, a server that never
+answers) are tested through test_manager.py's tests, which run both ways, and through
+``eddy -p`` itself (test_headless*.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+from pathlib import Path
+
+from agent.mcp.connection import ServerConnection
+from agent.mcp.manager import McpManager
+from agent.mcp.prespawn import INHERITED_ENV, server_environment
+from tests.agent.mcp.servers import command, config_of, fake
+
+
+async def _lines(path: Path, line: str, count: int = 1) -> None:
+    """Wait until ``path`` holds ``count`` lines ``line`` (the fake server's log)."""
+    async with asyncio.timeout(60):
+        while not path.exists() or path.read_text().splitlines().count(line) < count:
+            await asyncio.sleep(0.02)
+
+
+async def test_a_server_spawned_early_is_the_process_its_first_start_connects_to(
+    tmp_path: Path,
+) -> None:
+    events = tmp_path / "fake.log"
+    conn = ServerConnection(fake("fake", log=events), lambda _c: None, tmp_path / "logs")
+    conn.spawn_early()
+    await _lines(events, "start")  # running before any start: nothing else spawned it
+    conn.start()
+    await conn.wait_started()
+    try:
+        assert conn.state == "connected", conn.reason
+        assert "echo" in [t.name for t in conn.tools]
+        result = await conn.call_tool("echo", {"text": "hi"}, 30)
+        assert result.content[0].text == "echo: hi"
+        assert events.read_text().splitlines().count("start") == 1  # no second process
+    finally:
+        await conn.stop()
+
+
+async def test_a_manager_for_p_spawns_its_servers_before_its_loop_starts_them(
+    tmp_path: Path,
+) -> None:
+    events = tmp_path / "fake.log"
+    mgr = McpManager(config_of(fake("fake", log=events)), background=False)
+    hold = threading.Event()
+    mgr._ensure_loop().call_soon_threadsafe(hold.wait, 60)  # the MCP loop can start nothing
+    try:
+        mgr.start()
+        await _lines(events, "start")
+    finally:
+        hold.set()
+    await mgr.wait_started()
+    try:
+        assert mgr.connections["fake"].state == "connected"
+        result = await mgr.call("fake", "echo", {"text": "early"})
+        assert result.content == "echo: early"
+    finally:
+        await mgr.aclose()
+
+
+async def test_a_server_spawned_early_and_stopped_before_its_start_is_ended(
+    tmp_path: Path,
+) -> None:
+    events = tmp_path / "fake.log"
+    pid_file = tmp_path / "pid"
+    script = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
+    script += "time.sleep(600)"
+    conn = ServerConnection(command("idle", sys.executable, "-c", script), lambda _c: None)
+    conn.spawn_early()
+    async with asyncio.timeout(60):
+        while not pid_file.exists() or not pid_file.read_text():
+            await asyncio.sleep(0.02)
+    pid = int(pid_file.read_text())
+    await conn.stop()
+    assert not events.exists()
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return
+    raise AssertionError("the early process still runs after stop()")
+
+
+async def test_a_missing_command_spawned_early_fails_with_the_reason(tmp_path: Path) -> None:
+    ghost = command("ghost", str(tmp_path / "no-such-program"))
+    conn = ServerConnection(ghost, lambda _c: None)
+    conn.spawn_early()
+    conn.start()
+    await conn.wait_started()
+    assert conn.state == "failed"
+    assert "no-such-program" in conn.reason
+
+
+def test_an_early_server_inherits_what_the_sdks_stdio_client_passes_on() -> None:
+    from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS, get_default_environment
+
+    assert tuple(DEFAULT_INHERITED_ENV_VARS) == INHERITED_ENV
+    config = fake("fake", log=Path("/tmp/x.log"))
+    assert server_environment(config) == get_default_environment() | dict(config.env)
