@@ -18,7 +18,14 @@ from typing import Any
 from acp import schema
 from acp.helpers import update_agent_message_text
 
-from acp_agent.updates import AskDialog, AskPermission, Item, QueueNotice, UpdateMapper
+from acp_agent.updates import (
+    AskDialog,
+    AskPermission,
+    Item,
+    QueueNotice,
+    TurnEnded,
+    UpdateMapper,
+)
 from agent import events as ev
 from agent import ops
 from agent.session.core import Session
@@ -46,6 +53,13 @@ STOP_REASONS: dict[str, schema.StopReason] = {
     "interrupted": "cancelled",
 }
 """A turn's end as ACP's stop reason (the budget and errors were said in the message)."""
+
+
+def stop_reason(finished: ev.TurnFinished) -> schema.StopReason:
+    """The ACP stop reason of a turn that ended so."""
+    if finished.subtype == "success" and finished.stop_reason in ("max_tokens", "refusal"):
+        return "max_tokens" if finished.stop_reason == "max_tokens" else "refusal"
+    return STOP_REASONS.get(finished.subtype, "end_turn")
 
 
 class LiveSession:
@@ -96,8 +110,17 @@ class LiveSession:
         mapper = UpdateMapper(self.workspace, replay=True)
         for event in events:
             for item in mapper.updates(event):
-                if not isinstance(item, AskPermission | QueueNotice | AskDialog):
+                if not isinstance(item, AskPermission | QueueNotice | AskDialog | TurnEnded):
                     self._queue.put_nowait(item)
+
+    def _ended(self, item: TurnEnded) -> dict[str, Any]:
+        """``_eddy/turn_ended``'s parameters: the session, the stop reason ``session/prompt``
+        would have answered, and who started the turn."""
+        return {
+            "sessionId": self.session_id,
+            "stopReason": stop_reason(item.finished),
+            "origin": "background",
+        }
 
     def _usage(self, event: ev.UsageUpdated) -> schema.UsageUpdate:
         cost = schema.Cost(
@@ -134,6 +157,8 @@ class LiveSession:
                 elif isinstance(item, QueueNotice):
                     params = {"sessionId": self.session_id, "queue": list(item.queue)}
                     await self.conn.ext_notification("eddy/queue", params)
+                elif isinstance(item, TurnEnded):
+                    await self.conn.ext_notification("eddy/turn_ended", self._ended(item))
                 else:
                     await self.conn.session_update(session_id=self.session_id, update=item)
             except ConnectionError:  # the client is gone: nothing more to tell it
@@ -187,11 +212,7 @@ class LiveSession:
         await session.wait_idle()
         await self.flushed()
         finished = self.last_finished
-        if finished is None:
-            return "end_turn"
-        if finished.subtype == "success" and finished.stop_reason in ("max_tokens", "refusal"):
-            return "max_tokens" if finished.stop_reason == "max_tokens" else "refusal"
-        return STOP_REASONS.get(finished.subtype, "end_turn")
+        return "end_turn" if finished is None else stop_reason(finished)
 
     def cancel(self) -> None:
         """``session/cancel``, Esc: take the queued corrections back, stop the turn."""

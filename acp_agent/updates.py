@@ -120,7 +120,25 @@ class AskDialog:
     event: ev.QuestionsAsked | ev.PlanReviewRequested
 
 
-Item = Update | AskPermission | QueueNotice | AskDialog
+@dataclass(frozen=True)
+class TurnEnded:
+    """A turn that background reports started has ended: eddy's ``_eddy/turn_ended``
+    notification, with the ACP stop reason ``session/prompt`` would have answered.
+
+    ACP v1 ends a turn only by answering ``session/prompt``, and no request starts this turn;
+    updates outside a prompt are allowed, and protocol v2 (draft) ends every turn with an
+    idle ``state_update``. Until the package speaks v2, this names the end the same way.
+    """
+
+    finished: ev.TurnFinished
+
+
+Item = Update | AskPermission | QueueNotice | AskDialog | TurnEnded
+
+
+def _aside(text: str) -> schema.AgentMessageChunk:
+    """A line of eddy's own, set apart (in italics) from the model's answer."""
+    return update_agent_message_text(f"\n\n*{text}*\n\n")
 
 
 def tool_title(name: str, summary: str) -> str:
@@ -192,14 +210,71 @@ class UpdateMapper:
         self._paths: dict[str, str] = {}
         self._before: dict[str, tuple[Path, str | None]] = {}
         self._output: dict[str, str] = {}
+        self._self_started: set[int] = set()
+        """The running turns that background reports started (no prompt answers them)."""
 
-    def updates(self, event: ev.Event) -> list[Item]:  # noqa: C901
+    def updates(self, event: ev.Event) -> list[Item]:
         """What the client is told about ``event`` (often nothing)."""
         match event:
             case ev.TextDelta():
                 return [update_agent_message_text(event.text)] if event.text else []
             case ev.ThinkingDelta():
                 return [update_agent_thought_text(event.text)] if event.text else []
+            case (
+                ev.ToolCallStarted()
+                | ev.ToolCallRunning()
+                | ev.ToolOutputDelta()
+                | ev.ToolCallFinished()
+                | ev.PermissionRequested()
+            ):
+                return self._tool_updates(event)
+            case ev.TurnStarted() | ev.TurnFinished() | ev.CorrectionsDelivered():
+                return self._turn_updates(event)
+            case (
+                ev.Notice()
+                | ev.BackgroundReported()
+                | ev.Error()
+                | ev.Compacted()
+                | ev.RewindFinished()
+                | ev.HookRan()
+                | ev.PromptBlocked()
+            ):
+                return self._lines(event)
+            case (
+                ev.QuestionsAsked()
+                | ev.PlanReviewRequested()
+                | ev.QueueChanged()
+                | ev.TodosUpdated()
+                | ev.PermissionModeChanged()
+                | ev.SessionRenamed()
+            ):
+                return self._session_state(event)
+            case (
+                ev.SubagentEvent()  # the Agent call's tool_call and final update stand for it
+                | ev.UsageUpdated()  # the session adds its spend before the turn: LiveSession
+                | ev.QuestionsAnswered()
+                | ev.PlanReviewed()
+                | ev.ModelCallStarted()
+                | ev.AssistantMessage()
+                | ev.PermissionResolved()
+                | ev.Interrupted()
+                | ev.HookStarted()
+                | ev.BackgroundChanged()
+            ):
+                return []
+            case _:
+                assert_never(event)
+
+    def _tool_updates(
+        self,
+        event: ev.ToolCallStarted
+        | ev.ToolCallRunning
+        | ev.ToolOutputDelta
+        | ev.ToolCallFinished
+        | ev.PermissionRequested,
+    ) -> list[Item]:
+        """A tool call's start, progress, output, end, or the question about it."""
+        match event:
             case ev.ToolCallStarted():
                 return [self._started(event)]
             case ev.ToolCallRunning():
@@ -211,66 +286,94 @@ class UpdateMapper:
                 return [self._finished(event)]
             case ev.PermissionRequested():
                 return [AskPermission(event, self._permission_call(event))]
-            case ev.QuestionsAsked() | ev.PlanReviewRequested():
-                return [] if self.replay else [AskDialog(event)]
-            case ev.QuestionsAnswered() | ev.PlanReviewed():
-                return []
-            case ev.HookRan():
-                if event.outcome == "success" or self.replay:
-                    return []  # a hook that did its job quietly, as the TUI shows it collapsed
-                said = f"{event.hook_event} hook {event.outcome}: {event.output}".strip()
-                return [update_agent_message_text(f"\n\n*{said}*\n\n")]
-            case ev.SubagentEvent():
-                return []  # the Agent call's tool_call and its final update stand for the child
-            case ev.PromptBlocked():
-                text = f"A UserPromptSubmit hook blocked the prompt: {event.reason}"
-                return [update_agent_message_text(f"\n\n**eddy:** {text}\n\n")]
-            case ev.QueueChanged():
-                return [] if self.replay else [QueueNotice(event.queue)]
-            case ev.TodosUpdated():
-                return [update_plan(plan_entries(event.todos))]
-            case ev.UsageUpdated():
-                return []  # the session adds its spend before the turn: see LiveSession
-            case ev.PermissionModeChanged():
-                return [update_current_mode(event.mode)]
-            case ev.SessionRenamed():
-                return [
-                    schema.SessionInfoUpdate(
-                        session_update="session_info_update", title=event.title
-                    )
-                ]
+            case _:
+                assert_never(event)
+
+    def _turn_updates(
+        self, event: ev.TurnStarted | ev.TurnFinished | ev.CorrectionsDelivered
+    ) -> list[Item]:
+        """A turn's start and end. A replay shows what the user wrote as their messages. A
+        turn that background reports started (no ``session/prompt`` answers it) ends with
+        eddy's ``_eddy/turn_ended`` notification (:class:`TurnEnded`)."""
+        match event:
             case ev.TurnStarted():
-                if self.replay and event.prompt.strip() and event.origin == "user":
+                if event.origin == "background":
+                    self._self_started.add(event.turn_id)
+                elif self.replay and event.prompt.strip():
                     return [update_user_message_text(event.prompt)]
+                return []
+            case ev.TurnFinished():
+                if event.turn_id in self._self_started and not self.replay:
+                    self._self_started.discard(event.turn_id)
+                    return [TurnEnded(event)]
                 return []
             case ev.CorrectionsDelivered():
                 if self.replay:
                     return [update_user_message_text(t) for t in event.texts if t.strip()]
                 return []
+            case _:
+                assert_never(event)
+
+    def _lines(
+        self,
+        event: ev.Notice
+        | ev.BackgroundReported
+        | ev.Error
+        | ev.Compacted
+        | ev.RewindFinished
+        | ev.HookRan
+        | ev.PromptBlocked,
+    ) -> list[Item]:
+        """A line for the user, as agent text set apart from the answer."""
+        match event:
             case ev.Notice():
-                return [update_agent_message_text(f"\n\n*{event.text}*\n\n")]
+                return [_aside(event.text)]
+            case ev.RewindFinished():
+                return [_aside(event.message)]
             case ev.BackgroundReported():
                 # background work ended; the turn it may start streams its updates after this
                 # one, outside any session/prompt (as Claude Code's ACP adapter does)
-                return [update_agent_message_text(f"\n\n*{background_line(event)}*\n\n")]
+                return [_aside(background_line(event))]
             case ev.Error():
                 return [update_agent_message_text(f"\n\n**eddy:** {event.message}\n\n")]
+            case ev.PromptBlocked():
+                text = f"A UserPromptSubmit hook blocked the prompt: {event.reason}"
+                return [update_agent_message_text(f"\n\n**eddy:** {text}\n\n")]
             case ev.Compacted():
                 what = "automatically " if event.automatic else ""
-                text = f"The conversation was {what}compacted into a summary."
-                return [update_agent_message_text(f"\n\n*{text}*\n\n")]
-            case ev.RewindFinished():
-                return [update_agent_message_text(f"\n\n*{event.message}*\n\n")]
-            case (
-                ev.ModelCallStarted()
-                | ev.AssistantMessage()
-                | ev.PermissionResolved()
-                | ev.Interrupted()
-                | ev.TurnFinished()
-                | ev.HookStarted()
-                | ev.BackgroundChanged()
-            ):
-                return []
+                return [_aside(f"The conversation was {what}compacted into a summary.")]
+            case ev.HookRan():
+                if event.outcome == "success" or self.replay:
+                    return []  # a hook that did its job quietly, as the TUI shows it collapsed
+                return [_aside(f"{event.hook_event} hook {event.outcome}: {event.output}".strip())]
+            case _:
+                assert_never(event)
+
+    def _session_state(
+        self,
+        event: ev.QuestionsAsked
+        | ev.PlanReviewRequested
+        | ev.QueueChanged
+        | ev.TodosUpdated
+        | ev.PermissionModeChanged
+        | ev.SessionRenamed,
+    ) -> list[Item]:
+        """The session's state beside the conversation: dialogs, the queue, the plan, the
+        mode, the title (a replay shows no dialog and no queue: they are over)."""
+        match event:
+            case ev.QuestionsAsked() | ev.PlanReviewRequested():
+                return [] if self.replay else [AskDialog(event)]
+            case ev.QueueChanged():
+                return [] if self.replay else [QueueNotice(event.queue)]
+            case ev.TodosUpdated():
+                return [update_plan(plan_entries(event.todos))]
+            case ev.PermissionModeChanged():
+                return [update_current_mode(event.mode)]
+            case ev.SessionRenamed():
+                info = schema.SessionInfoUpdate(
+                    session_update="session_info_update", title=event.title
+                )
+                return [info]
             case _:
                 assert_never(event)
 

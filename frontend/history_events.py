@@ -12,6 +12,7 @@ from typing import Any
 
 from agent import events as ev
 from agent.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agent.session.reports import Report, read_notification
 from agent.turn.compact import SUMMARY_PREFIX
 
 REPLAY_MESSAGES = 24
@@ -61,73 +62,80 @@ def history_events(
     replay = _Replay(summary)
     for msg in messages:
         if msg.role == "assistant":
-            yield from replay.answer(msg)
+            yield from replay.assistant(msg)
         else:
-            yield from replay.user_message(msg)
+            yield from replay.user(msg)
     yield ev.TurnFinished(0, "success", 0, 0, 0.0, 0.0, 0)
 
 
 class _Replay:
-    """What a replay remembers across messages: each call's tool name, the ``!command`` count."""
+    """What replaying a history keeps from one message to the next: the calls' names (their
+    results name them) and the ``!command`` blocks seen (each gets its own call id)."""
 
     def __init__(self, summary: Summary | None) -> None:
-        self._summary = summary
-        self._names: dict[str, str] = {}
-        self._shell_ids = 0
+        self.summary = summary
+        self.names: dict[str, str] = {}
+        self.shell_ids = 0
 
-    def answer(self, msg: Message) -> Iterator[ev.Event]:
-        """An assistant message: its text, its tool calls started, then the message itself."""
+    def assistant(self, msg: Message) -> Iterator[ev.Event]:
+        """The answer's text and its tool calls."""
         for block in msg.content:
             if isinstance(block, TextBlock) and block.text.strip():
                 yield ev.TextDelta(0, block.text)
             elif isinstance(block, ToolUseBlock):
-                self._names[block.id] = block.name
-                yield ev.ToolCallStarted(0, block.id, block.name, block.input, self._line(block))
+                self.names[block.id] = block.name
+                try:
+                    line = self.summary(block.name, block.input) if self.summary else ""
+                except Exception:
+                    line = ""
+                yield ev.ToolCallStarted(0, block.id, block.name, block.input, line)
         yield ev.AssistantMessage(0, msg.to_param(), None)
 
-    def _line(self, block: ToolUseBlock) -> str:
-        """The call's one-line summary; empty when there is no summary or it fails."""
-        if self._summary is None:
-            return ""
-        try:
-            return self._summary(block.name, block.input)
-        except Exception:
-            return ""
-
-    def user_message(self, msg: Message) -> Iterator[ev.Event]:
-        """A user message: tool results, then its text (a correction once results came)."""
+    def user(self, msg: Message) -> Iterator[ev.Event]:
+        """Tool results, then the user's words: a prompt, or corrections after results. The
+        reports of background work show as their lines, as live: before the prompt they
+        followed, after the results they followed, or as the start of the turn they started
+        by themselves (a message of reports alone)."""
         after_results = False
+        reports = [r.event(0) for b in msg.content if (r := _report(b)) is not None]
+        prompted = False
         for block in msg.content:
             if isinstance(block, ToolResultBlock):
                 after_results = True
-                yield self._finished(block)
+                yield self._result(block)
             elif isinstance(block, TextBlock):
-                yield from self._user_text(block.text, after_results)
+                if block.text.startswith(_BASH_INPUT):
+                    self.shell_ids += 1
+                    yield from _shell(block.text, f"replayed-shell-{self.shell_ids}")
+                    continue
+                text = _shown_text(block.text)
+                if text is None:
+                    continue
+                if after_results:
+                    yield ev.CorrectionsDelivered(0, (text,))
+                elif text.startswith(SUMMARY_PREFIX):
+                    yield ev.Notice(0, "Earlier messages were compacted into a summary.")
+                else:
+                    yield from reports  # shown live when the work ended, before this prompt
+                    reports, prompted = [], True
+                    yield ev.TurnStarted(0, text)
+        yield from reports
+        if reports and not after_results and not prompted:
+            summaries = "\n".join(r.summary for r in reports)
+            yield ev.TurnStarted(0, summaries, origin="background")
 
-    def _finished(self, block: ToolResultBlock) -> ev.Event:
-        """A tool result as the call's end, interrupted calls as they showed live."""
+    def _result(self, block: ToolResultBlock) -> ev.ToolCallFinished:
         status: ev.ToolStatus = "failed" if block.is_error else "done"
         if block.is_error and _result_text(block).startswith(_INTERRUPTED):
             status = "interrupted"  # as it showed live, not as a failure
         content = block.content if isinstance(block.content, str) else list(block.content)
-        name = self._names.get(block.tool_use_id, "tool")
+        name = self.names.get(block.tool_use_id, "tool")
         return ev.ToolCallFinished(0, block.tool_use_id, name, status, content, block.is_error)
 
-    def _user_text(self, raw: str, after_results: bool) -> Iterator[ev.Event]:
-        """A user text block: a ``!command``, a correction, a compaction summary or a prompt."""
-        if raw.startswith(_BASH_INPUT):
-            self._shell_ids += 1
-            yield from _shell(raw, f"replayed-shell-{self._shell_ids}")
-            return
-        text = _shown_text(raw)
-        if text is None:
-            return
-        if after_results:
-            yield ev.CorrectionsDelivered(0, (text,))
-        elif text.startswith(SUMMARY_PREFIX):
-            yield ev.Notice(0, "Earlier messages were compacted into a summary.")
-        else:
-            yield ev.TurnStarted(0, text)
+
+def _report(block: Any) -> Report | None:
+    """The report of background work a user message's block is, or None."""
+    return read_notification(block.text) if isinstance(block, TextBlock) else None
 
 
 def tail_start(history: Sequence[Message], limit: int = REPLAY_MESSAGES) -> int:

@@ -149,8 +149,10 @@ class SdkExtension(Extension):
         self._asking(True)
         timeout = can_use_tool_timeout()
         try:
-            # past the deadline the request is withdrawn (control_cancel_request)
-            answer = await asyncio.wait_for(self.channel.request("can_use_tool", fields), timeout)
+            # past the deadline the request is withdrawn (control_cancel_request); not
+            # wait_for: on 3.11 it can swallow Esc's cancellation that comes with the answer
+            async with asyncio.timeout(timeout):
+                answer = await self.channel.request("can_use_tool", fields)
         except TimeoutError:
             why = (
                 f"{use.name} was not run: the SDK's can_use_tool did not answer within "

@@ -98,7 +98,9 @@ async def _run(
         "tool_use_id": payload.get("tool_use_id"),
     }
     try:
-        answer = await asyncio.wait_for(channel.request("hook_callback", fields), handler.timeout)
+        # not wait_for: on 3.11 it can swallow Esc's cancellation that comes with the answer
+        async with asyncio.timeout(handler.timeout):
+            answer = await channel.request("hook_callback", fields)
     except TimeoutError:
         why = f"the callback did not answer within {handler.timeout:g} s"
         return HandlerRun(handler, None, "", "", elapsed(), why, timed_out=True)

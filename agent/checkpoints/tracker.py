@@ -97,6 +97,11 @@ class TreeTracker:
         self._late_lock = threading.Lock()
         self._said_not_in_time = False
 
+    @property
+    def watching(self) -> bool:
+        """Whether a watcher says what changed (without one, every refresh scans the tree)."""
+        return self._watcher is not None
+
     # -- the first snapshot ---------------------------------------------------------------------
 
     def prepare_in_background(self) -> None:

@@ -51,7 +51,9 @@ async def attach_resources(manager: McpManager, text: str) -> list[str]:
     out = []
     for server, uri in resource_mentions(text, manager):
         try:
-            result = await asyncio.wait_for(manager.read_resource(server, uri), READ_TIMEOUT)
+            # not wait_for: on 3.11 it can swallow Esc's cancellation that comes with the read
+            async with asyncio.timeout(READ_TIMEOUT):
+                result = await manager.read_resource(server, uri)
         except Exception as exc:  # a failed read is a note; the prompt goes on
             out.append(f"[@{server}:{uri} could not be read: {exc or type(exc).__name__}]")
             continue

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -99,6 +100,31 @@ def notification(
     lines.append("</task-notification>")
     body = "\n".join(lines)
     return f"<system-reminder>\n{NOT_USER_INPUT}\n\n{body}\n</system-reminder>"
+
+
+_FIELD = re.compile(r"<(task-id|status|summary|output-file)>(.*?)</\1>", re.S)
+_STATUSES: dict[str, Status] = {"completed": "completed", "failed": "failed", "stopped": "stopped"}
+
+
+def read_notification(text: str) -> Report | None:
+    """The report whose notification ``text`` is (what :func:`notification` wrote, read back
+    from a saved history: a resumed session shows it as it showed live), or None.
+
+    Which kind of work it was is read from the summary: shells' begin ``Background command``.
+    """
+    if not text.startswith("<system-reminder>") or "<task-notification>" not in text:
+        return None
+    head = text.partition("<result>")[0]  # an agent's answer may quote any tag
+    fields = {k: html.unescape(v) for k, v in _FIELD.findall(head)}
+    status = _STATUSES.get(fields.get("status", ""))
+    if status is None or "task-id" not in fields:
+        return None
+    summary = fields.get("summary", "")
+    kind: Literal["shell", "agent"] = (
+        "shell" if summary.startswith("Background command") else "agent"
+    )
+    output_file = fields.get("output-file", "")
+    return Report(fields["task-id"], kind, status, summary, text, output_file)
 
 
 def shell_report(

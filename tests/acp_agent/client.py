@@ -55,6 +55,8 @@ class RecordingClient:
         self.answer: str | None = "allow_once"
         self.queues: list[list[str]] = []
         """The ``_eddy/queue`` notifications: the queued corrections after each change."""
+        self.ended: list[dict[str, Any]] = []
+        """The ``_eddy/turn_ended`` notifications (turns background reports started)."""
         self.buffers: dict[str, str] = {}
         """Unsaved editor buffers by path (``fs/read_text_file`` answers with them)."""
         self.reads: list[str] = []
@@ -244,9 +246,22 @@ class RecordingClient:
         if method == "eddy/queue":
             self.queues.append(list(params["queue"]))
             await self._notify()
+        elif method == "eddy/turn_ended":
+            self.ended.append(params)
+            self.updates.append((params["sessionId"], _Ended(params)))
+            await self._notify()
 
     def on_connect(self, conn: Any) -> None:
         return None
+
+
+class _Ended:
+    """A marker in ``updates`` where ``_eddy/turn_ended`` arrived (to check the order)."""
+
+    session_update = "turn_ended"
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
 
 
 class _Asked:

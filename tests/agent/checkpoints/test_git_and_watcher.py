@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent.checkpoints import snapshot as snapshot_mod
+from agent.checkpoints import tracker as tracker_mod
 from agent.checkpoints import watch as watch_mod
 from agent.checkpoints.engine import CheckpointStore
 from agent.checkpoints.gitbase import GitRepo, parse_index
@@ -65,6 +67,34 @@ def repo_with(ws: Path, files: dict[str, bytes], *, untracked: dict[str, bytes] 
     for rel in files:
         os.utime(ws / rel, ns=(old, old))
     git(ws, "update-index", "-q", "--refresh")
+
+
+@pytest.fixture
+def watched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watcher's way, whatever the load: what these tests check is what a watcher lets
+    eddy skip. A barrier that waits past its deadline counts as "lost" and makes a full scan,
+    which reads what a watched refresh would not (a starved thread on a loaded machine must
+    not change the outcome), so the deadline is long here."""
+    monkeypatch.setattr(watch_mod, "BARRIER_TIMEOUT_S", 600.0)
+
+
+def require_watcher(store: CheckpointStore) -> None:
+    """Skip unless ``store`` got an inotify instance: they are few per user (128 by default)
+    and test runs beside each other can take them all; without one eddy scans everything,
+    which the ``*_without_a_watcher`` tests check."""
+    if not store.tracker.watching:
+        pytest.skip("no inotify instance could be had (fs.inotify.max_user_instances)")
+
+
+async def outside_the_racy_window(ws: Path) -> None:
+    """Wait until every time under ``ws`` is older than the racy window, as in a workspace
+    someone opens eddy in (the engine compares exactly these times: a command's changes are
+    the ones inside the window)."""
+    paths = [ws, *ws.rglob("*")]
+    newest = max(max(p.lstat().st_mtime_ns, p.lstat().st_ctime_ns) for p in paths)
+    until = newest + snapshot_mod.RACY_WINDOW_NS
+    while (left := until - time.time_ns()) >= 0:
+        await asyncio.sleep(left / 1e9 + 0.001)
 
 
 def no_git_tree(ws: Path) -> dict[str, tuple]:
@@ -194,11 +224,15 @@ async def test_a_workspace_below_the_repository_root(tmp_path: Path) -> None:
 
 
 @needs_git
-async def test_content_git_no_longer_has_is_reported_not_restorable(tmp_path: Path) -> None:
+@needs_watcher
+async def test_content_git_no_longer_has_is_reported_not_restorable(
+    tmp_path: Path, watched: None
+) -> None:
     ws = tmp_path / "ws"
     repo_with(ws, SEED)
     store = CheckpointStore(ws, tmp_path / "store")
     await store.prepare()
+    require_watcher(store)
     oid = git(ws, "rev-parse", ":src/a.py").strip()
     (ws / ".git" / "objects" / oid[:2] / oid[2:]).unlink()  # as a `git gc --prune=now` might
     store.begin("p1", "x")
@@ -210,13 +244,16 @@ async def test_content_git_no_longer_has_is_reported_not_restorable(tmp_path: Pa
 
 
 @needs_watcher
-async def test_a_command_that_changed_nothing_lists_no_directory(tmp_path: Path) -> None:
+async def test_a_command_that_changed_nothing_lists_no_directory(
+    tmp_path: Path, watched: None
+) -> None:
     ws = tmp_path / "ws"
     for i in range(30):
         (ws / f"d{i}" / "sub").mkdir(parents=True)
         (ws / f"d{i}" / "sub" / "f.txt").write_text(f"{i}\n")
     store = CheckpointStore(ws, tmp_path / "store")
     await store.prepare()
+    require_watcher(store)
     listed, read = store.scanner.dirs_listed, store.scanner.files_read
     store.begin("p1", "x")
     for _ in range(3):
@@ -308,19 +345,21 @@ async def test_when_the_watcher_loses_track_the_tree_is_scanned(tmp_path: Path) 
     assert (ws / "f").read_text() == "v1\n"
 
 
+@needs_watcher
 async def test_files_not_saved_in_time_are_said_once_and_never_silently_lost(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, watched: None
 ) -> None:
     monkeypatch.setattr(snapshot_mod, "RACY_WINDOW_NS", 50_000_000)
     ws = tmp_path / "ws"
     (ws / "sub").mkdir(parents=True)
     for name in ("a", "b", "sub/c"):
         (ws / name).write_text(f"{name}\n")
-    await asyncio.sleep(0.2)  # older than the racy window: not changed by the command
+    await outside_the_racy_window(ws)  # not changed by the command
     store = CheckpointStore(ws, tmp_path / "store")
     store.scanner.hurry.set()  # a command waited too long: the root is listed, nothing read
     await store.prepare()
     store.scanner.hurry.clear()
+    require_watcher(store)
     store.begin("p1", "x")
     async with Shell(store):
         (ws / "a").write_text("changed\n")
@@ -337,19 +376,21 @@ async def test_files_not_saved_in_time_are_said_once_and_never_silently_lost(
     assert (ws / "a").read_text() == "changed\n" and (ws / "b").read_text() == "b\n"
 
 
+@needs_watcher
 async def test_what_a_hurried_first_snapshot_did_not_list_is_never_silently_lost(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, watched: None
 ) -> None:
     monkeypatch.setattr(snapshot_mod, "RACY_WINDOW_NS", 50_000_000)
     ws = tmp_path / "ws"
     for rel in ("keep/a.txt", "keep/b.txt", "other/c.txt", "top.txt"):
         (ws / rel).parent.mkdir(parents=True, exist_ok=True)
         (ws / rel).write_text(f"{rel}\n")
-    await asyncio.sleep(0.2)  # older than the racy window: not changed by the command
+    await outside_the_racy_window(ws)  # not changed by the command
     store = CheckpointStore(ws, tmp_path / "store")
     store.scanner.hurry.set()  # as when a command has waited too long for the first snapshot
     await store.prepare()
     store.scanner.hurry.clear()
+    require_watcher(store)
     store.begin("p1", "x")
     async with Shell(store):
         (ws / "other" / "c.txt").write_text("changed\n")
@@ -374,6 +415,56 @@ async def test_what_a_hurried_first_snapshot_did_not_list_is_never_silently_lost
     result = store.rewind("p2")
     assert result.errors == {} and result.deleted == ["other/more.txt"]
     assert (ws / "keep" / "a.txt").read_text() == "keep/a.txt\n"
+
+
+@pytest.fixture
+def unwatched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No inotify instance to be had (others took them all): eddy scans instead."""
+    monkeypatch.setattr(tracker_mod, "open_watcher", lambda root, state_dir: None)
+
+
+@needs_git
+async def test_content_git_no_longer_has_is_restorable_without_a_watcher(
+    tmp_path: Path, unwatched: None
+) -> None:
+    ws = tmp_path / "ws"
+    repo_with(ws, SEED)
+    store = CheckpointStore(ws, tmp_path / "store")
+    await store.prepare()
+    assert not store.tracker.watching
+    oid = git(ws, "rev-parse", ":src/a.py").strip()
+    (ws / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+    store.begin("p1", "x")
+    async with Shell(store):  # the scan before it reads what git no longer has
+        (ws / "src" / "a.py").write_bytes(b"changed\n")
+    assert store.summary("p1").not_restorable == {}
+    store.rewind("p1")
+    assert (ws / "src" / "a.py").read_bytes() == SEED["src/a.py"]
+
+
+async def test_a_hurried_first_snapshot_is_completed_before_a_command_without_a_watcher(
+    tmp_path: Path, unwatched: None
+) -> None:
+    ws = tmp_path / "ws"
+    for rel in ("keep/a.txt", "keep/b.txt", "other/c.txt", "top.txt"):
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(f"{rel}\n")
+    store = CheckpointStore(ws, tmp_path / "store")
+    store.scanner.hurry.set()
+    await store.prepare()
+    store.scanner.hurry.clear()
+    assert not store.tracker.watching
+    before = no_git_tree(ws)
+    store.begin("p1", "x")
+    async with Shell(store):  # the scan before it lists and reads the rest
+        (ws / "top.txt").write_text("changed\n")
+        (ws / "other" / "c.txt").write_text("changed\n")
+        (ws / "other" / "new.txt").write_text("made\n")
+        (ws / "keep" / "b.txt").unlink()
+    assert store.summary("p1").not_restorable == {}
+    result = store.rewind("p1")
+    assert result.errors == {} and result.deleted == ["other/new.txt"]
+    assert no_git_tree(ws) == before
 
 
 @needs_git
