@@ -294,7 +294,7 @@ class _PromptRun:
         # written as it ends, as Claude Code writes it; the last one is written when the run
         # ends, after which a signal no longer changes the exit status.
         assert self.session is not None
-        if self.session.reports.expected:
+        if self.session.reports.may_start_a_turn:
             self.write_results(False)
 
     def write_results(self, final: bool) -> None:

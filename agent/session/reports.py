@@ -222,6 +222,14 @@ class BackgroundReports:
         return self._scheduled
 
     @property
+    def may_start_a_turn(self) -> bool:
+        """Whether a report may still start a turn: background work runs that will report, or
+        a report the model has not read may wake it (it came while a turn ran)."""
+        if self.expected:
+            return True
+        return any(r.wake for r in self.pending) and self.can_start()
+
+    @property
     def held(self) -> bool:
         """Reports wait for the user's next prompt (a notice said why)."""
         return self._held_said

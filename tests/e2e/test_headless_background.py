@@ -130,3 +130,43 @@ def test_headless_waits_for_a_background_shell_and_its_report_starts_a_turn(
     assert note["summary"] == 'Background command "Wait" completed (exit code 0)'
     assert lines[second]["result"] == "I saw the notification."
     assert fake_api.violations == []
+
+
+def test_a_report_that_comes_while_the_last_answer_streams_follows_that_turns_result(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    """The shell ends while the turn's last answer still streams (its events 0.3 s apart): its
+    report starts the next turn, so the finished turn's result is written at once, before the
+    notification and the next turn's init, not at the end of the run."""
+    import json
+
+    go = tmp_path / "go"
+    command = f"while [ ! -e {go} ]; do sleep 0.02; done; echo done"
+
+    def respond(body: dict[str, Any]) -> Reply:
+        last = str(body["messages"][-1]["content"])
+        if "<task-notification>" in last:
+            return Reply([text("I saw the notification.")])
+        if "tool_result" in last:
+            go.touch()
+            return Reply([text("Started it in the background.")], delay=0.3)
+        args = {"command": command, "run_in_background": True, "description": "Wait"}
+        return Reply([tool_use("toolu_1", "Bash", args)], "tool_use")
+
+    fake_api.responder = respond
+    done = eddy(
+        fake_api, tmp_path, "-p", "start it", "--output-format", "stream-json",
+        "--permission-mode", "bypassPermissions",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    kinds = [(d["type"], d.get("subtype")) for d in map(json.loads, done.stdout.splitlines())]
+    first = kinds.index(("result", "success"))
+    assert kinds[first - 1 : first + 3] == [
+        ("assistant", None),
+        ("result", "success"),
+        ("system", "init"),
+        ("assistant", None),
+    ]
+    assert kinds.index(("system", "task_notification")) < first  # written as the shell ended
+    assert kinds[-1] == ("result", "success") and kinds.count(("result", "success")) == 2
+    assert fake_api.violations == []
