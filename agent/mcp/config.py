@@ -14,8 +14,9 @@ Plugins' servers (agent/plugins/parts.py) come first, below every other source; 
 ``project`` (they wait for the user's approval, as ``.mcp.json``'s do); a stdio one gets its
 plugin's ``CLAUDE_PLUGIN_ROOT`` and ``CLAUDE_PLUGIN_DATA`` in its environment.
 
-``~/.claude.json`` is only read, never written (it is Claude Code's). ``$CLAUDE_CONFIG_DIR``
-moves it as it does for Claude Code.
+``~/.claude.json`` (Claude Code's) is only read here; the one key eddy writes there is the
+project's ``disabledMcpServers``, when the user switches a server off or on with ``/mcp``
+(agent/mcp/disabled.py). ``$CLAUDE_CONFIG_DIR`` moves it as it does for Claude Code.
 
 Entry forms: stdio ``{"command", "args", "env"}`` (``type`` absent or ``"stdio"``),
 ``{"type": "http", "url", "headers"}`` and ``{"type": "sse", "url", "headers"}``; and
