@@ -216,6 +216,12 @@ UNKNOWN_DIR = (
 )
 
 
+def _another_inode(post: Snapshot, rel: str, inode: int) -> bool:
+    """Whether directory ``rel`` of ``post`` was listed and is another inode than ``inode``."""
+    listing = post.listings.get(rel)
+    return listing is not None and listing.key[2] != inode
+
+
 def _below(rel: str, dirs: Any) -> bool:
     """Whether ``rel`` lies below one of ``dirs`` (a set or dict of directory paths)."""
     head = rel.rpartition("/")[0]
@@ -282,8 +288,13 @@ class _Diff:
         self.unseen_before = pre.taken_ns - RACY_WINDOW_NS
         self.rules_changed = ignore_rules_changed(pre, post)
         self.moved_files = {old.key[3] for rel, old in pre.files.items() if rel not in post.files}
+        # A directory's inode left its path when the path is gone or is another directory now
+        # (moved away and one made in its place: ``mv d1 d4; mkdir -p d1/d2``, where d4/d2,
+        # the old d1/d2, is new to the scan with an old ctime but must go on a rewind).
         self.moved_dirs = {
-            x.key[2] for rel, x in pre.listings.items() if rel and rel not in post.dirs
+            x.key[2]
+            for rel, x in pre.listings.items()
+            if rel and (rel not in post.dirs or _another_inode(post, rel, x.key[2]))
         }
         self.unknown = pre.unlisted
         self.since = pre.partial_since - RACY_WINDOW_NS if pre.partial_since else None

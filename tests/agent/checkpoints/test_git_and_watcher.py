@@ -424,6 +424,31 @@ def unwatched(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @needs_git
+@pytest.mark.parametrize("watch", [True, False], ids=["watched", "scanned"])
+async def test_a_directory_moved_away_and_made_again_is_rewound_with_what_it_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, watch: bool
+) -> None:
+    """``mv d1 d4; mkdir -p d1/d2``: d4/d2 is the old d1/d2 (new to the scan, with an old
+    ctime, and its inode's old path holds a new directory): a rewind removes it with d4,
+    as it removes every path a command moved within the workspace (found by the property
+    below in a larger tree)."""
+    monkeypatch.setattr(snapshot_mod, "RACY_WINDOW_NS", 50_000_000)
+    ws = tmp_path / "ws"
+    repo_with(ws, {"d1/c.md": b"c\n", "d1/d2/e.bin": b"e\n", "top.txt": b"t\n"})
+    await outside_the_racy_window(ws)  # a workspace opened a while after its last change
+    store = CheckpointStore(ws, tmp_path / "store", watch=watch)
+    await store.prepare()
+    before = tree(ws)
+    store.begin("p1", "x")
+    async with Shell(store):
+        os.rename(ws / "d1", ws / "d4")
+        (ws / "d1" / "d2").mkdir(parents=True)
+    result = store.rewind("p1")
+    assert result.errors == {} and result.conflicts == [], result
+    assert tree(ws) == before
+
+
+@needs_git
 async def test_content_git_no_longer_has_is_restorable_without_a_watcher(
     tmp_path: Path, unwatched: None
 ) -> None:
