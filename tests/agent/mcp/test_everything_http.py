@@ -29,7 +29,6 @@ from tests.agent.mcp.test_http import free_port
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
 from tools import default_tools
-from tools.base import ToolContext
 
 pytestmark = pytest.mark.skipif(
     not EVERYTHING.exists(),
@@ -95,9 +94,8 @@ def session_with(
         headless=True,
     )
     model = AnthropicModel("claude-sonnet-5-5", api_key="t", base_url=fake_api.base_url)
-    ctx = ToolContext(workspace)
-    session = Session(session_config, model, default_tools(), events, ctx)
-    manager = McpManager(config_of(config), wait_at_first_call=True, roots=ctx.roots)
+    session = Session(session_config, model, default_tools(), events)
+    manager = McpManager(config_of(config), wait_at_first_call=True, roots=session.ctx.roots)
     manager.bind(session.tools, session.emit)
     session.add_extension(manager)
     manager.start()
