@@ -4,6 +4,7 @@ its whole tree, when eddy exits; AskUserQuestion is refused with a clear result.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,14 +89,10 @@ def test_headless_exit_kills_the_background_tree(
     assert "background work still running after 1 s is stopped: bash_1" in done.stderr
 
 
-def test_headless_waits_for_a_background_shell_and_its_report_starts_a_turn(
-    fake_api: FakeAnthropic, tmp_path: Path
-) -> None:
-    """As Claude Code's print mode: the run waits for the shell, its report starts a turn of
-    its own, and stream-json writes task_notification, a new init and a second result."""
-    import json
-
-    go = tmp_path / "go"
+def start_a_shell_then_answer(go: Path, delay: float = 0.0) -> Callable[[dict[str, Any]], Reply]:
+    """The model: starts a background shell that ends once ``go`` exists, answers its start
+    (touching ``go`` as that answer begins, streamed with ``delay`` between events), then
+    answers the shell's report."""
     command = f"while [ ! -e {go} ]; do sleep 0.02; done; echo done"
 
     def respond(body: dict[str, Any]) -> Reply:
@@ -104,11 +101,21 @@ def test_headless_waits_for_a_background_shell_and_its_report_starts_a_turn(
             return Reply([text("I saw the notification.")])
         if "tool_result" in last:
             go.touch()  # the shell ends once its start was answered: after the tool results
-            return Reply([text("Started it in the background.")])
+            return Reply([text("Started it in the background.")], delay=delay)
         args = {"command": command, "run_in_background": True, "description": "Wait"}
         return Reply([tool_use("toolu_1", "Bash", args)], "tool_use")
 
-    fake_api.responder = respond
+    return respond
+
+
+def test_headless_waits_for_a_background_shell_and_its_report_starts_a_turn(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    """As Claude Code's print mode: the run waits for the shell, its report starts a turn of
+    its own, and stream-json writes task_notification, a new init and a second result."""
+    import json
+
+    fake_api.responder = start_a_shell_then_answer(tmp_path / "go")
     done = eddy(
         fake_api, tmp_path, "-p", "start it", "--output-format", "stream-json",
         "--permission-mode", "bypassPermissions",
@@ -140,20 +147,7 @@ def test_a_report_that_comes_while_the_last_answer_streams_follows_that_turns_re
     notification and the next turn's init, not at the end of the run."""
     import json
 
-    go = tmp_path / "go"
-    command = f"while [ ! -e {go} ]; do sleep 0.02; done; echo done"
-
-    def respond(body: dict[str, Any]) -> Reply:
-        last = str(body["messages"][-1]["content"])
-        if "<task-notification>" in last:
-            return Reply([text("I saw the notification.")])
-        if "tool_result" in last:
-            go.touch()
-            return Reply([text("Started it in the background.")], delay=0.3)
-        args = {"command": command, "run_in_background": True, "description": "Wait"}
-        return Reply([tool_use("toolu_1", "Bash", args)], "tool_use")
-
-    fake_api.responder = respond
+    fake_api.responder = start_a_shell_then_answer(tmp_path / "go", delay=0.3)
     done = eddy(
         fake_api, tmp_path, "-p", "start it", "--output-format", "stream-json",
         "--permission-mode", "bypassPermissions",

@@ -3,6 +3,8 @@ server-everything, failures."""
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
 import sys
 from pathlib import Path
 
@@ -53,3 +55,17 @@ def command(name: str, *argv: str) -> ServerConfig:
 
 def config_of(*servers: ServerConfig) -> McpConfig:
     return McpConfig({s.name: s for s in servers})
+
+
+async def listening(port: int, proc: subprocess.Popen[bytes], what: str, deadline: float) -> None:
+    """Wait until ``proc`` (a server being started) accepts connections on ``port``: fails if
+    it dies first, or after ``deadline`` seconds."""
+    async with asyncio.timeout(deadline):
+        while True:
+            try:
+                _r, w = await asyncio.open_connection("127.0.0.1", port)
+                w.close()
+                return
+            except OSError:
+                assert proc.poll() is None, f"{what} died while starting"
+                await asyncio.sleep(0.05)  # polled until it listens (the deadline bounds it)

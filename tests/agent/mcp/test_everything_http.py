@@ -24,7 +24,7 @@ from agent.model.anthropic import AnthropicModel
 from agent.permissions.policy import Policy, Rule
 from agent.session.config import SessionConfig
 from agent.session.core import Session
-from tests.agent.mcp.servers import EVERYTHING, config_of
+from tests.agent.mcp.servers import EVERYTHING, config_of, listening
 from tests.agent.mcp.test_http import free_port
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.events import Events
@@ -57,17 +57,7 @@ class Everything:
         )
 
     async def ready(self) -> None:
-        async def wait() -> None:
-            while True:
-                try:
-                    _r, w = await asyncio.open_connection("127.0.0.1", self.port)
-                    w.close()
-                    return
-                except OSError:
-                    assert self.proc.poll() is None, "server-everything died while starting"
-                    await asyncio.sleep(0.05)
-
-        await asyncio.wait_for(wait(), 60)
+        await listening(self.port, self.proc, "server-everything", 60)
 
     def kill(self) -> None:
         if self.proc.poll() is None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import pytest
 
 from agent.mcp.config import ServerConfig
 from agent.mcp.manager import McpManager
-from tests.agent.mcp.servers import config_of
+from tests.agent.mcp.servers import config_of, listening
 from tests.helpers.wait import until
 
 SERVER = Path(__file__).resolve().parents[2] / "fakes" / "mcp_http_server.py"
@@ -35,17 +34,7 @@ class HttpServer:
         self.proc = subprocess.Popen(argv, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
 
     async def ready(self) -> None:
-        async def wait() -> None:
-            while True:
-                try:
-                    _r, w = await asyncio.open_connection("127.0.0.1", self.port)
-                    w.close()
-                    return
-                except OSError:
-                    assert self.proc.poll() is None, "the HTTP server died"
-                    await asyncio.sleep(0.05)
-
-        await asyncio.wait_for(wait(), 30)
+        await listening(self.port, self.proc, "the HTTP server", 30)
 
     def stop(self) -> None:
         self.proc.kill()
