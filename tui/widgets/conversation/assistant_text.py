@@ -2,8 +2,9 @@
 
 Deltas arrive synchronously from the engine, often hundreds a second. They are buffered here
 and written by a worker at most ``1 / WRITE_INTERVAL`` times a second, and while text floods in
-faster than anyone reads, at most ``1 / FAST_INTERVAL`` (a full-speed answer then shows its
-first words, and its end as soon as the stream ends). A write seals the
+faster than anyone reads, at most ``1 / FAST_INTERVAL``. The first words wait a write
+interval too, so a full-speed answer is a flood from its start: it shows once, as soon as the
+stream ends, without a layout of its first line for the stream to wait behind. A write seals the
 finished blocks of the text (up to the last blank line outside a code fence) into pieces of
 the widget, rendered once, and shows the block being written as its tail, rendered again at
 each write (it is small). Nothing is mounted while an answer streams: Textual's Markdown
@@ -187,7 +188,10 @@ class AssistantText(FrozenMarkdown):
         self._wake.set()
 
     async def _pump(self) -> None:
-        last = -FAST_INTERVAL
+        await self._wake.wait()
+        # the first words wait a write interval too: a flood then shows as one from its start
+        last = asyncio.get_running_loop().time()
+        await self._until_ended(WRITE_INTERVAL)
         try:
             while True:
                 await self._wake.wait()
