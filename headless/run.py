@@ -401,9 +401,10 @@ def _make_client_beside_mcp(session: Session) -> None:
     first request also waits for: ``import anthropic`` takes as long as the rest of the
     start-up, and was done only after the servers were up.
 
-    With servers, the MCP SDK's import comes first (the MCP thread is doing it, and spawns the
-    servers after it): both imports at once would share the GIL and spawn the servers later,
-    and the import of ``anthropic`` then runs while they start.
+    With servers the first request waits for, the MCP SDK's import comes first (the MCP
+    thread is doing it; the servers' processes were spawned before it): both imports at once
+    would share the GIL and finish no sooner, and the handshakes, which mostly wait on the
+    servers, then overlap the import of ``anthropic``.
     """
 
     # the manager's module is imported only for a session with servers (agent/mcp/setup.py);
