@@ -14,6 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
+from agent.mcp.config import ServerConfig
 from agent.mcp.connection import ServerConnection
 from agent.mcp.manager import McpManager
 from agent.mcp.prespawn import INHERITED_ENV, server_environment
@@ -67,26 +68,37 @@ async def test_a_manager_for_p_spawns_its_servers_before_its_loop_starts_them(
         await mgr.aclose()
 
 
+def _idle_server(pid_file: Path) -> ServerConfig:
+    """A server that writes its pid to ``pid_file`` and never answers."""
+    script = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
+    return command("idle", sys.executable, "-c", script + "time.sleep(600)")
+
+
+async def _pid_in(pid_file: Path) -> int:
+    async with asyncio.timeout(60):
+        while not pid_file.exists() or not pid_file.read_text():
+            await asyncio.sleep(0.02)
+    return int(pid_file.read_text())
+
+
+def _runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 async def test_a_server_spawned_early_and_stopped_before_its_start_is_ended(
     tmp_path: Path,
 ) -> None:
     events = tmp_path / "fake.log"
-    pid_file = tmp_path / "pid"
-    script = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
-    script += "time.sleep(600)"
-    conn = ServerConnection(command("idle", sys.executable, "-c", script), lambda _c: None)
+    conn = ServerConnection(_idle_server(tmp_path / "pid"), lambda _c: None)
     conn.spawn_early()
-    async with asyncio.timeout(60):
-        while not pid_file.exists() or not pid_file.read_text():
-            await asyncio.sleep(0.02)
-    pid = int(pid_file.read_text())
+    pid = await _pid_in(tmp_path / "pid")
     await conn.stop()
     assert not events.exists()
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return
-    raise AssertionError("the early process still runs after stop()")
+    assert not _runs(pid), "the early process still runs after stop()"
 
 
 async def test_a_missing_command_spawned_early_fails_with_the_reason(tmp_path: Path) -> None:
@@ -147,19 +159,9 @@ async def test_a_question_to_a_held_server_connects_it_first(tmp_path: Path) -> 
 
 
 async def test_a_held_server_closed_before_it_connected_is_ended(tmp_path: Path) -> None:
-    pid_file = tmp_path / "pid"
-    script = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
-    script += "time.sleep(600)"
-    idle = command("idle", sys.executable, "-c", script)
+    idle = _idle_server(tmp_path / "pid")
     mgr = McpManager(config_of(idle), background=False, connect_after_first_call=True)
     mgr.start()
-    async with asyncio.timeout(60):
-        while not pid_file.exists() or not pid_file.read_text():
-            await asyncio.sleep(0.02)
-    pid = int(pid_file.read_text())
+    pid = await _pid_in(tmp_path / "pid")
     await mgr.aclose()
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return
-    raise AssertionError("the held server's process still runs after the session closed")
+    assert not _runs(pid), "the held server's process still runs after the session closed"
