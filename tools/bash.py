@@ -204,6 +204,7 @@ class BashTool:
                     command=str(args["command"]),
                     roots=ctx.roots(),
                     writable_files=(Path(cwd_file),),
+                    own_session=ctx.client_terminal is None,  # else the editor starts it
                 )
             except ToolError:
                 os.unlink(cwd_file)
@@ -250,7 +251,12 @@ class BashTool:
         watch = None
         if ctx.sandbox is not None:
             argv = ctx.sandbox.wrap(
-                argv, cwd=cwd, grant=ctx.grant, command=command, roots=ctx.roots()
+                argv,
+                cwd=cwd,
+                grant=ctx.grant,
+                command=command,
+                roots=ctx.roots(),
+                own_session=True,  # the shells start it with spawn_in_group
             )
             watch = ctx.sandbox.watch(ctx.grant, command, ctx.roots())
         if ctx.before_shell is not None:
