@@ -6,56 +6,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import select
 import signal
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.starting import group_gone, read_line, until_started
 from tools import procgroup
 from tools.shellproc import PipeReader, spawn_in_group
-
-
-def child_running(marker: str) -> bool:
-    """Whether a child of this process runs a command line with ``marker`` in it."""
-    for tid in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{tid}/children") as f:
-            pids = f.read().split()
-        for pid in pids:
-            with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    return True
-    return False
-
-
-def read_line(fifo: Path, seconds: float) -> str:
-    """The first line written into ``fifo``, read without running the event loop ("" if
-    nothing comes within ``seconds``)."""
-    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        data = b""
-        while b"\n" not in data:
-            if not select.select([fd], [], [], seconds)[0]:
-                break
-            chunk = os.read(fd, 100)
-            if not chunk:
-                break
-            data += chunk
-        return data.decode().split("\n")[0]
-    finally:
-        os.close(fd)
-
-
-async def gone(pgid: int, seconds: float = 10.0) -> bool:
-    """Wait until group ``pgid`` is empty (its reparented members reaped where ours)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while loop.time() < deadline:
-        procgroup.reap_group(pgid)
-        if not procgroup.group_alive(pgid):
-            return True
-        await asyncio.sleep(0.02)
-    return False
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux's /proc")
@@ -68,15 +26,14 @@ async def test_a_command_cancelled_while_it_starts_is_killed_with_its_whole_grou
     # does until it is set up
     argv = ["sh", "-c", f"sleep 300 & echo $$ > {fifo}; wait"]
     task = asyncio.ensure_future(spawn_in_group(argv, tmp_path))
-    while not child_running(str(fifo)):  # the loop turns until the process runs, no further
-        await asyncio.sleep(0)
-    pgid = int(read_line(fifo, 30) or 0)  # the loop stands still: the creation is pending
+    await until_started(str(fifo))
+    pgid = int(read_line(fifo) or 0)  # the loop stands still: the creation is pending
     assert pgid
     try:
         task.cancel()  # asyncio's own clean-up of the creation kills the leader's pid alone
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert await gone(pgid), "the cancelled command's background sleep is still running"
+        assert await group_gone(pgid), "the cancelled command's background sleep is still running"
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)
@@ -105,7 +62,7 @@ async def test_a_kill_cancelled_in_its_grace_period_still_kills_the_group(
         kill.cancel()  # as the end of the event loop cancels what is left of it
         with pytest.raises(asyncio.CancelledError):
             await kill
-        assert await gone(pgid), "the group outlived its cancelled kill"
+        assert await group_gone(pgid), "the group outlived its cancelled kill"
     finally:
         reader.close()
         with contextlib.suppress(ProcessLookupError):
