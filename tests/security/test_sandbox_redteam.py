@@ -243,6 +243,13 @@ def _children(pid: int) -> list[int]:
     return []
 
 
+def _thread_children(tid: int) -> list[str]:
+    """The children of thread ``tid`` of this process (an orphan comes to any of them)."""
+    with contextlib.suppress(OSError), open(f"/proc/self/task/{tid}/children") as f:
+        return f.read().split()
+    return []
+
+
 def _running(marker: str) -> list[int]:
     """Pids whose command line has ``marker``: bwrap's ones too, whose --chdir (the test's
     directory) names pytest, unlike :func:`processes_with`."""
@@ -315,3 +322,16 @@ async def test_a_sandboxed_command_cancelled_as_it_starts_leaves_no_process(
     with pytest.raises(asyncio.CancelledError):
         await task
     assert await _all_gone(marker) == []
+
+
+async def test_finished_sandboxed_commands_leave_no_bwrap_zombie_in_eddy(tmp_path: Path) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    for _ in range(3):
+        result = await run_bash(ctx, "echo hi", "rule")
+        assert str(result.content).strip() == "hi"
+    await run_bash(ctx, "true", "rule")  # each call sweeps what the ones before left
+    # eddy is the subreaper of its commands: the pid 1 of each sandbox comes to it when the
+    # outer bwrap ends, and is reaped with the command's group (it was in its own session)
+    ours = [int(p) for t in os.listdir("/proc/self/task") for p in _thread_children(int(t))]
+    zombies = [p for p in ours if _stat(p)[0] == "bwrap"]
+    assert zombies == []
