@@ -11,7 +11,8 @@ without servers.
 ``headless`` (issue 32: 5 stdio servers add <= 0.2 s to the first request): ``eddy -p`` and,
 with ``CLAUDE_BIN`` set, Claude Code's ``-p``, against the fake Messages API, each with no
 server, with 5 ``mini`` servers (bench/mini_mcp_server.py, standard library only: what the
-agent's own MCP start costs) and with 5 ``mcp-server-time`` servers (built on the ``mcp``
+agent's own MCP start costs; run as ``python -S``, never through a ``python3`` that may be a
+version manager's shim) and with 5 ``mcp-server-time`` servers (built on the ``mcp``
 package: each imports for about a second of CPU on a busy 2-core machine), through
 ``--mcp-config FILE --strict-mcp-config`` (both agents wait for their servers before the first
 request), and with 5 ``mini`` servers and ``MCP_CONNECTION_NONBLOCKING=1`` (Claude Code's
@@ -91,7 +92,10 @@ class FirstCall(FakeAnthropic):
 def servers_of(kind: str, n: int) -> Path:
     """A config of ``n`` servers: ``mini`` (bench/mini_mcp_server.py, standard library only)
     or ``time`` (``mcp-server-time``, built on the ``mcp`` package)."""
-    command = [str(TIME_SERVER)] if kind == "time" else ["python3", str(MINI_SERVER)]
+    # the interpreter itself, without site: ``python3`` may be a version manager's shim (a
+    # shell script: pyenv's takes ~0.1 s a start), which both agents would pay five times
+    mini = [str(PYTHON), "-S", str(MINI_SERVER)]
+    command = [str(TIME_SERVER)] if kind == "time" else mini
     entries = {f"{kind}{i}": {"command": command[0], "args": command[1:]} for i in range(n)}
     path = Path(tempfile.mkdtemp(prefix="eddy-bench-mcp-")) / "servers.json"
     path.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")

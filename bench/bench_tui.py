@@ -4,7 +4,8 @@
    text shows in the prompt (the prompt accepts typing); the same for ``claude`` if installed.
 2. streaming: a 20,000-token answer from the fake Messages API (its own process) at full speed
    through the real SDK: the UI's time to its final frame vs the raw stream time (the same
-   session with no UI; both with the SDK client made beforehand, as eddy's start-up does), and
+   session with no UI: the one the TUI builds, through the same front door; both with the SDK
+   client made beforehand, as eddy's start-up does; a bare ``Session`` printed beside), and
    the keystroke echo delay while it streams (real terminal: eddy in tmux, keys sent with
    send-keys, echo seen in capture-pane).
    (bench_render.py: the same answer handed to the UI in two bursts, with no network.)
@@ -137,13 +138,19 @@ class FakeServer:
         self.proc.wait()
 
 
-async def raw_stream_seconds(model: Any, workspace: Path) -> tuple[float, float]:
-    """The turn through a real Session with a no-op emit: the stream without a UI (wall
-    seconds, and this process's CPU seconds over them)."""
+async def raw_stream_seconds(
+    model: Any, workspace: Path, *, bare: bool = False
+) -> tuple[float, float]:
+    """The turn with a no-op emit: the stream without a UI (wall seconds, and this process's
+    CPU seconds over them). The session is the one the TUI builds (the same front door, the
+    same arguments: its transcript, checkpoints and extensions), so that what the UI run adds
+    is the UI's; ``bare``: a bare ``Session`` with none of them (the earlier baseline)."""
     from agent import events as ev
     from agent import ops
     from agent.session.config import SessionConfig
     from agent.session.core import Session
+    from cli.main import parse_launch
+    from tui.session_host import build_session
 
     done = asyncio.Event()
 
@@ -152,11 +159,16 @@ async def raw_stream_seconds(model: Any, workspace: Path) -> tuple[float, float]
             done.set()
 
     model.client()  # made before the prompt, as eddy's start-up does (not part of a stream)
-    session = Session(SessionConfig(workspace, MODEL), model, [], emit)
+    if bare:
+        session = Session(SessionConfig(workspace, MODEL), model, [], emit)
+    else:
+        args = parse_launch(["--model", MODEL]).replace(cwd=workspace)
+        session = build_session(args, emit, model, []).session  # as the UI run's app does
     start, cpu = time.perf_counter(), time.process_time()
     session.submit(ops.SubmitPrompt("write"))
     await done.wait()
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    await session.close()
     await model.aclose()
     return elapsed, cpu
 
@@ -285,17 +297,20 @@ def bench_stream() -> None:
     server = FakeServer(text)
     try:
         asyncio.run(raw_stream_seconds(server.model(), workspace))  # warm-up: SDK import
-        runs = int(os.environ.get("BENCH_RUNS", "5"))
+        asyncio.run(ui_stream_seconds(server.model(), workspace))  # ... and the UI's
+        runs = int(os.environ.get("BENCH_RUNS", "7"))
         raw: list[float] = []
         raw_cpu: list[float] = []
+        bare: list[float] = []
         engine: list[float] = []
         final: list[float] = []
         settled: list[float] = []
         final_cpu: list[float] = []
-        for _ in range(runs):  # interleaved, so noise hits both alike
+        for _ in range(runs):  # interleaved, so noise hits all alike
             r, r_cpu = asyncio.run(raw_stream_seconds(server.model(), workspace))
             raw.append(r)
             raw_cpu.append(r_cpu)
+            bare.append(asyncio.run(raw_stream_seconds(server.model(), workspace, bare=True))[0])
             e, f, done, f_cpu = asyncio.run(ui_stream_seconds(server.model(), workspace))
             engine.append(e)
             final.append(f)
@@ -307,11 +322,15 @@ def bench_stream() -> None:
     pairs = sorted(f / r for f, r in zip(final, raw, strict=True))
     print(
         f"stream 20k tokens ({len(text)} chars, real SDK, fake server at full speed, median of "
-        f"{runs}): raw stream {med(raw):.2f}s; under the UI: engine done {med(engine):.2f}s, "
-        f"final frame {med(final):.2f}s = {med(final) / med(raw):.2f}x raw (target 1.2x), "
-        f"every piece rendered {med(settled):.2f}s; run by run {pairs[0]:.2f}x to "
-        f"{pairs[-1]:.2f}x, {sum(p <= 1.2 for p in pairs)} of {runs} within 1.2x; "
-        f"load {os.getloadavg()[0]:.1f}"
+        f"{runs}): raw stream (the TUI's session, no UI) {med(raw):.3f}s; under the UI: engine "
+        f"done {med(engine):.3f}s, final frame {med(final):.3f}s = {med(final) / med(raw):.2f}x "
+        f"raw (target 1.2x), every piece rendered {med(settled):.2f}s; run by run "
+        f"{pairs[0]:.2f}x to {pairs[-1]:.2f}x, {sum(p <= 1.2 for p in pairs)} of {runs} within "
+        f"1.2x; load {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"  a bare Session (no transcript, checkpoints or extensions) streams it in "
+        f"{med(bare):.3f}s: final frame = {med(final) / med(bare):.2f}x that"
     )
     # CPU seconds (this process's; the server has its own) are less at the mercy of the
     # load than wall-clock ones: what the UI adds to the stream's own work

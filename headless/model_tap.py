@@ -42,6 +42,8 @@ class TappedModel:
         on_raw: called with each raw stream event of a main-agent call (None: not wanted).
         is_main: whether a request is the main agent's (a subagent's or a compaction's
             calls go through the same model; Claude Code streams only the main agent's).
+        on_answered: called once, when the first response of any call began (its first
+            stream event arrived: the request is out and answered).
     """
 
     def __init__(
@@ -49,10 +51,12 @@ class TappedModel:
         inner: Model,
         on_raw: RawEvent | None = None,
         is_main: Callable[[ModelRequest], bool] = lambda request: True,
+        on_answered: Callable[[], None] | None = None,
     ) -> None:
         self._inner = inner
         self._on_raw = on_raw
         self._is_main = is_main
+        self._on_answered = on_answered
         self.api_seconds = 0.0
         """Seconds spent in model calls so far."""
 
@@ -76,10 +80,27 @@ class TappedModel:
 
     async def respond(self, request: ModelRequest, sink: StreamSink) -> ModelResponse:
         """The inner model's response, timed; raw events tapped for the main agent."""
-        if self._on_raw is not None and isinstance(sink, TurnSink) and self._is_main(request):
-            sink = _TapSink(sink, self._on_raw)  # type: ignore[assignment]
+        on_raw = self._on_raw
+        if on_raw is not None and not (isinstance(sink, TurnSink) and self._is_main(request)):
+            on_raw = None
+        if self._on_answered is not None:
+            on_raw = self._answered_then(on_raw)
+        if on_raw is not None:
+            sink = _TapSink(sink, on_raw)  # type: ignore[assignment]
         started = time.monotonic()
         try:
             return await self._inner.respond(request, sink)
         finally:
             self.api_seconds += time.monotonic() - started
+
+    def _answered_then(self, on_raw: RawEvent | None) -> RawEvent:
+        """A raw-event handler that calls ``on_answered`` at the first event, then ``on_raw``."""
+
+        def raw(event: dict[str, Any]) -> None:
+            answered, self._on_answered = self._on_answered, None
+            if answered is not None:
+                answered()
+            if on_raw is not None:
+                on_raw(event)
+
+        return raw

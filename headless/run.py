@@ -401,14 +401,20 @@ def _make_client_beside_mcp(session: Session) -> None:
     first request also waits for: ``import anthropic`` takes as long as the rest of the
     start-up, and was done only after the servers were up.
 
-    With servers, the MCP SDK's import comes first (the MCP thread is doing it, and spawns the
-    servers after it): both imports at once would share the GIL and spawn the servers later,
-    and the import of ``anthropic`` then runs while they start.
+    With servers the first request waits for, the MCP SDK's import comes first (the MCP
+    thread is doing it; the servers' processes were spawned before it): both imports at once
+    would share the GIL and finish no sooner, and the handshakes, which mostly wait on the
+    servers, then overlap the import of ``anthropic``.
     """
 
-    # the manager's module is imported only for a session with servers (agent/mcp/setup.py)
+    # the manager's module is imported only for a session with servers (agent/mcp/setup.py);
+    # with MCP_CONNECTION_NONBLOCKING their connections wait for the first request instead
     manager = sys.modules.get("agent.mcp.manager")
     servers = manager is not None and session.extension(manager.McpManager) is not None
+    if servers:
+        from agent.mcp.setup import nonblocking
+
+        servers = not nonblocking()
 
     def make() -> None:
         if servers:
@@ -430,14 +436,20 @@ def _answer_of(last: ev.TurnFinished, blocked: list[ev.PromptBlocked]) -> ev.Tur
 
 def tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
     """Put a timing wrapper round the session's model (``duration_api_ms``); with ``claude``
-    it also gets the main agent's raw stream events (``--include-partial-messages``)."""
+    it also gets the main agent's raw stream events (``--include-partial-messages``); the
+    MCP servers held for the first request (``MCP_CONNECTION_NONBLOCKING``) start once its
+    response began."""
 
     def is_main(request: ModelRequest) -> bool:
         # a subagent has its own system prompt; compaction's sink is no TurnSink
         return request.system == session.spec.system
 
+    from agent.mcp.manager import McpManager
+
     on_raw = claude.stream_event if claude is not None else None
-    model = TappedModel(session.model, on_raw, is_main)
+    mcp = session.extension(McpManager)  # held servers (MCP_CONNECTION_NONBLOCKING) start
+    answered = mcp.connect_held if mcp is not None else None  # once the first request is out
+    model = TappedModel(session.model, on_raw, is_main, on_answered=answered)
     session.replace_model(model)  # compaction's calls are API time too
     return model
 

@@ -183,10 +183,14 @@ class ServerConnection:
         if life is not None:
             life.cancel()
             await asyncio.gather(life, return_exceptions=True)
-        early, self._early = self._early, None
-        if early is not None:  # stopped before its first start connected to it
-            early.kill()
+        self.drop_early()
         self._set("stopped", "")
+
+    def drop_early(self) -> None:
+        """End the process :meth:`spawn_early` started if no start connected to it yet."""
+        early, self._early = self._early, None
+        if early is not None:
+            early.kill()
 
     async def reconnect(self) -> None:
         """Stop and start again; returns when the new start ended (connected or not)."""
@@ -231,8 +235,9 @@ class ServerConnection:
         self._unauthorized = False
         self._set("connecting", "")
         if self.inproc is None:
-            # importing the SDK takes seconds on a loaded machine: not the server's time
-            load_sdk(self.config.kind)
+            # importing the SDK takes seconds on a loaded machine: not the server's time; in a
+            # thread, so that a stop (the session's close) never waits for the import to end
+            await asyncio.to_thread(load_sdk, self.config.kind)
         limit = start_timeout() if not self.logging_in else _login_timeout()
         watchdog = asyncio.get_running_loop().call_later(
             limit, self._start_timed_out, asyncio.current_task()

@@ -64,6 +64,12 @@ class McpManager(Extension):
         disabled: the servers the user switched off for this project (``/mcp disable``):
             they do not start, and :meth:`disable` / :meth:`enable` write it (None: nothing
             is switched off and a switch lasts for this session only).
+        connect_after_first_call: ``-p`` with ``MCP_CONNECTION_NONBLOCKING``: the first
+            request does not wait for the servers, so their connections (and the SDK's
+            import, CPU-bound Python that would share the GIL with the start-up and the
+            request being made) are held until :meth:`connect_held` (the first response
+            began), a turn ended, or something asks a server for anything; their processes
+            spawn at once, and they are ``pending`` meanwhile.
     """
 
     def __init__(
@@ -76,6 +82,7 @@ class McpManager(Extension):
         roots: Callable[[], tuple[Path, ...]] = tuple,
         background: bool = True,
         disabled: DisabledServers | None = None,
+        connect_after_first_call: bool = False,
     ) -> None:
         self.config = config
         self._disabled_store = disabled
@@ -99,6 +106,9 @@ class McpManager(Extension):
         self._reported: dict[str, str] = {}
         self._lock = threading.Lock()
         self._told_started = False
+        self._hold = connect_after_first_call
+        self._held: list[ServerConnection] = []
+        """The connections held until the first model call (``connect_after_first_call``)."""
         self.client_side = ClientSide(roots)
         """Roots, elicitation and progress offered to the servers (agent/mcp/client_side.py)."""
         for conn in self.connections.values():
@@ -128,7 +138,19 @@ class McpManager(Extension):
         return self._loop
 
     def _on_loop(self, work: Coroutine[Any, Any, T]) -> Future[T]:
+        self.connect_held()  # whatever asks a server for something: the held ones start first
         return asyncio.run_coroutine_threadsafe(work, self._ensure_loop())
+
+    def connect_held(self) -> None:
+        """Start the connections held by ``connect_after_first_call`` (once; nothing when
+        none is held): ``-p`` calls it when its first response began."""
+        with self._lock:
+            self._hold = False
+            held, self._held = self._held, []
+        if held:
+            loop = self._ensure_loop()
+            for conn in held:
+                loop.call_soon_threadsafe(conn.start)
 
     async def _bridge(self, work: Coroutine[Any, Any, T]) -> T:
         """Await ``work`` (a coroutine, not yet started) on the MCP loop, from the session's
@@ -163,21 +185,32 @@ class McpManager(Extension):
             for conn in self.connections.values():
                 if self._approved(conn.config):
                     conn.spawn_early()
-        loop = self._ensure_loop()
         for conn in self.connections.values():
             if conn.config.kind == "sdk" and conn.inproc is None:  # waits for connect_through
                 conn.state, conn.reason = "failed", SDK_SERVER_UNREACHABLE
             elif conn.name in self._off:
                 conn.state, conn.reason = "disabled", _off_reason(conn.name)
             elif self._approved(conn.config):
-                loop.call_soon_threadsafe(conn.start)
+                self._start_or_hold(conn)
             else:
                 conn.state, conn.reason = "needs-approval", "a project server not approved yet"
+
+    def _start_or_hold(self, conn: ServerConnection) -> None:
+        """Start ``conn`` on the MCP loop, or hold it (``pending``) until the first call."""
+        with self._lock:
+            if self._hold:
+                conn.state = "connecting"
+                self._held.append(conn)
+                return
+        self._ensure_loop().call_soon_threadsafe(conn.start)
 
     def start_server(self, name: str) -> None:
         """Start one server (a project server the user just approved)."""
         conn = self.connections.get(name)
         if conn is not None:
+            with self._lock:
+                if conn in self._held:
+                    self._held.remove(conn)
             self._ensure_loop().call_soon_threadsafe(conn.start)
 
     def connect_through(self, name: str, transport: Any) -> None:
@@ -202,6 +235,12 @@ class McpManager(Extension):
         ``emit`` (the session's: register the manager as its extension too)."""
         self._tools = tools
         self._emit_event = emit
+
+    def on_event(self, event: ev.Event) -> None:
+        """A turn ended (without a response, if :meth:`connect_held` was not called):
+        the held servers start."""
+        if self._hold and isinstance(event, ev.TurnFinished):
+            self.connect_held()
 
     async def before_model_call(self) -> None:
         """Between model calls: report what happened, and refresh the tools offered."""
@@ -384,6 +423,11 @@ class McpManager(Extension):
 
     async def aclose(self, reason: str = "other") -> None:
         """Stop every server and the MCP loop (the session's close awaits it)."""
+        with self._lock:
+            self._hold = False
+            held, self._held = self._held, []
+        for conn in held:  # never connected: only their early processes to end
+            conn.drop_early()
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return

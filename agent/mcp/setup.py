@@ -67,6 +67,7 @@ def start_mcp(
         approved=lambda c: may_start(c, workspace, headless=headless, choices=choices),
         log_dir=project_data_dir(workspace) / "mcp-logs",
         wait_at_first_call=headless and not nonblocking(),
+        connect_after_first_call=headless and nonblocking(),
         roots=roots or (lambda: (workspace,)),
         background=not headless,  # -p waits for them: nothing to keep responsive
         disabled=DisabledServers(workspace),  # /mcp disable, kept where Claude Code keeps it

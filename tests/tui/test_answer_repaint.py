@@ -107,3 +107,35 @@ async def test_a_flood_of_text_waits_for_the_next_write_or_the_end_instead_of_a_
         answer.finish()
         await shown(answer, pilot, "A little more.")  # the end: everything, in one write
         assert answer.finished and flood in answer.source
+
+
+async def test_an_answer_that_floods_from_its_first_words_is_written_once(
+    monkeypatch: Any,
+) -> None:
+    """The first words wait a write interval too, so a full-speed answer is a flood from its
+    start: one write at its end, not one for its first words (whose layout the stream
+    would wait behind) and one for the rest."""
+    from tui.widgets.conversation import assistant_text
+
+    monkeypatch.setattr(assistant_text, "WRITE_INTERVAL", 3600.0)  # only the end cuts it short
+    monkeypatch.setattr(assistant_text, "FAST_INTERVAL", 3600.0)
+    writes: list[str] = []
+    write = AssistantText._write
+
+    def counted(self: AssistantText, fragment: str) -> None:
+        writes.append(fragment)
+        write(self, fragment)
+
+    monkeypatch.setattr(AssistantText, "_write", counted)
+    app = AnswerApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        answer = AssistantText()
+        await app.query_one(VerticalScroll).mount(answer)
+        answer.append("The answer starts.\n\n")
+        for _ in range(5):
+            await pilot.pause()
+        assert writes == []  # the first words wait their interval
+        answer.append("".join(f"Paragraph {n} of the flood.\n\n" for n in range(200)))
+        answer.finish()
+        await shown(answer, pilot, "Paragraph 199 of the flood.")
+        assert len(writes) == 1 and writes[0].startswith("The answer starts.")

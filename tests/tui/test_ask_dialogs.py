@@ -5,8 +5,10 @@ and leaves a valid history."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agent import events as ev
+from agent import ops
 from agent.messages import TextBlock, ToolResultBlock, assistant, check_invariant
 from agent.turn.loop import INTERRUPT_NOTE
 from tests.agent.test_ask_and_plan import PLAN, QUESTIONS
@@ -139,3 +141,40 @@ async def test_plan_dialog_rejects_with_feedback(workspace: Path) -> None:
         assert app.session.config.policy.mode == "plan"
     got = result(model, "p1")
     assert got.is_error and str(got.content).endswith("the user said:\nfewer steps")
+
+
+async def test_a_turn_stopped_elsewhere_closes_its_open_questions_dialog(
+    workspace: Path, monkeypatch: Any
+) -> None:
+    """A turn that ends while its question is still open (stopped by something other than
+    the dialog's Esc) takes the dialog away: no one would read the answer. A turn that ends
+    with no dialog open does not even look for one (the dialogs' module, ~80 ms to import,
+    was imported at the end of every session's first turn)."""
+    import tui.screens.ask_dialogs as dialogs
+
+    closing: list[object] = []
+    close = dialogs.close_dialogs
+
+    def counted(screen: Any) -> None:
+        closing.append(screen)
+        close(screen)
+
+    monkeypatch.setattr(dialogs, "close_dialogs", counted)
+    model = ScriptedModel(
+        ["plain answer", assistant(tool_call("q1", "AskUserQuestion", questions=QUESTIONS))]
+    )
+    app, events = make_app(workspace, model, [ASK])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await type_and_send(pilot, "hello")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+        assert closing == []
+        await type_and_send(pilot, "set it up")
+        await events.wait_for(ev.QuestionsAsked)
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionsScreen)
+        app.session.submit(ops.Interrupt())
+        await events.wait_for(ev.TurnFinished, 2)
+        await settle(app, pilot)
+        assert closing and not isinstance(app.screen, QuestionsScreen)

@@ -36,6 +36,21 @@ def test_a_short_row_gets_empty_cells_and_a_table_in_a_list_is_indented() -> Non
     assert lines[2:] == ["  ┌───┬───┐", "  │ a │ b │", "  ├───┼───┤", "  │ 1 │   │", "  └───┴───┘"]
 
 
+def _linked(text: str) -> set[str]:
+    content = markdown_to_content(text)
+    plain = content.plain
+    return {plain[s.start : s.end] for s in content.spans if "underline" in str(s.style)}
+
+
+def test_a_bare_link_is_a_link_only_with_its_scheme_or_as_an_address() -> None:
+    """A coding answer names files: ``main.py`` is no link (linkify's fuzzy links made it
+    one); ``https://…`` and an e-mail address are, in a text with other marks or none."""
+    assert _linked("Edit main.py and utils.rs, see example.com and www.example.com.") == set()
+    text = "Edit main.py; docs at https://example.com/a and mail dev@example.com."
+    assert _linked(text) == {"https://example.com/a", "dev@example.com"}
+    assert _linked("[the docs](docs/index.md) and **bold**") == {"the docs"}
+
+
 def test_the_height_estimate_counts_the_table_borders_but_not_a_rule() -> None:
     for text in (f"Intro.\n\n{TABLE}\nAfter.\n", "a\n\n---\n\nb"):
         assert estimate_height(text, 80) == markdown_to_content(text).get_height({}, 80)

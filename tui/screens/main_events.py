@@ -282,6 +282,8 @@ class EventRouter:
 
     def _close_dialogs(self) -> None:
         """The turn stopped: a question or plan dialog still open has no one to answer."""
+        if self.screen.app.screen is self.screen:  # nothing over the conversation: the
+            return  # dialogs' module (~80 ms to import) is not needed at a first turn's end
         from tui.screens.ask_dialogs import close_dialogs
 
         close_dialogs(self.screen)

@@ -123,3 +123,48 @@ def test_with_mcp_connection_nonblocking_stream_json_says_a_starting_server_is_p
     assert done.returncode == 0, done.stderr
     init = json.loads(done.stdout.splitlines()[0])
     assert {"name": "mute", "status": "pending"} in init["mcp_servers"]
+
+
+LOGGING_SERVER = """\
+import json, sys
+log = sys.argv[1]
+for line in sys.stdin:
+    message = json.loads(line)
+    with open(log, "a") as f:
+        f.write(str(message.get("method")) + "\\n")
+    if "id" not in message:
+        continue
+    method, result = message.get("method"), {}
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "logs", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": []}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"""
+
+
+def test_with_mcp_connection_nonblocking_no_server_hears_from_eddy_before_the_first_request(
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connections (and the MCP SDK's import, CPU-bound, which would slow the first
+    request down by as long as it takes) start only once the first response began: the
+    server's first message from eddy comes after the API got the first request."""
+    monkeypatch.setenv("MCP_CONNECTION_NONBLOCKING", "1")
+    server, log = tmp_path / "logs_methods.py", tmp_path / "methods.log"
+    server.write_text(LOGGING_SERVER)
+    servers = tmp_path / "servers.json"
+    entry = {"command": sys.executable, "args": [str(server), str(log)]}
+    servers.write_text(json.dumps({"mcpServers": {"logs": entry}}))
+    heard_before: list[str] = []
+
+    def respond(body: dict[str, object]) -> Reply:
+        if not heard_before:
+            heard_before.append(log.read_text() if log.exists() else "")
+        return Reply([text("done")])
+
+    fake_api.responder = respond
+    done = eddy(fake_api, tmp_path, "-p", "hi", "--mcp-config", str(servers), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    assert heard_before == [""]

@@ -105,3 +105,61 @@ def test_an_early_server_inherits_what_the_sdks_stdio_client_passes_on() -> None
     assert tuple(DEFAULT_INHERITED_ENV_VARS) == INHERITED_ENV
     config = fake("fake", log=Path("/tmp/x.log"))
     assert server_environment(config) == get_default_environment() | dict(config.env)
+
+
+def _mcp_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "eddy-mcp"}
+
+
+async def test_held_servers_spawn_at_once_and_connect_only_when_told(tmp_path: Path) -> None:
+    """``-p`` with MCP_CONNECTION_NONBLOCKING: the processes start with the session, the
+    connections (and the MCP SDK's import) only at ``connect_held``: before it there is no
+    MCP loop to send a server anything, and the server says it is pending."""
+    events = tmp_path / "fake.log"
+    config = config_of(fake("fake", log=events))
+    mgr = McpManager(config, background=False, connect_after_first_call=True)
+    before = _mcp_threads()
+    try:
+        mgr.start()
+        await _lines(events, "start")  # the process runs
+        assert _mcp_threads() == before
+        assert mgr.server_states() == [{"name": "fake", "status": "pending"}]
+        mgr.connect_held()
+        await mgr.wait_started()
+        assert mgr.connections["fake"].state == "connected"
+        assert events.read_text().splitlines().count("start") == 1  # the early process
+    finally:
+        await mgr.aclose()
+
+
+async def test_a_question_to_a_held_server_connects_it_first(tmp_path: Path) -> None:
+    """Whatever asks a held server for something (an Agent SDK's ``mcp_reconnect``, a
+    resource a prompt names) starts the held connections before it: nothing waits for a
+    first response that is not coming."""
+    mgr = McpManager(config_of(fake("fake")), background=False, connect_after_first_call=True)
+    mgr.start()
+    try:
+        async with asyncio.timeout(60):
+            await mgr.wait_started()
+        assert mgr.connections["fake"].state == "connected"
+    finally:
+        await mgr.aclose()
+
+
+async def test_a_held_server_closed_before_it_connected_is_ended(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    script = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); "
+    script += "time.sleep(600)"
+    idle = command("idle", sys.executable, "-c", script)
+    mgr = McpManager(config_of(idle), background=False, connect_after_first_call=True)
+    mgr.start()
+    async with asyncio.timeout(60):
+        while not pid_file.exists() or not pid_file.read_text():
+            await asyncio.sleep(0.02)
+    pid = int(pid_file.read_text())
+    await mgr.aclose()
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return
+    raise AssertionError("the held server's process still runs after the session closed")

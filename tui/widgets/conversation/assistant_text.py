@@ -2,8 +2,9 @@
 
 Deltas arrive synchronously from the engine, often hundreds a second. They are buffered here
 and written by a worker at most ``1 / WRITE_INTERVAL`` times a second, and while text floods in
-faster than anyone reads, at most ``1 / FAST_INTERVAL`` (a full-speed answer then shows its
-first words, and its end as soon as the stream ends). A write seals the
+faster than anyone reads, at most ``1 / FAST_INTERVAL``. The first words wait a write
+interval too, so a full-speed answer is a flood from its start: it shows once, as soon as the
+stream ends, without a layout of its first line for the stream to wait behind. A write seals the
 finished blocks of the text (up to the last blank line outside a code fence) into pieces of
 the widget, rendered once, and shows the block being written as its tail, rendered again at
 each write (it is small). Nothing is mounted while an answer streams: Textual's Markdown
@@ -133,9 +134,10 @@ class AssistantText(FrozenMarkdown):
     def __init__(self, text: str = "") -> None:
         super().__init__(lazy=True)
         self.add_class("answer")
-        text = sanitize(text)
         self._unsent: list[str] = [text] if text else []
-        self._parts: list[str] = [text] if text else []
+        """Deltas received and not written yet, as they came (sanitized when written)."""
+        self._parts: list[str] = []
+        """What was written, sanitized."""
         self._live = ""
         """The received text after the last sealed block: the tail shows it."""
         self._wake = asyncio.Event()
@@ -151,10 +153,11 @@ class AssistantText(FrozenMarkdown):
 
     @property
     def text(self) -> str:
-        """Everything received, rendered or still pending."""
+        """Everything received, rendered or still pending (sanitized)."""
         if len(self._parts) > 1:
             self._parts[:] = ["".join(self._parts)]
-        return self._parts[0] if self._parts else ""
+        written = self._parts[0] if self._parts else ""
+        return written + sanitize("".join(self._unsent)) if self._unsent else written
 
     @property
     def shown_text(self) -> str:
@@ -166,14 +169,11 @@ class AssistantText(FrozenMarkdown):
         self.run_worker(self._pump(), group="markdown-stream", exit_on_error=False)
 
     def append(self, delta: str) -> None:
-        """Append a fragment of markdown (called from the engine's emit, same thread)."""
-        # an escape sequence in the model's text must not reach the terminal (one cut
-        # between two deltas leaves only harmless printable characters)
-        delta = sanitize(delta)
+        """Append a fragment of markdown (called from the engine's emit, same thread: kept
+        as it is, thousands a second; what is written is sanitized, see ``_pump``)."""
         if self._no_more or not delta:
             return
         self._unsent.append(delta)
-        self._parts.append(delta)
         self.received += len(delta)
         self._wake.set()
 
@@ -187,15 +187,21 @@ class AssistantText(FrozenMarkdown):
         self._wake.set()
 
     async def _pump(self) -> None:
-        last = -FAST_INTERVAL
+        await self._wake.wait()
+        # the first words wait a write interval too: a flood then shows as one from its start
+        last = asyncio.get_running_loop().time()
+        await self._until_ended(WRITE_INTERVAL)
         try:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
                 await self._let_keys_echo()
                 await self._let_flood_gather(last)
-                fragment = "".join(self._unsent)
+                # an escape sequence in the model's text must not reach the terminal (one
+                # cut between two writes leaves only harmless printable characters)
+                fragment = sanitize("".join(self._unsent))
                 self._unsent.clear()
+                self._parts.append(fragment)
                 last = asyncio.get_running_loop().time()
                 self._write(fragment)
                 if self._no_more and not self._unsent:

@@ -112,16 +112,30 @@ def _cell(cell: Content, align: str, width: int) -> Content:
     return Content(" ") + cell.pad(left, room - left) + Content(" ")
 
 
-_parser: MarkdownIt | None = None
+_parsers: dict[bool, MarkdownIt] = {}
+_LINK_MARKS = ("://", "@")
+"""What a bare link or address holds; a text without any needs no link finding."""
 
 
 def _parse(text: str) -> list[Any]:
-    """markdown-it's tokens for ``text``: one parser, made on first use (making one costs
-    about as much as parsing a screenful)."""
-    global _parser
-    if _parser is None:
-        _parser = MarkdownIt("gfm-like")
-    return _parser.parse(text)
+    """markdown-it's tokens for ``text``: two parsers, made on first use (making one costs
+    about as much as parsing a screenful).
+
+    Bare links are found where they name their scheme (``https://…``) and in e-mail
+    addresses, not in every word with a dot (linkify's fuzzy links made ``main.py`` and
+    ``www.example.com`` links: a coding answer is full of file names); the link finder, most
+    of a parse's time, runs only on a text that holds one of :data:`_LINK_MARKS`.
+    """
+    links = any(mark in text for mark in _LINK_MARKS)
+    parser = _parsers.get(links)
+    if parser is None:
+        parser = MarkdownIt("gfm-like")
+        if links and parser.linkify is not None:  # None: linkify-it-py is not installed
+            parser.linkify.set({"fuzzy_link": False})
+        else:
+            parser.disable("linkify")
+        _parsers[links] = parser
+    return parser.parse(text)
 
 
 def markdown_to_content(text: str) -> Content:
