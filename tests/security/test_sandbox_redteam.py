@@ -349,3 +349,14 @@ async def test_finished_sandboxed_commands_leave_no_bwrap_zombie_in_eddy(tmp_pat
     # eddy is the subreaper of its commands: the pid 1 of each sandbox comes to it when the
     # outer bwrap ends, and is reaped with the command's group (it was in its own session)
     assert _bwrap_zombies() - before == set()
+
+
+async def test_a_sandboxed_background_job_ends_with_the_sandbox_and_is_no_survivor(
+    tmp_path: Path,
+) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    marker = "987655"
+    for _ in range(3):  # the sandbox's pid 1 may still be in the group a moment: no matter
+        result = await run_bash(ctx, f"sleep {marker} & echo started", "rule")
+        assert str(result.content).strip() == "started"  # no "still running" note
+        assert await _all_gone(marker) == []
