@@ -163,8 +163,13 @@ class ShellSandbox(Protocol):
         command: str,
         roots: tuple[Path, ...],
         writable_files: tuple[Path, ...] = (),
+        own_session: bool = False,
     ) -> list[str]:
         """The argv to execute instead of ``argv`` (``argv`` itself when it runs outside).
+
+        ``own_session``: the caller starts it as the leader of a new session with no
+        terminal and stops it by killing that process group
+        (:func:`tools.shellproc.spawn_in_group`), so the whole sandbox must stay in the group.
 
         Raises:
             ToolError: the command must run sandboxed and no sandbox is available.

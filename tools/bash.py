@@ -193,7 +193,7 @@ class BashTool:
         os.close(fd)
         ctx.shell.command = str(args["command"])
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)}' EXIT; {args['command']}"
-        argv = [_shell(), "-c", script]
+        argv = bare = [_shell(), "-c", script]
         watch = None
         if ctx.sandbox is not None:
             try:
@@ -204,6 +204,7 @@ class BashTool:
                     command=str(args["command"]),
                     roots=ctx.roots(),
                     writable_files=(Path(cwd_file),),
+                    own_session=ctx.client_terminal is None,  # else the editor starts it
                 )
             except ToolError:
                 os.unlink(cwd_file)
@@ -223,7 +224,9 @@ class BashTool:
                 )
                 outcome = _Outcome(code, timed_out, survivors)
             else:
-                outcome = await self._execute(argv, cwd, timeout_ms / 1000, buf, spool, ctx, watch)
+                outcome = await self._execute(
+                    argv, cwd, timeout_ms / 1000, buf, spool, ctx, watch, boxed=argv is not bare
+                )
             if outcome.background_id is None:  # a command sent on keeps no cwd
                 self._end_dir(ctx, cwd_file, notes)
         finally:
@@ -250,7 +253,12 @@ class BashTool:
         watch = None
         if ctx.sandbox is not None:
             argv = ctx.sandbox.wrap(
-                argv, cwd=cwd, grant=ctx.grant, command=command, roots=ctx.roots()
+                argv,
+                cwd=cwd,
+                grant=ctx.grant,
+                command=command,
+                roots=ctx.roots(),
+                own_session=True,  # the shells start it with spawn_in_group
             )
             watch = ctx.sandbox.watch(ctx.grant, command, ctx.roots())
         if ctx.before_shell is not None:
@@ -278,9 +286,12 @@ class BashTool:
         spool: OutputSpool,
         ctx: ToolContext,
         watch: ShellWatch | None = None,
+        *,
+        boxed: bool = False,
     ) -> _Outcome:
         """Run ``argv`` until it exits, times out or the user sends it to the background (its
-        sandbox ``watch`` goes with it)."""
+        sandbox ``watch`` goes with it). ``boxed``: it runs in the sandbox, whose processes all
+        end with it (bubblewrap's pid 1, still in the group a moment, is no survivor)."""
         sink = ctx.output
 
         def on_text(text: str) -> None:
@@ -302,7 +313,7 @@ class BashTool:
                 out.timed_out = True
                 await procgroup.kill_group_shielded(proc)
             await asyncio.wait({reader.eof}, timeout=DRAIN_S)
-            if not out.timed_out and procgroup.note_survivors(proc):
+            if not out.timed_out and procgroup.note_survivors(proc) and not boxed:
                 survivors = "(Background processes started by the command are still running"
                 survivors += (
                     "; their further output is not captured.)" if not reader.eof.done() else ".)"

@@ -21,6 +21,8 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Coroutine
+from typing import Any
 
 TERM_GRACE_S = 0.5
 """How long the group gets to exit after SIGTERM before SIGKILL."""
@@ -96,15 +98,23 @@ async def _gone(proc: asyncio.subprocess.Process, pgid: int, seconds: float) -> 
         await asyncio.sleep(_POLL_S)
 
 
-async def kill_group(proc: asyncio.subprocess.Process) -> None:
+async def kill_group(proc: asyncio.subprocess.Process, *, grace: bool = True) -> None:
     """SIGTERM the group led by ``proc``; SIGKILL it if anything survives the grace period.
 
     Returns once the group is gone and the leader reaped (within about a second in all).
+    Without ``grace`` the SIGKILL goes at once. Cancelled during the grace period (the end of
+    the event loop cancels what is left of an interrupted command's kill), it SIGKILLs the
+    group before it goes: nothing of a command may outlive eddy.
     """
     pgid = proc.pid
-    _signal(pgid, signal.SIGTERM)
-    if await _gone(proc, pgid, TERM_GRACE_S):
-        return
+    if grace:
+        try:
+            _signal(pgid, signal.SIGTERM)
+            if await _gone(proc, pgid, TERM_GRACE_S):
+                return
+        except asyncio.CancelledError:
+            _signal(pgid, signal.SIGKILL)
+            raise
     _signal(pgid, signal.SIGKILL)
     if not await _gone(proc, pgid, KILL_WAIT_S):
         _lingering.add(pgid)
@@ -112,10 +122,55 @@ async def kill_group(proc: asyncio.subprocess.Process) -> None:
 
 async def kill_group_shielded(proc: asyncio.subprocess.Process) -> None:
     """:func:`kill_group`, finishing in the background should the caller be cancelled again."""
-    task = asyncio.ensure_future(kill_group(proc))
+    await _shielded(kill_group(proc))
+
+
+async def _shielded(work: Coroutine[Any, Any, None]) -> None:
+    """Await ``work`` in a task that a further cancellation of the caller does not stop."""
+    task = asyncio.ensure_future(work)
     _background.add(task)
     task.add_done_callback(_background.discard)
     await asyncio.shield(task)
+
+
+async def start(
+    create: Coroutine[Any, Any, asyncio.subprocess.Process],
+) -> asyncio.subprocess.Process:
+    """Await ``create`` (an asyncio subprocess creation whose process leads a new group) and
+    note the leader (:func:`started`).
+
+    Should the caller be cancelled meanwhile, the process is created all the same and its
+    whole group SIGKILLed; the cancellation goes on once the group is gone (on a further
+    cancellation the kill finishes in the background). asyncio's own clean-up of a cancelled
+    creation kills the leader's pid alone, and what the leader started by then stays:
+    bubblewrap's pid 1 of a sandbox, waiting for the killed bubblewrap to let it go on,
+    waits forever (and ignores SIGTERM, as the init of a pid namespace does).
+
+    Raises:
+        OSError: the process could not be started.
+    """
+    creating = asyncio.ensure_future(create)
+    try:
+        proc = await asyncio.shield(creating)
+    except asyncio.CancelledError:
+        await _shielded(_kill_once_created(creating))
+        raise
+    started(proc)
+    return proc
+
+
+async def _kill_once_created(creating: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """SIGKILL the group of a process whose creation was cancelled (it ran for no one)."""
+    try:
+        proc = await creating
+    except (OSError, asyncio.CancelledError):
+        return
+    started(proc)
+    try:
+        await kill_group(proc, grace=False)
+    finally:
+        if proc.returncode is not None:
+            finished(proc)
 
 
 def kill_running_groups() -> None:

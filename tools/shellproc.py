@@ -35,13 +35,28 @@ async def spawn_in_group(argv: list[str], cwd: Path) -> tuple[asyncio.subprocess
     """Start ``argv`` as the leader of a new process group, stdout and stderr on one pipe, no
     stdin; the process and the pipe's read end (for a :class:`PipeReader`). Foreground calls
     and background shells (agent/session/shells.py) start their commands the same way.
+    Cancelled meanwhile, the group is killed whole (:func:`tools.procgroup.start`).
 
     Raises:
         ToolError: the command could not be started.
     """
     read_fd, write_fd = os.pipe()
     try:
-        proc = await asyncio.create_subprocess_exec(
+        proc = await procgroup.start(_create(argv, cwd, write_fd))
+    except OSError as exc:
+        os.close(read_fd)
+        raise ToolError(f"Could not start the shell: {exc}") from None
+    except BaseException:
+        os.close(read_fd)
+        raise
+    return proc, read_fd
+
+
+async def _create(argv: list[str], cwd: Path, write_fd: int) -> asyncio.subprocess.Process:
+    """The process, in a new session; the pipe's write end is closed here once it is
+    started (not by the caller: a cancelled caller returns before the process starts)."""
+    try:
+        return await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_fd,
@@ -50,13 +65,8 @@ async def spawn_in_group(argv: list[str], cwd: Path) -> tuple[asyncio.subprocess
             env=child_env(ENV_EXTRA),
             start_new_session=True,
         )
-    except OSError as exc:
-        os.close(read_fd)
-        raise ToolError(f"Could not start the shell: {exc}") from None
     finally:
         os.close(write_fd)
-    procgroup.started(proc)
-    return proc, read_fd
 
 
 class PipeReader:

@@ -80,20 +80,21 @@ async def run_handler(
     data = json.dumps(payload, ensure_ascii=False).encode()
     missing = missing_script(handler.command, project_dir) is not None
     try:
-        proc = await asyncio.create_subprocess_shell(
-            handler.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=project_dir,
-            env=env,
-            start_new_session=True,
+        proc = await procgroup.start(  # Esc while it starts: its whole group goes too
+            asyncio.create_subprocess_shell(
+                handler.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=project_dir,
+                env=env,
+                start_new_session=True,
+            )
         )
     except OSError as exc:
         return HandlerRun(
             handler, None, "", "", elapsed(), f"could not start: {exc}", missing=missing
         )
-    procgroup.started(proc)
     try:
         # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancellation that
         # comes as its inner wait wakes, and Esc then waited for the hook to end by itself

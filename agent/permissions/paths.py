@@ -18,12 +18,20 @@ _GLOB_CHARS = re.compile(r"[*?\[\\]")
 
 
 def _home() -> Path:
-    return Path(os.path.realpath(os.path.expanduser("~")))
+    home = os.path.expanduser("~")
+    try:
+        return Path(os.path.realpath(home))
+    except OSError:  # a symlink on its way replaced while it was read: home as spelled
+        return Path(os.path.abspath(home))
 
 
 def compile_spec(spec: str, workspace: Path) -> tuple[Path, str, Any]:
     """A path specifier as (base directory, gitignore pattern relative to it, matcher or None
-    when the pattern is "" = all of base): what :func:`spec_matches_path` matches with."""
+    when the pattern is "" = all of base): what :func:`spec_matches_path` matches with.
+
+    Raises:
+        OSError: a symlink among its literal directories was replaced while it was read.
+    """
     return _compile(spec, workspace, _home())
 
 
@@ -65,11 +73,16 @@ def spec_matches_path(spec: str, path: Path, workspace: Path, *, broad: bool = F
     ``path`` is a real path; ``dir/**`` also names ``dir`` itself. ``/x`` is relative to the
     project root (Claude Code's meaning); with ``broad`` (deny and ask rules, where naming too
     much is the safe mistake) it also names the absolute ``/x``, which older eddy rules meant.
+    A specifier whose directories change while they are resolved (a symlink on the way
+    replaced in between) names every path with ``broad`` and none without (an allow rule).
     """
     single = spec.startswith("/") and not spec.startswith("//")
     if broad and single and spec_matches_path("/" + spec, path, workspace):
         return True
-    base, pat, matcher = compile_spec(spec, workspace)
+    try:
+        base, pat, matcher = compile_spec(spec, workspace)
+    except OSError:  # not cached: the next call resolves it again
+        return broad
     if path == base:
         return pat == "" or pat.rstrip("/") in ("/**", "**")
     if base not in path.parents:

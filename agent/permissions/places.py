@@ -154,14 +154,26 @@ def protected_reason(path: Path, session: SessionPlaces | None = None) -> str | 
         (".config", "git", "config"),
     ):
         return RC_REASON if parts[-2] == "fish" else GIT_REASON
+    own = _eddys_own_reason(path)
+    if own is not None:
+        return own
+    return session.reason(path) if session is not None else None
+
+
+def _eddys_own_reason(path: Path) -> str | None:
+    """Why ``path`` is one of eddy's own user files (settings, MCP approvals), or None."""
     from agent.paths import config_dir, data_dir
 
-    eddy_config = Path(os.path.realpath(config_dir()))
+    try:
+        eddy_config = Path(os.path.realpath(config_dir()))
+        approvals = Path(os.path.realpath(data_dir())) / "mcp-approvals.json"
+    except OSError:  # a symlink on the way replaced while it was read: it cannot be told
+        return "eddy's own folders changed while it was checking whether this is one of them"
     if path == eddy_config or eddy_config in path.parents:
         return "it holds eddy's user settings, memory and trusted folders"
-    if path == Path(os.path.realpath(data_dir())) / "mcp-approvals.json":
+    if path == approvals:
         return "it holds the MCP servers you approved"
-    return session.reason(path) if session is not None else None
+    return None
 
 
 def hook_script_paths(commands: list[str], cwd: Path) -> tuple[Path, ...]:

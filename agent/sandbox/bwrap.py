@@ -4,8 +4,12 @@ The whole filesystem is bound read-only; ``/tmp`` is a private tmpfs (writable, 
 command ends); the workspace roots are bound back writable (``workspace`` profile) or read-only
 (``read_only`` profile); the secrets are covered (an empty tmpfs over a directory, ``/dev/null``
 over a file). All namespaces are unshared (network too, unless allowed). ``--unshare-pid``
-makes bubblewrap's init PID 1 of the command's tree, so when eddy kills bwrap's process group
-on Esc or timeout the kernel kills every process inside, even ones that called ``setsid``.
+makes bubblewrap's init PID 1 of the command's tree: when it dies the kernel kills every
+process inside, even ones that called ``setsid``. eddy starts bwrap as the leader of a new
+session and process group and kills that group on Esc or timeout, so that init must stay in
+the group (``own_session``: no ``--new-session``, which would move it out): bwrap's
+``--die-with-parent`` ties init to the outer bwrap only once init has set itself up, and an
+outer bwrap killed before that leaves the sandbox running with no one to stop it.
 In the ``workspace`` profile the places that configure eddy and exist
 (:data:`agent.permissions.places.SANDBOX_PLACES`: ``.eddy``, ``.claude``, ``.mcp.json``, memory
 files, ``.git/config``, ``.git/hooks``, submodules' and worktrees' configuration and hooks) are
@@ -13,9 +17,11 @@ bound back read-only: a command allowed by a rule cannot plant a hook or a setti
 that do not exist yet are watched instead (:mod:`agent.sandbox.watch`: a bind would leave an
 empty mount point behind in the user's tree). With ``git_config`` (a command whose only change
 is git's own harmless write of its configuration, ``git remote add``) ``.git/config`` stays
-writable. Paths a Read deny rule covers are masked (``masked``). ``--new-session`` keeps the
-command off any terminal (no TIOCSTI), ``--die-with-parent`` ends it if eddy dies, and
-``--cap-drop ALL`` with bubblewrap's ``no_new_privs`` leave it no privileges.
+writable. Paths a Read deny rule covers are masked (``masked``). No terminal reaches the
+command (no TIOCSTI): in its own session (``own_session``) it has no controlling terminal
+and ``--dev`` shows it no terminal of the host; otherwise ``--new-session`` gives it one of its
+own. ``--die-with-parent`` ends it if eddy dies, and ``--cap-drop ALL`` with bubblewrap's
+``no_new_privs`` leave it no privileges.
 """
 
 from __future__ import annotations
@@ -65,12 +71,15 @@ def bwrap_argv(
     network: bool,
     masked: tuple[Path, ...] = (),
     git_config: bool = False,
+    own_session: bool = False,
 ) -> list[str]:
     """The argv that runs ``argv`` under bubblewrap with ``profile``.
 
     A hidden path that contains a root is left visible (hiding it would hide the workspace).
     ``masked`` (existing paths a Read deny rule covers) are covered like hidden ones, inside
-    the workspace too; ``git_config`` leaves ``.git/config`` writable.
+    the workspace too; ``git_config`` leaves ``.git/config`` writable. ``own_session``: the
+    caller starts the argv as the leader of a new session with no terminal and stops it by
+    killing its process group; the whole sandbox then stays in that group.
     """
     out = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     # -try: an added directory that has gone away must not stop every command
@@ -89,6 +98,7 @@ def bwrap_argv(
         elif os.path.lexists(path):
             out += ["--ro-bind", "/dev/null", str(path)]
     out += ["--unshare-all", *(["--share-net"] if network else [])]
-    out += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    out += ["--die-with-parent", *([] if own_session else ["--new-session"])]
+    out += ["--cap-drop", "ALL"]
     out += ["--chdir", str(cwd), "--", *argv]
     return out

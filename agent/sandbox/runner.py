@@ -137,6 +137,7 @@ class Sandbox:
         command: str,
         roots: tuple[Path, ...],
         writable_files: tuple[Path, ...] = (),
+        own_session: bool = False,
     ) -> list[str]:
         """The argv to execute for ``argv`` (see :class:`tools.base.ShellSandbox`)."""
         profile = self.profile_for(grant, command)
@@ -166,4 +167,5 @@ class Sandbox:
             network=self.settings.network,
             masked=masked,
             git_config=grant == "git_config",
+            own_session=own_session,
         )

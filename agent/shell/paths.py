@@ -221,7 +221,8 @@ def lists_inside(ctx: ToolContext, lister: tuple[Word, ...], cwds: list[str] | N
     """Whether what ``find ARGS`` lists can only be read inside the workspace: no symlink
     under its start points leads out (``find . | xargs cat`` would read through it).
 
-    At most :data:`LISTED_LIMIT` entries are looked at; a larger tree gives False.
+    At most :data:`LISTED_LIMIT` entries are looked at; a larger tree gives False, and so
+    does a symlink that changes while eddy resolves it (it cannot tell where it leads).
     """
     starts = list(
         itertools.takewhile(lambda w: not w.value.startswith(("-", "(", "!")), lister[1:])
@@ -238,6 +239,14 @@ def lists_inside(ctx: ToolContext, lister: tuple[Word, ...], cwds: list[str] | N
                     return False
                 for name in (*dirnames, *filenames):
                     path = os.path.join(dirpath, name)
-                    if os.path.islink(path) and not ctx.resolve(path).inside:
+                    if os.path.islink(path) and not _resolves_inside(ctx, path):
                         return False
     return True
+
+
+def _resolves_inside(ctx: ToolContext, path: str) -> bool:
+    """Whether ``path`` resolves inside; False when it changes while it is resolved."""
+    try:
+        return ctx.resolve(path).inside
+    except ToolError:
+        return False

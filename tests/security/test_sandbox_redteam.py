@@ -9,6 +9,11 @@ each test can fail.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import select
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -221,3 +226,137 @@ async def test_an_added_directory_that_went_away_does_not_stop_commands(tmp_path
     ctx = ToolContext(tmp_path, extra_dirs=(tmp_path / "gone",), sandbox=Sandbox())
     result = await run_bash(ctx, "echo ran", "rule")
     assert not result.is_error and "ran" in str(result.content)
+
+
+def _stat(pid: int) -> tuple[str, int, int]:
+    """A process's name, parent and process group (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        head, _, rest = f.read().rpartition(")")
+    fields = rest.split()
+    return head.partition("(")[2], int(fields[1]), int(fields[2])
+
+
+def _children(pid: int) -> list[int]:
+    """The children of process ``pid`` (of its main thread)."""
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(p) for p in f.read().split()]
+    return []
+
+
+def _thread_children(tid: int) -> list[str]:
+    """The children of thread ``tid`` of this process (an orphan comes to any of them)."""
+    with contextlib.suppress(OSError), open(f"/proc/self/task/{tid}/children") as f:
+        return f.read().split()
+    return []
+
+
+def _running(marker: str) -> list[int]:
+    """Pids whose command line has ``marker``: bwrap's ones too, whose --chdir (the test's
+    directory) names pytest, unlike :func:`processes_with`."""
+    found = []
+    for pid in [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) != os.getpid()]:
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as f:
+            if marker.encode() in f.read():
+                found.append(pid)
+    return found
+
+
+async def _all_gone(marker: str, seconds: float = 10.0) -> list[int]:
+    """Wait until no process, bwrap included, carries ``marker``; the survivors (killed)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while (left := _running(marker)) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return left
+
+
+async def test_every_process_of_the_sandbox_stays_in_the_group_eddy_kills(
+    tmp_path: Path,
+) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    marker = "987653"
+    started = asyncio.Event()
+
+    def output(text: str) -> None:
+        if "ready" in text:
+            started.set()
+
+    command = f"sleep {marker} & echo ready; wait"
+    task = asyncio.ensure_future(BashTool().run({"command": command}, ctx.for_call(output, "rule")))
+    try:
+        await asyncio.wait_for(started.wait(), 20)
+        inside = _running(marker)  # both bwraps, the shell, the sleep
+        [leader] = [p for p in inside if _stat(p)[1] == os.getpid()]
+        assert _stat(leader)[0] == "bwrap"
+        # bubblewrap's pid 1 of the sandbox too: in a session of its own (--new-session), a
+        # bwrap killed before that pid 1 armed --die-with-parent left the sandbox running
+        assert len(inside) == 4 and {_stat(p)[2] for p in inside} == {leader}
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    assert await _all_gone(marker) == []
+
+
+async def test_a_sandboxed_command_cancelled_as_it_starts_leaves_no_process(
+    tmp_path: Path,
+) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    marker = "987654"
+    command = f"sleep {marker}"
+    task = asyncio.ensure_future(
+        BashTool().run({"command": command}, ctx.for_call(lambda _t: None, "rule"))
+    )
+    deadline = time.monotonic() + 30
+    while not (bwrap := [p for p in _children(os.getpid()) if p in _running(marker)]):
+        assert time.monotonic() < deadline, "bubblewrap did not start"
+        await asyncio.sleep(0)  # the loop turns until bubblewrap runs, no further
+    # the loop stands still (the start is pending) until bubblewrap has made its pid 1
+    while not _children(bwrap[0]) and time.monotonic() < deadline:
+        select.select([], [], [], 0.0005)
+    assert _children(bwrap[0])
+    task.cancel()  # asyncio's own clean-up of the start kills the outer bwrap's pid alone
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await _all_gone(marker) == []
+
+
+def _bwrap_zombies() -> set[int]:
+    """This process's children that are bubblewrap zombies (an orphan comes to any thread)."""
+    ours = [int(p) for t in os.listdir("/proc/self/task") for p in _thread_children(int(t))]
+    found = set()
+    for pid in ours:
+        with contextlib.suppress(OSError):
+            name, _, _ = _stat(pid)
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rpartition(")")[2].split()[0]
+            if name == "bwrap" and state == "Z":
+                found.add(pid)
+    return found
+
+
+async def test_finished_sandboxed_commands_leave_no_bwrap_zombie_in_eddy(tmp_path: Path) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    await run_bash(ctx, "true", "rule")  # the sandbox probe's own bwrap is not counted
+    before = _bwrap_zombies()  # what other tests in this process left
+    for _ in range(3):
+        result = await run_bash(ctx, "echo hi", "rule")
+        assert str(result.content).strip() == "hi"
+    await run_bash(ctx, "true", "rule")  # each call sweeps what the ones before left
+    # eddy is the subreaper of its commands: the pid 1 of each sandbox comes to it when the
+    # outer bwrap ends, and is reaped with the command's group (it was in its own session)
+    assert _bwrap_zombies() - before == set()
+
+
+async def test_a_sandboxed_background_job_ends_with_the_sandbox_and_is_no_survivor(
+    tmp_path: Path,
+) -> None:
+    ctx = sandboxed_ctx(tmp_path)
+    marker = "987655"
+    for _ in range(3):  # the sandbox's pid 1 may still be in the group a moment: no matter
+        result = await run_bash(ctx, f"sleep {marker} & echo started", "rule")
+        assert str(result.content).strip() == "started"  # no "still running" note
+        assert await _all_gone(marker) == []

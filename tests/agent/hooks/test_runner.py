@@ -4,13 +4,17 @@ parallel, timeouts and cancellation kill the whole group."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import signal
 
 import pytest
 
 from agent.hooks.config import HookHandler
 from agent.hooks.runner import run_handler, run_handlers
 from tests.agent.hooks.scripts import pid_alive, script, wait_for_file
+from tests.helpers.starting import group_gone, read_line, until_started
 
 
 async def test_a_python_hook_reads_the_json_on_stdin_with_the_project_dir_and_no_tty(
@@ -86,3 +90,22 @@ async def test_matching_handlers_run_in_parallel(tmp_path) -> None:
     two = script(tmp_path, "two.sh", body.format(mine=b, other=a))
     runs = await run_handlers([HookHandler(one, 30), HookHandler(two, 30)], {}, tmp_path)
     assert [r.exit_code for r in runs] == [0, 0]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux's /proc")
+async def test_esc_while_a_hook_starts_kills_its_whole_group(tmp_path) -> None:
+    fifo = tmp_path / "started"
+    os.mkfifo(fifo)
+    cmd = f"sleep 300 >/dev/null 2>&1 & echo $$ > {fifo}; wait"  # not holding its pipes
+    task = asyncio.ensure_future(run_handler(HookHandler(cmd, 20), {}, tmp_path))
+    await until_started(str(fifo))
+    pgid = int(read_line(fifo) or 0)  # the loop stands still: the start is pending
+    assert pgid
+    try:
+        task.cancel()  # asyncio's own clean-up of the start kills the shell's pid alone
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert await group_gone(pgid), "the hook's background sleep outlived the Esc"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
