@@ -13,6 +13,7 @@ import contextlib
 import os
 import select
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -360,3 +361,75 @@ async def test_a_sandboxed_background_job_ends_with_the_sandbox_and_is_no_surviv
         result = await run_bash(ctx, f"sleep {marker} & echo started", "rule")
         assert str(result.content).strip() == "started"  # no "still running" note
         assert await _all_gone(marker) == []
+
+
+TIOCSTI_ATTEMPT = """\
+import fcntl, os, sys, termios
+word = sys.argv[1]
+for path in ("/dev/tty", *(f"/proc/self/fd/{n}" for n in range(3))):
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+        for ch in word + chr(10):
+            fcntl.ioctl(fd, termios.TIOCSTI, ch.encode())
+        print("typed through", path)
+    except OSError as exc:
+        print("refused", path, exc.errno)
+"""
+
+EDDY_WITH_A_TERMINAL = """\
+import asyncio, fcntl, os, sys, termios
+from pathlib import Path
+from tests.helpers.sandbox import run_bash, sandboxed_ctx
+workspace, grant, word = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+canary = sys.argv[4]
+tty = os.open("/dev/tty", os.O_RDWR)  # eddy's own terminal: it can type into it
+for ch in canary:
+    fcntl.ioctl(tty, termios.TIOCSTI, ch.encode())
+command = f"python3 {workspace / 'attempt.py'} {word}"
+result = asyncio.run(run_bash(sandboxed_ctx(workspace), command, grant))
+print("RESULT", str(result.content).replace(chr(10), " | "), flush=True)
+"""
+
+
+def _in_a_terminal(workspace: Path, grant: str, word: str, canary: str) -> str:
+    """Run eddy's Bash tool in a process whose controlling terminal is a pty; everything that
+    reached the terminal (its output, and the echo of what was typed into it)."""
+    import pty
+
+    (workspace / "attempt.py").write_text(TIOCSTI_ATTEMPT)
+    root = Path(__file__).resolve().parents[2]
+    args = [str(workspace), grant, word, canary]
+    pid, master = pty.fork()
+    if pid == 0:  # the child: a session of its own with the pty as its terminal
+        os.chdir(root)
+        os.execv(sys.executable, [sys.executable, "-c", EDDY_WITH_A_TERMINAL, *args])
+    seen = b""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 1)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child ended: the pty is closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    os.waitpid(pid, 0)
+    os.close(master)
+    return seen.decode(errors="replace")
+
+
+@pytest.mark.parametrize("grant", ["read_only", "rule", "user"])
+def test_a_sandboxed_command_cannot_type_into_eddys_terminal(tmp_path: Path, grant: str) -> None:
+    """TIOCSTI pushes keys into a terminal as if the user typed them (the shell behind eddy
+    would run them once eddy exits). eddy's process has a terminal here and can type into
+    it (the canary); the sandboxed command finds no terminal to open, whether through
+    /dev/tty or its own descriptors. A command the user approved runs outside the sandbox
+    but in a session of its own with no terminal either."""
+    word = "in" + "jected" + str(os.getpid())  # never written whole by the test's own text
+    canary = "can" + "ary" + str(os.getpid())
+    seen = _in_a_terminal(tmp_path, grant, word, canary)
+    assert canary in seen, seen  # typing into a terminal works here
+    assert "RESULT" in seen and "typed through" not in seen, seen
+    assert word not in seen, seen  # nothing was typed (the terminal echoes what is)
