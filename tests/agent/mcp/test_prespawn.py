@@ -165,3 +165,25 @@ async def test_a_held_server_closed_before_it_connected_is_ended(tmp_path: Path)
     pid = await _pid_in(tmp_path / "pid")
     await mgr.aclose()
     assert not _runs(pid), "the held server's process still runs after the session closed"
+
+
+async def test_a_held_server_started_by_name_connects_at_once(tmp_path: Path) -> None:
+    """``start_server`` (a project server approved meanwhile, an Agent SDK's in-process
+    server) starts that one now and takes it out of the held ones, so the later release does
+    not start it a second time."""
+    events = tmp_path / "fake.log"
+    config = config_of(fake("fake", log=events), fake("other"))
+    mgr = McpManager(config, background=False, connect_after_first_call=True)
+    try:
+        mgr.start()
+        mgr.start_server("fake")
+        async with asyncio.timeout(60):
+            while mgr.connections["fake"].state != "connected":
+                await asyncio.sleep(0.02)
+        assert mgr.connections["other"].state == "connecting"  # still held (pending)
+        mgr.connect_held()
+        await mgr.wait_started()
+        assert [c.state for c in mgr.connections.values()] == ["connected", "connected"]
+        assert events.read_text().splitlines().count("start") == 1  # started once
+    finally:
+        await mgr.aclose()
