@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import socket
 import threading
 from pathlib import Path
@@ -39,28 +41,34 @@ async def run_bash(
     return await BashTool().run(args, ctx.for_call(lambda _t: None, grant))
 
 
-def processes_with(marker: str) -> list[int]:
-    """Pids whose command line contains ``marker``."""
+def processes_with(marker: str, bwrap: bool = False) -> list[int]:
+    """Pids whose command line contains ``marker`` (this process aside). ``bwrap``: the
+    sandbox's own bubblewrap processes too, whose ``--chdir`` (the test's directory under
+    /tmp/pytest-of-...) names pytest; else a command line naming pytest is passed over."""
     found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+        if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as f:
                 cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if marker in cmdline and "pytest" not in cmdline:
+        if marker in cmdline and (bwrap or "pytest" not in cmdline):
             found.append(int(entry))
     return found
 
 
-async def wait_gone(marker: str, seconds: float = 10.0) -> list[int]:
-    """Wait until no process carries ``marker`` (or ``seconds`` pass); the survivors."""
+async def wait_gone(marker: str, seconds: float = 10.0, *, bwrap: bool = False) -> list[int]:
+    """Wait until no process carries ``marker`` (or ``seconds`` pass); the survivors, which
+    are killed so that a failing test leaves none behind."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    while (left := processes_with(marker)) and loop.time() < deadline:
+    while (left := processes_with(marker, bwrap=bwrap)) and loop.time() < deadline:
         await asyncio.sleep(0.02)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     return left
 
 

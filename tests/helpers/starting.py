@@ -8,8 +8,11 @@ import asyncio
 import contextlib
 import os
 import select
+import signal
 import time
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
 
 from tools import procgroup
 
@@ -62,3 +65,25 @@ async def group_gone(pgid: int, seconds: float = 10.0) -> bool:
             return True
         await asyncio.sleep(0.02)
     return False
+
+
+async def cancelled_as_it_starts(start: Awaitable[Any], fifo: Path) -> bool:
+    """Cancel ``start`` (a command that writes its shell's pid, its group's, into ``fifo``)
+    while asyncio still waits for its start; whether its whole group was then gone. The group
+    is killed on the way out whatever the answer, so a failing test leaves nothing behind."""
+    task = asyncio.ensure_future(start)
+    await until_started(str(fifo))
+    pgid = int(read_line(fifo) or 0)  # the loop stands still: the start is pending
+    assert pgid, "the command did not say its pid"
+    try:
+        task.cancel()  # asyncio's own clean-up of the start kills the leader's pid alone
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        else:
+            raise AssertionError("the start ended before it could be cancelled")
+        return await group_gone(pgid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import os
 import select
-import signal
 import sys
 import time
 from pathlib import Path
@@ -252,29 +251,6 @@ def _thread_children(tid: int) -> list[str]:
     return []
 
 
-def _running(marker: str) -> list[int]:
-    """Pids whose command line has ``marker``: bwrap's ones too, whose --chdir (the test's
-    directory) names pytest, unlike :func:`processes_with`."""
-    found = []
-    for pid in [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) != os.getpid()]:
-        with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as f:
-            if marker.encode() in f.read():
-                found.append(pid)
-    return found
-
-
-async def _all_gone(marker: str, seconds: float = 10.0) -> list[int]:
-    """Wait until no process, bwrap included, carries ``marker``; the survivors (killed)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while (left := _running(marker)) and loop.time() < deadline:
-        await asyncio.sleep(0.02)
-    for pid in left:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    return left
-
-
 async def test_every_process_of_the_sandbox_stays_in_the_group_eddy_kills(
     tmp_path: Path,
 ) -> None:
@@ -290,7 +266,7 @@ async def test_every_process_of_the_sandbox_stays_in_the_group_eddy_kills(
     task = asyncio.ensure_future(BashTool().run({"command": command}, ctx.for_call(output, "rule")))
     try:
         await asyncio.wait_for(started.wait(), 20)
-        inside = _running(marker)  # both bwraps, the shell, the sleep
+        inside = processes_with(marker, bwrap=True)  # both bwraps, the shell, the sleep
         [leader] = [p for p in inside if _stat(p)[1] == os.getpid()]
         assert _stat(leader)[0] == "bwrap"
         # bubblewrap's pid 1 of the sandbox too: in a session of its own (--new-session), a
@@ -300,7 +276,7 @@ async def test_every_process_of_the_sandbox_stays_in_the_group_eddy_kills(
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-    assert await _all_gone(marker) == []
+    assert await wait_gone(marker, bwrap=True) == []
 
 
 async def test_a_sandboxed_command_cancelled_as_it_starts_leaves_no_process(
@@ -313,7 +289,7 @@ async def test_a_sandboxed_command_cancelled_as_it_starts_leaves_no_process(
         BashTool().run({"command": command}, ctx.for_call(lambda _t: None, "rule"))
     )
     deadline = time.monotonic() + 30
-    while not (bwrap := [p for p in _children(os.getpid()) if p in _running(marker)]):
+    while not (bwrap := sorted(set(_children(os.getpid())) & set(processes_with(marker, True)))):
         assert time.monotonic() < deadline, "bubblewrap did not start"
         await asyncio.sleep(0)  # the loop turns until bubblewrap runs, no further
     # the loop stands still (the start is pending) until bubblewrap has made its pid 1
@@ -323,7 +299,7 @@ async def test_a_sandboxed_command_cancelled_as_it_starts_leaves_no_process(
     task.cancel()  # asyncio's own clean-up of the start kills the outer bwrap's pid alone
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await _all_gone(marker) == []
+    assert await wait_gone(marker, bwrap=True) == []
 
 
 def _bwrap_zombies() -> set[int]:
@@ -369,7 +345,7 @@ async def test_a_sandboxed_background_job_ends_with_the_sandbox_and_is_no_surviv
     for _ in range(3):  # the sandbox's pid 1 may still be in the group a moment: no matter
         result = await run_bash(ctx, f"sleep {marker} & echo started", "rule")
         assert str(result.content).strip() == "started"  # no "still running" note
-        assert await _all_gone(marker) == []
+        assert await wait_gone(marker, bwrap=True) == []
 
 
 TIOCSTI_ATTEMPT = """\

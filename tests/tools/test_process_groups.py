@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.starting import group_gone, read_line, until_started
+from tests.helpers.starting import cancelled_as_it_starts, group_gone
 from tools import procgroup
 from tools.shellproc import PipeReader, spawn_in_group
 
@@ -25,18 +25,9 @@ async def test_a_command_cancelled_while_it_starts_is_killed_with_its_whole_grou
     # what the leader starts at once stays in its group, as bubblewrap's pid 1 of a sandbox
     # does until it is set up
     argv = ["sh", "-c", f"sleep 300 & echo $$ > {fifo}; wait"]
-    task = asyncio.ensure_future(spawn_in_group(argv, tmp_path))
-    await until_started(str(fifo))
-    pgid = int(read_line(fifo) or 0)  # the loop stands still: the creation is pending
-    assert pgid
-    try:
-        task.cancel()  # asyncio's own clean-up of the creation kills the leader's pid alone
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        assert await group_gone(pgid), "the cancelled command's background sleep is still running"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgid, signal.SIGKILL)
+    assert await cancelled_as_it_starts(spawn_in_group(argv, tmp_path), fifo), (
+        "the cancelled command's background sleep is still running"
+    )
 
 
 async def test_a_kill_cancelled_in_its_grace_period_still_kills_the_group(

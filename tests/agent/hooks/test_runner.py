@@ -4,17 +4,15 @@ parallel, timeouts and cancellation kill the whole group."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
-import signal
 
 import pytest
 
 from agent.hooks.config import HookHandler
 from agent.hooks.runner import run_handler, run_handlers
 from tests.agent.hooks.scripts import pid_alive, script, wait_for_file
-from tests.helpers.starting import group_gone, read_line, until_started
+from tests.helpers.starting import cancelled_as_it_starts
 
 
 async def test_a_python_hook_reads_the_json_on_stdin_with_the_project_dir_and_no_tty(
@@ -97,15 +95,5 @@ async def test_esc_while_a_hook_starts_kills_its_whole_group(tmp_path) -> None:
     fifo = tmp_path / "started"
     os.mkfifo(fifo)
     cmd = f"sleep 300 >/dev/null 2>&1 & echo $$ > {fifo}; wait"  # not holding its pipes
-    task = asyncio.ensure_future(run_handler(HookHandler(cmd, 20), {}, tmp_path))
-    await until_started(str(fifo))
-    pgid = int(read_line(fifo) or 0)  # the loop stands still: the start is pending
-    assert pgid
-    try:
-        task.cancel()  # asyncio's own clean-up of the start kills the shell's pid alone
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        assert await group_gone(pgid), "the hook's background sleep outlived the Esc"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgid, signal.SIGKILL)
+    start = run_handler(HookHandler(cmd, 20), {}, tmp_path)
+    assert await cancelled_as_it_starts(start, fifo), "the hook's background sleep outlived Esc"
