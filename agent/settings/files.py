@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -363,17 +363,11 @@ def _merge_rules(
     source: SettingsSource,
 ) -> None:
     """Add the rule strings of ``value`` (the list at ``full``) to ``rules``."""
-    if not isinstance(value, list):
-        bad(full, f"expected a list of rule strings, got {_kind(value)}; ignored.")
-        return
-    for i, item in enumerate(value):
-        if not isinstance(item, str):
-            bad(f"{full}[{i}]", f"expected a rule string, got {_kind(item)}; skipped.")
-            continue
+    for at, item in _strings(value, full, bad, "rule strings", "a rule string"):
         try:
             rule = Rule.parse(item)
         except ValueError as exc:
-            bad(f"{full}[{i}]", f"{exc}; skipped.")
+            bad(at, f"{exc}; skipped.")
         else:
             rules.append(replace(rule, source=source.label, line=located.line_of(item)))
 
@@ -412,19 +406,35 @@ def _merge_dirs(
     workspace: Path,
 ) -> None:
     """``permissions.additionalDirectories``: the existing directories (real paths)."""
-    if not isinstance(value, list):
-        bad(full, f"expected a list of directories, got {_kind(value)}; ignored.")
-        return
-    for i, item in enumerate(value):
-        if not isinstance(item, str) or not item.strip():
-            bad(f"{full}[{i}]", f"expected a directory path, got {_kind(item)}; skipped.")
-            continue
+    for at, item in _strings(value, full, bad, "directories", "a directory path", blank=False):
         path = Path(os.path.expanduser(item))
         path = Path(os.path.realpath(path if path.is_absolute() else workspace / path))
         if path.is_dir():
             settings.additional_directories.append(path)
         else:
-            bad(f"{full}[{i}]", f"{item} is not a directory; skipped.")
+            bad(at, f"{item} is not a directory; skipped.")
+
+
+def _strings(
+    value: Any,
+    full: str,
+    bad: Callable[[str, str], None],
+    listed: str,
+    each: str,
+    *,
+    blank: bool = True,
+) -> Iterator[tuple[str, str]]:
+    """The strings of the list ``value`` (at ``full``), each with where it is (``full[i]``);
+    what is not a list, or an item that is not a string (or is blank, unless ``blank``), is
+    said through ``bad`` as ``listed`` / ``each`` expected."""
+    if not isinstance(value, list):
+        bad(full, f"expected a list of {listed}, got {_kind(value)}; ignored.")
+        return
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not (blank or item.strip()):
+            bad(f"{full}[{i}]", f"expected {each}, got {_kind(item)}; skipped.")
+            continue
+        yield f"{full}[{i}]", item
 
 
 def _kind(value: Any) -> str:
