@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -102,13 +104,13 @@ SLOW_SHELL = (
 )
 
 
-async def test_bashes_id_shows_a_shells_output_live_without_reading_it_for_the_model(
-    workspace: Path,
-) -> None:
-    from tests.helpers.wait import until
-    from tui.screens.shell_output import ShellOutputScreen
-
-    call = tool_call("t1", "Bash", command=SLOW_SHELL, run_in_background=True)
+@contextlib.asynccontextmanager
+async def _a_background_shell(
+    workspace: Path, command: str
+) -> AsyncIterator[tuple[EddyApp, Any, Any]]:
+    """The app once the model started ``command`` as background shell ``bash_1`` and its
+    turn ended: the app, its pilot and the shell."""
+    call = tool_call("t1", "Bash", command=command, run_in_background=True)
     model = ScriptedModel([assistant("Starting.", call), "Started."])
     app, events = saved_app(workspace, model, "--permission-mode", "bypassPermissions")
     async with app.run_test(size=SIZE) as pilot:
@@ -116,7 +118,16 @@ async def test_bashes_id_shows_a_shells_output_live_without_reading_it_for_the_m
         await type_and_send(pilot, "start it")
         await events.wait_for(ev.TurnFinished)
         await settle(app, pilot)
-        shell = app.session.shells.shells["bash_1"]
+        yield app, pilot, app.session.shells.shells["bash_1"]
+
+
+async def test_bashes_id_shows_a_shells_output_live_without_reading_it_for_the_model(
+    workspace: Path,
+) -> None:
+    from tests.helpers.wait import until
+    from tui.screens.shell_output import ShellOutputScreen
+
+    async with _a_background_shell(workspace, SLOW_SHELL) as (app, pilot, shell):
         await until(lambda: "line-3" in shell.log.tail(1000), what="the first lines")
         await type_and_send(pilot, "/tasks bash_1")
         await until(lambda: isinstance(app.screen, ShellOutputScreen), what="the output screen")
@@ -142,15 +153,7 @@ async def test_bashes_id_opened_before_any_output_shows_the_first_line_as_the_ke
 
     monkeypatch.setattr(follow, "POLL_SECONDS", 3600.0)
     quiet = "while [ ! -e go ]; do sleep 0.05; done; echo first-words; sleep 0.2; echo bye"
-    call = tool_call("t1", "Bash", command=quiet, run_in_background=True)
-    model = ScriptedModel([assistant("Starting.", call), "Started."])
-    app, events = saved_app(workspace, model, "--permission-mode", "bypassPermissions")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_ready(app, pilot)
-        await type_and_send(pilot, "start it")
-        await events.wait_for(ev.TurnFinished)
-        await settle(app, pilot)
-        shell = app.session.shells.shells["bash_1"]
+    async with _a_background_shell(workspace, quiet) as (app, pilot, shell):
         await type_and_send(pilot, "/tasks bash_1")
         screen = await until(lambda: isinstance(app.screen, ShellOutputScreen) and app.screen)
         assert shell.log.path is None and screen.watching  # no file yet: its folder
@@ -162,15 +165,7 @@ async def test_bashes_id_opened_before_any_output_shows_the_first_line_as_the_ke
 
 
 async def test_exit_names_the_background_shells_it_stops(workspace: Path) -> None:
-    call = tool_call("t1", "Bash", command="sleep 300", run_in_background=True)
-    model = ScriptedModel([assistant("Starting.", call), "Started."])
-    app, events = saved_app(workspace, model, "--permission-mode", "bypassPermissions")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_ready(app, pilot)
-        await type_and_send(pilot, "start it")
-        await events.wait_for(ev.TurnFinished)
-        await settle(app, pilot)
-        shell = app.session.shells.shells["bash_1"]
+    async with _a_background_shell(workspace, "sleep 300") as (app, pilot, shell):
         await type_and_send(pilot, "/exit")
     # what run_app prints once the screen is back (and before "Session saved")
     assert app.stopping == "Stopping 1 background task: shell bash_1 (sleep 300)."
