@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 import uuid
-from typing import Any, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from agent import events as ev
 from agent import ops
@@ -44,6 +44,9 @@ from frontend.session_open import build_session
 from frontend.termination import INTERRUPT_CODES, handle_termination
 from headless.claude_stream import ClaudeStream
 from headless.model_tap import TappedModel
+
+if TYPE_CHECKING:
+    from agent.mcp.manager import McpManager
 
 
 def result_object(finished: ev.TurnFinished, session_id: str, duration_ms: int) -> dict[str, Any]:
@@ -251,11 +254,8 @@ class _PromptRun:
         """stream-json's init line, once the MCP servers started (-p waits for them before
         its first call anyway): it says how each one started and lists their tools, as
         Claude Code's does."""
-        from agent.mcp.manager import McpManager
-        from agent.mcp.setup import nonblocking
-
-        mcp = session.extension(McpManager)
-        if mcp is not None and not nonblocking():  # -p waits for them before its first call
+        mcp = _mcp_of(session)
+        if mcp is not None and not mcp.holding:  # -p waits for them before its first call
             await mcp.wait_started()  # anyway: init says how each one started, as Claude
             mcp.sync_tools()  # Code's does, and lists their tools (else they are pending)
         now = session.status()
@@ -407,14 +407,9 @@ def _make_client_beside_mcp(session: Session) -> None:
     servers, then overlap the import of ``anthropic``.
     """
 
-    # the manager's module is imported only for a session with servers (agent/mcp/setup.py);
-    # with MCP_CONNECTION_NONBLOCKING their connections wait for the first request instead
-    manager = sys.modules.get("agent.mcp.manager")
-    servers = manager is not None and session.extension(manager.McpManager) is not None
-    if servers:
-        from agent.mcp.setup import nonblocking
-
-        servers = not nonblocking()
+    # with MCP_CONNECTION_NONBLOCKING the connections wait for the first request instead
+    mcp = _mcp_of(session)
+    servers = mcp is not None and not mcp.holding
 
     def make() -> None:
         if servers:
@@ -434,6 +429,13 @@ def _answer_of(last: ev.TurnFinished, blocked: list[ev.PromptBlocked]) -> ev.Tur
     return last
 
 
+def _mcp_of(session: Session) -> McpManager | None:
+    """The session's MCP manager; its module is imported only for a session with servers
+    (agent/mcp/setup.py), so a run without any does not import it here either."""
+    manager = sys.modules.get("agent.mcp.manager")
+    return session.extension(manager.McpManager) if manager is not None else None
+
+
 def tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
     """Put a timing wrapper round the session's model (``duration_api_ms``); with ``claude``
     it also gets the main agent's raw stream events (``--include-partial-messages``); the
@@ -444,10 +446,8 @@ def tap_model(session: Session, claude: ClaudeStream | None) -> TappedModel:
         # a subagent has its own system prompt; compaction's sink is no TurnSink
         return request.system == session.spec.system
 
-    from agent.mcp.manager import McpManager
-
     on_raw = claude.stream_event if claude is not None else None
-    mcp = session.extension(McpManager)  # held servers (MCP_CONNECTION_NONBLOCKING) start
+    mcp = _mcp_of(session)  # held servers (MCP_CONNECTION_NONBLOCKING) start
     answered = mcp.connect_held if mcp is not None else None  # once the first request is out
     model = TappedModel(session.model, on_raw, is_main, on_answered=answered)
     session.replace_model(model)  # compaction's calls are API time too

@@ -141,16 +141,26 @@ class McpManager(Extension):
         self.connect_held()  # whatever asks a server for something: the held ones start first
         return asyncio.run_coroutine_threadsafe(work, self._ensure_loop())
 
+    @property
+    def holding(self) -> bool:
+        """Whether the connections are held until the first response (nothing asked yet)."""
+        return self._hold
+
     def connect_held(self) -> None:
         """Start the connections held by ``connect_after_first_call`` (once; nothing when
         none is held): ``-p`` calls it when its first response began."""
-        with self._lock:
-            self._hold = False
-            held, self._held = self._held, []
+        held = self._take_held()
         if held:
             loop = self._ensure_loop()
             for conn in held:
                 loop.call_soon_threadsafe(conn.start)
+
+    def _take_held(self) -> list[ServerConnection]:
+        """End the hold: the connections it held, for the caller to start or end."""
+        with self._lock:
+            self._hold = False
+            held, self._held = self._held, []
+        return held
 
     async def _bridge(self, work: Coroutine[Any, Any, T]) -> T:
         """Await ``work`` (a coroutine, not yet started) on the MCP loop, from the session's
@@ -423,10 +433,7 @@ class McpManager(Extension):
 
     async def aclose(self, reason: str = "other") -> None:
         """Stop every server and the MCP loop (the session's close awaits it)."""
-        with self._lock:
-            self._hold = False
-            held, self._held = self._held, []
-        for conn in held:  # never connected: only their early processes to end
+        for conn in self._take_held():  # never connected: only their early processes to end
             conn.drop_early()
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:

@@ -62,12 +62,13 @@ def start_mcp(
     from agent.paths import project_data_dir
 
     choices = McpJsonChoices.of(settings_raw)
+    held = headless and nonblocking()  # the first request does not wait for them
     manager = McpManager(
         config,
         approved=lambda c: may_start(c, workspace, headless=headless, choices=choices),
         log_dir=project_data_dir(workspace) / "mcp-logs",
-        wait_at_first_call=headless and not nonblocking(),
-        connect_after_first_call=headless and nonblocking(),
+        wait_at_first_call=headless and not held,
+        connect_after_first_call=held,
         roots=roots or (lambda: (workspace,)),
         background=not headless,  # -p waits for them: nothing to keep responsive
         disabled=DisabledServers(workspace),  # /mcp disable, kept where Claude Code keeps it
