@@ -4,6 +4,7 @@ rendered."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -112,30 +113,31 @@ def _cell(cell: Content, align: str, width: int) -> Content:
     return Content(" ") + cell.pad(left, room - left) + Content(" ")
 
 
-_parsers: dict[bool, MarkdownIt] = {}
 _LINK_MARKS = ("://", "@")
 """What a bare link or address holds; a text without any needs no link finding."""
 
 
 def _parse(text: str) -> list[Any]:
-    """markdown-it's tokens for ``text``: two parsers, made on first use (making one costs
-    about as much as parsing a screenful).
+    """markdown-it's tokens for ``text``.
 
     Bare links are found where they name their scheme (``https://…``) and in e-mail
     addresses, not in every word with a dot (linkify's fuzzy links made ``main.py`` and
     ``www.example.com`` links: a coding answer is full of file names); the link finder, most
     of a parse's time, runs only on a text that holds one of :data:`_LINK_MARKS`.
     """
-    links = any(mark in text for mark in _LINK_MARKS)
-    parser = _parsers.get(links)
-    if parser is None:
-        parser = MarkdownIt("gfm-like")
-        if links and parser.linkify is not None:  # None: linkify-it-py is not installed
-            parser.linkify.set({"fuzzy_link": False})
-        else:
-            parser.disable("linkify")
-        _parsers[links] = parser
-    return parser.parse(text)
+    return _parser(any(mark in text for mark in _LINK_MARKS)).parse(text)
+
+
+@functools.cache
+def _parser(links: bool) -> MarkdownIt:
+    """One parser with the link finder and one without, each made on first use (making one
+    costs about as much as parsing a screenful)."""
+    parser = MarkdownIt("gfm-like")
+    if links and parser.linkify is not None:  # None: linkify-it-py is not installed
+        parser.linkify.set({"fuzzy_link": False})
+    else:
+        parser.disable("linkify")
+    return parser
 
 
 def markdown_to_content(text: str) -> Content:
