@@ -187,11 +187,12 @@ class AssistantText(FrozenMarkdown):
         self._wake.set()
 
     async def _pump(self) -> None:
-        await self._wake.wait()
-        # the first words wait a write interval too: a flood then shows as one from its start
-        last = asyncio.get_running_loop().time()
-        await self._until_ended(WRITE_INTERVAL)
         try:
+            await self._wake.wait()
+            # the first words wait a write interval too: a flood then shows as one from its
+            # start
+            last = asyncio.get_running_loop().time()
+            await self._until_ended(WRITE_INTERVAL)
             while True:
                 await self._wake.wait()
                 self._wake.clear()
