@@ -66,7 +66,10 @@ class ResponseAccumulator:
         self.started = False
         self.blocks: dict[int, dict[str, Any]] = {}
         self.done: dict[int, Block] = {}
-        self._json: dict[int, str] = {}
+        self._json: dict[int, list[str]] = {}
+        self._grown: dict[int, dict[str, list[str]]] = {}
+        """The text and thinking deltas of each block not finished yet, as they came: joined
+        once when the block is read (adding each to one string copied it again each time)."""
         self.stop_reason: str | None = None
         self.usage: dict[str, Any] = {}
 
@@ -111,12 +114,12 @@ class ResponseAccumulator:
             block = dict(event["content_block"])
             self.blocks[int(event["index"])] = block
             if block.get("type") in INPUT_TYPES:
-                self._json[int(event["index"])] = ""
+                self._json[int(event["index"])] = []
         elif kind == "content_block_delta":
             self._delta(self.blocks[int(event["index"])], int(event["index"]), event["delta"])
         elif kind == "content_block_stop":
             index = int(event["index"])
-            self.done[index] = self._finish(index, self.blocks[index])
+            self.done[index] = self._finish(index, self._whole(index))
             self.sink.block_done(self.done[index])
         elif kind == "message_delta":
             delta = event.get("delta") or {}
@@ -129,16 +132,20 @@ class ResponseAccumulator:
     def _delta(self, block: dict[str, Any], index: int, delta: dict[str, Any]) -> None:
         dtype = delta.get("type")
         if dtype == "text_delta":
-            block["text"] = block.get("text", "") + delta["text"]
+            self._grow(index, "text", delta["text"])
             self.sink.text(delta["text"])
         elif dtype == "thinking_delta":
-            block["thinking"] = block.get("thinking", "") + delta["thinking"]
+            self._grow(index, "thinking", delta["thinking"])
             self.sink.thinking(delta["thinking"])
         elif dtype == "input_json_delta":
-            self._json[index] = self._json.get(index, "") + delta["partial_json"]
+            part = delta["partial_json"]
+            if not isinstance(part, str):
+                raise TypeError("a partial_json that is not a string")
+            self._json.setdefault(index, []).append(part)
         elif dtype == "citations_delta":
             block.setdefault("citations", []).append(delta["citation"])
         else:  # signature_delta, compaction_delta, and deltas not invented yet: merge fields
+            block = self._whole(index)
             for key, value in delta.items():
                 if key == "type":
                     continue
@@ -147,9 +154,27 @@ class ResponseAccumulator:
                 concat = isinstance(old, str) and isinstance(value, str) and key not in OPAQUE
                 block[key] = old + value if concat else value
 
+    def _grow(self, index: int, key: str, text: Any) -> None:
+        """Keep ``text`` for field ``key`` of block ``index`` (TypeError: not a string, or
+        the field is not one, as adding them would have raised)."""
+        grown = self._grown.setdefault(index, {})
+        if not isinstance(text, str) or (
+            key not in grown and not isinstance(self.blocks[index].get(key, ""), str)
+        ):
+            raise TypeError(f"a {key} delta that does not add to a string")
+        grown.setdefault(key, []).append(text)
+
+    def _whole(self, index: int) -> dict[str, Any]:
+        """Block ``index`` with the deltas it grew by so far."""
+        block = self.blocks[index]
+        for key, parts in self._grown.pop(index, {}).items():
+            block[key] = block.get(key, "") + "".join(parts)
+        return block
+
     def _finish(self, index: int, block: dict[str, Any]) -> Block:
         """The finished block; a tool input that is not a JSON object becomes an input_error."""
-        raw = self._json.pop(index, None)
+        parts = self._json.pop(index, None)
+        raw = None if parts is None else "".join(parts)
         if raw is None or not raw.strip():
             return block_from_param(block)  # the input came whole in content_block_start
         error: str | None
@@ -171,7 +196,7 @@ class ResponseAccumulator:
         """The whole response; ``stop_reason`` None when the stream ended early."""
         blocks = tuple(
             self.done.get(i) or block_from_param({**b, "input": {}} if i in self._json else b)
-            for i, b in sorted(self.blocks.items())
+            for i, b in sorted((i, self._whole(i)) for i in self.blocks)
         )
         return ModelResponse(Message("assistant", blocks), self.stop_reason, usage_of(self.usage))
 

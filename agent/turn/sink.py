@@ -18,18 +18,19 @@ class TurnSink:
         self._emit = emit
         self._turn_id = turn_id
         self.done: list[Block] = []
-        self.streaming_text = ""
-        """Text of the block being streamed: the user saw it, so Esc keeps it."""
+        self._streaming: list[str] = []
+        """Text of the block being streamed, as it came: the user saw it, so Esc keeps it
+        (joined only then: adding each delta to one string copied it again each time)."""
 
     def text(self, delta: str) -> None:
-        self.streaming_text += delta
+        self._streaming.append(delta)
         self._emit(ev.TextDelta(self._turn_id, delta))
 
     def thinking(self, delta: str) -> None:
         self._emit(ev.ThinkingDelta(self._turn_id, delta))
 
     def block_done(self, block: Block) -> None:
-        self.streaming_text = ""
+        self._streaming.clear()
         self.done.append(block)
 
     def retrying(self, notice: str) -> None:
@@ -37,5 +38,6 @@ class TurnSink:
 
     def partial(self) -> Message:
         """What the user saw of an unfinished response (its tool calls never run)."""
-        tail = (TextBlock(self.streaming_text),) if self.streaming_text.strip() else ()
+        text = "".join(self._streaming)
+        tail = (TextBlock(text),) if text.strip() else ()
         return Message("assistant", (*self.done, *tail))
