@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_tui import MODEL, answer_text  # noqa: E402
+from final_frame import FinalFrame  # noqa: E402
 from tmux_harness import SIZE, scratch_env  # noqa: E402
 
 BURST_GAP = 0.01
@@ -32,7 +33,8 @@ STREAM_BURSTS = 14
 
 async def render_cpu(text: str, split: int, bursts: int = 0) -> float:
     """The UI's CPU seconds to show ``text`` arriving in two bursts (``text[:split]``, a pause
-    of a few frames, the rest and the end), until the final frame is painted. With
+    of a few frames, the rest and the end), until the final frame is painted (the first
+    that shows the answer's end laid out at its full height: ``FinalFrame``). With
     ``bursts``: in that many equal bursts ``BURST_GAP`` apart instead, then the end (the
     shape of a full-speed stream on a quiet machine: the SDK hands over what each read of
     the socket held)."""
@@ -43,29 +45,28 @@ async def render_cpu(text: str, split: int, bursts: int = 0) -> float:
     args = parse_launch(["--model", MODEL])
     args = args.replace(cwd=Path(tempfile.mkdtemp(prefix="eddy-bench-ws-")))
     app = EddyApp(args, model=ScriptedModel(["unused"]), tools=[])
-    async with app.run_test(size=SIZE) as pilot:
-        while app.main.session is None:
+    with FinalFrame(app, cpu=time.thread_time) as frame:
+        async with app.run_test(size=SIZE) as pilot:
+            while app.main.session is None:
+                await pilot.pause()
             await pilot.pause()
-        await pilot.pause()
-        conversation = app.main.conversation
-        start = time.thread_time()
-        if bursts:
-            size = -(-len(text) // bursts)
-            conversation.add_text(text[:size])
-            block = conversation.text_block
-            for at in range(size, len(text), size):
-                await asyncio.sleep(BURST_GAP)
-                block.append(text[at : at + size])
-        else:
-            conversation.add_text(text[:split])
-            block = conversation.text_block
-            await asyncio.sleep(0.06)  # the first burst is sealed and painted meanwhile
-            block.append(text[split:])
-        block.finish()
-        while not block.finished:
-            await asyncio.sleep(0.001)
-        app.screen._on_timer_update()
-        return time.thread_time() - start
+            conversation = app.main.conversation
+            start = time.thread_time()
+            if bursts:
+                size = -(-len(text) // bursts)
+                conversation.add_text(text[:size])
+                block = conversation.text_block
+                for at in range(size, len(text), size):
+                    await asyncio.sleep(BURST_GAP)
+                    block.append(text[at : at + size])
+            else:
+                conversation.add_text(text[:split])
+                block = conversation.text_block
+                await asyncio.sleep(0.06)  # the first burst is sealed and painted meanwhile
+                block.append(text[split:])
+            block.finish()
+            _, shown = await asyncio.wait_for(frame.shown(), 60)
+            return shown - start
 
 
 def bench_render() -> None:

@@ -43,6 +43,7 @@ MODEL = "claude-sonnet-4-5"
 ECHO_TOKENS = 150_000
 """The echo test streams this much, at full speed, to have time for several keystrokes."""
 
+from final_frame import FinalFrame  # noqa: E402
 from tmux_harness import (  # noqa: E402
     EDDY,
     MARKER,
@@ -195,25 +196,23 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
     args = args.replace(cwd=workspace)
     model.client()  # as the app's warm-up does for the model it builds itself
     app = EddyApp(args, model=model, tools=[], event_hook=hook)
-    async with app.run_test(size=SIZE) as pilot:
-        while app.main.session is None:
-            await pilot.pause()
-        start, cpu = time.perf_counter(), time.process_time()
-        # as Enter does; pilot.press() would wait until the CPU is idle, i.e. for the end
-        app.main.prompt._submit("write")
-        # the engine's end as the raw run waits for it, then the widgets, polled cheaply
-        # (pilot.pause() would wait for idle and slow the run it measures)
-        await turn_over.wait()
-        answers = list(app.query(AssistantText))
-        while not all(b.finished for b in answers):
-            await asyncio.sleep(0.001)
-        app.screen._on_timer_update()  # paint the final frame now
-        final, cpu = time.perf_counter() - start, time.process_time() - cpu
-        while not all(b.settled for b in app.query(AssistantText)):
-            await asyncio.sleep(0.002)
-        settled = time.perf_counter() - start
-        await model.aclose()
-        return finished[0] - start, final, settled, cpu
+    with FinalFrame(app) as frame:  # before the screen's update timer takes its method
+        async with app.run_test(size=SIZE) as pilot:
+            while app.main.session is None:
+                await pilot.pause()
+            start, cpu = time.perf_counter(), time.process_time()
+            # as Enter does; pilot.press() would wait until the CPU is idle, i.e. for the end
+            app.main.prompt._submit("write")
+            # the frame that shows the answer's end (pilot.pause() would wait for idle and
+            # slow the run it measures)
+            shown, shown_cpu = await asyncio.wait_for(frame.shown(), 60)
+            final, cpu = shown - start, shown_cpu - cpu
+            await turn_over.wait()  # the engine's end (its last steps may follow the frame)
+            while not all(b.settled for b in app.query(AssistantText)):
+                await asyncio.sleep(0.002)
+            settled = time.perf_counter() - start
+            await model.aclose()
+            return finished[0] - start, final, settled, cpu
 
 
 class PacedModel:

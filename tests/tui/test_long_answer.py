@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,64 @@ def test_the_end_of_a_seal_is_cut_small_the_rest_in_big_pieces() -> None:
     assert sum(len(p) < at.PIECE_CHARS for p in pieces) >= 2
     assert at.split_for_view("short") == ["short"]
     assert at.split_for_view("") == []
+
+
+class Following(App[None]):
+    """An answer at the bottom of a scrolling conversation that follows it."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield AssistantText()
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).anchor()
+
+
+async def test_a_flood_renders_with_its_last_write_what_ends_on_screen() -> None:
+    """So the frame that shows its end needs one layout: the paint would render those
+    pieces, after a layout with their estimated heights, then lay the screen out again."""
+    from tui.widgets.conversation import assistant_text as at
+
+    app = Following()
+    async with app.run_test(size=(80, 24)) as pilot:
+        answer = app.query_one(AssistantText)
+        await pilot.pause()
+        text = long_answer(300)
+        answer.append(text)  # the whole answer before the first write: a flood
+        answer.finish()
+        while not answer.finished:  # polled: a paint would render what it shows
+            await asyncio.sleep(0.001)
+        # the pieces that end on screen were rendered with the write, the rest wait
+        rendered = answer.rendered
+        tail = len(text) - sum(len(p) for p in at.split_for_view(text)[: -sum(rendered)])
+        assert rendered[-1] and not rendered[0]
+        assert at.VIEW_CHARS <= tail < at.VIEW_CHARS + 2 * at.VIEW_PIECE_CHARS
+
+
+async def test_settling_waits_for_the_layout_the_last_change_asked_for() -> None:
+    """Settling renders a piece every few ms and changes heights: begun before the final
+    frame (the layout a stream's last write asks for reaches the screen as a message, and
+    the turn's end repaints the status line first), it held that frame back."""
+    app = Following()
+    async with app.run_test(size=(80, 24)) as pilot:
+        answer = app.query_one(AssistantText)
+        answer.append("A first line.")
+        answer.finish()
+        while not answer.settled:
+            await pilot.pause()
+        answer.add(*[f"Paragraph {i}.\n" for i in range(60)])  # lazy: estimated heights
+        assert not answer.laid_out  # its layout is asked for, not done
+        started: list[bool] = []
+        render_next = answer.materialize_next
+
+        def settling() -> bool:
+            if not started:
+                started.append(answer.laid_out)
+            return render_next()
+
+        answer.materialize_next = settling  # type: ignore[method-assign]
+        answer.settled = False
+        answer._start_settling()  # as the end of a stream calls it after a refresh
+        while not answer.settled:
+            await pilot.pause()
+        assert started == [True]

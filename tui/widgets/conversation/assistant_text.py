@@ -52,6 +52,8 @@ VIEW_CHARS = 3000
 pieces of about ``VIEW_PIECE_CHARS``, so painting the bottom renders little more than it
 shows."""
 VIEW_PIECE_CHARS = 1000
+SETTLE_WAITS = 5
+"""Refreshes an answer waits at most for its final layout before settling."""
 
 
 _GOES_ON = re.compile(r"\s|(?:[-*+]|\d+[.)]?)(?:\s|$)")
@@ -126,6 +128,17 @@ def split_for_view(text: str) -> list[str]:
     if merged:
         pieces.append("".join(merged))
     return pieces
+
+
+def _on_screen(pieces: list[str]) -> int:
+    """How many of the last ``pieces`` hold the last ``VIEW_CHARS`` (about a screenful)."""
+    count, size = 0, 0
+    for piece in reversed(pieces):
+        if size >= VIEW_CHARS:
+            break
+        count += 1
+        size += len(piece)
+    return count
 
 
 class AssistantText(FrozenMarkdown):
@@ -224,10 +237,12 @@ class AssistantText(FrozenMarkdown):
             live = close_partial(live)  # the live text starts a block, outside any fence
         cut = len(live) if self._no_more else seal_point(live)
         if cut:
-            # a block or two that was the tail a moment ago, on screen: rendered now (else
-            # the paint renders it and the layout runs again); a fast stream's big chunk
-            # is rendered only where it is painted
-            self.add(*split_for_view(live[:cut]), render_last=int(cut <= VIEW_PIECE_CHARS))
+            # the pieces that end on screen (the answer's last screenful) are rendered now:
+            # the paint would render them anyway, after a layout with their estimated
+            # heights, and then lay the screen out again with the real ones; the rest of a
+            # fast stream's big chunk is rendered only if it is painted
+            pieces = split_for_view(live[:cut])
+            self.add(*pieces, render_last=_on_screen(pieces))
             live = live[cut:]
         self._live = live
         self.set_tail(live)
@@ -260,7 +275,15 @@ class AssistantText(FrozenMarkdown):
             held += KEY_QUIET - quiet
         return held
 
-    def _start_settling(self) -> None:
+    def _start_settling(self, tries: int = SETTLE_WAITS) -> None:
+        """Settle once the final frame is painted: the layout this widget asked for after
+        its last write reaches the screen as a message, so the first refresh after the
+        write may come before it; settling then (a piece rendered every few ms) held that
+        frame back by tens of ms. A few refreshes at most (a height that never matches,
+        e.g. under a max-height rule, must not put settling off for ever)."""
+        if tries and self.is_attached and not self.laid_out:
+            self.call_after_refresh(self._start_settling, tries - 1)
+            return
         self.run_worker(self._settle(), group="markdown-settle", exit_on_error=False)
 
     async def _settle(self) -> None:

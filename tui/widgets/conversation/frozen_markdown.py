@@ -150,9 +150,14 @@ class FrozenMarkdown(Widget):
         return len(self._pieces)
 
     @property
+    def rendered(self) -> tuple[bool, ...]:
+        """Whether each piece's markdown has been rendered, top to bottom."""
+        return tuple(piece.content is not None for piece in self._pieces)
+
+    @property
     def materialized(self) -> bool:
         """Whether every piece's markdown has been rendered (the height is exact)."""
-        return all(piece.content is not None for piece in self._pieces)
+        return all(self.rendered)
 
     @property
     def allow_select(self) -> bool:
@@ -215,6 +220,12 @@ class FrozenMarkdown(Widget):
                 return
         self.clear_cached_dimensions()
         self.refresh(layout=True)
+
+    @property
+    def laid_out(self) -> bool:
+        """Whether the screen's layout gives this widget the height of what it holds now."""
+        width = self.size.width
+        return width > 0 and self.size.height == self._layout(width)[-1]
 
     def render(self) -> Content:
         """All of it as one Content (for selection and copying): renders every piece."""
