@@ -27,6 +27,7 @@ from typing import Any
 from frontend.partial_markdown import close_partial
 from frontend.sanitize import sanitize
 from tui.widgets.conversation.frozen_markdown import FrozenMarkdown
+from tui.widgets.conversation.markdown_content import estimate_height
 from tui.widgets.prompt.prompt_input import PromptInput
 
 WRITE_INTERVAL = 1 / 20
@@ -130,17 +131,6 @@ def split_for_view(text: str) -> list[str]:
     return pieces
 
 
-def _on_screen(pieces: list[str]) -> int:
-    """How many of the last ``pieces`` hold the last ``VIEW_CHARS`` (about a screenful)."""
-    count, size = 0, 0
-    for piece in reversed(pieces):
-        if size >= VIEW_CHARS:
-            break
-        count += 1
-        size += len(piece)
-    return count
-
-
 class AssistantText(FrozenMarkdown):
     """A block of assistant markdown that grows as deltas arrive, then is finished."""
 
@@ -242,10 +232,22 @@ class AssistantText(FrozenMarkdown):
             # heights, and then lay the screen out again with the real ones; the rest of a
             # fast stream's big chunk is rendered only if it is painted
             pieces = split_for_view(live[:cut])
-            self.add(*pieces, render_last=_on_screen(pieces))
+            self.add(*pieces, render_last=self._on_screen(pieces))
             live = live[cut:]
         self._live = live
         self.set_tail(live)
+
+    def _on_screen(self, pieces: list[str]) -> int:
+        """How many of the last ``pieces`` show at the bottom of the screen: a screenful by
+        their estimated heights (by characters, ``VIEW_CHARS``, before any layout)."""
+        width, rows = self.size.width, self.app.size.height
+        count, filled = 0, 0
+        for piece in reversed(pieces):
+            if filled >= (rows if width else VIEW_CHARS):
+                break
+            count += 1
+            filled += estimate_height(piece, width) if width else len(piece)
+        return count
 
     async def _until_ended(self, seconds: float) -> None:
         """Wait ``seconds``, or less if the stream ends meanwhile."""
