@@ -13,7 +13,9 @@ showed (a key's echo waited behind them).
 
 Pieces are lazy: far up in a long answer streamed at full speed, their markdown is rendered
 when first painted (Textual paints only what is on screen), and the rest one piece at a time
-once the answer is complete (``settled``).
+once the answer is complete and its final frame painted (``settled``). The pieces that fill
+the screen at a write's end are rendered with the write, so the layout that follows sees their
+real heights (the paint would render them and lay the screen out again, a frame later).
 """
 
 from __future__ import annotations
