@@ -20,6 +20,8 @@ from agent.messages import Message, ToolResultBlock, ToolUseBlock
 _STARTED = re.compile(r"(?:Command running in background with ID|it runs on with ID): (bash_\d+)")
 _KILLED = re.compile(r"Successfully killed shell: (bash_\d+)")
 _ENDED_STATUS = re.compile(r"<status>(completed|failed|killed)</status>")
+_HEAD = 400
+"""Characters of a Bash result that hold its first line (tools/bash.py)."""
 
 
 @dataclass(frozen=True)
@@ -48,20 +50,33 @@ def gone_shells(history: list[Message]) -> tuple[list[GoneShell], list[str]]:
                 calls[block.id] = block
             elif isinstance(block, ToolResultBlock):
                 call = calls.get(block.tool_use_id)
-                text = _text(block)
-                started = _STARTED.search(text)
-                if started is not None and call is not None and call.name == "Bash":
-                    shell_id = started.group(1)
+                started, ended = _report(call, block)
+                if started is not None and call is not None:
                     command = " ".join(str(call.input.get("command", "")).split())
-                    running[shell_id] = GoneShell(shell_id, command)
-                    seen.append(shell_id)
-                    continue
-                killed = _KILLED.search(text)
-                if killed is not None:
-                    running.pop(killed.group(1), None)
-                elif call is not None and call.name == "BashOutput" and _ENDED_STATUS.search(text):
-                    running.pop(str(call.input.get("bash_id", "")), None)
+                    running[started] = GoneShell(started, command)
+                    seen.append(started)
+                elif ended is not None:
+                    running.pop(ended, None)
     return list(running.values()), seen
+
+
+def _report(call: ToolUseBlock | None, block: ToolResultBlock) -> tuple[str | None, str | None]:
+    """The shell a result says was started, and the one it says ended (ids, or None).
+
+    Only the results that can say so are read: a Bash result's first line (where both of its
+    "runs in the background" forms put the id), KillShell's, BashOutput's. A long session's
+    other outputs (megabytes of them) are never searched, and a file or an output that quotes
+    these words says nothing about this session's shells."""
+    name = call.name if call is not None else None
+    if name == "Bash":
+        started = _STARTED.search(_text(block)[:_HEAD])
+        return (started.group(1) if started else None), None
+    if name in (None, "KillShell"):
+        killed = _KILLED.search(_text(block))
+        return None, (killed.group(1) if killed else None)
+    if call is not None and name == "BashOutput" and _ENDED_STATUS.search(_text(block)):
+        return None, str(call.input.get("bash_id", ""))
+    return None, None
 
 
 def gone_line(shells: list[GoneShell]) -> str:

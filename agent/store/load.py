@@ -354,8 +354,9 @@ def _read_tail(
 def _read_lines(path: Path) -> tuple[list[bytes], bytes, int]:
     """The complete lines of ``path`` (without newlines), the torn tail, and the size."""
     data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    return data[:end].split(b"\n")[:-1], data[end:], len(data)
+    lines = data.split(b"\n")  # not a copy of the complete lines first: megabytes
+    tail = lines.pop()  # after the last newline: b"" or a torn line
+    return lines, tail, len(data)
 
 
 def load(path: Path) -> LoadedSession:

@@ -35,3 +35,23 @@ def test_shells_started_and_not_seen_ending_are_gone_and_every_id_is_named() -> 
     assert [(s.id, s.command) for s in gone] == [("bash_3", "npm run dev")]
     assert seen == ["bash_1", "bash_2", "bash_3"]
     assert gone_shells([]) == ([], [])
+
+
+def test_only_the_results_that_report_on_shells_are_read() -> None:
+    """A file or an output that quotes the markers says nothing about this session's shells
+    (and a long session's outputs are not searched: they can be megabytes)."""
+    log = "old run:\nSuccessfully killed shell: bash_1 (a)\n<status>completed</status>\n"
+    history = [
+        *call("a", "Bash", "Command running in background with ID: bash_1. Read…", command="a"),
+        *call("b", "Read", log, file_path="/tmp/old.log"),
+        *call(
+            "c",
+            "Bash",
+            "x" * 5000 + "\nCommand running in background with ID: bash_9.",
+            command="cat",
+        ),
+        *call("d", "Grep", log, pattern="killed"),
+    ]
+    gone, seen = gone_shells(history)
+    assert [s.id for s in gone] == ["bash_1"]
+    assert seen == ["bash_1"]
