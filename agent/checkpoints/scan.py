@@ -43,6 +43,8 @@ NOT_SAVED_IN_TIME = (
     "not saved yet when a command ran (the workspace was too large to snapshot in time)"
 )
 Hook = Callable[[str], None]
+YIELD_S = 0.001
+"""A scan lets another thread have the GIL at least this often (between directories)."""
 
 
 @dataclass
@@ -193,7 +195,16 @@ class Scanner:
         directories listed go into ``done``)."""
         root = self.scope.root
         stack: list[tuple[str, Frames, tuple[int, ...]]] = [(start, frames, start_key)]
+        let_go = 0.0
         while stack:
+            # a scan in the background holds the GIL between its system calls: it lets go
+            # between directories every YIELD_S, so the session's own thread (a tool the
+            # model called, a stream) does not wait a whole switch interval (5 ms) at each of
+            # its own system calls
+            now = time.monotonic()
+            if now >= let_go:
+                time.sleep(0)
+                let_go = now + YIELD_S
             rel_dir, frames, dkey = stack.pop()
             if self.hurry.is_set() and rel_dir != start:  # a command waits: the rest later
                 snap.unlisted[rel_dir] = (frames, dkey)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import stat
 import threading
 import time
@@ -347,9 +348,25 @@ class TreeTracker:
 
 
 def _quietly(work: Callable[[], None]) -> None:
-    """Background work: a failure shows at the next command, which scans again and says why."""
+    """Background work, niced: a failure shows at the next command, which scans again and
+    says why."""
+    _nice_this_thread()
     with contextlib.suppress(Exception):
         work()
+
+
+BACKGROUND_NICE = 10
+"""How much lower the background snapshot's thread runs: a tool the model called meanwhile
+(ripgrep on both cores, a command) comes first."""
+
+
+def _nice_this_thread() -> None:
+    """Lower the calling thread's priority (Linux schedules threads one by one; elsewhere,
+    or where it is not allowed, nothing changes)."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        nice = os.getpriority(os.PRIO_PROCESS, tid) + BACKGROUND_NICE
+        os.setpriority(os.PRIO_PROCESS, tid, min(nice, 19))
 
 
 def _unwatched(rel: str) -> None:
