@@ -135,6 +135,8 @@ class Scanner:
         """Files a scan found but did not read because ``hurry`` was set."""
         self.hurry = threading.Event()
         """Set: read no more content (a command waits); such files get ``NOT_SAVED_IN_TIME``."""
+        self.wanted = threading.Event()
+        """Set: a command waits for this scan, which then keeps the GIL (see ``YIELD_S``)."""
         self._git: GitIndex | None = None
         self._watch: Hook | None = None
         self._prev_files: dict[str, Entry] = {}
@@ -202,7 +204,7 @@ class Scanner:
             # model called, a stream) does not wait a whole switch interval (5 ms) at each of
             # its own system calls
             now = time.monotonic()
-            if now >= let_go:
+            if now >= let_go and not self.wanted.is_set():
                 time.sleep(0)
                 let_go = now + YIELD_S
             rel_dir, frames, dkey = stack.pop()

@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from agent.checkpoints.blobs import BlobStore
@@ -112,8 +111,9 @@ class TreeTracker:
 
     def prepare(self) -> None:
         """Take the first snapshot now; or wait until the background one is done."""
-        self._join_background()
-        self._prepare()
+        with self._waiting():  # the caller waits: no letting go of the GIL
+            self._join_background()
+            self._prepare()
 
     def wait_ready(self) -> None:
         """Wait for the background snapshot; past ``SNAPSHOT_WAIT_S``, make it stop where it is
@@ -122,9 +122,20 @@ class TreeTracker:
         if thread is None or not thread.is_alive():
             return
         if not self._completing:  # the first snapshot: worth a wait
-            thread.join(SNAPSHOT_WAIT_S)
+            with self._waiting():
+                thread.join(SNAPSHOT_WAIT_S)
         if thread.is_alive():  # completing one stops at once: commands need not wait for it
             self._hurry(thread)
+
+    @contextlib.contextmanager
+    def _waiting(self) -> Iterator[None]:
+        """While a command waits for the background scan, it no longer lets go of the GIL
+        (``Scanner.wanted``): nothing else runs that it would let through."""
+        self.scanner.wanted.set()
+        try:
+            yield
+        finally:
+            self.scanner.wanted.clear()
 
     def _prepare(self) -> None:
         with self.scan_lock:
@@ -348,25 +359,9 @@ class TreeTracker:
 
 
 def _quietly(work: Callable[[], None]) -> None:
-    """Background work, niced: a failure shows at the next command, which scans again and
-    says why."""
-    _nice_this_thread()
+    """Background work: a failure shows at the next command, which scans again and says why."""
     with contextlib.suppress(Exception):
         work()
-
-
-BACKGROUND_NICE = 10
-"""How much lower the background snapshot's thread runs: a tool the model called meanwhile
-(ripgrep on both cores, a command) comes first."""
-
-
-def _nice_this_thread() -> None:
-    """Lower the calling thread's priority (Linux schedules threads one by one; elsewhere,
-    or where it is not allowed, nothing changes)."""
-    with contextlib.suppress(AttributeError, OSError):
-        tid = threading.get_native_id()
-        nice = os.getpriority(os.PRIO_PROCESS, tid) + BACKGROUND_NICE
-        os.setpriority(os.PRIO_PROCESS, tid, min(nice, 19))
 
 
 def _unwatched(rel: str) -> None:

@@ -52,7 +52,11 @@ def test_a_scan_lets_go_between_directories_at_least_every_yield_s(
     monkeypatch.setattr(scan_mod, "time", clock)
     store = CheckpointStore(ws, tmp_path / "store")
     try:
-        store.tracker.prepare()
+        store.prepare_in_background()
+        deadline = time.monotonic() + 60
+        while not store.tracker.live:  # the snapshot's thread ends soon: 61 directories
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
     finally:
         store.close()
     gaps = [b - a for a, b in zip(clock.lets_go, clock.lets_go[1:], strict=False)]
@@ -61,29 +65,19 @@ def test_a_scan_lets_go_between_directories_at_least_every_yield_s(
     assert gaps and max(gaps) <= scan_mod.YIELD_S + step
 
 
-def test_the_background_snapshot_runs_niced(tmp_path: Path) -> None:
-    """Its thread alone (Linux schedules threads one by one): eddy's own thread is not."""
-    import os
-    import threading
-
-    from agent.checkpoints import tracker as tracker_mod
-
-    seen: list[int] = []
-    done = threading.Event()
-
-    def work() -> None:
-        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-        done.set()
-
-    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+def test_a_scan_someone_waits_for_keeps_the_gil(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first command waits for the first snapshot (or the session takes it at once):
+    letting go would only slow the thread everyone waits for."""
     ws = tmp_path / "ws"
-    ws.mkdir()
+    for i in range(30):
+        (ws / f"d{i}").mkdir(parents=True)
+    clock = SlowDirectories(scan_mod.YIELD_S * 2)
+    monkeypatch.setattr(scan_mod, "time", clock)
     store = CheckpointStore(ws, tmp_path / "store")
     try:
-        store.tracker._in_background(work)
-        assert done.wait(30)
+        store.tracker.prepare()
     finally:
         store.close()
-    assert seen == [min(19, mine + tracker_mod.BACKGROUND_NICE)]
-    assert seen[0] > mine or mine == 19  # lower than eddy's own thread
-    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
+    assert store.tracker.live and clock.lets_go == []
