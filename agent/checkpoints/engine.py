@@ -24,7 +24,7 @@ Wiring it into a session::
     session.attach_checkpoints(store)     # the tools' hooks record in it (before_change for
                                           # Write / Edit / MultiEdit, before_shell and
                                           # after_shell for Bash: agent/session/checkpoint_hooks)
-    store.prepare_in_background()         # as the session opens: the first snapshot, in a thread
+    store.prepare_in_background()         # as the session opens: the first snapshot, niced
     store.begin(checkpoint_id, prompt)    # on each user prompt, before its turn starts
     store.settle()                        # after each tool call
     store.list() / plan_rewind(id) / rewind(id, overwrite_conflicts=...) / redo(rewind_id)

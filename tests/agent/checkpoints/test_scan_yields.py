@@ -81,3 +81,31 @@ def test_a_scan_someone_waits_for_keeps_the_gil(
     finally:
         store.close()
     assert store.tracker.live and clock.lets_go == []
+
+
+def test_the_background_snapshot_runs_niced(tmp_path: Path) -> None:
+    """Its thread alone (Linux schedules threads one by one): eddy's own thread is not."""
+    import os
+    import threading
+
+    from agent.checkpoints import tracker as tracker_mod
+
+    seen: list[int] = []
+    done = threading.Event()
+
+    def work() -> None:
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        done.set()
+
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    store = CheckpointStore(ws, tmp_path / "store")
+    try:
+        store.tracker._in_background(work)
+        assert done.wait(30)
+    finally:
+        store.close()
+    assert seen == [min(19, mine + tracker_mod.BACKGROUND_NICE)]
+    assert seen[0] > mine or mine == 19  # lower than eddy's own thread
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
