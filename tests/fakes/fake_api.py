@@ -878,6 +878,7 @@ class FakeAnthropic:
         except (OSError, ValueError):
             h.close_connection = True
             return
+        arrived = time.time()  # before this fake parses it: tens of ms for a body of MBs
         if path not in ("/v1/messages", "/v1/messages/count_tokens"):
             self._send_error(h, 404, None, f"Not found: {h.command} {path}", {})
             return
@@ -888,7 +889,7 @@ class FakeAnthropic:
         hdrs = {k.lower(): v for k, v in h.headers.items()}
         if path == "/v1/messages":
             with self._lock:
-                self.timeline.append(("request", time.time()))
+                self.timeline.append(("request", arrived))
                 self.requests.append(
                     body if body is not None else {"_raw": raw.decode("utf-8", "replace")}
                 )
