@@ -100,7 +100,8 @@ def main() -> None:
 
 
 Case = tuple[list[str], Path, dict[str, str], tuple[Path, bytes, int] | None]
-"""A headless case: argv, project, environment, its transcript and the bytes to restore."""
+"""A headless case: argv, project, environment, and its transcript with the bytes and the
+modification time to put back before each run."""
 
 
 def headless(runs: int) -> None:

@@ -33,7 +33,6 @@ class FinalFrame:
         self._restore: list[tuple[Any, str, Any]] = []
 
     def __enter__(self) -> FinalFrame:
-        from textual.geometry import Size
         from textual.screen import Screen
 
         from tui.widgets.conversation.assistant_text import AssistantText
@@ -50,7 +49,7 @@ class FinalFrame:
         def updating(screen: Any) -> None:
             frame._drew = False
             update(screen)
-            if frame._drew and frame._at is None and frame._complete(Size):
+            if frame._drew and frame._at is None and frame._complete():
                 frame._at = (time.perf_counter(), frame._cpu())
                 frame._shown.set()
 
@@ -66,7 +65,9 @@ class FinalFrame:
         for owner, name, original in self._restore:
             setattr(owner, name, original)
 
-    def _complete(self, size_type: Any) -> bool:
+    def _complete(self) -> bool:
+        from textual.geometry import Size
+
         from tui.widgets.conversation.assistant_text import AssistantText
 
         conversation = self.app.main.conversation
@@ -75,7 +76,7 @@ class FinalFrame:
             return False
         last = answers[-1]
         width = last.size.width
-        full = last.get_content_height(size_type(0, 0), size_type(0, 0), width)
+        full = last.get_content_height(Size(0, 0), Size(0, 0), width)
         at_end = conversation.scroll_y >= conversation.max_scroll_y
         return width > 0 and last.size.height == full and at_end
 

@@ -326,7 +326,9 @@ async def test_finished_sandboxed_commands_leave_no_bwrap_zombie_in_eddy(tmp_pat
     # eddy is the subreaper of its commands: the pid 1 of each sandbox comes to it when the
     # outer bwrap ends, and is reaped with the command's group (it was in its own session).
     # One still tearing down when its command ended is reaped by the next call's sweep; the
-    # test sweeps as that call would, until none is left (with --new-session: never)
+    # test sweeps as that call would, until none is left (with --new-session: never). The
+    # kernel tells no one when another process's child ends, so this polls /proc with a
+    # deadline: load can only make it take longer, and the assertion below names what is left
     left = _bwrap_zombies() - before
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(10):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -165,13 +164,21 @@ async def test_a_flood_renders_with_its_last_write_what_ends_on_screen() -> None
     async with app.run_test(size=(80, 24)) as pilot:
         answer = app.query_one(AssistantText)
         await pilot.pause()
+        written: list[tuple[bool, ...]] = []
+        write = answer._write
+
+        def writing(fragment: str) -> None:  # what the write rendered, before any paint
+            write(fragment)
+            written.append(answer.rendered)
+
+        answer._write = writing  # type: ignore[method-assign]
         text = long_answer(300)
         answer.append(text)  # the whole answer before the first write: a flood
         answer.finish()
-        while not answer.finished:  # polled: a paint would render what it shows
-            await asyncio.sleep(0.001)
+        while not answer.finished:
+            await pilot.pause()
         # the pieces that end on screen were rendered with the write, the rest wait
-        rendered = answer.rendered
+        rendered = written[-1]
         count = sum(rendered)
         assert rendered[-count:] == (True,) * count and not rendered[0]
         shown = [estimate_height(p, answer.size.width) for p in at.split_for_view(text)[-count:]]

@@ -10,12 +10,15 @@ long while the snapshot ran). The scan lets go between directories at least ever
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from agent.checkpoints import scan as scan_mod
+from agent.checkpoints import tracker as tracker_mod
 from agent.checkpoints.engine import CheckpointStore
 
 
@@ -50,15 +53,21 @@ def test_a_scan_lets_go_between_directories_at_least_every_yield_s(
         (ws / f"d{i}" / "f.txt").write_text("x")
     clock = SlowDirectories(step)
     monkeypatch.setattr(scan_mod, "time", clock)
+    finished = threading.Event()
+    background = tracker_mod._quietly
+
+    def quietly(work: Callable[[], None]) -> None:  # the snapshot's thread, then a signal
+        background(work)
+        finished.set()
+
+    monkeypatch.setattr(tracker_mod, "_quietly", quietly)
     store = CheckpointStore(ws, tmp_path / "store")
     try:
         store.prepare_in_background()
-        deadline = time.monotonic() + 60
-        while not store.tracker.live:  # the snapshot's thread ends soon: 61 directories
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        assert finished.wait(60)
     finally:
         store.close()
+    assert store.tracker.live
     gaps = [b - a for a, b in zip(clock.lets_go, clock.lets_go[1:], strict=False)]
     # each directory (and the root) lets go once a YIELD_S has passed: never a directory late
     assert len(clock.lets_go) >= 0.8 * (dirs + 1) * min(1.0, step / scan_mod.YIELD_S)
@@ -86,9 +95,6 @@ def test_a_scan_someone_waits_for_keeps_the_gil(
 def test_the_background_snapshot_runs_niced(tmp_path: Path) -> None:
     """Its thread alone (Linux schedules threads one by one): eddy's own thread is not."""
     import os
-    import threading
-
-    from agent.checkpoints import tracker as tracker_mod
 
     seen: list[int] = []
     done = threading.Event()

@@ -177,6 +177,8 @@ async def test_a_held_server_started_by_name_connects_at_once(tmp_path: Path) ->
     try:
         mgr.start()
         mgr.start_server("fake")
+        # the state the MCP loop's thread sets, polled: ``wait_started`` would release the
+        # held server this test checks is still held (load can only make the poll longer)
         async with asyncio.timeout(60):
             while mgr.connections["fake"].state != "connected":
                 await asyncio.sleep(0.02)

@@ -157,7 +157,7 @@ class FrozenMarkdown(Widget):
     @property
     def materialized(self) -> bool:
         """Whether every piece's markdown has been rendered (the height is exact)."""
-        return all(self.rendered)
+        return all(piece.content is not None for piece in self._pieces)
 
     @property
     def allow_select(self) -> bool:
