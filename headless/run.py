@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from agent import events as ev
 from agent import ops
+from agent.mcp.hosted import end_early
 from agent.model.anthropic import prepare_client
 from agent.model.protocol import ModelRequest
 from agent.open import SessionSetupError
@@ -197,6 +198,7 @@ class _PromptRun:
             print(f"eddy: {exc}", file=sys.stderr)
             return 2
         session = self.session = opened.session
+        end_early()  # a host started for servers the session turned out not to have
         _make_client_beside_mcp(session)
         for problem in opened.problems:
             print(f"eddy: {problem}", file=sys.stderr)
@@ -408,8 +410,8 @@ def _make_client_beside_mcp(session: Session) -> None:
     """
 
     # with MCP_CONNECTION_NONBLOCKING the connections wait for the first request instead
-    mcp = _mcp_of(session)
-    servers = mcp is not None and not mcp.holding
+    mcp = _mcp_of(session)  # (servers in the MCP host: the SDK is imported there)
+    servers = mcp is not None and not mcp.holding and mcp.host is None
 
     def make() -> None:
         if servers:

@@ -90,9 +90,9 @@ class ClientSide:
         dialogs = ctx.dialogs if ctx is not None else None
         loop = self.session_loop
         if dialogs is None or loop is None or ctx is None:
-            if ctx is not None and loop is not None:  # said on the running call
-                said = f"{server} asked: {getattr(params, 'message', '')}\n{NO_ONE}\n"
-                loop.call_soon_threadsafe(ctx.output, said)
+            self.tell_running_call(
+                server, f"{server} asked: {getattr(params, 'message', '')}\n{NO_ONE}\n"
+            )
             return types.ElicitResult(action="decline")
         schema = getattr(params, "requested_schema", None) or {}
         questions = form_questions(server, str(getattr(params, "message", "")), schema)
@@ -107,6 +107,13 @@ class ClientSide:
         except Exception:  # the call was stopped (Esc) while the form was open
             return types.ElicitResult(action="cancel")
         return form_result(questions, schema, answers)
+
+    def tell_running_call(self, server: str, text: str) -> None:
+        """Show ``text`` as output of ``server``'s newest running call (none: nothing)."""
+        calls = self.calls.get(server) or []
+        loop = self.session_loop
+        if calls and loop is not None:
+            loop.call_soon_threadsafe(calls[-1].output, text)
 
     def progress(self, ctx: ToolContext | None) -> Callable[..., Any] | None:
         """A progress handler showing the server's reports as ``ctx``'s call output."""

@@ -31,6 +31,7 @@ from typing import Any
 
 from agent.mcp.config import ServerConfig
 from agent.mcp.prespawn import Spawned, adopted, spawn
+from agent.mcp.results import to_tool_result
 from agent.mcp.transport import (
     UNREADABLE_ANSWER,
     UNREADABLE_MARK,
@@ -44,6 +45,7 @@ from agent.mcp.transport import (
     stderr_tail,
     watched,
 )
+from tools.base import ToolResult
 
 MAX_HTTP_RETRIES = 5
 DEFAULT_START_TIMEOUT_MS = 30_000
@@ -109,7 +111,36 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-class ServerConnection:
+class KnownServer:
+    """What a connection knows of its server, read from any thread (written on the MCP loop
+    only): the manager, ``/mcp`` and the front ends read these, wherever the connection is
+    made (eddy's process: :class:`ServerConnection`; the MCP host's: agent/mcp/hosted.py)."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.name = config.name
+        self.state = "stopped"
+        self.reason = ""
+        self.tools: tuple[Any, ...] = ()
+        """The server's tools (``mcp.types.Tool``), in the server's order."""
+        self.prompts: tuple[Any, ...] = ()
+        self.resources: tuple[Any, ...] = ()
+        self.version = 0
+        """Goes up each time ``tools`` changes (the session rebuilds its tool list then)."""
+        self.logging_in = False
+        """A ``/mcp login`` runs: a 401 hands off to the browser (else it is needs-auth)."""
+        self.opener: Any = None
+        """Opens the authorization URL (``agent.mcp.oauth.open_in_browser`` by default)."""
+        self.say: Callable[[str], None] = lambda _text: None
+        """Tells the user something (the authorization URL)."""
+        self.inproc: Any = None
+        """An in-process server (``mcp.server.MCPServer``) to connect to instead (tests)."""
+        self.client_side: Any = None
+        """The client's capabilities (agent/mcp/client_side.py ``ClientSide``): roots and
+        elicitation are offered to the server when set."""
+
+
+class ServerConnection(KnownServer):
     """A server and what is known of it (read from any thread; written on the MCP loop).
 
     Args:
@@ -124,16 +155,7 @@ class ServerConnection:
         on_change: Callable[[ServerConnection], None],
         log_dir: Path | None = None,
     ) -> None:
-        self.config = config
-        self.name = config.name
-        self.state = "stopped"
-        self.reason = ""
-        self.tools: tuple[Any, ...] = ()
-        """The server's tools (``mcp.types.Tool``), in the server's order."""
-        self.prompts: tuple[Any, ...] = ()
-        self.resources: tuple[Any, ...] = ()
-        self.version = 0
-        """Goes up each time ``tools`` changes (the session rebuilds its tool list then)."""
+        super().__init__(config)
         self._on_change = on_change
         self._log_dir = log_dir
         self._client: Any = None
@@ -143,17 +165,6 @@ class ServerConnection:
         self._started = asyncio.Event()
         self._not_connected = asyncio.Event()
         self._unauthorized = False
-        self.logging_in = False
-        """A ``/mcp login`` runs: a 401 hands off to the browser (else it is needs-auth)."""
-        self.opener: Any = None
-        """Opens the authorization URL (``agent.mcp.oauth.open_in_browser`` by default)."""
-        self.say: Callable[[str], None] = lambda _text: None
-        """Tells the user something (the authorization URL)."""
-        self.inproc: Any = None
-        """An in-process server (``mcp.server.MCPServer``) to connect to instead (tests)."""
-        self.client_side: Any = None
-        """The client's capabilities (agent/mcp/client_side.py ``ClientSide``): roots and
-        elicitation are offered to the server when set."""
         self._calls: set[asyncio.Future[str]] = set()
         """One future per call in flight, given a line of garbage the server wrote meanwhile."""
         self._garbage = ""
@@ -477,6 +488,37 @@ class ServerConnection:
                 ) from None
             raise
 
+    async def call(
+        self,
+        tool: str,
+        args: dict[str, Any],
+        progress: Any = None,
+        *,
+        timeout: float | None = None,
+        max_tokens: int | None = None,
+    ) -> ToolResult:
+        """Call ``tool`` within ``timeout`` (default ``MCP_TOOL_TIMEOUT``); every failure is an
+        is_error result (``progress`` as in :meth:`call_tool`; ``max_tokens``: the result's
+        cut, default ``MAX_MCP_OUTPUT_TOKENS``)."""
+        from mcp import MCPError
+        from mcp_types import REQUEST_TIMEOUT
+
+        timeout = tool_timeout() if timeout is None else timeout
+        try:
+            result = await self.call_tool(tool, args, timeout, progress)
+        except McpCallFailed as exc:  # down, died, or answered with something unreadable
+            return ToolResult(str(exc), is_error=True)
+        except TimeoutError:
+            return ToolResult(timed_out(self.name, timeout), is_error=True)
+        except MCPError as exc:
+            if exc.code == REQUEST_TIMEOUT:
+                return ToolResult(timed_out(self.name, timeout), is_error=True)
+            return ToolResult(f"The MCP server {self.name} answered with an error: {exc}", True)
+        except Exception as exc:  # a transport failure, an invalid answer
+            why = describe(exc)
+            return ToolResult(f"The call to the MCP server {self.name} failed: {why}", True)
+        return to_tool_result(result, max_tokens=max_tokens)
+
     async def _within(self, call: Any, timeout: float) -> Any:
         """Await the SDK's ``call`` until its answer, the deadline, or a line of garbage from
         the server; the SDK tells the server when it is cancelled (any way but its answer)."""
@@ -525,6 +567,14 @@ class ServerConnection:
     async def read_resource(self, uri: str) -> Any:
         """The resource at ``uri`` (``ReadResourceResult``)."""
         return await self._ready().read_resource(uri)
+
+
+def timed_out(server: str, timeout: float | None) -> str:
+    """What a call that got no answer within ``timeout`` seconds returns."""
+    return (
+        f"The MCP server {server} did not answer within {timeout:g} s (MCP_TOOL_TIMEOUT); "
+        "the call was cancelled."
+    )
 
 
 async def _all(method: Callable[..., Any], field: str) -> list[Any]:

@@ -29,9 +29,9 @@ from agent.extension import Extension, PromptAddition
 from agent.mcp.adapter import McpTool
 from agent.mcp.client_side import ClientSide
 from agent.mcp.config import McpConfig, ServerConfig
-from agent.mcp.connection import McpCallFailed, ServerConnection, describe, tool_timeout
+from agent.mcp.connection import ServerConnection
 from agent.mcp.disabled import DisabledServers
-from agent.mcp.results import to_tool_result
+from agent.mcp.hosted import HostedConnection, McpHost
 from tools.base import ToolResult
 
 if TYPE_CHECKING:
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from tools.base import ToolContext
 
 T = TypeVar("T")
+Connection = ServerConnection | HostedConnection
+"""A server's connection: made in eddy's process, or in the MCP host's."""
 PREFIX = "mcp__"
 SDK_SERVER_UNREACHABLE = (
     "an Agent SDK's in-process server: only a program that drives eddy through the SDK "
@@ -64,6 +66,9 @@ class McpManager(Extension):
         disabled: the servers the user switched off for this project (``/mcp disable``):
             they do not start, and :meth:`disable` / :meth:`enable` write it (None: nothing
             is switched off and a switch lasts for this session only).
+        hosted: connect the servers from a process of their own (agent/mcp/hosted.py: a
+            headless run whose servers are all stdio ones and whose first request waits
+            for them).
         connect_after_first_call: ``-p`` with ``MCP_CONNECTION_NONBLOCKING``: the first
             request does not wait for the servers, so their connections (and the SDK's
             import, CPU-bound Python that would share the GIL with the start-up and the
@@ -83,14 +88,26 @@ class McpManager(Extension):
         background: bool = True,
         disabled: DisabledServers | None = None,
         connect_after_first_call: bool = False,
+        hosted: bool = False,
     ) -> None:
         self.config = config
         self._disabled_store = disabled
         self._off = set(disabled.names()) if disabled is not None else set()
         self._background = background
-        self.connections = {
-            name: ServerConnection(c, self._changed, log_dir) for name, c in config.servers.items()
-        }
+        self.host: McpHost | None = None
+        """The process the servers are connected from (``hosted``), else None."""
+        self.connections: dict[str, Connection]
+        if hosted:
+            self.host = McpHost(config.servers.values(), roots, log_dir)
+            self.connections = {
+                name: HostedConnection(self.host, c, self._changed)
+                for name, c in config.servers.items()
+            }
+        else:
+            self.connections = {
+                name: ServerConnection(c, self._changed, log_dir)
+                for name, c in config.servers.items()
+            }
         self._approved = approved
         self.opener: Callable[[str], Awaitable[None]] | None = None
         """Opens an authorization URL for ``/mcp login`` (None: the system browser)."""
@@ -107,7 +124,7 @@ class McpManager(Extension):
         self._lock = threading.Lock()
         self._told_started = False
         self._hold = connect_after_first_call
-        self._held: list[ServerConnection] = []
+        self._held: list[Connection] = []
         """The connections held until the first model call (``connect_after_first_call``)."""
         self.client_side = ClientSide(roots)
         """Roots, elicitation and progress offered to the servers (agent/mcp/client_side.py)."""
@@ -155,7 +172,7 @@ class McpManager(Extension):
             for conn in held:
                 loop.call_soon_threadsafe(conn.start)
 
-    def _take_held(self) -> list[ServerConnection]:
+    def _take_held(self) -> list[Connection]:
         """End the hold: the connections it held, for the caller to start or end."""
         with self._lock:
             self._hold = False
@@ -191,10 +208,8 @@ class McpManager(Extension):
         """Start every approved server in the background; returns at once."""
         if not self.connections:
             return
-        if not self._background:  # -p: the processes start beside eddy's own imports
-            for conn in self.connections.values():
-                if self._approved(conn.config):
-                    conn.spawn_early()
+        if not self._background:
+            self._spawn_early()
         for conn in self.connections.values():
             if conn.config.kind == "sdk" and conn.inproc is None:  # waits for connect_through
                 conn.state, conn.reason = "failed", SDK_SERVER_UNREACHABLE
@@ -205,7 +220,18 @@ class McpManager(Extension):
             else:
                 conn.state, conn.reason = "needs-approval", "a project server not approved yet"
 
-    def _start_or_hold(self, conn: ServerConnection) -> None:
+    def _spawn_early(self) -> None:
+        """-p: the servers' processes (or the MCP host) start now, beside eddy's imports."""
+        if self.host is not None:
+            early = [c.name for c in self.connections.values() if self.may_start(c.config)]
+            if early:
+                self.host.spawn(early)
+            return
+        for conn in self.connections.values():
+            if self._approved(conn.config):
+                conn.spawn_early()
+
+    def _start_or_hold(self, conn: Connection) -> None:
         """Start ``conn`` on the MCP loop, or hold it (``pending``) until the first call."""
         with self._lock:
             if self._hold:
@@ -337,18 +363,18 @@ class McpManager(Extension):
         if ctx is not None:
             running.append(ctx)
         try:
-            return await self._bridge(_call(conn, tool, args, side.progress(ctx)))
+            return await self._bridge(conn.call(tool, args, side.progress(ctx)))
         finally:
             if ctx is not None:
                 running.remove(ctx)
 
-    async def reconnect(self, name: str) -> ServerConnection:
+    async def reconnect(self, name: str) -> Connection:
         """Restart server ``name`` (after a crash, or to pick up changes); wait for it."""
         conn = self.connections[name]
         await self._bridge(conn.reconnect())
         return conn
 
-    async def disable(self, name: str) -> ServerConnection:
+    async def disable(self, name: str) -> Connection:
         """``/mcp disable``: stop server ``name`` and keep it off for this project (it does
         not start in the next sessions). Its tools leave the session's tool set at once: the
         next request offers the rest (the user acted, so the tool list may change).
@@ -364,7 +390,7 @@ class McpManager(Extension):
             self._disabled_store.set(name, True)
         return conn
 
-    async def enable(self, name: str) -> ServerConnection:
+    async def enable(self, name: str) -> Connection:
         """``/mcp enable``: switch server ``name`` on again for this project and start it
         (a project server the user has not approved waits for ``/mcp approve`` still);
         returns when the start ended. Its tools join the tool set at once.
@@ -386,7 +412,7 @@ class McpManager(Extension):
             self._disabled_store.set(name, False)
         return conn
 
-    async def login(self, name: str) -> ServerConnection:
+    async def login(self, name: str) -> Connection:
         """``/mcp login``: connect ``name`` again, with the browser hand-off if it asks."""
         conn = self.connections[name]
         conn.opener = self.opener
@@ -441,6 +467,8 @@ class McpManager(Extension):
         conns = list(self.connections.values())
         try:
             await asyncio.wait_for(self._bridge(_gather(c.stop() for c in conns)), timeout=10)
+            if self.host is not None:
+                await self._bridge(self.host.aclose())
         except (TimeoutError, RuntimeError):
             pass  # a server that does not stop in time ends with the process
         loop.call_soon_threadsafe(loop.stop)
@@ -479,7 +507,7 @@ class McpManager(Extension):
             f"MCP: {len(connected)}/{len(started)} servers connected{fail}, {tools} tools."
         )
 
-    def _changed(self, conn: ServerConnection) -> None:
+    def _changed(self, conn: Connection) -> None:
         """On the MCP loop: a server's state or lists changed; report failures once (a failed
         server as an error, kind ``mcp``: ``eddy -p`` prints it on stderr, stream-json as a
         system message; a server that needs a login as a notice)."""
@@ -527,7 +555,7 @@ def _off_reason(name: str) -> str:
     return f"disabled for this project (/mcp enable {name})"
 
 
-async def _switch_off(conn: ServerConnection) -> None:
+async def _switch_off(conn: Connection) -> None:
     """On the MCP loop: stop ``conn`` and mark it disabled (a call to one of its tools says
     so instead of calling it)."""
     await conn.stop()
@@ -537,33 +565,3 @@ async def _switch_off(conn: ServerConnection) -> None:
 async def _gather(works: Iterable[Awaitable[Any]]) -> None:
     """On the MCP loop: await ``works`` together (gather binds to the loop it runs on)."""
     await asyncio.gather(*works)
-
-
-async def _call(
-    conn: ServerConnection, tool: str, args: dict[str, Any], progress: Any = None
-) -> ToolResult:
-    """On the MCP loop: one call, its failures as is_error results."""
-    from mcp import MCPError
-    from mcp_types import REQUEST_TIMEOUT
-
-    timeout = tool_timeout()
-    try:
-        result = await conn.call_tool(tool, args, timeout, progress)
-    except McpCallFailed as exc:  # down, died, or answered with something unreadable
-        return ToolResult(str(exc), is_error=True)
-    except TimeoutError:
-        return ToolResult(_timed_out(conn, timeout), is_error=True)
-    except MCPError as exc:
-        if exc.code == REQUEST_TIMEOUT:
-            return ToolResult(_timed_out(conn, timeout), is_error=True)
-        return ToolResult(f"The MCP server {conn.name} answered with an error: {exc}", True)
-    except Exception as exc:  # a transport failure, an invalid answer
-        return ToolResult(f"The call to the MCP server {conn.name} failed: {describe(exc)}", True)
-    return to_tool_result(result)
-
-
-def _timed_out(conn: ServerConnection, timeout: float | None) -> str:
-    return (
-        f"The MCP server {conn.name} did not answer within {timeout:g} s (MCP_TOOL_TIMEOUT); "
-        "the call was cancelled."
-    )

@@ -20,6 +20,16 @@ NONBLOCKING = "MCP_CONNECTION_NONBLOCKING"
 waiting for its servers; each server's tools join the requests after it connected."""
 
 
+HOST = "EDDY_MCP_HOST"
+"""``0``: a headless run connects its servers from eddy's own process, as the other front ends
+do, instead of from the MCP host (agent/mcp/hosted.py)."""
+
+
+def in_host() -> bool:
+    """Whether a headless run may connect its stdio servers from the MCP host."""
+    return os.environ.get(HOST, "").strip().lower() not in ("0", "false", "no", "off")
+
+
 def nonblocking() -> bool:
     """Whether ``-p``'s first request goes without waiting for the servers
     (``MCP_CONNECTION_NONBLOCKING``)."""
@@ -58,11 +68,13 @@ def start_mcp(
     if not config.servers:
         return None, problems
     from agent.mcp.disabled import DisabledServers
+    from agent.mcp.hosted import hosts
     from agent.mcp.manager import McpManager
     from agent.paths import project_data_dir
 
     choices = McpJsonChoices.of(settings_raw)
     held = headless and nonblocking()  # the first request does not wait for them
+    hosted = headless and not held and in_host() and hosts(config.servers.values())
     manager = McpManager(
         config,
         approved=lambda c: may_start(c, workspace, headless=headless, choices=choices),
@@ -72,6 +84,7 @@ def start_mcp(
         roots=roots or (lambda: (workspace,)),
         background=not headless,  # -p waits for them: nothing to keep responsive
         disabled=DisabledServers(workspace),  # /mcp disable, kept where Claude Code keeps it
+        hosted=hosted,  # the MCP SDK imported beside eddy's start-up, not in its way
     )
     manager.start()
     off = [

@@ -7,26 +7,32 @@ would otherwise never answer).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from agent.mcp import hosted
 from agent.mcp.manager import McpManager
 from tests.agent.mcp.servers import command, config_of, fake, time_server
 
 
-@pytest.fixture(params=[True, False], ids=["spawned-by-the-sdk", "spawned-early"])
-def background(request: pytest.FixtureRequest) -> bool:
-    """Each test runs with the SDK's ``stdio_client`` spawning the server (the TUI's way) and
-    with the process spawned before the SDK's import (``-p``'s, agent/mcp/prespawn.py)."""
-    return bool(request.param)
+@pytest.fixture(
+    params=[{"background": True}, {"background": False}, {"background": False, "hosted": True}],
+    ids=["spawned-by-the-sdk", "spawned-early", "in-the-host"],
+)
+def background(request: pytest.FixtureRequest) -> dict[str, bool]:
+    """Each test runs with the SDK's ``stdio_client`` spawning the server (the TUI's way),
+    with the process spawned before the SDK's import (agent/mcp/prespawn.py), and connected
+    from the MCP host process (``-p``'s, agent/mcp/hosted.py): the manager's keywords."""
+    return dict(request.param)
 
 
 @pytest.fixture
-async def manager(tmp_path: Path, background: bool) -> AsyncIterator[McpManager]:
+async def manager(tmp_path: Path, background: dict[str, bool]) -> AsyncIterator[McpManager]:
     config = config_of(fake("fake", log=tmp_path / "fake.log"))
-    mgr = McpManager(config, log_dir=tmp_path / "logs", background=background)
+    mgr = McpManager(config, log_dir=tmp_path / "logs", **background)
     mgr.start()
     await mgr.wait_started()
     yield mgr
@@ -116,9 +122,11 @@ async def test_a_crash_is_reported_the_next_call_says_down_and_reconnect_heals(
     assert again.content == "echo: back"
 
 
-async def test_a_missing_command_fails_with_the_reason(tmp_path: Path, background: bool) -> None:
+async def test_a_missing_command_fails_with_the_reason(
+    tmp_path: Path, background: dict[str, bool]
+) -> None:
     ghost = command("ghost", str(tmp_path / "no-such-program"))
-    mgr = McpManager(config_of(ghost), background=background)
+    mgr = McpManager(config_of(ghost), **background)
     mgr.start()
     await mgr.wait_started()
     try:
@@ -131,13 +139,13 @@ async def test_a_missing_command_fails_with_the_reason(tmp_path: Path, backgroun
 
 
 async def test_a_server_slower_than_mcp_timeout_fails(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, background: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, background: dict[str, bool]
 ) -> None:
     import sys
 
     monkeypatch.setenv("MCP_TIMEOUT", "300")
     silent = command("mute", sys.executable, "-c", "import time; time.sleep(600)")
-    mgr = McpManager(config_of(silent), background=background)
+    mgr = McpManager(config_of(silent), **background)
     mgr.start()
     await mgr.wait_started()
     try:
@@ -148,8 +156,10 @@ async def test_a_server_slower_than_mcp_timeout_fails(
         await mgr.aclose()
 
 
-async def test_mcp_server_time_from_pypi_works_as_a_real_stdio_server(background: bool) -> None:
-    mgr = McpManager(config_of(time_server()), background=background)
+async def test_mcp_server_time_from_pypi_works_as_a_real_stdio_server(
+    background: dict[str, bool],
+) -> None:
+    mgr = McpManager(config_of(time_server()), **background)
     mgr.start()
     await mgr.wait_started()
     try:
@@ -162,3 +172,31 @@ async def test_mcp_server_time_from_pypi_works_as_a_real_stdio_server(background
         assert "UTC" in str(result.content)
     finally:
         await mgr.aclose()
+
+
+async def test_the_hosts_death_ends_the_call_in_flight_and_fails_its_servers(
+    tmp_path: Path,
+) -> None:
+    mgr = McpManager(config_of(fake("fake")), log_dir=tmp_path / "logs", hosted=True)
+    mgr.start()
+    await mgr.wait_started()
+    assert mgr.host is not None and mgr.connections["fake"].state == "connected"
+    call = asyncio.ensure_future(mgr.call("fake", "hang", {}))  # a call that never ends
+    await asyncio.sleep(0)  # on its way (sent or not: either way it ends the same)
+    mgr.host.kill()  # as a crash would
+    result = await asyncio.wait_for(call, 30)  # at once, not after MCP_TOOL_TIMEOUT
+    assert result.is_error and "MCP host process ended" in str(result.content)
+    conn = mgr.connections["fake"]
+    assert conn.state == "failed" and "MCP host process ended" in conn.reason
+    await mgr.reconnect("fake")  # /mcp: a new host
+    assert conn.state == "connected", conn.reason
+    assert (await mgr.call("fake", "echo", {"text": "back"})).content == "echo: back"
+    await mgr.aclose()
+
+
+async def test_an_early_host_no_session_took_exits(tmp_path: Path) -> None:
+    hosted.start_early(tmp_path, ["servers.json"])  # --mcp-config: servers are likely
+    early = hosted._early
+    assert early is not None
+    hosted.end_early()
+    assert early.poll() is not None and hosted._early is None
