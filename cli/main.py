@@ -221,7 +221,7 @@ def _print_mode(options: LaunchOptions) -> int:
     if options.resume == "":
         print("eddy -p --resume needs a session id (or use --continue)", file=sys.stderr)
         return 2
-    from agent.mcp.hosted import start_early
+    from agent.mcp.early import start_early
 
     start_early(options.workspace, options.mcp_config)  # before the imports that follow
     from headless.run import run_headless

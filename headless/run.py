@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from agent import events as ev
 from agent import ops
-from agent.mcp.hosted import end_early
+from agent.mcp.early import end_early
 from agent.model.anthropic import prepare_client
 from agent.model.protocol import ModelRequest
 from agent.open import SessionSetupError

@@ -5,7 +5,8 @@
 * :mod:`agent.mcp.transport` opens the transport to one server (stdio, SSE, HTTP, OAuth);
 * :mod:`agent.mcp.manager` runs them on their own loop and offers their tools to a session;
 * :mod:`agent.mcp.host` and :mod:`agent.mcp.hosted`: a headless run's stdio servers, connected
-  from a process of their own (the MCP host) and seen here as connections like the others;
+  from a process of their own (the MCP host, ``python -m agent.mcp``) and seen here as
+  connections like the others; :mod:`agent.mcp.early` starts it before ``-p``'s imports;
 * :mod:`agent.mcp.adapter` turns a server's tool into ``mcp__<server>__<tool>``;
 * :mod:`agent.mcp.results` turns a call's result into one tool result;
 * :mod:`agent.mcp.oauth` logs in to HTTP servers (``/mcp login``);

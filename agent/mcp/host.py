@@ -35,7 +35,6 @@ import json
 import os
 import signal
 import sys
-import threading
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -43,7 +42,6 @@ from typing import Any, BinaryIO
 from agent.mcp.client_side import ClientSide
 from agent.mcp.config import ServerConfig
 from agent.mcp.connection import McpUnavailable, ServerConnection
-from agent.mcp.transport import load_sdk
 
 LINE_LIMIT = 1 << 30
 """The longest line either side may send (a call's arguments, a result with images)."""
@@ -240,11 +238,6 @@ class Host:
             self.send({"id": call_id, "result": result})
 
 
-def _import_sdk() -> None:
-    with contextlib.suppress(ImportError):  # (a start says it, as in eddy's process)
-        load_sdk("stdio")
-
-
 async def _main(out: BinaryIO) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
@@ -262,16 +255,9 @@ async def _main(out: BinaryIO) -> None:
 
 
 def main() -> None:
-    """``python -m agent.mcp.host``: serve eddy on stdin and stdout (see the module note)."""
-    # the SDK's import is most of a start: under way at once, while eddy sends the servers
-    # (a host started early waits for them) and the servers' processes start
-    threading.Thread(target=_import_sdk, name="mcp-import", daemon=True).start()
+    """Serve eddy on stdin and stdout (see the module note; ``python -m agent.mcp`` runs it)."""
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # a stray print (a library's, the SDK's) goes to the log, not to eddy
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # eddy's Ctrl+C is eddy's: it closes stdin
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         asyncio.run(_main(out))
-
-
-if __name__ == "__main__":
-    main()

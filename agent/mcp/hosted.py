@@ -20,9 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import SimpleNamespace
@@ -36,66 +34,13 @@ from agent.mcp.connection import (
     start_timeout,
     tool_timeout,
 )
+from agent.mcp.early import LOG_NAME, popen_host, take
 from agent.mcp.results import max_output_tokens
 from tools.base import ToolResult
 
 GRACE = 10.0
 """Seconds the host has beyond its own deadline before eddy stops waiting for it."""
 LINE_LIMIT = 1 << 30
-LOG_NAME = "mcp-host.log"
-
-
-_early: subprocess.Popen[bytes] | None = None
-"""A host started before the session knew its servers (:func:`start_early`)."""
-
-
-def start_early(workspace: Path, mcp_config: Iterable[str]) -> None:
-    """``eddy -p``, before its own imports: start a host now where the run likely has
-    servers (``--mcp-config``, a ``.mcp.json``, ``mcpServers`` in Claude Code's user file),
-    so that its import of the MCP SDK overlaps them all; the session's :class:`McpHost`
-    takes it, or :func:`end_early` ends it unused (it then exits at once)."""
-    global _early
-    from agent.mcp.setup import in_host
-    from agent.paths import claude_json_path, project_data_dir
-
-    if _early is not None or not in_host():
-        return
-    likely = any(True for _ in mcp_config) or (workspace / ".mcp.json").is_file()
-    if not likely:
-        with contextlib.suppress(OSError), open(claude_json_path(), "rb") as f:
-            likely = b'"mcpServers"' in f.read()
-    if likely:
-        log_dir = project_data_dir(workspace) / "mcp-logs"  # (where the session puts it)
-        with contextlib.suppress(OSError):
-            log_dir.mkdir(parents=True, exist_ok=True)
-            with open(log_dir / LOG_NAME, "ab") as log:
-                _early = _popen(log)
-
-
-def end_early() -> None:
-    """End the host :func:`start_early` started if no session took it."""
-    global _early
-    early, _early = _early, None
-    if early is not None:
-        with contextlib.suppress(OSError, ValueError):
-            assert early.stdin is not None
-            early.stdin.close()  # its end of file before any servers: it exits
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            early.wait(GRACE)
-
-
-def _popen(log: IO[bytes] | int) -> subprocess.Popen[bytes]:
-    """A host process (``python -m agent.mcp.host``), its stderr to ``log``."""
-    root = str(Path(__file__).resolve().parents[2])  # where the agent package is
-    path = os.environ.get("PYTHONPATH")
-    env = {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
-    return subprocess.Popen(
-        [sys.executable, "-m", "agent.mcp.host"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        env=env,
-    )
 
 
 def hosts(configs: Iterable[ServerConfig]) -> bool:
@@ -166,20 +111,17 @@ class McpHost:
         with it the processes of the servers named in ``early``."""
         from agent.mcp.host import config_json
 
-        global _early
         if self._process is not None and self._process.poll() is None:
             return
-        started, _early = _early, None
-        if started is not None and started.poll() is None:
-            self._process = started
-        else:
+        self._process = take()  # the one -p started before its imports, if any
+        if self._process is None:
             log: IO[bytes] | int = subprocess.DEVNULL
             if self.log_path is not None:
                 with contextlib.suppress(OSError):
                     self.log_path.parent.mkdir(parents=True, exist_ok=True)
                     log = open(self.log_path, "ab")  # noqa: SIM115 - the child's; closed below
             try:
-                self._process = _popen(log)
+                self._process = popen_host(log)
             finally:
                 if not isinstance(log, int):
                     log.close()

@@ -20,16 +20,6 @@ NONBLOCKING = "MCP_CONNECTION_NONBLOCKING"
 waiting for its servers; each server's tools join the requests after it connected."""
 
 
-HOST = "EDDY_MCP_HOST"
-"""``0``: a headless run connects its servers from eddy's own process, as the other front ends
-do, instead of from the MCP host (agent/mcp/hosted.py)."""
-
-
-def in_host() -> bool:
-    """Whether a headless run may connect its stdio servers from the MCP host."""
-    return os.environ.get(HOST, "").strip().lower() not in ("0", "false", "no", "off")
-
-
 def nonblocking() -> bool:
     """Whether ``-p``'s first request goes without waiting for the servers
     (``MCP_CONNECTION_NONBLOCKING``)."""
@@ -68,6 +58,7 @@ def start_mcp(
     if not config.servers:
         return None, problems
     from agent.mcp.disabled import DisabledServers
+    from agent.mcp.early import in_host
     from agent.mcp.hosted import hosts
     from agent.mcp.manager import McpManager
     from agent.paths import project_data_dir

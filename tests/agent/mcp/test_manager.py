@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.mcp import hosted
+from agent.mcp import early
 from agent.mcp.manager import McpManager
 from tests.agent.mcp.servers import command, config_of, fake, time_server
 
@@ -195,8 +195,8 @@ async def test_the_hosts_death_ends_the_call_in_flight_and_fails_its_servers(
 
 
 async def test_an_early_host_no_session_took_exits(tmp_path: Path) -> None:
-    hosted.start_early(tmp_path, ["servers.json"])  # --mcp-config: servers are likely
-    early = hosted._early
-    assert early is not None
-    hosted.end_early()
-    assert early.poll() is not None and hosted._early is None
+    early.start_early(tmp_path, ["servers.json"])  # --mcp-config: servers are likely
+    started = early._early
+    assert started is not None and started.poll() is None
+    early.end_early()
+    assert started.poll() is not None and early.take() is None

@@ -1,0 +1,23 @@
+"""``python -m agent.mcp``: the MCP host (agent/mcp/host.py), as eddy starts it.
+
+The MCP SDK's import is most of the host's start: it begins here, in a thread, before the
+host's own modules load, while eddy sends the servers and their processes start.
+"""
+
+import threading
+
+from agent.mcp.transport import load_sdk
+
+
+def _import_sdk() -> None:
+    try:
+        load_sdk("stdio")
+    except ImportError:
+        pass  # a server's start says so, as in eddy's process
+
+
+threading.Thread(target=_import_sdk, name="mcp-import", daemon=True).start()
+
+from agent.mcp.host import main  # noqa: E402 - after the import is under way
+
+main()

@@ -1,0 +1,86 @@
+"""Starting the MCP host (agent/mcp/host.py) before eddy knows its servers: ``eddy -p``.
+
+The host's start is mostly the MCP SDK's import, CPU-bound Python that takes longer than the
+rest of a headless start on a slow machine. So ``-p`` starts the host first thing, before its
+own imports, where the run likely has servers (``--mcp-config``, a ``.mcp.json``,
+``mcpServers`` in Claude Code's user file): the host imports the SDK while eddy starts, and
+waits for the servers. The session's :class:`~agent.mcp.hosted.McpHost` takes the process
+(:func:`take`), or :func:`end_early` ends it once the session is built without hosted
+servers (it exits at its end of file). This module imports nothing heavy: it runs before the
+rest of eddy is loaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO
+
+HOST = "EDDY_MCP_HOST"
+"""``0``: a headless run connects its servers from eddy's own process, as the other front ends
+do, instead of from the MCP host."""
+LOG_NAME = "mcp-host.log"
+"""The host's stderr, in the project's ``mcp-logs`` beside its servers' logs."""
+END_WAIT = 10.0
+
+_early: subprocess.Popen[bytes] | None = None
+
+
+def in_host() -> bool:
+    """Whether a headless run may connect its stdio servers from the MCP host."""
+    return os.environ.get(HOST, "").strip().lower() not in ("0", "false", "no", "off")
+
+
+def start_early(workspace: Path, mcp_config: Iterable[str]) -> None:
+    """Start a host now if the run likely has servers (see the module note)."""
+    global _early
+    from agent.paths import claude_json_path, project_data_dir
+
+    if _early is not None or not in_host():
+        return
+    likely = any(True for _ in mcp_config) or (workspace / ".mcp.json").is_file()
+    if not likely:
+        with contextlib.suppress(OSError), open(claude_json_path(), "rb") as f:
+            likely = b'"mcpServers"' in f.read()
+    if likely:
+        log_dir = project_data_dir(workspace) / "mcp-logs"  # (where the session puts it)
+        with contextlib.suppress(OSError):
+            log_dir.mkdir(parents=True, exist_ok=True)
+            with open(log_dir / LOG_NAME, "ab") as log:
+                _early = popen_host(log)
+
+
+def take() -> subprocess.Popen[bytes] | None:
+    """The host :func:`start_early` started, still running, for the session to use."""
+    global _early
+    early, _early = _early, None
+    return early if early is not None and early.poll() is None else None
+
+
+def end_early() -> None:
+    """End the host :func:`start_early` started if no session took it."""
+    early = take()
+    if early is not None:
+        with contextlib.suppress(OSError, ValueError):
+            assert early.stdin is not None
+            early.stdin.close()  # its end of file before any servers: it exits
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            early.wait(END_WAIT)
+
+
+def popen_host(log: IO[bytes] | int) -> subprocess.Popen[bytes]:
+    """A host process (``python -m agent.mcp``), its stderr to ``log``."""
+    root = str(Path(__file__).resolve().parents[2])  # where the agent package is
+    path = os.environ.get("PYTHONPATH")
+    env = {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent.mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=log,
+        env=env,
+    )
