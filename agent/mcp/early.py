@@ -78,7 +78,9 @@ def popen_host(log: IO[bytes] | int) -> subprocess.Popen[bytes]:
     path = os.environ.get("PYTHONPATH")
     env = {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
     return subprocess.Popen(
-        [sys.executable, "-m", "agent.mcp"],
+        # -P: not the working directory (the workspace, a repository eddy does not trust)
+        # first on the path, where an ``agent`` package of its own would run in place of eddy's
+        [sys.executable, "-P", "-m", "agent.mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=log,

@@ -217,7 +217,7 @@ class McpHost:
     async def _read(self, reader: asyncio.StreamReader, process: subprocess.Popen[bytes]) -> None:
         try:
             while line := await reader.readline():
-                with contextlib.suppress(ValueError):
+                with contextlib.suppress(ValueError, KeyError, TypeError):  # not the host's
                     self._on_message(json.loads(line))
         except (OSError, ValueError):
             pass  # a line past the limit, a broken pipe: as its end
@@ -436,7 +436,11 @@ class HostedConnection(KnownServer):
             return ToolResult(
                 f"The call to the MCP server {self.name} failed: eddy's MCP host: {exc}", True
             )
-        return ToolResult(result["content"], bool(result["is_error"]))
+        content = result.get("content") if isinstance(result, dict) else None
+        if not isinstance(content, str | list):
+            why = "eddy's MCP host answered with something that is not a result"
+            return ToolResult(f"The call to the MCP server {self.name} failed: {why}", True)
+        return ToolResult(content, bool(result.get("is_error")))
 
     async def get_prompt(self, name: str, args: dict[str, str]) -> Any:
         """The server's prompt ``name`` filled with ``args``."""

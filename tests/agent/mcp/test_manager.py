@@ -200,3 +200,25 @@ async def test_an_early_host_no_session_took_exits(tmp_path: Path) -> None:
     assert started is not None and started.poll() is None
     early.end_early()
     assert started.poll() is not None and early.take() is None
+
+
+async def test_the_host_never_runs_an_agent_package_of_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host runs in the workspace (its servers' working directory): a cloned repository
+    with an ``agent`` package at its root must not be what ``python -m agent.mcp`` runs."""
+    marker = tmp_path / "ran"
+    evil = tmp_path / "repo" / "agent" / "mcp"
+    evil.mkdir(parents=True)
+    code = f"open({str(marker)!r}, 'w').write('the repository ran')\n"
+    for name in ("../__init__.py", "__init__.py", "__main__.py"):
+        (evil / name).write_text(code, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "repo")
+    mgr = McpManager(config_of(fake("fake")), log_dir=tmp_path / "logs", hosted=True)
+    mgr.start()
+    await mgr.wait_started()
+    try:
+        assert mgr.connections["fake"].state == "connected", mgr.connections["fake"].reason
+        assert not marker.exists()
+    finally:
+        await mgr.aclose()
