@@ -16,6 +16,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
@@ -25,7 +26,6 @@ HOST = "EDDY_MCP_HOST"
 do, instead of from the MCP host."""
 LOG_NAME = "mcp-host.log"
 """The host's stderr, in the project's ``mcp-logs`` beside its servers' logs."""
-END_WAIT = 10.0
 
 _early: subprocess.Popen[bytes] | None = None
 
@@ -43,15 +43,31 @@ def start_early(workspace: Path, mcp_config: Iterable[str]) -> None:
     if _early is not None or not in_host():
         return
     likely = any(True for _ in mcp_config) or (workspace / ".mcp.json").is_file()
-    if not likely:
-        with contextlib.suppress(OSError), open(claude_json_path(), "rb") as f:
-            likely = b'"mcpServers"' in f.read()
-    if likely:
+    if likely or _names_servers(claude_json_path(), workspace):
         log_dir = project_data_dir(workspace) / "mcp-logs"  # (where the session puts it)
         with contextlib.suppress(OSError):
             log_dir.mkdir(parents=True, exist_ok=True)
             with open(log_dir / LOG_NAME, "ab") as log:
                 _early = popen_host(log)
+
+
+def _names_servers(claude_json: Path, workspace: Path) -> bool:
+    """Whether Claude Code's user file gives this workspace servers: its own ``mcpServers``,
+    or its project entry's (Claude Code writes an empty one for every project it opened)."""
+    if not claude_json.is_file():
+        return False
+    import json
+
+    try:
+        with open(claude_json, "rb") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return False
+    if not isinstance(data, dict):
+        return False
+    projects = data.get("projects")
+    mine = projects.get(str(workspace.resolve())) if isinstance(projects, dict) else None
+    return any(isinstance(entry, dict) and bool(entry.get("mcpServers")) for entry in (data, mine))
 
 
 def take() -> subprocess.Popen[bytes] | None:
@@ -68,8 +84,9 @@ def end_early() -> None:
         with contextlib.suppress(OSError, ValueError):
             assert early.stdin is not None
             early.stdin.close()  # its end of file before any servers: it exits
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            early.wait(END_WAIT)
+        # reaped beside the run: it exits once its own start lets it read (a few tenths of
+        # a second into the SDK's import), which the run need not wait for
+        threading.Thread(target=early.wait, name="mcp-host-end", daemon=True).start()
 
 
 def popen_host(log: IO[bytes] | int) -> subprocess.Popen[bytes]:

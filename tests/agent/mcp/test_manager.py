@@ -8,6 +8,7 @@ would otherwise never answer).
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -199,7 +200,7 @@ async def test_an_early_host_no_session_took_exits(tmp_path: Path) -> None:
     started = early._early
     assert started is not None and started.poll() is None
     early.end_early()
-    assert started.poll() is not None and early.take() is None
+    assert started.wait(30) == 0 and early.take() is None  # it ends of itself
 
 
 async def test_the_host_never_runs_an_agent_package_of_the_workspace(
@@ -222,3 +223,29 @@ async def test_the_host_never_runs_an_agent_package_of_the_workspace(
         assert not marker.exists()
     finally:
         await mgr.aclose()
+
+
+def test_an_early_host_starts_only_where_servers_are_likely(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code writes ``"mcpServers": {}`` for every project it opened: that is no
+    reason to start a host (the SDK's import on the other core) for a run without servers."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    claude_json = tmp_path / ".claude.json"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    entry = {"projects": {str(workspace.resolve()): {"mcpServers": {}}}, "mcpServers": {}}
+    claude_json.write_text(json.dumps(entry), encoding="utf-8")
+    early.start_early(workspace, [])
+    assert early.take() is None
+    entry["projects"][str(workspace.resolve())]["mcpServers"] = {"s": {"command": "x"}}
+    claude_json.write_text(json.dumps(entry), encoding="utf-8")
+    early.start_early(workspace, [])
+    started = early.take()
+    assert started is not None
+    assert started.stdin is not None
+    started.stdin.close()
+    assert started.wait(30) == 0
+    monkeypatch.setenv("EDDY_MCP_HOST", "0")  # the escape hatch: never
+    early.start_early(workspace, ["servers.json"])
+    assert early.take() is None
