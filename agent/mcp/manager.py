@@ -17,6 +17,7 @@ the offered tools really changed: the tool definitions stay byte-identical betwe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -31,7 +32,7 @@ from agent.mcp.client_side import ClientSide
 from agent.mcp.config import McpConfig, ServerConfig
 from agent.mcp.connection import ServerConnection
 from agent.mcp.disabled import DisabledServers
-from agent.mcp.hosted import HostedConnection, McpHost
+from agent.mcp.hosted import HostedConnection, HostGone, McpHost
 from tools.base import ToolResult
 
 if TYPE_CHECKING:
@@ -225,7 +226,9 @@ class McpManager(Extension):
         if self.host is not None:
             early = [c.name for c in self.connections.values() if self.may_start(c.config)]
             if early:
-                self.host.spawn(early)
+                # one that cannot start is tried again by the first start, which says why
+                with contextlib.suppress(OSError, HostGone):
+                    self.host.spawn(early)
             return
         for conn in self.connections.values():
             if self._approved(conn.config):

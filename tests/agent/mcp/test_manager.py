@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.mcp import early
+from agent.mcp import early, hosted
 from agent.mcp.manager import McpManager
 from tests.agent.mcp.servers import command, config_of, fake, time_server
 
@@ -249,3 +249,22 @@ def test_an_early_host_starts_only_where_servers_are_likely(
     monkeypatch.setenv("EDDY_MCP_HOST", "0")  # the escape hatch: never
     early.start_early(workspace, ["servers.json"])
     assert early.take() is None
+
+
+async def test_a_host_that_cannot_start_fails_its_servers_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cannot(_log: object) -> None:
+        raise OSError("no interpreter here")
+
+    monkeypatch.setattr(hosted, "popen_host", cannot)
+    mgr = McpManager(
+        config_of(fake("fake")), log_dir=tmp_path / "logs", hosted=True, background=False
+    )
+    mgr.start()  # (-p: the host would start here, as the session is built: no exception)
+    await mgr.wait_started()
+    conn = mgr.connections["fake"]
+    assert conn.state == "failed" and "no interpreter here" in conn.reason
+    result = await mgr.call("fake", "echo", {"text": "x"})
+    assert result.is_error and "failed" in str(result.content)
+    await mgr.aclose()
