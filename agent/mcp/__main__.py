@@ -16,8 +16,9 @@ def _import_sdk() -> None:
         pass  # a server's start says so, as in eddy's process
 
 
-threading.Thread(target=_import_sdk, name="mcp-import", daemon=True).start()
+if __name__ == "__main__":  # (imported, as by a test that imports every module: nothing)
+    threading.Thread(target=_import_sdk, name="mcp-import", daemon=True).start()
 
-from agent.mcp.host import main  # noqa: E402 - after the import is under way
+    from agent.mcp.host import main
 
-main()
+    main()
