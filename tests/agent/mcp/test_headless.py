@@ -73,3 +73,26 @@ def test_dash_p_starts_project_servers_without_asking(
     assert "mcp__proj__echo" in names(fake_api.requests[0])
     result = fake_api.requests[1]["messages"][-1]["content"][0]
     assert "echo: from -p" in str(result["content"])
+
+
+@pytest.mark.parametrize("hosted", [True, False], ids=["in-the-host", "EDDY_MCP_HOST=0"])
+def test_dash_p_connects_stdio_servers_without_importing_the_mcp_sdk_itself(
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hosted: bool
+) -> None:
+    """The MCP host imports the SDK on the other core: eddy's own import log (its stderr with
+    ``PYTHONPROFILEIMPORTTIME``) names no module of it; with the host off, it does."""
+    cfg = servers_file(tmp_path / "servers.json")
+    script(fake_api)
+    monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")
+    if not hosted:
+        monkeypatch.setenv("EDDY_MCP_HOST", "0")
+    done = eddy(
+        fake_api, tmp_path, "-p", "echo", "--mcp-config", str(cfg), "--strict-mcp-config",
+        "--allowed-tools", "mcp__fake",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = fake_api.requests[1]["messages"][-1]["content"][0]
+    assert "echo: from -p" in str(result["content"])
+    imported = [ln.rsplit("|", 1)[-1].strip() for ln in done.stderr.splitlines() if "|" in ln]
+    sdk = [m for m in imported if m.split(".")[0] in ("mcp", "mcp_types")]
+    assert (sdk == []) is hosted, sdk[:5]
