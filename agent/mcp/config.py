@@ -280,6 +280,12 @@ def _add_plugin_servers(
                 out.servers[config.name] = config
 
 
+def project_entry(claude_json: Any, workspace: Path) -> Any:
+    """The workspace's entry in Claude Code's user file (``projects[<abs path>]``), or None."""
+    projects = claude_json.get("projects") if isinstance(claude_json, dict) else None
+    return projects.get(str(Path(workspace).resolve())) if isinstance(projects, dict) else None
+
+
 def _settings_layers(
     layers: dict[Scope, list[tuple[str, dict[str, Any]]]],
     workspace: Path,
@@ -295,8 +301,7 @@ def _settings_layers(
     mcp_json = Path(workspace) / ".mcp.json"
     data = _read_json(mcp_json, problems)
     layers["project"].append((".mcp.json", _servers_of(data, ".mcp.json", problems)))
-    projects = cj.get("projects") if isinstance(cj, dict) else None
-    mine = projects.get(str(Path(workspace).resolve())) if isinstance(projects, dict) else None
+    mine = project_entry(cj, workspace)
     where = f"{cj_path} (projects[{workspace}])"
     layers["local"].append((where, _servers_of(mine, where, problems)))
     for source, raw in settings_raw:

@@ -58,15 +58,14 @@ def _names_servers(claude_json: Path, workspace: Path) -> bool:
         return False
     import json
 
+    from agent.mcp.config import project_entry
+
     try:
         with open(claude_json, "rb") as f:
             data = json.load(f)
     except (OSError, ValueError):
         return False
-    if not isinstance(data, dict):
-        return False
-    projects = data.get("projects")
-    mine = projects.get(str(workspace.resolve())) if isinstance(projects, dict) else None
+    mine = project_entry(data, workspace)
     return any(isinstance(entry, dict) and bool(entry.get("mcpServers")) for entry in (data, mine))
 
 

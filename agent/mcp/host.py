@@ -19,7 +19,7 @@ to stderr, eddy's log of this process):
   ``{"op": "prompt", "id", "server", "name", "args"}``, ``{"op": "resource", "id", "server",
   "uri"}``, ``{"op": "roots", "id", "server", "roots"}`` (tell the server they changed);
 - to eddy: a server's state and lists whenever they change (``{"server", "gen", "state",
-  "reason", "version", "tools", "prompts", "resources"}``), ``{"id", "result"}`` or
+  "reason", "tools", "prompts", "resources"}``), ``{"id", "result"}`` or
   ``{"id", "error", "unavailable"}``, and a call's ``{"id", "progress": [done, total,
   message]}`` and ``{"id", "output": text}``.
 
@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import signal
 import sys
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -49,32 +50,20 @@ LINE_LIMIT = 1 << 30
 
 def config_of(data: dict[str, Any]) -> ServerConfig:
     """A server's configuration as :func:`config_json` wrote it."""
-    return ServerConfig(
-        name=data["name"],
-        scope=data["scope"],
-        source=data["source"],
-        kind=data["kind"],
-        command=data["command"],
-        args=tuple(data["args"]),
-        env=dict(data["env"]),
-        url=data["url"],
-        headers=dict(data["headers"]),
-    )
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    return ServerConfig(**fields)
 
 
 def config_json(config: ServerConfig) -> dict[str, Any]:
-    """``config`` as JSON for this process's first line."""
-    return {
-        "name": config.name,
-        "scope": config.scope,
-        "source": config.source,
-        "kind": config.kind,
-        "command": config.command,
-        "args": list(config.args),
-        "env": dict(config.env),
-        "url": config.url,
-        "headers": dict(config.headers),
-    }
+    """``config`` as JSON for this process's first line (its tuples as lists, its mappings
+    as objects)."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        out[f.name] = list(value) if isinstance(value, tuple) else value
+        if isinstance(value, Mapping):
+            out[f.name] = dict(value)
+    return out
 
 
 def tool_json(tool: Any) -> dict[str, Any]:
@@ -133,7 +122,6 @@ class Host:
                 "gen": self._gen[conn.name],
                 "state": conn.state,
                 "reason": conn.reason,
-                "version": conn.version,
                 "tools": [tool_json(t) for t in conn.tools],
                 "prompts": [p.model_dump(mode="json") for p in conn.prompts],
                 "resources": [r.model_dump(mode="json") for r in conn.resources],

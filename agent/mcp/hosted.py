@@ -35,12 +35,12 @@ from agent.mcp.connection import (
     tool_timeout,
 )
 from agent.mcp.early import LOG_NAME, popen_host, take
+from agent.mcp.host import LINE_LIMIT, config_json
 from agent.mcp.results import max_output_tokens
 from tools.base import ToolResult
 
 GRACE = 10.0
 """Seconds the host has beyond its own deadline before eddy stops waiting for it."""
-LINE_LIMIT = 1 << 30
 
 
 def hosts(configs: Iterable[ServerConfig]) -> bool:
@@ -78,7 +78,8 @@ class McpHost:
     """The host process and its requests (its reader runs on the MCP loop).
 
     Args:
-        configs: the servers it connects.
+        configs: the servers it connects (:attr:`connections`, one each).
+        on_change: called (on the MCP loop) when a server's state or lists change.
         roots: the session's folders (the servers' ``roots/list``).
         log_dir: where the host's stderr goes (``mcp-host.log``), beside the servers' logs.
     """
@@ -86,11 +87,11 @@ class McpHost:
     def __init__(
         self,
         configs: Iterable[ServerConfig],
+        on_change: Callable[[HostedConnection], None],
         roots: Callable[[], tuple[Path, ...]],
         log_dir: Path | None,
     ) -> None:
-        self.configs = {c.name: c for c in configs}
-        self.connections: dict[str, HostedConnection] = {}
+        self.connections = {c.name: HostedConnection(self, c, on_change) for c in configs}
         self._roots = roots
         self._log_dir = log_dir
         self._process: subprocess.Popen[bytes] | None = None
@@ -109,8 +110,6 @@ class McpHost:
     def spawn(self, early: Iterable[str] = ()) -> None:
         """Start the host now (as the session is built: its imports overlap eddy's), and
         with it the processes of the servers named in ``early``."""
-        from agent.mcp.host import config_json
-
         if self._process is not None and self._process.poll() is None:
             return
         self._process = take()  # the one -p started before its imports, if any
@@ -126,7 +125,7 @@ class McpHost:
                 if not isinstance(log, int):
                     log.close()
         setup = {
-            "servers": {name: config_json(c) for name, c in self.configs.items()},
+            "servers": {name: config_json(c.config) for name, c in self.connections.items()},
             "roots": [str(p) for p in self._roots()],
             "log_dir": str(self._log_dir) if self._log_dir is not None else None,
             "early": list(early),
@@ -297,7 +296,9 @@ class HostedConnection(KnownServer):
     """One server of the host, as a connection (what a ServerConnection does, asked of the
     host; what it knows, from the host's messages)."""
 
-    def __init__(self, host: McpHost, config: ServerConfig, on_change: Any) -> None:
+    def __init__(
+        self, host: McpHost, config: ServerConfig, on_change: Callable[[HostedConnection], None]
+    ) -> None:
         super().__init__(config)
         self._host = host
         self._on_change = on_change
@@ -308,7 +309,6 @@ class HostedConnection(KnownServer):
         self._starting: asyncio.Task[None] | None = None
         self._reports: set[asyncio.Future[Any]] = set()
         """The progress reports being shown (kept until they are)."""
-        host.connections[self.name] = self
 
     # -- as the host says -----------------------------------------------------------------
     def update(self, message: dict[str, Any]) -> None:

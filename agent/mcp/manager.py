@@ -99,11 +99,8 @@ class McpManager(Extension):
         """The process the servers are connected from (``hosted``), else None."""
         self.connections: dict[str, Connection]
         if hosted:
-            self.host = McpHost(config.servers.values(), roots, log_dir)
-            self.connections = {
-                name: HostedConnection(self.host, c, self._changed)
-                for name, c in config.servers.items()
-            }
+            self.host = McpHost(config.servers.values(), self._changed, roots, log_dir)
+            self.connections = dict(self.host.connections)
         else:
             self.connections = {
                 name: ServerConnection(c, self._changed, log_dir)

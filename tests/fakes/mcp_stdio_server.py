@@ -68,9 +68,11 @@ def build(name: str = "fake", **options: Any) -> MCPServer:
         log("call echo")
         return f"echo: {text}"
 
-    @server.tool(description="Wait until cancelled (or for seconds).")
-    async def hang(seconds: float = 3600) -> str:
+    @server.tool(description="Wait until cancelled (or for seconds); report: say so first.")
+    async def hang(ctx: Context, seconds: float = 3600, report: bool = False) -> str:
         log("call hang")
+        if report:  # (as progress: a caller can wait for the call to be under way)
+            await ctx.report_progress(0, None, "hanging")
         try:
             await anyio.sleep(seconds)
         except BaseException:

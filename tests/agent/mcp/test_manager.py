@@ -11,6 +11,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -182,8 +183,10 @@ async def test_the_hosts_death_ends_the_call_in_flight_and_fails_its_servers(
     mgr.start()
     await mgr.wait_started()
     assert mgr.host is not None and mgr.connections["fake"].state == "connected"
-    call = asyncio.ensure_future(mgr.call("fake", "hang", {}))  # a call that never ends
-    await asyncio.sleep(0)  # on its way (sent or not: either way it ends the same)
+    under_way = asyncio.Event()  # the server says so (progress shown as the call's output)
+    ctx = SimpleNamespace(output=lambda _text: under_way.set(), dialogs=None, call_id="c1")
+    call = asyncio.ensure_future(mgr.call("fake", "hang", {"report": True}, ctx))  # type: ignore[arg-type]
+    await asyncio.wait_for(under_way.wait(), 30)  # a call that never ends, in the server
     mgr.host.kill()  # as a crash would
     result = await asyncio.wait_for(call, 30)  # at once, not after MCP_TOOL_TIMEOUT
     assert result.is_error and "MCP host process ended" in str(result.content)
