@@ -198,7 +198,9 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
     app = EddyApp(args, model=model, tools=[], event_hook=hook)
     with FinalFrame(app) as frame:  # before the screen's update timer takes its method
         async with app.run_test(size=SIZE) as pilot:
-            while app.main.session is None:
+            # the session and the SDK client ready, as the raw stream has them (a prompt sent
+            # sooner waits in the conversation for the app's warm-up to make its client)
+            while app.main.session is None or not app.main.connected:
                 await pilot.pause()
             start, cpu = time.perf_counter(), time.process_time()
             # as Enter does; pilot.press() would wait until the CPU is idle, i.e. for the end
