@@ -139,6 +139,14 @@ class KnownServer:
         """The client's capabilities (agent/mcp/client_side.py ``ClientSide``): roots and
         elicitation are offered to the server when set."""
 
+    def not_callable(self) -> str:
+        """What a call returns while the server is not connected."""
+        why = f": {self.reason}" if self.reason else ""
+        return (
+            f"The MCP server {self.name} is {self.state}{why}. "
+            "It was not called; the user can reconnect it with /mcp."
+        )
+
 
 class ServerConnection(KnownServer):
     """A server and what is known of it (read from any thread; written on the MCP loop).
@@ -417,11 +425,7 @@ class ServerConnection(KnownServer):
         client = self._client
         if self.state == "connected" and client is not None and not self._gone.is_set():
             return client
-        why = f": {self.reason}" if self.reason else ""
-        raise McpUnavailable(
-            f"The MCP server {self.name} is {self.state}{why}. "
-            "It was not called; the user can reconnect it with /mcp."
-        )
+        raise McpUnavailable(self.not_callable())
 
     def _capabilities(self) -> dict[str, Any]:
         """The client's roots and elicitation handlers (none without ``client_side``)."""

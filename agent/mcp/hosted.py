@@ -403,12 +403,7 @@ class HostedConnection(KnownServer):
     async def call(self, tool: str, args: dict[str, Any], progress: Any = None) -> ToolResult:
         """As :meth:`ServerConnection.call`, made in the host."""
         if self.state != "connected":
-            why = f": {self.reason}" if self.reason else ""
-            return ToolResult(
-                f"The MCP server {self.name} is {self.state}{why}. "
-                "It was not called; the user can reconnect it with /mcp.",
-                is_error=True,
-            )
+            return ToolResult(self.not_callable(), is_error=True)
         timeout = tool_timeout()  # eddy's environment decides, as in process
         message = {
             "op": "call",

@@ -219,17 +219,17 @@ class McpManager(Extension):
                 conn.state, conn.reason = "needs-approval", "a project server not approved yet"
 
     def _spawn_early(self) -> None:
-        """-p: the servers' processes (or the MCP host) start now, beside eddy's imports."""
+        """-p: the processes of the servers that may start (not one switched off or not
+        approved) start now, beside eddy's imports (or in the MCP host, with it)."""
+        early = [c for c in self.connections.values() if self.may_start(c.config)]
         if self.host is not None:
-            early = [c.name for c in self.connections.values() if self.may_start(c.config)]
             if early:
                 # one that cannot start is tried again by the first start, which says why
                 with contextlib.suppress(OSError, HostGone):
-                    self.host.spawn(early)
+                    self.host.spawn(c.name for c in early)
             return
-        for conn in self.connections.values():
-            if self._approved(conn.config):
-                conn.spawn_early()
+        for conn in early:
+            conn.spawn_early()
 
     def _start_or_hold(self, conn: Connection) -> None:
         """Start ``conn`` on the MCP loop, or hold it (``pending``) until the first call."""

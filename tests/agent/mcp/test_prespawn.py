@@ -16,6 +16,7 @@ from pathlib import Path
 
 from agent.mcp.config import ServerConfig
 from agent.mcp.connection import ServerConnection
+from agent.mcp.disabled import DisabledServers
 from agent.mcp.manager import McpManager
 from agent.mcp.prespawn import INHERITED_ENV, server_environment
 from tests.agent.mcp.servers import command, config_of, fake
@@ -64,6 +65,24 @@ async def test_a_manager_for_p_spawns_its_servers_before_its_loop_starts_them(
         assert mgr.connections["fake"].state == "connected"
         result = await mgr.call("fake", "echo", {"text": "early"})
         assert result.content == "echo: early"
+    finally:
+        await mgr.aclose()
+
+
+async def test_a_manager_for_p_spawns_no_process_for_a_server_switched_off(
+    tmp_path: Path,
+) -> None:
+    off, on = tmp_path / "off.log", tmp_path / "on.log"
+    store = DisabledServers(tmp_path, tmp_path / "claude.json")
+    store.set("off", True)  # /mcp disable off, in an earlier session
+    config = config_of(fake("off", log=off), fake("on", log=on))
+    mgr = McpManager(config, background=False, disabled=store)
+    mgr.start()
+    await mgr.wait_started()
+    try:
+        assert mgr.connections["on"].state == "connected"
+        assert mgr.connections["off"].state == "disabled"
+        assert not off.exists()  # its command never ran, not even spawned early
     finally:
         await mgr.aclose()
 
