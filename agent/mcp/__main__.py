@@ -8,20 +8,20 @@ the SDK in this process).
 
 import threading
 
-from agent.mcp.client_only import ServerShells, load_client
+from agent.mcp.client_only import ServerShells
 from agent.mcp.transport import load_sdk
 
 
-def _import_sdk(shells: ServerShells) -> None:
+def _import_sdk() -> None:
     try:
-        load_client(lambda: load_sdk("stdio"), shells)
+        load_sdk("stdio")
     except ImportError:
         pass  # a server's start says so, as in eddy's process
 
 
 if __name__ == "__main__":  # (imported, as by a test that imports every module: nothing)
-    shells = ServerShells().install()
-    threading.Thread(target=_import_sdk, args=(shells,), name="mcp-import", daemon=True).start()
+    ServerShells().install()
+    threading.Thread(target=_import_sdk, name="mcp-import", daemon=True).start()
 
     from agent.mcp.host import main
 

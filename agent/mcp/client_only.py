@@ -24,7 +24,7 @@ import importlib.machinery
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 SERVER_SIDE = ("mcp.server", "mcp.server.mcpserver", "mcp.server.runner")
 """The SDK's server modules its client imports names from at module level."""
@@ -86,6 +86,9 @@ class ServerShells:
         make: makes the stand-in for a name (a test's can fail, to see the fallback).
     """
 
+    installed: ClassVar[ServerShells | None] = None
+    """The shells installed in this process (the MCP host's), if any."""
+
     def __init__(
         self,
         names: Sequence[str] = SERVER_SIDE,
@@ -111,6 +114,7 @@ class ServerShells:
 
     def install(self) -> ServerShells:
         sys.meta_path.insert(0, self)
+        ServerShells.installed = self
         return self
 
     def remove(self) -> None:
@@ -124,14 +128,19 @@ class ServerShells:
                 del sys.modules[name]
 
 
-def load_client(load: Callable[[], None], shells: ServerShells) -> None:
-    """Run ``load`` (the SDK's import) with ``shells`` installed; if it fails, again without.
+def import_sdk(load: Callable[[], None]) -> None:
+    """Run ``load`` (an import of the SDK); if it fails where shells were installed, remove
+    them and run it again. Every import of the SDK goes through here (``load_sdk``), so a
+    thread that imports it beside the first one (a connection's) falls back alike.
 
     Raises:
-        ImportError: the SDK is not installed (from the import without shells).
+        Exception: what ``load`` raised without shells (ImportError: no SDK).
     """
     try:
         load()
     except Exception:
+        shells = ServerShells.installed
+        if shells is None:
+            raise
         shells.remove()
         load()

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from agent.mcp.client_only import import_sdk
 from agent.mcp.config import ServerConfig
 
 UNREADABLE_ANSWER = -32700
@@ -43,15 +44,20 @@ SHOWN_CHARS = 200
 
 def load_sdk(kind: str) -> None:
     """Import the SDK modules a server of ``kind`` needs (once per process; 2-3 s on a loaded
-    machine), so that a start's timeout measures the server, not the import."""
-    import mcp  # noqa: F401 - the client and the types
+    machine), so that a start's timeout measures the server, not the import; in the MCP host
+    without the SDK's server side while that works (:mod:`agent.mcp.client_only`)."""
 
-    if kind == "stdio":
-        import mcp.client.stdio  # noqa: F401
-    elif kind == "sse":
-        import mcp.client.sse  # noqa: F401
-    else:
-        import mcp.client.streamable_http  # noqa: F401
+    def load() -> None:
+        import mcp  # noqa: F401 - the client and the types
+
+        if kind == "stdio":
+            import mcp.client.stdio  # noqa: F401
+        elif kind == "sse":
+            import mcp.client.sse  # noqa: F401
+        else:
+            import mcp.client.streamable_http  # noqa: F401
+
+    import_sdk(load)
 
 
 async def open_transport(

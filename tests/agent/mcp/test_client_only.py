@@ -29,10 +29,11 @@ def test_the_client_imports_without_the_server_side_and_stand_ins_match_nothing(
     out = run(
         """
         import sys
-        from agent.mcp.client_only import ServerShells, load_client
+        from agent.mcp.client_only import ServerShells
         from agent.mcp.transport import load_sdk
 
-        load_client(lambda: load_sdk("stdio"), ServerShells().install())
+        ServerShells().install()
+        load_sdk("stdio")
         import mcp.client.client as client
         from mcp import Client, MCPError, StdioServerParameters
         from mcp.client.stdio import stdio_client
@@ -57,21 +58,25 @@ def test_a_failing_shell_falls_back_to_the_whole_sdk() -> None:
     out = run(
         """
         import sys
-        from agent.mcp.client_only import ServerShells, load_client
+        from agent.mcp.client_only import ServerShells
         from agent.mcp.transport import load_sdk
 
         def broken(module, name):
             raise AttributeError(name)  # as a later SDK might need more than a stand-in
 
         shells = ServerShells(make=broken).install()
-        load_client(lambda: load_sdk("stdio"), shells)
+        load_sdk("stdio")
         import mcp.client.client as client
         from mcp.server.lowlevel.server import Server
 
         print("real:", client.Server is Server, shells in sys.meta_path)
+        load_sdk("sse")  # a later import (a connection's) finds the whole SDK
+        import mcp.client.sse
+        print("sse:", callable(mcp.client.sse.sse_client))
         """
     )
     assert "real: True False" in out
+    assert "sse: True" in out
 
 
 def test_the_host_process_imports_the_client_only() -> None:
