@@ -4,8 +4,9 @@
 ``mcp.client.client`` takes ``Server``, ``MCPServer`` and ``modern_on_request`` from the server
 side at module level (to connect a client to a server object in the same process, as the SDK's
 own tests do), and re-exports from ``mcp.server`` follow. On a 2-core machine the server side
-is a quarter to a third of the import (~0.3 s of ~1.2 s), and the import is most of what
-``eddy -p`` waits for before its first request when it has MCP servers (``bench_mcp.py``).
+is a sixth to a quarter of the import (0.2-0.3 s of 1.1-1.4 s), and the import is most of
+what ``eddy -p`` waits for before its first request when it has MCP servers
+(``bench_mcp.py``).
 
 The host (:mod:`agent.mcp.host`) reaches its servers through transports only: no server object
 is made or received in its process. There, :class:`ServerShells` makes the three server
