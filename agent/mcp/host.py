@@ -35,6 +35,7 @@ import dataclasses
 import json
 import os
 import signal
+import stat
 import sys
 from collections.abc import Coroutine, Mapping
 from pathlib import Path
@@ -234,7 +235,13 @@ async def _main(out: BinaryIO) -> None:
     first = await reader.readline()
     if not first:
         return
-    setup = json.loads(first)
+    try:
+        setup = json.loads(first)
+    except ValueError:
+        setup = None
+    if not isinstance(setup, dict) or not isinstance(setup.get("servers"), dict):
+        sys.stderr.write("eddy's MCP host: the first line was not eddy's setup; nothing served\n")
+        sys.exit(2)
     host = Host(setup, writer)
     for name in setup.get("early", ()):  # the processes first, before the SDK's import
         if name in host.connections:
@@ -242,8 +249,20 @@ async def _main(out: BinaryIO) -> None:
     await host.serve(reader)
 
 
+def _piped(fd: int) -> bool:
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
 def main() -> None:
-    """Serve eddy on stdin and stdout (see the module note; ``python -m agent.mcp`` runs it)."""
+    """Serve eddy on stdin and stdout (see the module note; ``python -m agent.mcp`` runs it).
+    Anything but pipes there (a terminal, a file, /dev/null) is not eddy: a message and exit
+    status 2, instead of a wait for a line that never comes or a traceback."""
+    if not (_piped(0) and _piped(1)):
+        sys.stderr.write(
+            "eddy's MCP host talks to eddy over pipes on stdin and stdout; eddy -p starts it.\n"
+        )
+        sys.exit(2)
     out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # a stray print (a library's, the SDK's) goes to the log, not to eddy
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # eddy's Ctrl+C is eddy's: it closes stdin
