@@ -30,6 +30,7 @@ from frontend.partial_markdown import close_partial
 from frontend.sanitize import sanitize
 from tui.widgets.conversation.frozen_markdown import FrozenMarkdown
 from tui.widgets.conversation.markdown_content import estimate_height
+from tui.widgets.laid_out import LaidOut
 from tui.widgets.prompt.prompt_input import PromptInput
 
 WRITE_INTERVAL = 1 / 20
@@ -133,7 +134,7 @@ def split_for_view(text: str) -> list[str]:
     return pieces
 
 
-class AssistantText(FrozenMarkdown):
+class AssistantText(FrozenMarkdown, LaidOut):
     """A block of assistant markdown that grows as deltas arrive, then is finished."""
 
     def __init__(self, text: str = "") -> None:

@@ -19,6 +19,7 @@ from frontend.wording import background_line, compaction_line
 from tui.widgets.conversation.message_line import LineKind, MessageLine
 from tui.widgets.conversation.thinking import Thinking
 from tui.widgets.conversation.user_prompt import UserPrompt
+from tui.widgets.laid_out import LaidOut
 
 if TYPE_CHECKING:
     from tui.widgets.conversation.assistant_text import AssistantText
@@ -29,7 +30,7 @@ MAX_BLOCKS = 160
 """Blocks kept in the DOM; older ones are pruned (the transcript keeps everything)."""
 
 
-class Conversation(VerticalScroll):
+class Conversation(VerticalScroll, LaidOut):
     """The scrolling transcript.
 
     Args:
