@@ -11,13 +11,18 @@
    (bench_render.py: the same answer handed to the UI in two bursts, with no network.)
 3. a 500-turn session (text, tool calls, 1,000-line outputs): RSS and DOM size as it grows, and
    the time to scroll the whole conversation.
+5. deep: an answer streamed at 300 tokens/s (the engine's own stream, no network) into a
+   conversation of 150 blocks (prompts, notices, finished answers; the conversation keeps at
+   most 160) and into an empty one, alternating: the app's CPU over the stream, and the
+   screen's layout passes (count, time). The baseline is the empty conversation: what a long
+   session adds to the cost of showing an answer.
 
 4. paced: an answer streamed at ~100 words/s by the fake Messages API to eddy and to Claude
    Code (``CLAUDE_BIN``), alternating, each in tmux: keystroke echo (send-keys until the mark
    shows in capture-pane) and the app's CPU (its processes' user + system time from /proc)
    while the keys are typed; medians, spread, the load, and the ratios.
 
-Parts: ``bench_tui.py [startup|stream|paced|long]`` (default: all).
+Parts: ``bench_tui.py [startup|stream|paced|long|deep]`` (default: all).
 """
 
 from __future__ import annotations
@@ -561,6 +566,81 @@ async def long_session(turns: int = 500) -> None:
         )
 
 
+# -- an answer streamed into a deep conversation -----------------------------------------------
+DEEP_BLOCKS = 150
+DEEP_TOKENS_PER_S = 300
+DEEP_TOKENS = 1500
+
+
+async def deep_stream(blocks: int) -> tuple[float, int, float]:
+    """One answer streamed into a conversation of ``blocks`` blocks: the app's CPU seconds
+    over the stream, the screen's layout passes and their seconds."""
+    from agent import events as ev
+    from cli.main import parse_launch
+    from tui.app import EddyApp
+    from tui.widgets.conversation.frozen_markdown import FrozenMarkdown
+
+    done = asyncio.Event()
+
+    def hook(event: Any) -> None:
+        if isinstance(event, ev.TurnFinished):
+            done.set()
+
+    args = parse_launch(["--model", MODEL]).replace(cwd=Path(tempfile.mkdtemp()))
+    model = PacedModel(answer_text(DEEP_TOKENS), DEEP_TOKENS_PER_S)
+    app = EddyApp(args, model=model, tools=[], event_hook=hook)
+    async with app.run_test(size=SIZE) as pilot:
+        while app.main.session is None:
+            await pilot.pause()
+        conversation = app.main.conversation
+        for i in range(blocks // 3):
+            conversation.add_user(f"question {i}: what does step_{i} do with negative input?")
+            conversation.add_line(f"Read src/step_{i}.py (42 lines)", "notice")
+            conversation.add_block(FrozenMarkdown(answer_text(60)))
+        for _ in range(3):
+            await pilot.pause()
+        screen, passes, spent = app.screen, [0], [0.0]
+        layout = screen._refresh_layout
+
+        def timed(*args: Any, **kwargs: Any) -> None:
+            start = time.perf_counter()
+            layout(*args, **kwargs)
+            passes[0] += 1
+            spent[0] += time.perf_counter() - start
+
+        screen._refresh_layout = timed  # type: ignore[method-assign]
+        cpu = time.process_time()
+        app.main.prompt._submit("write")
+        await done.wait()
+        await pilot.pause()
+        return time.process_time() - cpu, passes[0], spent[0]
+
+
+def bench_deep() -> None:
+    os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
+    runs = int(os.environ.get("BENCH_RUNS", "3"))
+    got: dict[int, list[tuple[float, int, float]]] = {0: [], DEEP_BLOCKS: []}
+    for _ in range(runs):  # alternating
+        for blocks in got:
+            got[blocks].append(asyncio.run(deep_stream(blocks)))
+    med = statistics.median
+    figures = {
+        blocks: (med(r[0] for r in rows), med(r[1] for r in rows), med(r[2] for r in rows))
+        for blocks, rows in got.items()
+    }
+    print(
+        f"an answer of {DEEP_TOKENS} tokens at {DEEP_TOKENS_PER_S} tokens/s, medians of {runs} "
+        f"alternating runs (load {os.getloadavg()[0]:.1f}):"
+    )
+    for blocks, (cpu, passes, spent) in figures.items():
+        print(
+            f"  into {blocks:3d} blocks: CPU {cpu:.2f} s; {passes:.0f} layout passes, "
+            f"{spent:.2f} s ({spent / max(passes, 1) * 1000:.1f} ms each)"
+        )
+    deep, empty = figures[DEEP_BLOCKS], figures[0]
+    print(f"  {DEEP_BLOCKS} blocks / empty: CPU {deep[0] / empty[0]:.2f}x")
+
+
 def main() -> None:
     part = sys.argv[1] if len(sys.argv) > 1 else "all"
     if part == "_stream-app":
@@ -576,6 +656,8 @@ def main() -> None:
     if part in ("all", "long"):
         os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
         asyncio.run(long_session(int(os.environ.get("BENCH_TURNS", "500"))))
+    if part in ("all", "deep"):
+        bench_deep()
 
 
 if __name__ == "__main__":
