@@ -11,16 +11,16 @@
    (bench_render.py: the same answer handed to the UI in two bursts, with no network.)
 3. a 500-turn session (text, tool calls, 1,000-line outputs): RSS and DOM size as it grows, and
    the time to scroll the whole conversation.
-5. deep: an answer streamed at 300 tokens/s (the engine's own stream, no network) into a
-   conversation of 150 blocks (prompts, notices, finished answers; the conversation keeps at
-   most 160) and into an empty one, alternating: the app's CPU over the stream, and the
-   screen's layout passes (count, time). The baseline is the empty conversation: what a long
-   session adds to the cost of showing an answer.
 
 4. paced: an answer streamed at ~100 words/s by the fake Messages API to eddy and to Claude
    Code (``CLAUDE_BIN``), alternating, each in tmux: keystroke echo (send-keys until the mark
    shows in capture-pane) and the app's CPU (its processes' user + system time from /proc)
    while the keys are typed; medians, spread, the load, and the ratios.
+5. deep: an answer streamed at 300 tokens/s (the engine's own stream, no network) into a
+   conversation of 150 blocks (prompts, notices, finished answers; the conversation keeps at
+   most 160) and into an empty one, alternating: the app's CPU over the stream, and the
+   screen's layout passes (count, time). The baseline is the empty conversation: what a long
+   session adds to the cost of showing an answer.
 
 Parts: ``bench_tui.py [startup|stream|paced|long|deep]`` (default: all).
 """
