@@ -61,9 +61,11 @@ def config_json(config: ServerConfig) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)
-        out[f.name] = list(value) if isinstance(value, tuple) else value
-        if isinstance(value, Mapping):
-            out[f.name] = dict(value)
+        if isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, Mapping):
+            value = dict(value)
+        out[f.name] = value
     return out
 
 

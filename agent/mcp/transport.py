@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent.mcp.client_only import import_sdk
 from agent.mcp.config import ServerConfig
 
 UNREADABLE_ANSWER = -32700
@@ -46,6 +45,7 @@ def load_sdk(kind: str) -> None:
     """Import the SDK modules a server of ``kind`` needs (once per process; 2-3 s on a loaded
     machine), so that a start's timeout measures the server, not the import; in the MCP host
     without the SDK's server side while that works (:mod:`agent.mcp.client_only`)."""
+    from agent.mcp.client_only import import_sdk
 
     def load() -> None:
         import mcp  # noqa: F401 - the client and the types
