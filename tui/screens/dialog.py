@@ -8,10 +8,12 @@ from typing import TypeVar
 
 from textual.screen import ModalScreen
 
+from tui.screens.paced import PacedScreen
+
 ResultType = TypeVar("ResultType")
 
 
-class Dialog(ModalScreen[ResultType]):
+class Dialog(ModalScreen[ResultType], PacedScreen):
     """A modal screen whose ``Vertical(classes="dialog")`` is the box; children with the
     classes ``dialog-title`` and ``dialog-keys`` are the title and the key hints."""
 

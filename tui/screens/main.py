@@ -29,6 +29,7 @@ from frontend.prompt_history import PromptHistory
 from frontend.statusline import StatusScript
 from tui.screens.main_completion import CompletingScreen
 from tui.screens.main_events import EventRouter
+from tui.screens.paced import PacedScreen
 from tui.widgets.conversation.conversation import Conversation
 from tui.widgets.conversation.permission_prompt import PermissionPrompt
 from tui.widgets.prompt.completion import CompletionMenu
@@ -46,7 +47,7 @@ SCROLL_LINES = 3
 """Lines that Shift+Up / Shift+Down scroll the conversation."""
 
 
-class MainScreen(CompletingScreen):
+class MainScreen(CompletingScreen, PacedScreen):
     """Everything the user sees while working.
 
     Args:

@@ -1,0 +1,113 @@
+"""A screen paints what changed as soon as it can, at most 60 frames a second on average.
+
+Textual (8.x) paints a screen's changes from a timer on a fixed grid of 1/60 s, resumed when
+the screen goes idle with something to paint and paused by each frame. After a quiet spell
+the first frame goes out at once; the timer then finds its grid behind and skips ahead to a
+tick one to two periods away, so the next change waits 17-33 ms for its frame even with the
+loop idle. That is the frame after a prompt is sent (its block shows a period late), the key
+echoed right after another frame, and the last frame of a streamed answer (measured: 20 ms
+idle between an answer's final write and its frame, a fifth of the whole stream).
+
+``PacedScreen`` replaces that timer with a ``FramePacer``: a frame is painted on the loop's
+next turn after it is asked for, unless ``BURST`` frames were painted in the last ``BURST``
+periods; then it waits for the credit to grow back (a token bucket filled at 60 frames a
+second). A burst of changes still becomes one frame (Textual asks once per idle screen),
+and a steady stream of changes is painted at 60 frames a second, as before.
+
+It is the LAST base of a screen class (``class MainScreen(CompletingScreen, PacedScreen)``),
+as Textual's CSS follows the first base only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from textual.screen import UPDATE_PERIOD, Screen
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+BURST = 3
+"""Frames that may follow one another at once after a quiet spell."""
+
+
+class FramePacer:
+    """When a screen's next frame is painted: the ``pause`` / ``resume`` of the Textual
+    timer it replaces (a frame pauses it; an idle screen with changes resumes it)."""
+
+    def __init__(
+        self, paint: Callable[[], None], period: float = UPDATE_PERIOD, burst: int = BURST
+    ) -> None:
+        self._paint = paint
+        self._period = period
+        self._burst = burst
+        self._credit = float(burst)
+        """Frames that may be painted at once, as of ``_at`` (loop time)."""
+        self._at = 0.0
+        self._handle: asyncio.TimerHandle | None = None
+
+    def wait(self, now: float) -> float:
+        """Seconds from ``now`` until a frame may be painted."""
+        credit = self._credit_at(now)
+        return 0.0 if credit >= 1 else (1 - credit) * self._period
+
+    @property
+    def due(self) -> float | None:
+        """The loop time of the frame asked for, or None when none is."""
+        return None if self._handle is None else self._handle.when()
+
+    def resume(self) -> None:
+        """Paint a frame as soon as the credit allows (once, however often it is asked)."""
+        if self._handle is None:
+            loop = asyncio.get_running_loop()
+            now = loop.time()
+            self._handle = loop.call_at(now + self.wait(now), self._fire)
+
+    def pause(self) -> None:
+        """No frame after all (one was just painted, by a frame or a layout)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def painted(self, now: float) -> None:
+        """Count a frame painted at ``now`` (loop time) against the credit."""
+        self._credit = self._credit_at(now) - 1
+        self._at = now
+
+    def _credit_at(self, now: float) -> float:
+        return min(self._burst, self._credit + (now - self._at) / self._period)
+
+    def _fire(self) -> None:
+        self._handle = None
+        self.painted(asyncio.get_running_loop().time())
+        self._paint()
+
+
+class PacedScreen(Screen[Any]):
+    """The last base of a screen whose frames a ``FramePacer`` paces (see the module note)."""
+
+    _pacer: FramePacer | None = None
+
+    @property
+    def frames(self) -> FramePacer:
+        """What paces this screen's frames."""
+        if self._pacer is None:
+            self._pacer = FramePacer(self._paint_frame)
+        return self._pacer
+
+    @property
+    def _update_timer(self) -> FramePacer:  # type: ignore[override]
+        # Textual's screen asks its update timer for frames through this property alone
+        return self.frames
+
+    def _paint_frame(self) -> None:
+        """The frame, as Textual's timer would paint it: not once the app exits or the
+        screen is closed; an error in it ends the app with the error shown, as there."""
+        app = self.app
+        if app._exit or not self.is_running:
+            return
+        try:
+            self._on_timer_update()
+        except Exception as error:  # the same handling as Textual's timer tick
+            app._handle_exception(error)
