@@ -21,8 +21,12 @@
    most 160) and into an empty one, alternating: the app's CPU over the stream, and the
    screen's layout passes (count, time). The baseline is the empty conversation: what a long
    session adds to the cost of showing an answer.
+6. flood: the 20,000-token answer of part 2 at full speed, by the fake Messages API, to eddy
+   and to Claude Code (``CLAUDE_BIN``), alternating, each in tmux: the seconds from Enter, and
+   from the answer's request reaching the fake API, until the answer's last line shows
+   (capture-pane every 3 ms); medians, spread, the load, and the ratio.
 
-Parts: ``bench_tui.py [startup|stream|paced|long|deep]`` (default: all).
+Parts: ``bench_tui.py [startup|stream|paced|long|deep|flood]`` (default: all).
 """
 
 from __future__ import annotations
@@ -507,6 +511,102 @@ def bench_paced() -> None:
         print("  Claude Code: not found (set CLAUDE_BIN), no ratio")
 
 
+# -- a flood, side by side with Claude Code ------------------------------------------------------
+FLOOD_END = "zq-the-answer-ends-here"
+"""The answer's last line in the flood part: on screen once all of it is shown."""
+FLOOD_SETTLE = float(os.environ.get("BENCH_FLOOD_SETTLE", "3"))
+"""Seconds between the prompt taking keys and the prompt typed (a person is slower; 0: a
+prompt typed at once, which waits for eddy's SDK client, made after start-up)."""
+
+
+@dataclass
+class FloodRun:
+    from_enter: float
+    """Seconds from Enter (send-keys) until the answer's last line is on screen."""
+    from_request: float
+    """... from the answer's request reaching the fake API."""
+
+
+def flood_run(command: list[str], env: dict[str, str], cwd: str, ready: str, fake: Any) -> FloodRun:
+    """One app in tmux: start, send a prompt, time its answer's end on screen."""
+    tmux = Tmux(f"eddy-bench-flood-{os.getpid()}", command, env, cwd)
+    try:
+        tmux.wait_for(ready, timeout=60)
+        while True:  # the prompt takes keys (as bench_quit's start does)
+            tmux.keys(MARKER, literal=True)
+            try:
+                tmux.wait_for(MARKER, timeout=0.5)
+                break
+            except TimeoutError:
+                tmux.keys("C-u")
+        tmux.keys(*["BSpace"] * len(MARKER))
+        tmux.wait_gone(MARKER)
+        time.sleep(FLOOD_SETTLE)  # start-up's background work done, as when a person types
+        tmux.keys("write", literal=True)
+        tmux.wait_for("write")
+        asked = len(fake.prompts_at)
+        start = time.perf_counter()
+        tmux.keys("Enter")
+        while FLOOD_END not in tmux.screen():
+            if time.perf_counter() - start > 60:
+                raise TimeoutError("the answer's end never showed")
+            time.sleep(0.003)  # a poll that does not take a core from the app it watches
+        shown = time.perf_counter()
+        return FloodRun(shown - start, shown - fake.prompts_at[asked])
+    finally:
+        tmux.kill()
+
+
+def bench_flood() -> None:
+    """The 20,000-token answer at full speed to eddy and to Claude Code, alternating in tmux:
+    how long until its end is on screen."""
+    if not shutil.which("tmux"):
+        print("flood: tmux not found, skipped")
+        return
+    claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
+    runs = int(os.environ.get("BENCH_RUNS", "5"))
+    text = answer_text() + f"\n\n{FLOOD_END}\n"
+    eddy_runs: list[FloodRun] = []
+    claude_runs: list[FloodRun] = []
+    loads = [os.getloadavg()[0]]
+    with paced_fake(text, float("inf")) as fake:
+        for _ in range(runs):  # alternating, so load hits both alike
+            env = scratch_env() | {
+                "ANTHROPIC_API_KEY": "sk-ant-bench",
+                "ANTHROPIC_BASE_URL": fake.base_url,
+            }
+            cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
+            eddy_runs.append(flood_run([str(EDDY)], env, cwd, "eddy in", fake))
+            if claude:
+                cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
+                cenv = claude_env(cwd, fake.base_url)
+                claude_runs.append(flood_run([claude], cenv, cwd, "Claude Code", fake))
+            loads.append(os.getloadavg()[0])
+    med = statistics.median
+
+    def summary(name: str, got: list[FloodRun]) -> float:
+        enter = [r.from_enter for r in got]
+        request = [r.from_request for r in got]
+        print(
+            f"  {name:12} from Enter {med(enter):.3f} s ({min(enter):.3f}-{max(enter):.3f}); "
+            f"from the request {med(request):.3f} s ({min(request):.3f}-{max(request):.3f})"
+        )
+        return med(enter)
+
+    print(
+        f"a {len(text):,}-character answer at full speed (the fake API streams it as fast as it "
+        f"can), until its last line shows, the prompt typed {FLOOD_SETTLE:g} s after the prompt "
+        f"takes keys; {runs} alternating runs (tmux, real SDK; load "
+        f"{min(loads):.2f}-{max(loads):.2f} on {os.cpu_count()} cores):"
+    )
+    eddy = summary("eddy", eddy_runs)
+    if claude_runs:
+        other = summary(f"Claude Code {claude_version(claude or '')}", claude_runs)
+        print(f"  eddy / Claude Code, from Enter: {eddy / other:.2f}x")
+    else:
+        print("  Claude Code: not found (set CLAUDE_BIN), no ratio")
+
+
 # -- a long session ---------------------------------------------------------------------------
 async def long_session(turns: int = 500) -> None:
     from agent import events as ev
@@ -658,6 +758,8 @@ def main() -> None:
         asyncio.run(long_session(int(os.environ.get("BENCH_TURNS", "500"))))
     if part in ("all", "deep"):
         bench_deep()
+    if part in ("all", "flood"):
+        bench_flood()
 
 
 if __name__ == "__main__":
