@@ -63,13 +63,7 @@ def pane_child(tmux: Tmux) -> int:
 
 
 def wait_typing(tmux: Tmux) -> None:
-    while True:
-        tmux.keys(MARKER, literal=True)
-        try:
-            tmux.wait_for(MARKER, timeout=0.5)
-            break
-        except TimeoutError:
-            tmux.keys("C-u")
+    tmux.takes_keys()
     tmux.keys("C-u")
     for _ in range(200):  # the prompt is empty again (Ctrl+D quits only on an empty prompt)
         if MARKER not in tmux.screen():

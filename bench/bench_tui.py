@@ -40,9 +40,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -55,7 +56,6 @@ ECHO_TOKENS = 150_000
 from final_frame import FinalFrame  # noqa: E402
 from tmux_harness import (  # noqa: E402
     EDDY,
-    MARKER,
     SIZE,
     Tmux,
     claude_env,
@@ -430,15 +430,7 @@ def paced_run(command: list[str], env: dict[str, str], cwd: str, ready: str, fak
     tmux = Tmux(f"eddy-bench-paced-{os.getpid()}", command, env, cwd)
     try:
         tmux.wait_for(ready, timeout=60)
-        while True:  # the prompt takes keys (as bench_quit's start does)
-            tmux.keys(MARKER, literal=True)
-            try:
-                tmux.wait_for(MARKER, timeout=0.5)
-                break
-            except TimeoutError:
-                tmux.keys("C-u")
-        tmux.keys(*["BSpace"] * len(MARKER))
-        tmux.wait_gone(MARKER)
+        tmux.until_typing()
         idle = type_marks(tmux, "i", 5)
         tmux.keys("write", literal=True)
         tmux.wait_for("write")
@@ -453,6 +445,39 @@ def paced_run(command: list[str], env: dict[str, str], cwd: str, ready: str, fak
         tmux.kill()
 
 
+Run = TypeVar("Run")
+
+
+def side_by_side(
+    runs: int,
+    claude: str | None,
+    fake: Any,
+    one: Callable[[list[str], dict[str, str], str, str, Any], Run],
+) -> tuple[list[Run], list[Run], list[float]]:
+    """``runs`` rounds of ``one`` (command, environment, working directory, the text that
+    shows the app is up, ``fake``) for eddy, then for Claude Code (``claude``, if found),
+    each in a new directory, against the fake Messages API ``fake``: alternating, so load
+    hits both alike. Returns eddy's runs, Claude Code's, and the load before and after each
+    round."""
+    eddy_runs: list[Run] = []
+    claude_runs: list[Run] = []
+    loads = [os.getloadavg()[0]]
+    for _ in range(runs):
+        env = scratch_env() | {
+            "ANTHROPIC_API_KEY": "sk-ant-bench",
+            "ANTHROPIC_BASE_URL": fake.base_url,
+        }
+        cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
+        eddy_runs.append(one([str(EDDY)], env, cwd, "eddy in", fake))
+        if claude:
+            cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
+            claude_runs.append(
+                one([claude], claude_env(cwd, fake.base_url), cwd, "Claude Code", fake)
+            )
+        loads.append(os.getloadavg()[0])
+    return eddy_runs, claude_runs, loads
+
+
 def bench_paced() -> None:
     """Keystroke echo and CPU while an answer streams at ~100 words/s: eddy (the installed
     command, real SDK) and Claude Code (``CLAUDE_BIN``) alternating against the same fake
@@ -464,22 +489,8 @@ def bench_paced() -> None:
     runs = int(os.environ.get("BENCH_RUNS", "5"))
     words_per_s = float(os.environ.get("BENCH_WORDS_PER_S", PACED_WORDS_PER_S))
     text = paced_answer()
-    eddy_runs: list[PacedRun] = []
-    claude_runs: list[PacedRun] = []
-    loads = [os.getloadavg()[0]]
     with paced_fake(text, words_per_s) as fake:
-        for _ in range(runs):  # alternating, so load hits both alike
-            env = scratch_env() | {
-                "ANTHROPIC_API_KEY": "sk-ant-bench",
-                "ANTHROPIC_BASE_URL": fake.base_url,
-            }
-            cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
-            eddy_runs.append(paced_run([str(EDDY)], env, cwd, "eddy in", fake))
-            if claude:
-                cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
-                cenv = claude_env(cwd, fake.base_url)
-                claude_runs.append(paced_run([claude], cenv, cwd, "Claude Code", fake))
-            loads.append(os.getloadavg()[0])
+        eddy_runs, claude_runs, loads = side_by_side(runs, claude, fake, paced_run)
     med = statistics.median
 
     def summary(name: str, got: list[PacedRun]) -> tuple[float, float]:
@@ -532,15 +543,7 @@ def flood_run(command: list[str], env: dict[str, str], cwd: str, ready: str, fak
     tmux = Tmux(f"eddy-bench-flood-{os.getpid()}", command, env, cwd)
     try:
         tmux.wait_for(ready, timeout=60)
-        while True:  # the prompt takes keys (as bench_quit's start does)
-            tmux.keys(MARKER, literal=True)
-            try:
-                tmux.wait_for(MARKER, timeout=0.5)
-                break
-            except TimeoutError:
-                tmux.keys("C-u")
-        tmux.keys(*["BSpace"] * len(MARKER))
-        tmux.wait_gone(MARKER)
+        tmux.until_typing()
         time.sleep(FLOOD_SETTLE)  # start-up's background work done, as when a person types
         tmux.keys("write", literal=True)
         tmux.wait_for("write")
@@ -566,22 +569,8 @@ def bench_flood() -> None:
     claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
     runs = int(os.environ.get("BENCH_RUNS", "5"))
     text = answer_text() + f"\n\n{FLOOD_END}\n"
-    eddy_runs: list[FloodRun] = []
-    claude_runs: list[FloodRun] = []
-    loads = [os.getloadavg()[0]]
     with paced_fake(text, float("inf")) as fake:
-        for _ in range(runs):  # alternating, so load hits both alike
-            env = scratch_env() | {
-                "ANTHROPIC_API_KEY": "sk-ant-bench",
-                "ANTHROPIC_BASE_URL": fake.base_url,
-            }
-            cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
-            eddy_runs.append(flood_run([str(EDDY)], env, cwd, "eddy in", fake))
-            if claude:
-                cwd = tempfile.mkdtemp(prefix="eddy-bench-cwd-")
-                cenv = claude_env(cwd, fake.base_url)
-                claude_runs.append(flood_run([claude], cenv, cwd, "Claude Code", fake))
-            loads.append(os.getloadavg()[0])
+        eddy_runs, claude_runs, loads = side_by_side(runs, claude, fake, flood_run)
     med = statistics.median
 
     def summary(name: str, got: list[FloodRun]) -> float:

@@ -95,6 +95,24 @@ class Tmux:
                 return
         raise TimeoutError(f"{text!r} never went away")
 
+    def takes_keys(self) -> None:
+        """Wait until the prompt takes keys: ``MARKER`` typed shows (keys sent before the app
+        reads them could sit in the tty buffer: resent, after Ctrl+U, if the echo does not
+        come quickly). The mark stays in the prompt."""
+        while True:
+            self.keys(MARKER, literal=True)
+            try:
+                self.wait_for(MARKER, timeout=0.5)
+                return
+            except TimeoutError:
+                self.keys("C-u")
+
+    def until_typing(self) -> None:
+        """``takes_keys``, then the prompt left empty again."""
+        self.takes_keys()
+        self.keys(*["BSpace"] * len(MARKER))
+        self.wait_gone(MARKER)
+
     def processes(self) -> list[int]:
         """The pids of every process under the pane's shell (the program and its children)."""
         out = subprocess.run(
@@ -146,15 +164,7 @@ def time_startup(
         try:
             tmux.wait_for(ready)
             frames.append(time.perf_counter() - start)
-            # keys sent before the app reads them could sit in the tty buffer; send, then
-            # look for the echo; resend if it does not come quickly (counts as not ready)
-            while True:
-                tmux.keys(MARKER, literal=True)
-                try:
-                    tmux.wait_for(MARKER, timeout=0.5)
-                    break
-                except TimeoutError:
-                    tmux.keys("C-u")
+            tmux.takes_keys()  # a resent mark counts as not ready
             typing.append(time.perf_counter() - start)
         finally:
             tmux.kill()
