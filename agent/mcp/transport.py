@@ -223,6 +223,11 @@ class _ToServerLog(logging.Handler):
             pass  # a full disk or a closed file: the log is best effort
 
 
+SDK_LOGGERS = ("mcp", "client")
+"""The loggers the MCP SDK logs under: its modules' own names, and ``client``, the bare name
+its client session (``mcp.client.session``, the SDK 2.x) logs under, e.g. a notification
+that fails the schema, with its traceback (found by a long fuzz run of the ACP server)."""
+
 _ROUTED = _ToServerLog()
 _ROUTED.setFormatter(logging.Formatter("eddy: the MCP SDK says (%(levelname)s): %(message)s"))
 
@@ -231,10 +236,11 @@ _ROUTED.setFormatter(logging.Formatter("eddy: the MCP SDK says (%(levelname)s): 
 def sdk_logs_to(stream: TextIO) -> Iterator[None]:
     """Send what the MCP SDK logs, in this task and the tasks it starts, to ``stream`` (the
     server's log) instead of eddy's stderr (where a traceback would tear the TUI)."""
-    sdk = logging.getLogger("mcp")
-    if _ROUTED not in sdk.handlers:
-        sdk.addHandler(_ROUTED)
-        sdk.propagate = False
+    for name in SDK_LOGGERS:
+        sdk = logging.getLogger(name)
+        if _ROUTED not in sdk.handlers:
+            sdk.addHandler(_ROUTED)
+            sdk.propagate = False
     token = _server_log.set(stream)
     try:
         yield
