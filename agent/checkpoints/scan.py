@@ -301,7 +301,8 @@ class Scanner:
             snap: the snapshot to update (changed in place; its Listings are replaced, never
                 changed, so an older snapshot sharing them stays valid).
             dirty: directories (relative) in which something happened since ``snap`` was taken.
-            watch: called with each new directory before it is listed.
+            watch: called with each directory before it is listed (again: a directory
+                made again under its old name may have lost its watch).
             forget: called with each directory that left the snapshot, with its subtree.
 
         Returns:
@@ -394,6 +395,10 @@ class Scanner:
             return None
         if not stat.S_ISDIR(st.st_mode) or st.st_ino != old.key[2]:
             return None
+        if self._watch is not None:
+            # the same inode number may be another directory now: one removed and made again
+            # gets the number back at once (ext4), and its watch went with the one removed
+            self._watch(rel_dir)
         if self._budget is not None:
             self._budget += old.content_bytes
         listing = self._list(abs_dir, rel_dir, frames, _dir_key(st), False)
