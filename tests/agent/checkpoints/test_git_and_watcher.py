@@ -594,13 +594,15 @@ async def test_close_while_the_rest_of_a_hurried_snapshot_is_taken(tmp_path: Pat
 NAMES = ["a.txt", "b.py", "d1/c.md", "d1/d2/e.bin", "d3/f", "x.tmp"]
 DIRS = ["d1", "d1/d2", "d3", "d4", "d4/d5"]
 payload = st.binary(max_size=40)
+TARGETS = NAMES + ["d1/d2", "d4", "d3/f/g", "d1"]
+"""Also the names of directories, and below a file: a file where a directory was, and back."""
 shell_change = st.one_of(
-    st.tuples(st.just("write"), st.sampled_from(NAMES), payload),
+    st.tuples(st.just("write"), st.sampled_from(TARGETS), payload),
     st.tuples(st.just("append"), st.sampled_from(NAMES), payload),
-    st.tuples(st.just("delete"), st.sampled_from(NAMES + ["ln"])),
+    st.tuples(st.just("delete"), st.sampled_from(TARGETS + ["ln"])),
     st.tuples(st.just("chmod"), st.sampled_from(NAMES), st.sampled_from([0o600, 0o644, 0o755])),
-    st.tuples(st.just("rename"), st.sampled_from(NAMES), st.sampled_from(NAMES)),
-    st.tuples(st.just("mkdir"), st.sampled_from(DIRS)),
+    st.tuples(st.just("rename"), st.sampled_from(TARGETS), st.sampled_from(TARGETS)),
+    st.tuples(st.just("mkdir"), st.sampled_from(DIRS + ["a.txt", "d3/f"])),
     st.tuples(st.just("rmtree"), st.sampled_from(DIRS)),
     st.tuples(st.just("movedir"), st.sampled_from(DIRS), st.sampled_from(DIRS)),
     st.tuples(st.just("chmoddir"), st.sampled_from(DIRS), st.sampled_from([0o700, 0o755])),
@@ -641,8 +643,8 @@ def apply_change(ws: Path, change: tuple) -> None:
             os.chmod(p, args[1])
         elif kind == "symlink" and not os.path.lexists(ws / "ln"):
             os.symlink(args[0], ws / "ln")
-    except NotADirectoryError:
-        pass  # a file where a directory is wanted: the command would fail too
+    except (NotADirectoryError, FileExistsError, IsADirectoryError):
+        pass  # a file where a directory is wanted, or the reverse: the command would fail too
 
 
 def seeded_repo(ws: Path, extra_files: int) -> None:
