@@ -92,3 +92,4 @@ def test_eddys_screens_are_paced() -> None:
     assert issubclass(MainScreen, PacedScreen)
     assert issubclass(Dialog, PacedScreen)
     assert "Screen" in MainScreen._css_type_names  # Textual's CSS still follows its base
+    assert "ModalScreen" in Dialog._css_type_names
