@@ -86,7 +86,9 @@ def content_text(content: Any, run: SdkRun) -> str:
         if kind == "text" and isinstance(block.get("text"), str):
             parts.append(block["text"])
         elif kind == "image":
-            source = block.get("source") or {}
+            source = block.get("source")
+            if not isinstance(source, dict):
+                continue
             if source.get("type") == "base64":
                 media = str(source.get("media_type", ""))
                 parts.append(save_inline_image(str(source.get("data", "")), media, run.workspace))
@@ -293,7 +295,10 @@ class SdkRun:
         session = self.ensure_session()
         if session is None:
             return
-        body = message.get("message") or {}
+        body = message.get("message")
+        if not isinstance(body, dict):
+            print("eddy: a user message without a message object; ignored.", file=sys.stderr)
+            return
         text = content_text(body.get("content"), self)
         uid = str(message.get("uuid") or uuid.uuid4())
         if self.args.replay_user_messages:
@@ -604,7 +609,14 @@ class SdkRun:
         except ValueError as exc:
             print(f"eddy: a stdin line is not JSON ({exc}); ignored.", file=sys.stderr)
             return
-        self.dispatch(message)
+        try:
+            self.dispatch(message)
+        except Exception as exc:  # a line of an unexpected shape must not end the session
+            print(
+                f"eddy: a stdin line could not be handled ({type(exc).__name__}: {exc}); "
+                "ignored.",
+                file=sys.stderr,
+            )
 
     async def finish(self) -> int:
         """stdin ended: nobody can answer eddy's questions now; the work going on ends, the

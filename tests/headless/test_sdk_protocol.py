@@ -74,6 +74,40 @@ def test_a_plain_stream_json_client_needs_no_initialize(
     assert fake_api.violations == []
 
 
+ODD_LINES = [
+    '{"type": "user", "message": 5}',
+    '{"type": "user", "message": "hi"}',
+    '{"type": "user", "message": {"role": "user", "content": [{"type": "image", "source": 5}]}}',
+    '{"type": "user", "message": {"role": "user", "content": [{"type": "image", "source": "x"}]}}',
+    "[1, 2]",
+    "null",
+]
+
+
+def test_lines_of_odd_shapes_are_each_ignored_and_the_session_goes_on(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    """Found by a throwaway fuzz of stdin: ``{"type": "user", "message": 5}`` ended eddy with
+    a traceback (AttributeError), and an image block whose source is not an object too."""
+    fake_api.push(Reply([text("Hello.")]))
+    eddy = SdkProcess(fake_api, tmp_path)
+    try:
+        for line in ODD_LINES:
+            eddy.send_raw(line)
+        eddy.send(user([{"type": "text", "text": "hi"}]))
+        result = eddy.until(is_result)
+        assert eddy.finish() == 0
+        stderr = eddy.stderr_text()
+    finally:
+        eddy.kill()
+    assert result["subtype"] == "success" and result["result"] == "Hello.", result
+    assert "Traceback" not in stderr and "could not be handled" not in stderr, stderr
+    assert stderr.count("without a message object") == 2, stderr
+    assert stderr.count("not a JSON object") == 2, stderr
+    assert fake_api.violations == []
+    assert len(fake_api.requests) == 1  # the odd images were no prompt of their own
+
+
 def test_an_image_block_reaches_the_model_as_an_image(
     fake_api: FakeAnthropic, tmp_path: Path
 ) -> None:
