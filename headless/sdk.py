@@ -613,8 +613,7 @@ class SdkRun:
             self.dispatch(message)
         except Exception as exc:  # a line of an unexpected shape must not end the session
             print(
-                f"eddy: a stdin line could not be handled ({type(exc).__name__}: {exc}); "
-                "ignored.",
+                f"eddy: a stdin line could not be handled ({type(exc).__name__}: {exc}); ignored.",
                 file=sys.stderr,
             )
 
