@@ -8,6 +8,7 @@ import base64
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -54,22 +55,32 @@ def test_an_unknown_request_gets_an_error_that_names_it(
     assert fake_api.requests == []
 
 
-def test_a_plain_stream_json_client_needs_no_initialize(
-    fake_api: FakeAnthropic, tmp_path: Path
-) -> None:
+def answered_after(
+    fake_api: FakeAnthropic, tmp_path: Path, lines: list[str]
+) -> tuple[dict[str, Any], str, list[dict[str, Any]]]:
+    """eddy fed the raw ``lines``, then a prompt answered "Hello.": the prompt's result,
+    stderr, and every line eddy wrote."""
     fake_api.push(Reply([text("Hello.")]))
     eddy = SdkProcess(fake_api, tmp_path)
     try:
-        eddy.send_raw("this line is not JSON")
+        for line in lines:
+            eddy.send_raw(line)
         eddy.send(user([{"type": "text", "text": "hi"}]))
         result = eddy.until(is_result)
         assert eddy.finish() == 0
         stderr = eddy.stderr_text()
     finally:
         eddy.kill()
+    return result, stderr, eddy.seen
+
+
+def test_a_plain_stream_json_client_needs_no_initialize(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    result, stderr, seen = answered_after(fake_api, tmp_path, ["this line is not JSON"])
     assert result["subtype"] == "success" and result["result"] == "Hello."
     assert "not JSON" in stderr
-    kinds = [line["type"] for line in eddy.seen]
+    kinds = [line["type"] for line in seen]
     assert kinds[0] == "system" and kinds[-1] == "result"
     assert fake_api.violations == []
 
@@ -89,17 +100,7 @@ def test_lines_of_odd_shapes_are_each_ignored_and_the_session_goes_on(
 ) -> None:
     """Found by a throwaway fuzz of stdin: ``{"type": "user", "message": 5}`` ended eddy with
     a traceback (AttributeError), and an image block whose source is not an object too."""
-    fake_api.push(Reply([text("Hello.")]))
-    eddy = SdkProcess(fake_api, tmp_path)
-    try:
-        for line in ODD_LINES:
-            eddy.send_raw(line)
-        eddy.send(user([{"type": "text", "text": "hi"}]))
-        result = eddy.until(is_result)
-        assert eddy.finish() == 0
-        stderr = eddy.stderr_text()
-    finally:
-        eddy.kill()
+    result, stderr, _ = answered_after(fake_api, tmp_path, ODD_LINES)
     assert result["subtype"] == "success" and result["result"] == "Hello.", result
     assert "Traceback" not in stderr and "could not be handled" not in stderr, stderr
     assert stderr.count("without a message object") == 2, stderr
