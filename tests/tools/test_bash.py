@@ -47,7 +47,7 @@ def is_zombie(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
+    except OSError:  # gone: no entry (ENOENT), or reaped while it was read (ESRCH)
         return False
 
 
