@@ -79,12 +79,15 @@ class Tmux:
         cmd = [*TMUX, "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys]
         subprocess.run(cmd, check=True)
 
-    def wait_for(self, text: str, timeout: float = 20) -> float:
-        """Seconds until ``text`` is on screen (polling capture-pane)."""
+    def wait_for(self, text: str, timeout: float = 20, pause: float = 0.0) -> float:
+        """Seconds until ``text`` is on screen (polling capture-pane; ``pause`` seconds
+        between two looks, so that the poll does not take a core from the app it watches)."""
         start = time.perf_counter()
         while time.perf_counter() - start < timeout:
             if text in self.screen():
                 return time.perf_counter() - start
+            if pause:
+                time.sleep(pause)
         raise TimeoutError(f"{text!r} never appeared")
 
     def wait_gone(self, text: str, timeout: float = 20) -> None:

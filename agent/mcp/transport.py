@@ -226,7 +226,9 @@ class _ToServerLog(logging.Handler):
 SDK_LOGGERS = ("mcp", "client")
 """The loggers the MCP SDK logs under: its modules' own names, and ``client``, the bare name
 its client session (``mcp.client.session``, the SDK 2.x) logs under, e.g. a notification
-that fails the schema, with its traceback (found by a long fuzz run of the ACP server)."""
+that fails the schema, with its traceback (found by a long fuzz run of the ACP server).
+Another library's ``client`` records go the same way: to a server's log inside a
+connection's task, nowhere outside one (eddy's terminal never shows library logs)."""
 
 _ROUTED = _ToServerLog()
 _ROUTED.setFormatter(logging.Formatter("eddy: the MCP SDK says (%(levelname)s): %(message)s"))

@@ -8,6 +8,7 @@ import asyncio
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from tests.helpers.wait import until
 from tui.screens.dialog import Dialog
 from tui.screens.main import MainScreen
 from tui.screens.paced import BURST, FramePacer, PacedScreen
@@ -17,7 +18,7 @@ PERIOD = 1 / 60
 
 def test_a_burst_goes_at_once_then_frames_wait_for_the_credit() -> None:
     pacer = FramePacer(lambda: None, PERIOD, burst=3)
-    assert pacer.wait(100.0) == 0  # after a quiet spell: at once
+    assert pacer.wait(100.0) == 0 and pacer.credit(100.0) == 3  # after a quiet spell: at once
     for _ in range(3):
         pacer.painted(100.0)
     assert pacer.wait(100.0) == PERIOD  # three at once: the fourth waits a period
@@ -59,8 +60,10 @@ async def test_changes_in_a_row_are_each_painted_at_once() -> None:
     async with app.run_test(size=(40, 5)) as pilot:
         screen = app.screen
         assert isinstance(screen, Board)
-        await asyncio.sleep(BURST * PERIOD * 2)  # a quiet spell: the whole credit back
         pacer = screen.frames
+        loop = asyncio.get_running_loop()
+        # a quiet spell after the start-up's frames: the whole credit back
+        await until(lambda: pacer.credit(loop.time()) >= BURST, what="the credit back")
         asked: list[tuple[float, float | None]] = []
         resume = pacer.resume
 
@@ -68,7 +71,7 @@ async def test_changes_in_a_row_are_each_painted_at_once() -> None:
             was_due = pacer.due
             resume()
             if was_due is None:
-                asked.append((asyncio.get_running_loop().time(), pacer.due))
+                asked.append((loop.time(), pacer.due))
 
         pacer.resume = resuming  # type: ignore[method-assign]
         painted: list[str] = []

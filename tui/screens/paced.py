@@ -48,9 +48,13 @@ class FramePacer:
         self._at = 0.0
         self._handle: asyncio.TimerHandle | None = None
 
+    def credit(self, now: float) -> float:
+        """How many frames may be painted at once at ``now`` (loop time)."""
+        return min(self._burst, self._credit + (now - self._at) / self._period)
+
     def wait(self, now: float) -> float:
         """Seconds from ``now`` until a frame may be painted."""
-        credit = self._credit_at(now)
+        credit = self.credit(now)
         return 0.0 if credit >= 1 else (1 - credit) * self._period
 
     @property
@@ -73,11 +77,8 @@ class FramePacer:
 
     def painted(self, now: float) -> None:
         """Count a frame painted at ``now`` (loop time) against the credit."""
-        self._credit = self._credit_at(now) - 1
+        self._credit = self.credit(now) - 1
         self._at = now
-
-    def _credit_at(self, now: float) -> float:
-        return min(self._burst, self._credit + (now - self._at) / self._period)
 
     def _fire(self) -> None:
         self._handle = None
