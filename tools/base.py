@@ -220,9 +220,11 @@ class BackgroundShells(Protocol):
         reader: Any,
         command: str,
         watch: ShellWatch | None = None,
+        leftovers: tuple[Path, ...] = (),
     ) -> str:
         """Take over a running foreground command and its pipe reader (and its sandbox
-        ``watch``); its shell id."""
+        ``watch``, and the files its command may still write that are removed once it is
+        over: ``leftovers``); its shell id."""
         ...
 
 

@@ -180,9 +180,6 @@ class BashTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run the command; see the description."""
-        limits = ctx.limits
-        timeout_ms = int(args.get("timeout") or limits.bash_default_timeout_ms)
-        timeout_ms = min(timeout_ms, limits.bash_max_timeout_ms)
         notes: list[str] = []
         cwd = self._start_dir(ctx, notes)
         procgroup.enable_subreaper()
@@ -191,48 +188,71 @@ class BashTool:
             return await self._run_in_background(args, ctx, cwd, notes)
         fd, cwd_file = tempfile.mkstemp(prefix="eddy-cwd-")
         os.close(fd)
+        outcome = _Outcome()
+        try:  # the file goes with the call, whatever ends it (Esc included), or with its shell
+            return await self._run_writing_cwd(args, ctx, cwd, cwd_file, outcome, notes)
+        finally:
+            if outcome.background_id is None:
+                with contextlib.suppress(OSError):
+                    os.unlink(cwd_file)
+
+    async def _run_writing_cwd(
+        self,
+        args: dict[str, Any],
+        ctx: ToolContext,
+        cwd: Path,
+        cwd_file: str,
+        outcome: _Outcome,
+        notes: list[str],
+    ) -> ToolResult:
+        """Run the command in the foreground; its shell writes its last directory into
+        ``cwd_file`` as it exits. ``outcome`` is filled in as it ends."""
+        timeout_ms = int(args.get("timeout") or ctx.limits.bash_default_timeout_ms)
+        timeout_ms = min(timeout_ms, ctx.limits.bash_max_timeout_ms)
         ctx.shell.command = str(args["command"])
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)}' EXIT; {args['command']}"
         argv = bare = [_shell(), "-c", script]
         watch = None
         if ctx.sandbox is not None:
-            try:
-                argv = ctx.sandbox.wrap(
-                    argv,
-                    cwd=cwd,
-                    grant=ctx.grant,
-                    command=str(args["command"]),
-                    roots=ctx.roots(),
-                    writable_files=(Path(cwd_file),),
-                    own_session=ctx.client_terminal is None,  # else the editor starts it
-                )
-            except ToolError:
-                os.unlink(cwd_file)
-                raise
+            argv = ctx.sandbox.wrap(
+                argv,
+                cwd=cwd,
+                grant=ctx.grant,
+                command=str(args["command"]),
+                roots=ctx.roots(),
+                writable_files=(Path(cwd_file),),
+                own_session=ctx.client_terminal is None,  # else the editor starts it
+            )
             watch = ctx.sandbox.watch(ctx.grant, str(args["command"]), ctx.roots())
         # A read-only grant runs in the read-only sandbox: it cannot change what checkpoints keep.
         records = not (ctx.grant == "read_only" and ctx.sandbox is not None)
         if records and ctx.before_shell is not None:
             await ctx.before_shell()
-        outcome = _Outcome()
-        buf = HeadTail(output_cap(limits))
-        spool = OutputSpool(output_cap(limits), ctx.output_dir)
+        buf = HeadTail(output_cap(ctx.limits))
+        spool = OutputSpool(output_cap(ctx.limits), ctx.output_dir)
         try:
             if ctx.client_terminal is not None:  # the editor runs it (ACP terminal)
                 code, timed_out, survivors = await self._in_client(
                     argv, cwd, timeout_ms / 1000, buf, spool, ctx
                 )
-                outcome = _Outcome(code, timed_out, survivors)
+                outcome.code, outcome.timed_out, outcome.survivors = code, timed_out, survivors
             else:
-                outcome = await self._execute(
-                    argv, cwd, timeout_ms / 1000, buf, spool, ctx, watch, boxed=argv is not bare
+                await self._execute(
+                    argv,
+                    cwd,
+                    timeout_ms / 1000,
+                    buf,
+                    spool,
+                    ctx,
+                    outcome,
+                    watch,
+                    boxed=argv is not bare,
+                    cwd_file=Path(cwd_file),
                 )
             if outcome.background_id is None:  # a command sent on keeps no cwd
                 self._end_dir(ctx, cwd_file, notes)
         finally:
             spool.close()
-            with contextlib.suppress(OSError):
-                os.unlink(cwd_file)
             if watch is not None and outcome.background_id is None:
                 outcome.refused = watch.finish()  # before anything else sees the tree
             if records and ctx.after_shell is not None:
@@ -285,12 +305,15 @@ class BashTool:
         buf: HeadTail,
         spool: OutputSpool,
         ctx: ToolContext,
+        out: _Outcome,
         watch: ShellWatch | None = None,
         *,
         boxed: bool = False,
-    ) -> _Outcome:
+        cwd_file: Path,
+    ) -> None:
         """Run ``argv`` until it exits, times out or the user sends it to the background (its
-        sandbox ``watch`` goes with it). ``boxed``: it runs in the sandbox, whose processes all
+        sandbox ``watch`` and ``cwd_file``, which its shell writes as it exits, go with it);
+        how it ended goes into ``out``. ``boxed``: it runs in the sandbox, whose processes all
         end with it (bubblewrap's pid 1, still in the group a moment, is no survivor)."""
         sink = ctx.output
 
@@ -302,13 +325,15 @@ class BashTool:
 
         proc, read_fd = await spawn_in_group(argv, cwd)
         reader = PipeReader(read_fd, on_text)
-        out = _Outcome(watch=watch)
+        out.watch = watch
         to_background = ctx.shells.foreground() if ctx.shells is not None else None
         try:
             if await self._wait(proc, timeout_s, to_background) == "background":
                 assert ctx.shells is not None
-                out.background_id = ctx.shells.adopt(proc, reader, ctx.shell.command, out.watch)
-                return out
+                out.background_id = ctx.shells.adopt(
+                    proc, reader, ctx.shell.command, out.watch, leftovers=(cwd_file,)
+                )
+                return
             if proc.returncode is None:
                 out.timed_out = True
                 await procgroup.kill_group_shielded(proc)
@@ -330,7 +355,6 @@ class BashTool:
                 if proc.returncode is not None:
                     procgroup.finished(proc)
         out.code = None if out.timed_out else proc.returncode
-        return out
 
     @staticmethod
     async def _wait(

@@ -67,6 +67,9 @@ class BackgroundShell:
     """Set at each new output and at the exit (cleared by whoever waits on it)."""
     watch: ShellWatch | None = None
     """The sandbox's watch over it, finished once when its process exits."""
+    leftovers: tuple[Path, ...] = ()
+    """Files its command writes until it is over, removed then (a foreground call's
+    record of its last directory, written by its shell's exit trap)."""
 
     def finish_watch(self) -> None:
         """Finish the sandbox's watch (once): what it undid is added to the output."""
@@ -161,11 +164,13 @@ class ShellRegistry:
         reader: Any,
         command: str,
         watch: ShellWatch | None = None,
+        leftovers: tuple[Path, ...] = (),
     ) -> str:
         """Take over a running foreground command (Ctrl+B) with its pipe reader (and the
-        sandbox's watch over it)."""
+        sandbox's watch over it, and the ``leftovers`` removed when its group is gone)."""
         shell = self._register(proc, command, "")
         shell.watch = watch
+        shell.leftovers = leftovers
         shell.reader = reader
         reader.on_text = shell.feed
         self._watch(shell)
@@ -211,11 +216,15 @@ class ShellRegistry:
             self._report(shell)
 
     def _release(self, shell: BackgroundShell) -> None:
-        """The group is empty: stop reading, close the log, forget the group."""
+        """The group is empty: stop reading, close the log, remove the leftovers, forget the
+        group."""
         if shell.reader is not None:
             shell.reader.close()
             shell.reader = None
         shell.log.close()
+        for path in shell.leftovers:
+            with contextlib.suppress(OSError):
+                path.unlink()
         procgroup.finished(shell.proc)
 
     def _report(self, shell: BackgroundShell) -> None:

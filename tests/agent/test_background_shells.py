@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from agent import events as ev
 from agent import ops
@@ -219,8 +222,11 @@ async def test_closing_the_session_kills_every_process_tree_no_orphans(
 
 
 async def test_ctrl_b_sends_the_running_foreground_command_to_the_background(
-    fake_api: FakeAnthropic, tmp_path: Path
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     sig = tmp_path / "sig"
     command = f"echo before; while [ ! -e {sig} ]; do sleep 0.02; done; echo after"
     fake_api.push(
@@ -247,6 +253,9 @@ async def test_ctrl_b_sends_the_running_foreground_command_to_the_background(
     out = text_of(got["toolu_out"])
     assert "<status>completed</status>" in out and "<stdout>\nafter\n</stdout>" in out
     assert fake_api.violations == []
+    # the call's record of its last directory, which its shell writes as it exits, went
+    # with the shell (it was removed at the hand-over and written again at the exit)
+    assert [p.name for p in temp.iterdir() if p.name.startswith("eddy-cwd-")] == []
 
 
 async def test_ctrl_b_with_nothing_running_says_so(fake_api: FakeAnthropic, tmp_path: Path) -> None:

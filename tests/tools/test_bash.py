@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -228,6 +229,42 @@ async def test_checkpoint_hooks_wrap_every_command(tmp_path: Path) -> None:
     await bash(ctx, "exit 1")
     await bash(ctx, "sleep 5", timeout=100)
     assert calls == ["before", "after", "before", "after"]
+
+
+async def test_a_cancelled_call_leaves_no_file_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Esc while the checkpoint hook still runs (the first snapshot of a big tree can take
+    a second), and Esc while the command runs: the call's record of its last directory goes
+    with it (it was left in the temporary directory, one per Esc)."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    hooked = asyncio.Event()
+
+    async def before() -> None:
+        hooked.set()
+        await asyncio.Event().wait()  # a snapshot that takes its time
+
+    async def after() -> None:
+        pass
+
+    ctx = make_ctx(tmp_path, checkpoints=Hooks(before_shell=before, after_shell=after))
+    task = asyncio.create_task(bash(ctx, "true"))
+    await asyncio.wait_for(hooked.wait(), 5)
+    assert [p.name[:9] for p in temp.iterdir()] == ["eddy-cwd-"]  # the file the test watches
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert list(temp.iterdir()) == []
+    started = asyncio.Event()
+    ctx = make_ctx(tmp_path).for_call(lambda text: started.set())
+    task = asyncio.create_task(bash(ctx, "echo go; sleep 30"))
+    await asyncio.wait_for(started.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert list(temp.iterdir()) == []
 
 
 @needs_bwrap
