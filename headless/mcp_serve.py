@@ -206,6 +206,75 @@ def _result(content: Any, is_error: bool) -> Any:
     return types.CallToolResult(content=parts, is_error=is_error)
 
 
+def malformed_reply(problem: Exception) -> Any:
+    """The JSON-RPC error that answers a request the MCP SDK could not read (``params`` that
+    is not an object, an unknown method with odd params), or None when what was sent is not
+    a request with an id it can be answered with. The SDK reports such a line as a
+    validation error and drops it, so the client would wait for ever; the request it failed
+    on is the input of the error's ``missing`` entries (the union's response branches)."""
+    from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
+    from pydantic import ValidationError
+
+    if not isinstance(problem, ValidationError):
+        return None
+    for error in problem.errors():
+        sent = error.get("input")
+        if not (isinstance(sent, dict) and isinstance(sent.get("method"), str)):
+            continue
+        request_id = sent.get("id")
+        if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+            return None  # a notification, or an id no answer can carry
+        why = "params must be an object" if "params" in sent else "not a valid request"
+        error_data = ErrorData(code=INVALID_REQUEST, message=f"Invalid request: {why}.")
+        return JSONRPCError(jsonrpc="2.0", id=request_id, error=error_data)
+    return None
+
+
+class MalformedAnswered:
+    """The server's read stream, answering the requests the SDK could not read with an error
+    (``malformed_reply``) instead of leaving them unanswered; everything else goes on as
+    read."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self._inner = inner
+        self._write = write
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context of the last item (the SDK's context streams carry one)."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        item = await self._inner.receive()
+        reply = malformed_reply(item) if isinstance(item, Exception) else None
+        if reply is not None:
+            from mcp.shared.message import SessionMessage
+
+            await self._write.send(SessionMessage(reply))
+        return item
+
+    def __aiter__(self) -> MalformedAnswered:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> MalformedAnswered:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+
 def serve_options(args: LaunchOptions) -> SessionOptions:
     """The session behind the server: the workspace, the rules and mode, not saved."""
     return SessionOptions(
@@ -244,7 +313,8 @@ async def serve(args: LaunchOptions) -> int:
     server: Any = Server("eddy", on_list_tools=list_tools, on_call_tool=call_tool)
     try:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            answering = MalformedAnswered(read, write)
+            await server.run(answering, write, server.create_initialization_options())
     finally:
         await opened.session.close()
     return 0

@@ -4,6 +4,8 @@ protocol generations), and without it the call is refused naming the rule that a
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import sys
 from pathlib import Path
@@ -94,3 +96,51 @@ async def test_an_allow_rule_runs_without_asking(tmp_path: Path) -> None:
         result = await client.call_tool("Bash", {"command": "touch made.txt"})
     assert not result.is_error and asked == []
     assert (tmp_path / "made.txt").exists()
+
+
+async def test_a_request_the_sdk_cannot_read_is_answered_with_an_error(tmp_path: Path) -> None:
+    """A request whose params is not an object was dropped by the MCP SDK: its client waited
+    for ever. Each one now gets an Invalid Request error with its id; the server goes on."""
+    params = server(tmp_path)
+    proc = await asyncio.create_subprocess_exec(
+        params.command,
+        *params.args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=params.env,
+        cwd=params.cwd,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    async def send(message: dict[str, Any]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        await proc.stdin.drain()
+
+    async def answer() -> dict[str, Any]:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        return dict(json.loads(line))
+
+    try:
+        client = {"name": "t", "version": "1"}
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+        await send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        assert (await answer())["id"] == 1
+        await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        odd = [("tools/call", 5), ("tools/list", [1]), ("no/such", "x"), ("tools/call", True)]
+        for number, (method, value) in enumerate(odd, start=2):
+            await send({"jsonrpc": "2.0", "id": number, "method": method, "params": value})
+            got = await answer()
+            assert got["id"] == number and got["error"]["code"] == -32600, got
+            assert "params must be an object" in got["error"]["message"]
+        await send({"jsonrpc": "2.0", "id": "last", "method": "tools/list"})  # still serving
+        got = await answer()
+        assert got["id"] == "last" and "Read" in [t["name"] for t in got["result"]["tools"]]
+        proc.stdin.close()
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
