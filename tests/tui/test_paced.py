@@ -42,6 +42,58 @@ def test_sixty_frames_a_second_at_most_on_average() -> None:
     assert painted <= 60 + 3 + 1
 
 
+async def test_a_frame_lets_the_work_ready_to_run_go_first() -> None:
+    """After Enter the request is sent in a chain of loop steps; the prompt's frame went out
+    between two of them and held the request back. A frame now waits for the chain."""
+    order: list[str] = []
+    loop = asyncio.get_running_loop()
+    painted = asyncio.Event()
+
+    def step(n: int) -> None:
+        order.append(f"step {n}")
+        if n < 5:
+            loop.call_soon(step, n + 1)
+
+    def paint() -> None:
+        order.append("paint")
+        painted.set()
+
+    pacer = FramePacer(paint, PERIOD, yield_s=1.0)
+    loop.call_soon(step, 1)
+    pacer.resume()
+    await asyncio.wait_for(painted.wait(), 30)
+    assert order == ["step 1", "step 2", "step 3", "step 4", "step 5", "paint"]
+
+
+async def test_a_busy_loop_still_gets_its_frame_within_the_yield() -> None:
+    """Work that is always ready (an answer streaming at full speed) holds a frame back for
+    ``yield_s`` at most: the first step that starts after it is the last before the paint
+    (the clock is the loop's; no wall-clock bound)."""
+    loop = asyncio.get_running_loop()
+    yield_s = 0.02
+    starts: list[float] = []
+    painted_after: list[int] = []
+    pacer = FramePacer(lambda: painted_after.append(len(starts)), PERIOD, yield_s=yield_s)
+    stop = loop.time() + 30
+
+    def busy() -> None:
+        starts.append(loop.time())
+        end = loop.time() + 0.001
+        while loop.time() < end:
+            pass
+        if not painted_after and loop.time() < stop:
+            loop.call_soon(busy)
+
+    loop.call_soon(busy)
+    await asyncio.sleep(0)
+    asked = loop.time()
+    pacer.resume()
+    await until(lambda: bool(painted_after), what="the frame")
+    ran = starts[: painted_after[0]]
+    assert len([at for at in ran if at >= asked + yield_s]) <= 1
+    assert ran[-1] >= asked  # it did wait for the busy work (not painted at once)
+
+
 class Board(PacedScreen):
     def compose(self) -> ComposeResult:
         yield Static("zero", id="text")
@@ -83,6 +135,7 @@ async def test_changes_in_a_row_are_each_painted_at_once() -> None:
 
         screen._on_timer_update = painting  # type: ignore[method-assign]
         for n in ("one", "two", "three")[:BURST]:
+            await until(lambda: pacer.due is None, what="no frame pending")
             screen.query_one("#text", Static).update(n)
             while not painted or painted[-1] != n:
                 await pilot.pause()

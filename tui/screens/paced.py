@@ -15,6 +15,16 @@ periods; then it waits for the credit to grow back (a token bucket filled at 60 
 second). A burst of changes still becomes one frame (Textual asks once per idle screen),
 and a steady stream of changes is painted at 60 frames a second, as before.
 
+A frame also lets the work that is ready to run go first, for at most ``YIELD_S``: after
+Enter, the request to the model is built and sent in a dozen steps of the event loop, and
+the prompt's frames (6 ms: the prompt cleared, its block mounted and laid out) went out
+between them, so the request left 10 ms later than with no screen (measured against the
+fake Messages API: the socket write at 12.7 ms after Enter instead of 3.0). Painted once
+the loop waits for the network, those frames cost the request nothing. A loop that always
+has work ready (an answer streaming at full speed) still gets a frame within ``YIELD_S``
+of its asking, and keys typed meanwhile are echoed as fast as before the change allowed
+(a frame a period at most).
+
 It is the LAST base of a screen class (``class MainScreen(CompletingScreen, PacedScreen)``),
 as Textual's CSS follows the first base only.
 """
@@ -31,6 +41,14 @@ if TYPE_CHECKING:
 
 BURST = 3
 """Frames that may follow one another at once after a quiet spell."""
+YIELD_S = UPDATE_PERIOD
+"""How long at most a frame waits for the loop's other ready work to run before it."""
+
+
+def others_ready(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether the loop has callbacks ready to run now besides the one running (asyncio's
+    own loop keeps them in ``_ready``; another loop is taken as idle)."""
+    return bool(getattr(loop, "_ready", None))
 
 
 class FramePacer:
@@ -38,11 +56,18 @@ class FramePacer:
     timer it replaces (a frame pauses it; an idle screen with changes resumes it)."""
 
     def __init__(
-        self, paint: Callable[[], None], period: float = UPDATE_PERIOD, burst: int = BURST
+        self,
+        paint: Callable[[], None],
+        period: float = UPDATE_PERIOD,
+        burst: int = BURST,
+        yield_s: float = YIELD_S,
     ) -> None:
         self._paint = paint
         self._period = period
         self._burst = burst
+        self._yield_s = yield_s
+        self._asked = 0.0
+        """When the frame to paint was asked for (loop time)."""
         self._credit = float(burst)
         """Frames that may be painted at once, as of ``_at`` (loop time)."""
         self._at = 0.0
@@ -66,7 +91,7 @@ class FramePacer:
         """Paint a frame as soon as the credit allows (once, however often it is asked)."""
         if self._handle is None:
             loop = asyncio.get_running_loop()
-            now = loop.time()
+            now = self._asked = loop.time()
             self._handle = loop.call_at(now + self.wait(now), self._fire)
 
     def pause(self) -> None:
@@ -81,8 +106,14 @@ class FramePacer:
         self._at = now
 
     def _fire(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if others_ready(loop) and now - self._asked < self._yield_s:
+            # after the work ready now (and what the network brought meanwhile)
+            self._handle = loop.call_at(now, self._fire)
+            return
         self._handle = None
-        self.painted(asyncio.get_running_loop().time())
+        self.painted(now)
         self._paint()
 
 
