@@ -202,6 +202,26 @@ class _KeyHelperTransport:
         await self.inner.aclose()
 
 
+KEEP_ALIVE_S = 300.0
+"""Seconds an idle connection to the API stays open for the next request. The SDK's default
+(httpx's) is 5 s, so a prompt typed after reading an answer opened a new connection: a TCP
+and a TLS handshake before the request (measured on the fake Messages API: eddy connected
+again for a second prompt sent 8 s after the first; Claude Code used one connection for
+both, also 30 s and 70 s apart). A connection the server closed meanwhile is dropped before
+it is used, and the SDK's TCP keepalive probes (after 60 s idle) keep one alive through a
+router that forgets quiet connections."""
+
+
+def kept_alive(anthropic: Any) -> Any:
+    """The SDK's connection limits, with idle connections kept ``KEEP_ALIVE_S``."""
+    sdk = anthropic.DEFAULT_CONNECTION_LIMITS
+    return _sdk_http(anthropic).Limits(
+        max_connections=sdk.max_connections,
+        max_keepalive_connections=sdk.max_keepalive_connections,
+        keepalive_expiry=KEEP_ALIVE_S,
+    )
+
+
 def _sdk_http(anthropic: Any) -> Any:
     """The HTTP library the installed SDK uses (httpx2 from 2.0, httpx before)."""
     base = anthropic._base_client
@@ -243,9 +263,10 @@ def make_client(kwargs: dict[str, Any]) -> Any:
         kwargs.pop("auth_token", None)
         kwargs["api_key"] = key
         http = _sdk_http(anthropic)
-        transport = _KeyHelperTransport(http.AsyncHTTPTransport(), _api_key_helper, key)
+        inner = http.AsyncHTTPTransport(limits=kept_alive(anthropic))
+        transport = _KeyHelperTransport(inner, _api_key_helper, key)
         kwargs["http_client"] = body_client(anthropic, transport=transport)
-    kwargs.setdefault("http_client", body_client(anthropic))
+    kwargs.setdefault("http_client", body_client(anthropic, limits=kept_alive(anthropic)))
     if chosen == "anthropic":
         return anthropic.AsyncAnthropic(**kwargs)
     for name in ("api_key", "auth_token"):

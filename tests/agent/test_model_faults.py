@@ -177,3 +177,21 @@ async def test_interrupt_mid_tool_then_next_prompt(fake_api, tmp_path) -> None:
     content = fake_api.requests[-1]["messages"][-1]["content"]
     assert content[0]["type"] == "tool_result" and content[0]["is_error"] is True
     assert content[-1]["text"] == "stop that"
+
+
+@pytest.mark.slow
+async def test_a_prompt_after_a_pause_uses_the_same_connection(fake_api, tmp_path) -> None:
+    """The SDK's default kept an idle connection 5 s: a prompt typed after reading an answer
+    connected again (a TCP and TLS handshake more, against the real API). Claude Code keeps
+    it; so does eddy now (KEEP_ALIVE_S), and a connection the server closed is not reused."""
+    fake_api.push(Reply([text("one")]), Reply([text("two")]), Reply([text("three")]))
+    session, _events = session_for(fake_api, tmp_path)
+    await run(session, "first")
+    await asyncio.sleep(5.5)  # past the SDK's 5 s: the clock the pool expires connections by
+    await run(session, "second")
+    assert len(fake_api.requests) == 2 and fake_api.peers[0] == fake_api.peers[1]
+    fake_api.close_connections()  # the server closes its side while idle
+    await run(session, "third")
+    assert len(fake_api.requests) == 3 and fake_api.peers[2] != fake_api.peers[1]
+    assert [m.role for m in session.history][-1] == "assistant"
+    assert_all_requests_valid(fake_api)

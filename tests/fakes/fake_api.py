@@ -718,6 +718,8 @@ class FakeAnthropic:
         # each /v1/messages body as the bytes on the wire (tests of the exact encoding)
         self.raw_bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
+        self.peers: list[tuple[str, int]] = []
+        """The client's address of each Messages request (a new port: a new connection)."""
         self.violations: list[str] = []
         self.usage_log: list[dict[str, int]] = []
         self.count_requests: list[dict[str, Any]] = []
@@ -751,12 +753,9 @@ class FakeAnthropic:
         self._thread.start()
         return self
 
-    def stop(self) -> None:
-        server = self._server
-        if server is None:
-            return
-        self._stopping.set()
-        server.shutdown()
+    def close_connections(self) -> None:
+        """Close the server's side of every open connection (an idle keep-alive one, as a
+        server that times them out does)."""
         with self._lock:
             conns = list(self._conns)
         for conn in conns:
@@ -764,6 +763,14 @@ class FakeAnthropic:
                 conn.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+
+    def stop(self) -> None:
+        server = self._server
+        if server is None:
+            return
+        self._stopping.set()
+        server.shutdown()
+        self.close_connections()
         server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -895,6 +902,7 @@ class FakeAnthropic:
                 )
                 self.raw_bodies.append(raw)
                 self.headers.append(hdrs)
+                self.peers.append(h.client_address[:2])
                 if self.log_file:
                     with open(self.log_file, "a", encoding="utf-8") as f:
                         f.write(json.dumps(body) + "\n")
