@@ -169,6 +169,7 @@ async def raw_stream_seconds(
             done.set()
 
     model.client()  # made before the prompt, as eddy's start-up does (not part of a stream)
+    await model.preconnect()  # ... and the connection the TUI opens once the client exists
     if bare:
         session = Session(SessionConfig(workspace, MODEL), model, [], emit)
     else:
@@ -210,6 +211,9 @@ async def ui_stream_seconds(model: Any, workspace: Path) -> tuple[float, float, 
             # the session and the SDK client ready, as the raw stream has them (a prompt sent
             # sooner waits in the conversation for the app's warm-up to make its client)
             while app.main.session is None or not app.main.connected:
+                await pilot.pause()
+            # ... and the connection it opens once the client exists (the raw run's too)
+            while any(w.group == "preconnect" and not w.is_finished for w in app.workers):
                 await pilot.pause()
             start, cpu = time.perf_counter(), time.process_time()
             # as Enter does; pilot.press() would wait until the CPU is idle, i.e. for the end

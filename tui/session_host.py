@@ -275,8 +275,12 @@ class SessionHost:
 
     def _client_ready(self, session: Any) -> None:
         main = self.app.main
-        if main.session is session:  # not a session replaced meanwhile
-            main.client_ready()
+        if main.session is not session:  # a session replaced meanwhile
+            return
+        sent = main.client_ready()
+        preconnect = getattr(getattr(session, "model", None), "preconnect", None)
+        if preconnect is not None and not sent:  # (a prompt sent now opens its own)
+            self.app.run_worker(preconnect(), group="preconnect", exit_on_error=False)
 
     def _banner(self) -> str:
         where = Path(self.app.args.cwd or Path.cwd()).name or "/"

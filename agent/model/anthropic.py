@@ -53,6 +53,8 @@ _ADVICE = {
 }
 
 
+PRECONNECT_TIMEOUT_S = 10.0
+"""How long the start-up's connection to the API may take before it is given up."""
 LOOKBACK_SAFE = 15
 """A breakpoint finds an earlier cache write only within 20 blocks; add one before that."""
 
@@ -243,6 +245,8 @@ class AnthropicModel:
             timeout = float(os.environ.get("API_TIMEOUT_MS", "600000")) / 1000
         self._timeout = timeout
         self._client: Any = None
+        self._http: Any = None
+        """The HTTP client the SDK client sends through (Anthropic's API only)."""
         self._client_lock = threading.Lock()
         self._last_breakpoint: int | None = None
 
@@ -253,10 +257,28 @@ class AnthropicModel:
         if self._client is None:
             with self._client_lock:
                 if self._client is None:
-                    self._client = self._make_client()
+                    self._client, self._http = self._make_client()
         return self._client
 
-    def _make_client(self) -> Any:
+    async def preconnect(self) -> None:
+        """Open the connection the first request will use, as Claude Code does at start-up
+        (``HEAD /api/hello`` on the API's base URL): the TCP and TLS handshakes then happen
+        while the user types, not after Enter. Only on Anthropic's API, not with
+        ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC``, and only once the SDK client exists;
+        whatever it gets back or fails with is ignored (the first request says what is
+        wrong), and it gives up after ``PRECONNECT_TIMEOUT_S``."""
+        http, client = self._http, self._client
+        if (
+            http is None
+            or client is None
+            or os.environ.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")
+        ):
+            return
+        url = str(client.base_url).rstrip("/") + "/api/hello"
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(http.head(url), PRECONNECT_TIMEOUT_S)
+
+    def _make_client(self) -> tuple[Any, Any]:
         # no SDK retries: its waits are silent and honour any retry-after uncapped (see respond)
         kwargs: dict[str, Any] = {"max_retries": 0, "timeout": self._timeout}
         token = os.environ.get("ANTHROPIC_AUTH_TOKEN")

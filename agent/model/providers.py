@@ -228,8 +228,10 @@ def _sdk_http(anthropic: Any) -> Any:
     return getattr(base, "httpx2", None) or base.httpx
 
 
-def make_client(kwargs: dict[str, Any]) -> Any:
-    """The SDK client for the provider the environment selects.
+def make_client(kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The SDK client for the provider the environment selects, and the HTTP client it
+    sends through when the provider is Anthropic's API (None for another: nothing is
+    opened ahead of a request there).
 
     Args:
         kwargs: what ``AsyncAnthropic`` takes (max_retries, timeout, api_key or auth_token,
@@ -268,14 +270,14 @@ def make_client(kwargs: dict[str, Any]) -> Any:
         kwargs["http_client"] = body_client(anthropic, transport=transport)
     kwargs.setdefault("http_client", body_client(anthropic, limits=kept_alive(anthropic)))
     if chosen == "anthropic":
-        return anthropic.AsyncAnthropic(**kwargs)
+        return anthropic.AsyncAnthropic(**kwargs), kwargs["http_client"]
     for name in ("api_key", "auth_token"):
         kwargs.pop(name, None)
     if chosen == "bedrock":
-        return _bedrock(anthropic, kwargs)
+        return _bedrock(anthropic, kwargs), None
     if chosen == "vertex":
-        return _vertex(anthropic, kwargs)
-    return _foundry(anthropic, kwargs)
+        return _vertex(anthropic, kwargs), None
+    return _foundry(anthropic, kwargs), None
 
 
 def _bedrock(anthropic: Any, kwargs: dict[str, Any]) -> Any:

@@ -690,6 +690,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         self.server.fake._handle(self)
 
+    def do_HEAD(self) -> None:  # noqa: N802
+        """A probe with no body (Claude Code's and eddy's ``HEAD /api/hello`` at start-up,
+        to open the connection ahead of the first request): noted, answered 200."""
+        self.server.fake._probed(self)
+
     def do_GET(self) -> None:  # noqa: N802
         self.server.fake._send_error(self, 404, None, f"{self.command} {self.path} not found", {})
 
@@ -720,6 +725,8 @@ class FakeAnthropic:
         self.headers: list[dict[str, str]] = []
         self.peers: list[tuple[str, int]] = []
         """The client's address of each Messages request (a new port: a new connection)."""
+        self.probes: list[tuple[str, tuple[str, int]]] = []
+        """Each HEAD request's path and the client's address."""
         self.violations: list[str] = []
         self.usage_log: list[dict[str, int]] = []
         self.count_requests: list[dict[str, Any]] = []
@@ -752,6 +759,13 @@ class FakeAnthropic:
         self._thread.name = f"fake-anthropic-{server.server_address[1]}"
         self._thread.start()
         return self
+
+    def _probed(self, h: _Handler) -> None:
+        with self._lock:
+            self.probes.append((h.path, h.client_address[:2]))
+        h.send_response(200)
+        h.send_header("Content-Length", "0")
+        h.end_headers()
 
     def close_connections(self) -> None:
         """Close the server's side of every open connection (an idle keep-alive one, as a

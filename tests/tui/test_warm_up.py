@@ -12,6 +12,7 @@ from agent import events as ev
 from agent.model.anthropic import AnthropicModel
 from tests.fakes.fake_api import FakeAnthropic, Reply, text
 from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wait_ready
+from tests.helpers.wait import until
 
 
 async def test_the_client_is_ready_before_the_first_prompt_and_used_by_it(
@@ -43,16 +44,64 @@ async def test_the_client_is_ready_before_the_first_prompt_and_used_by_it(
         assert model._client is client and len(fake_api.requests) == 1
 
 
+async def test_the_connection_is_opened_while_the_user_types(
+    workspace: Path, fake_api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the client exists, eddy opens the connection the first prompt will use, as
+    Claude Code does at start-up (``HEAD /api/hello``): the first request finds it open."""
+    from tui import session_host
+    from tui.app import EddyApp
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", raising=False)
+    monkeypatch.setattr(session_host, "WARM_UP_DELAY", 0.01)
+    fake_api.push(Reply([text("Hello.")]))
+    events = Events()
+    app = EddyApp(make_args(workspace), frozen_clock=True, event_hook=events)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await until(lambda: bool(fake_api.probes), what="the probe")
+        ((path, peer),) = fake_api.probes
+        assert path == "/api/hello" and fake_api.requests == []
+        await type_and_send(pilot, "hi")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+    assert fake_api.peers == [peer]  # the prompt went on the connection opened ahead
+
+
+async def test_no_connection_ahead_without_nonessential_traffic(
+    workspace: Path, fake_api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui import session_host
+    from tui.app import EddyApp
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+    monkeypatch.setattr(session_host, "WARM_UP_DELAY", 0.01)
+    fake_api.push(Reply([text("Hello.")]))
+    events = Events()
+    app = EddyApp(make_args(workspace), frozen_clock=True, event_hook=events)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        await until(lambda: app.main.connected, what="the client")
+        await type_and_send(pilot, "hi")
+        await events.wait_for(ev.TurnFinished)
+        await settle(app, pilot)
+    assert fake_api.probes == [] and len(fake_api.peers) == 1
+
+
 def test_two_threads_asking_at_once_get_one_client(monkeypatch: pytest.MonkeyPatch) -> None:
     model = AnthropicModel("claude-sonnet-4-5", api_key="k", base_url="http://127.0.0.1:9")
     made: list[object] = []
     inside, release = threading.Event(), threading.Event()
 
-    def make() -> object:
+    def make() -> tuple[object, None]:
         made.append(object())
         inside.set()
         release.wait(5)  # the first caller is still making it when the second asks
-        return made[-1]
+        return made[-1], None
 
     monkeypatch.setattr(model, "_make_client", make)
     got: list[object] = []

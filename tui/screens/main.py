@@ -128,11 +128,14 @@ class MainScreen(CompletingScreen, PacedScreen):
         elif self._pending_prompts and self.connect is not None:
             self.connect()
 
-    def client_ready(self) -> None:
-        """The model's client exists: send what was typed while it was being made."""
+    def client_ready(self) -> bool:
+        """The model's client exists: send what was typed while it was being made; whether
+        anything was."""
         self.connected = True
+        waiting = bool(self._pending_prompts)
         if self.session is not None:
             self._send_pending()
+        return waiting and self.session is not None
 
     def _send_pending(self) -> None:
         pending, self._pending_prompts = self._pending_prompts, []
