@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,18 +16,29 @@ from tests.helpers.tui import SIZE, Events, make_args, settle, type_and_send, wa
 from tests.helpers.wait import until
 
 
-async def test_the_client_is_ready_before_the_first_prompt_and_used_by_it(
-    workspace: Path, fake_api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def real_sdk_app(
+    workspace: Path, fake_api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch, **env: str
+) -> tuple[Any, Events]:
+    """The app with the real SDK against ``fake_api`` (one answer scripted), its client
+    made 10 ms after the session is ready; ``env`` set besides."""
     from tui import session_host
     from tui.app import EddyApp
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.setattr(session_host, "WARM_UP_DELAY", 0.01)
     fake_api.push(Reply([text("Hello.")]))
     events = Events()
-    app = EddyApp(make_args(workspace), frozen_clock=True, event_hook=events)
+    return EddyApp(make_args(workspace), frozen_clock=True, event_hook=events), events
+
+
+async def test_the_client_is_ready_before_the_first_prompt_and_used_by_it(
+    workspace: Path, fake_api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, events = real_sdk_app(workspace, fake_api, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
         model = app.main.session.model
@@ -49,16 +61,7 @@ async def test_the_connection_is_opened_while_the_user_types(
 ) -> None:
     """Once the client exists, eddy opens the connection the first prompt will use, as
     Claude Code does at start-up (``HEAD /api/hello``): the first request finds it open."""
-    from tui import session_host
-    from tui.app import EddyApp
-
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
-    monkeypatch.delenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", raising=False)
-    monkeypatch.setattr(session_host, "WARM_UP_DELAY", 0.01)
-    fake_api.push(Reply([text("Hello.")]))
-    events = Events()
-    app = EddyApp(make_args(workspace), frozen_clock=True, event_hook=events)
+    app, events = real_sdk_app(workspace, fake_api, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
         await until(lambda: bool(fake_api.probes), what="the probe")
@@ -73,16 +76,8 @@ async def test_the_connection_is_opened_while_the_user_types(
 async def test_no_connection_ahead_without_nonessential_traffic(
     workspace: Path, fake_api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui import session_host
-    from tui.app import EddyApp
-
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api.base_url)
-    monkeypatch.setenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-    monkeypatch.setattr(session_host, "WARM_UP_DELAY", 0.01)
-    fake_api.push(Reply([text("Hello.")]))
-    events = Events()
-    app = EddyApp(make_args(workspace), frozen_clock=True, event_hook=events)
+    env = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    app, events = real_sdk_app(workspace, fake_api, monkeypatch, **env)
     async with app.run_test(size=SIZE) as pilot:
         await wait_ready(app, pilot)
         await until(lambda: app.main.connected, what="the client")
