@@ -8,6 +8,8 @@ permission rules, checkpoints and transcripts behave as in the TUI. eddy's own e
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime
 import logging
 from pathlib import Path
@@ -76,6 +78,7 @@ class EddyAgent:
         self.conn: Any = None
         self.sessions: dict[str, LiveSession] = {}
         self.client_capabilities: schema.ClientCapabilities | None = None
+        self._warming: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Any) -> None:
         """The connection to the client (updates, permission questions)."""
@@ -150,6 +153,7 @@ class EddyAgent:
         if editor_mcp is not None and manager is not None:
             manager.wait_before_first_call()  # the editor expects them on the first prompt
         live.start(session)
+        self._warm_up(session.model)
         from agent.mcp.ask import unanswered, waiting_line
 
         waiting = unanswered(manager, workspace)
@@ -158,6 +162,24 @@ class EddyAgent:
         self.sessions[live.session_id] = live
         live.send(update_available_commands(available_commands(workspace, session.config.plugins)))
         return live
+
+    def _warm_up(self, model: Any) -> None:
+        """Make the model's SDK client (``import anthropic``, in a thread) and open its
+        connection to the API while the user writes the first prompt, as the terminal app
+        does after start-up; a failure is left for the first prompt to report."""
+        ready = getattr(model, "ready_client", None)
+        preconnect = getattr(model, "preconnect", None)
+        if ready is None or preconnect is None:
+            return  # a model without an SDK client (tests' scripted ones)
+
+        async def warm() -> None:
+            with contextlib.suppress(Exception):
+                await ready()
+                await preconnect()
+
+        task = asyncio.get_running_loop().create_task(warm())
+        self._warming.add(task)
+        task.add_done_callback(self._warming.discard)
 
     def _editor(self, session_id: str) -> EditorTools:
         """What the client offers the tools: its files (reads see its unsaved buffers; changes
@@ -327,6 +349,8 @@ class EddyAgent:
 
     async def close(self) -> None:
         """Close every open session (transcripts, checkpoints)."""
+        for task in list(self._warming):
+            task.cancel()
         for live in list(self.sessions.values()):
             await live.close()
         self.sessions.clear()

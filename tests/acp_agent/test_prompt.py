@@ -13,6 +13,7 @@ from acp import schema, text_block
 
 from tests.acp_agent.client import TIMEOUT, agent_env, eddy_acp, eddy_command
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, thinking, tool_use
+from tests.helpers.wait import until
 
 TODOS = [
     {"content": "Fix a.py", "status": "completed", "activeForm": "Fixing a.py"},
@@ -212,3 +213,22 @@ async def test_embedded_context_and_images_reach_the_model_as_text_it_can_use(
     image = sent.split("attached an image: ", 1)[1].split(" ", 1)[0]
     assert Path(image).read_bytes().startswith(b"\x89PNG")
     assert fake_api.violations == []
+
+
+async def test_a_new_session_opens_the_connection_its_first_prompt_uses(
+    fake_api: FakeAnthropic, workspace: Path
+) -> None:
+    """The SDK client is made and its connection opened while the user writes the first
+    prompt (``HEAD /api/hello``, as Claude Code at start-up), not after it is sent."""
+    fake_api.push(Reply([text("Hi.")]))
+    async with eddy_acp(fake_api, cwd=workspace) as (conn, _client, _):
+        new = await asyncio.wait_for(conn.new_session(cwd=str(workspace), mcp_servers=[]), TIMEOUT)
+        await until(lambda: bool(fake_api.probes), TIMEOUT, "the probe")
+        ((path, peer),) = fake_api.probes
+        assert path == "/api/hello" and fake_api.requests == []
+        prompt = [text_block("hello")]
+        answer = await asyncio.wait_for(
+            conn.prompt(session_id=new.session_id, prompt=prompt), TIMEOUT
+        )
+        assert answer.stop_reason == "end_turn"
+    assert fake_api.peers == [peer]
