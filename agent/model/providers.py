@@ -268,7 +268,8 @@ def make_client(kwargs: dict[str, Any]) -> tuple[Any, Any]:
         inner = http.AsyncHTTPTransport(limits=kept_alive(anthropic))
         transport = _KeyHelperTransport(inner, _api_key_helper, key)
         kwargs["http_client"] = body_client(anthropic, transport=transport)
-    kwargs.setdefault("http_client", body_client(anthropic, limits=kept_alive(anthropic)))
+    if "http_client" not in kwargs:  # (a default argument would make a client to drop)
+        kwargs["http_client"] = body_client(anthropic, limits=kept_alive(anthropic))
     if chosen == "anthropic":
         return anthropic.AsyncAnthropic(**kwargs), kwargs["http_client"]
     for name in ("api_key", "auth_token"):
