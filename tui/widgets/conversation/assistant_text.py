@@ -55,7 +55,11 @@ VIEW_CHARS = 3000
 """About a screenful: sealed text that ends on screen has its last ``VIEW_CHARS`` cut into
 pieces of about ``VIEW_PIECE_CHARS``, so painting the bottom renders little more than it
 shows."""
-VIEW_PIECE_CHARS = 1000
+VIEW_PIECE_CHARS = 300
+"""About a block (a paragraph, a short code fence): the pieces that fill the screen are
+rendered whole before the final frame, so the smaller they are, the less is rendered that
+does not show (a 20,000-token answer's last write rendered 1,500 characters of markdown
+in pieces of 1,000, 5 ms; 940 in pieces of 300, 3.4 ms)."""
 SETTLE_WAITS = 5
 """Refreshes an answer waits at most for its final layout before settling."""
 

@@ -125,6 +125,10 @@ class FrozenMarkdown(Widget):
     """
 
     DEFAULT_CSS = "FrozenMarkdown { height: auto; }"
+    auto_links = False
+    """No action links: a markdown link is drawn as styled text (markdown_content.py), so
+    Textual's link styling of every strip drawn (it works the style out from the CSS each
+    time: a fifth of a line's drawing) has nothing to do."""
 
     def __init__(self, *texts: str, lazy: bool = False) -> None:
         super().__init__(classes="frozen-markdown")

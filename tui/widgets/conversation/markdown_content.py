@@ -52,6 +52,8 @@ def _inline(token: Any, hang: int = 0) -> Content:
     return Content("").join(parts)
 
 
+FENCES = ("```", "~~~")
+"""What a code fence's line starts with."""
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 """A table's separator row (``|---|:-:|``)."""
 _ALIGN = {"text-align:right": "right", "text-align:center": "center"}
@@ -279,20 +281,25 @@ its block, closing tags) are passed over."""
 
 def estimate_height(text: str, width: int) -> int:
     """About how many lines ``markdown_to_content(text)`` takes at ``width`` (for a piece not
-    rendered yet: each source line wrapped, fences dropped, blank runs as one line)."""
+    rendered yet: each source line wrapped, fences dropped, blank runs as one line). It runs
+    over every line of an answer streamed at full speed before its final frame: one strip of
+    each line, and no division for a line that fits."""
     width = max(1, width)
     lines, blank, fenced = 0, False, False
     for line in text.split("\n"):
-        if line.lstrip().startswith(("```", "~~~")):
+        stripped = line.lstrip()
+        if stripped.startswith(FENCES):
             fenced = not fenced
             continue
-        if not fenced and not line.strip():
+        if not (stripped or fenced):
             blank = True
             continue
-        if blank and lines:
-            lines += 1
-        blank = False
-        lines += max(1, -(-(len(line) + (2 if fenced else 0)) // width))
+        if blank:
+            if lines:
+                lines += 1
+            blank = False
+        size = len(line) + 2 if fenced else len(line)
+        lines += 1 if size <= width else -(-size // width)
         if not fenced and "|" in line and _TABLE_RULE.match(line):
             lines += 2  # drawn as a rule; the table gains a top and a bottom line
     return lines
