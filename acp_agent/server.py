@@ -9,7 +9,6 @@ permission rules, checkpoints and transcripts behave as in the TUI. eddy's own e
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
 import logging
 from pathlib import Path
@@ -164,20 +163,11 @@ class EddyAgent:
         return live
 
     def _warm_up(self, model: Any) -> None:
-        """Make the model's SDK client (``import anthropic``, in a thread) and open its
-        connection to the API while the user writes the first prompt, as the terminal app
-        does after start-up; a failure is left for the first prompt to report."""
-        ready = getattr(model, "ready_client", None)
-        preconnect = getattr(model, "preconnect", None)
-        if ready is None or preconnect is None:
-            return  # a model without an SDK client (tests' scripted ones)
+        """Make the model's SDK client and open its connection to the API while the user
+        writes the first prompt, as the terminal app does after start-up."""
+        from agent.model.anthropic import warm_up  # not at the server's start-up
 
-        async def warm() -> None:
-            with contextlib.suppress(Exception):
-                await ready()
-                await preconnect()
-
-        task = asyncio.get_running_loop().create_task(warm())
+        task = asyncio.get_running_loop().create_task(warm_up(model))
         self._warming.add(task)
         task.add_done_callback(self._warming.discard)
 

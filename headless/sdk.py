@@ -43,6 +43,7 @@ from agent import ops
 from agent.checkpoints.rewind_list import PromptMark
 from agent.hooks.engine import HookEngine
 from agent.hooks.extension import HooksExtension
+from agent.model.anthropic import warm_up
 from agent.open import SessionSetupError
 from agent.session.core import Session
 from frontend.images import save_inline_image
@@ -173,6 +174,8 @@ class SdkRun:
         self.signal_code = 0
         """The exit status a signal asked for (0: none came)."""
         self._idle_watch: asyncio.Task[None] | None = None
+        self._warming: asyncio.Task[None] | None = None
+        """The SDK client made and its connection opened ahead of the first prompt."""
         self._state_frames = os.environ.get(STATE_FOR_HOST) == "1" or bool(
             os.environ.get(STATE_FOR_ALL)
         )
@@ -225,6 +228,10 @@ class SdkRun:
             narrow_skills(session, setup.skills)
         self._connect_sdk_servers(session)
         self.model = tap_model(session, self.claude if args.include_partial_messages else None)
+        # while the program driving eddy prepares its first prompt (a ClaudeSDKClient waits
+        # for its user): the SDK client's import and the API's handshakes, as Claude Code
+        # opens its connection at start-up
+        self._warming = asyncio.get_running_loop().create_task(warm_up(self.model))
         if setup.title:
             session.submit(ops.Rename(setup.title))
         applied = dict(setup.applied)
@@ -621,6 +628,8 @@ class SdkRun:
         """stdin ended: nobody can answer eddy's questions now; the work going on ends, the
         session is closed (saved)."""
         self.channel.close()
+        if self._warming is not None:
+            self._warming.cancel()
         for task in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task

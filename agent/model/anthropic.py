@@ -249,6 +249,9 @@ class AnthropicModel:
         """The HTTP client the SDK client sends through (Anthropic's API only)."""
         self._client_lock = threading.Lock()
         self._last_breakpoint: int | None = None
+        self._asked = False
+        """Whether a request has been started: a connection opened ahead is then moot (the
+        request opens its own, or already did)."""
 
     def client(self) -> Any:
         """The SDK client, made on first use; thread-safe, so a UI can make it ahead of the
@@ -266,11 +269,13 @@ class AnthropicModel:
         while the user types, not after Enter. Only on Anthropic's API, not with
         ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC``, and only once the SDK client exists;
         whatever it gets back or fails with is ignored (the first request says what is
-        wrong), and it gives up after ``PRECONNECT_TIMEOUT_S``."""
+        wrong), and it gives up after ``PRECONNECT_TIMEOUT_S``. Not once a request has
+        started: that one opens its own."""
         http, client = self._http, self._client
         if (
             http is None
             or client is None
+            or self._asked
             or os.environ.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")
         ):
             return
@@ -335,6 +340,7 @@ class AnthropicModel:
         Each wait is announced through ``sink.retrying`` and is an ordinary ``await``: Esc
         (cancelling this task) stops it at once, with nothing sent and nothing to undo.
         """
+        self._asked = True
         client = await self.ready_client()
         # the moving breakpoint follows the session's conversation, not side questions
         # (WebFetch's small-model calls go through this client with another model id)
@@ -414,6 +420,20 @@ def _before_body(exc: Exception) -> bool:
     if isinstance(exc, anthropic.APIStatusError):
         return exc.status_code != 200  # 200: an SSE error event, after the body began
     return isinstance(exc, anthropic.APIConnectionError)
+
+
+async def warm_up(model: Any) -> None:
+    """Make ``model``'s SDK client (in a thread: ``import anthropic``) and open its connection
+    to the API (``preconnect``), while the user or the program driving eddy prepares the
+    first prompt. A model without an SDK client (a scripted one) is left alone; a failure is
+    left for the first request to report."""
+    ready = getattr(model, "ready_client", None)
+    preconnect = getattr(model, "preconnect", None)
+    if ready is None or preconnect is None:
+        return
+    with contextlib.suppress(Exception):
+        await ready()
+        await preconnect()
 
 
 def prepare_client(model: Any) -> None:

@@ -14,7 +14,7 @@ import pytest
 from agent import events as ev
 from agent import ops
 from agent.messages import ThinkingBlock, check_invariant, message_from_param
-from agent.model.anthropic import AnthropicModel
+from agent.model.anthropic import AnthropicModel, warm_up
 from agent.session.config import SessionConfig
 from agent.session.core import Session
 from tests.fakes.fake_api import FakeAnthropic, HttpError, Reply, text, thinking, tool_use
@@ -195,3 +195,21 @@ async def test_a_prompt_after_a_pause_uses_the_same_connection(fake_api, tmp_pat
     assert len(fake_api.requests) == 3 and fake_api.peers[2] != fake_api.peers[1]
     assert [m.role for m in session.history][-1] == "assistant"
     assert_all_requests_valid(fake_api)
+
+
+async def test_no_connection_is_opened_ahead_once_a_request_went_out(
+    fake_api, tmp_path, monkeypatch
+) -> None:
+    """The probe that opens the connection ahead of the first prompt (``warm_up``) is moot
+    once a request has gone out (it opened its own): a warm-up that ends after an SDK's
+    ``query()`` arrived sends none. Before any request it does send one."""
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", raising=False)
+    fake_api.push(Reply([text("Hi.")]))
+    session, _events = session_for(fake_api, tmp_path)
+    await run(session, "hi")
+    await warm_up(session.model)
+    assert fake_api.probes == [] and len(fake_api.peers) == 1
+    fresh = AnthropicModel("claude-sonnet-5-5", api_key="test", base_url=fake_api.base_url)
+    await warm_up(fresh)
+    await fresh.aclose()
+    assert [path for path, _ in fake_api.probes] == ["/api/hello"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -226,3 +227,27 @@ def test_sigterm_stops_the_turn_saves_and_exits_though_stdin_stays_open(
     assert result["subtype"] == "error_during_execution"
     assert result["terminal_reason"] == "aborted_streaming"
     assert fake_api.violations == []
+
+
+def test_the_connection_is_opened_while_the_program_prepares_its_first_prompt(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    """After ``initialize`` the SDK client is made and its connection opened (``HEAD
+    /api/hello``, as Claude Code at start-up), so a ClaudeSDKClient's first query does not
+    wait for either; the query then goes on that connection."""
+    fake_api.push(Reply([text("Hello.")]))
+    eddy = SdkProcess(fake_api, tmp_path)
+    try:
+        eddy.send(request("r1", "initialize"))
+        assert eddy.response("r1")["subtype"] == "success"
+        deadline = time.monotonic() + 60
+        while not fake_api.probes and time.monotonic() < deadline:  # wait for the condition
+            time.sleep(0.01)
+        assert [path for path, _ in fake_api.probes] == ["/api/hello"]
+        assert fake_api.requests == []  # ahead of any prompt
+        eddy.send(user("hi"))
+        assert eddy.until(is_result)["result"] == "Hello."
+        assert eddy.finish() == 0
+    finally:
+        eddy.kill()
+    assert fake_api.peers == [fake_api.probes[0][1]]  # the probe's connection, kept
