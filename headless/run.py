@@ -47,6 +47,8 @@ from headless.claude_stream import ClaudeStream
 from headless.model_tap import TappedModel
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent.mcp.manager import McpManager
 
 
@@ -189,6 +191,7 @@ class _PromptRun:
         self.started = time.monotonic()
         self.session: Session | None = None
         self.model: TappedModel | None = None
+        self._connecting: asyncio.Task[None] | None = None
 
     async def run(self, prompt: str) -> int:
         """Open the session, run ``prompt`` and what background work starts; the exit status."""
@@ -199,7 +202,13 @@ class _PromptRun:
             return 2
         session = self.session = opened.session
         end_early()  # a host started for servers the session turned out not to have
-        _make_client_beside_mcp(session)
+        loop = asyncio.get_running_loop()
+
+        def connect() -> None:  # from the client's thread, once the client exists
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the run is over
+                loop.call_soon_threadsafe(self._open_connection)
+
+        _make_client_beside_mcp(session, connect)
         for problem in opened.problems:
             print(f"eddy: {problem}", file=sys.stderr)
         self.model = tap_model(session, self.claude if self.args.include_partial_messages else None)
@@ -217,9 +226,20 @@ class _PromptRun:
         while await _reports_start_a_turn(session, self.signals):  # background work reports
             await session.wait_idle()
         self.results_as_turns_end = False
+        if self._connecting is not None:
+            self._connecting.cancel()
         await session.close()  # the model, the transcript, the checkpoint store
         self.write_results(final=True)
         return self._exit_status()
+
+    def _open_connection(self) -> None:
+        """The SDK client exists: open the connection the first request will use while the
+        MCP servers start, as Claude Code does at start-up (``preconnect``: not once a
+        request went out, which opened its own)."""
+        session = self.session
+        preconnect = getattr(session.model, "preconnect", None) if session is not None else None
+        if preconnect is not None:
+            self._connecting = asyncio.get_running_loop().create_task(preconnect())
 
     def emit(self, event: ev.Event) -> None:
         """The session's events: noted, and written in the run's format."""
@@ -398,10 +418,11 @@ def task_notification(event: ev.BackgroundReported, session_id: str) -> dict[str
     }
 
 
-def _make_client_beside_mcp(session: Session) -> None:
+def _make_client_beside_mcp(session: Session, then: Callable[[], None]) -> None:
     """Make the SDK client in the background now, beside the MCP servers' start, which the
     first request also waits for: ``import anthropic`` takes as long as the rest of the
-    start-up, and was done only after the servers were up.
+    start-up, and was done only after the servers were up; ``then`` is called from that
+    thread once the client exists (or failed to be made).
 
     With servers the first request waits for, the MCP SDK's import comes first (the MCP
     thread is doing it; the servers' processes were spawned before it): both imports at once
@@ -418,6 +439,7 @@ def _make_client_beside_mcp(session: Session) -> None:
             with contextlib.suppress(ImportError):
                 import mcp  # noqa: F401  (waits for the MCP thread's import, or does it)
         prepare_client(session.model)
+        then()
 
     threading.Thread(target=make, name="eddy-sdk-client", daemon=True).start()
 

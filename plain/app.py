@@ -273,6 +273,14 @@ class PlainApp:
         """Build the session (a new one with ``fresh``); False if that failed (said why)."""
         return open_session(self, fresh=fresh)
 
+    def open_connection(self, session: Any) -> None:
+        """Open the connection ``session``'s first prompt will use, now that its SDK client
+        exists (``preconnect``: not once a request went out; not for a session replaced
+        meanwhile)."""
+        preconnect = getattr(session.model, "preconnect", None)
+        if session is self.session and preconnect is not None:
+            self._spawn(preconnect())
+
     async def close_session(self, reason: str = "other") -> None:
         """Stop the running turn, close the model's connection and the transcript (``reason``:
         SessionEnd's)."""

@@ -2,11 +2,14 @@
 
 A session that cannot be resumed (a missing or broken transcript) is not fatal: line mode says
 why and starts a new one. The SDK client is made in the background meanwhile, so that the
-first prompt does not wait for it.
+first prompt does not wait for it, and then the connection to the API is opened, as the
+terminal app does.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -52,7 +55,13 @@ def open_session(app: PlainApp, *, fresh: bool = False) -> bool:
     if picked is not None:
         app.say(picked, "cyan")
     if model is None:
-        warm_up_sdk(session.model)
+        loop = asyncio.get_running_loop()
+
+        def connect() -> None:  # from the warm-up thread, once the client exists
+            with contextlib.suppress(RuntimeError):  # the loop is closed: eddy exits
+                loop.call_soon_threadsafe(app.open_connection, session)
+
+        warm_up_sdk(session.model, connect)
     return True
 
 
@@ -137,18 +146,21 @@ def build_session(
     return open_interactive(args, emit, model=model)
 
 
-def warm_up_sdk(model: Any) -> threading.Thread:
+def warm_up_sdk(model: Any, connect: Callable[[], None] | None = None) -> threading.Thread:
     """Make the SDK client (``import anthropic``, a TLS context) in a background thread, so
-    that the first prompt does not wait for it; then compile the common lexers."""
-    thread = threading.Thread(target=_warm_up, args=(model,), name="eddy-warm-up")
+    that the first prompt does not wait for it; then call ``connect`` (from that thread) and
+    compile the common lexers."""
+    thread = threading.Thread(target=_warm_up, args=(model, connect), name="eddy-warm-up")
     thread.daemon = True
     thread.start()
     return thread
 
 
-def _warm_up(model: Any) -> None:
+def _warm_up(model: Any, connect: Callable[[], None] | None) -> None:
     from agent.model.anthropic import prepare_client
     from plain.markdown import warm_up_highlighting
 
     prepare_client(model)
+    if connect is not None:
+        connect()
     warm_up_highlighting()

@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,41 @@ def test_eddy_plain_through_pipes(fake_api: FakeAnthropic, workspace: Path):
     assert done.returncode == 0, done.stderr
     assert "Piped answer." in done.stdout
     assert "\x1b" not in done.stdout
+
+
+def test_line_mode_opens_the_connection_before_the_first_line(
+    fake_api: FakeAnthropic, workspace: Path
+):
+    """Once its SDK client exists, line mode opens the connection the first prompt will use
+    (``HEAD /api/hello``, as the terminal app and Claude Code do); the prompt goes on it."""
+    fake_api.push(Reply([text("On the open connection.")]))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("ANTHROPIC_") and k != "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"
+    }
+    env.update(ANTHROPIC_BASE_URL=fake_api.base_url, ANTHROPIC_API_KEY="test", TERM="xterm")
+    exe = Path(sys.executable).with_name("eddy")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "cli.main"]
+    proc = subprocess.Popen(
+        [*cmd, "--plain"],
+        cwd=workspace,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not fake_api.probes and time.monotonic() < deadline:  # wait for the condition
+            time.sleep(0.01)
+        assert [path for path, _ in fake_api.probes] == ["/api/hello"]
+        assert fake_api.requests == []  # no line written yet
+        out, err = proc.communicate("hello\n", timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0, err
+    assert "On the open connection." in out
+    assert fake_api.peers == [fake_api.probes[0][1]]

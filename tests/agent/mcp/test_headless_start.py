@@ -62,6 +62,52 @@ def test_the_api_client_is_made_while_the_servers_start(
     assert "mcp__late__echo" in [t["name"] for t in first.get("tools", [])], done.stderr
 
 
+def test_the_connection_is_opened_while_the_servers_start(
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the client exists, ``eddy -p`` opens the connection its first request will use
+    (``HEAD /api/hello``, as Claude Code does at start-up) while the first request waits for
+    the servers: the server here answers only once that probe came, and the request then
+    goes on the probe's connection."""
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", raising=False)
+    probed = tmp_path / "probed"
+    answer = fake_api._probed
+
+    def noting(handler: object) -> None:  # the fake notes the probe where the server sees it
+        answer(handler)
+        probed.touch()
+
+    monkeypatch.setattr(fake_api, "_probed", noting)
+    server = tmp_path / "after_probe.py"
+    server.write_text(
+        "import pathlib, runpy, sys, time\n"
+        f"while not pathlib.Path({str(probed)!r}).exists():\n"
+        "    time.sleep(0.02)\n"
+        f"sys.argv = [{str(FAKE)!r}, '--name', 'late']\n"
+        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
+    )
+    servers = tmp_path / "servers.json"
+    entry = {"command": sys.executable, "args": [str(server)]}
+    servers.write_text(json.dumps({"mcpServers": {"late": entry}}))
+    monkeypatch.setenv("MCP_TIMEOUT", "20000")
+    fake_api.push(Reply([text("done")]))
+    done = eddy(
+        fake_api,
+        tmp_path,
+        "-p",
+        "hi",
+        "--mcp-config",
+        str(servers),
+        "--strict-mcp-config",
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [path for path, _ in fake_api.probes] == ["/api/hello"]
+    (first,) = fake_api.requests
+    assert "mcp__late__echo" in [t["name"] for t in first.get("tools", [])], done.stderr
+    assert fake_api.peers == [fake_api.probes[0][1]]
+
+
 def test_the_servers_of_a_headless_run_start_at_its_own_priority(
     fake_api: FakeAnthropic, tmp_path: Path
 ) -> None:
