@@ -165,41 +165,39 @@ def _need(module: str, extra: str, what: str) -> None:
         raise _config(f"{what} needs the {extra} extra: pip install 'eddy[{extra}]'")
 
 
-class _KeyHelperTransport:
-    """The HTTP transport under the SDK client for ``apiKeyHelper``: puts the helper's key on
-    every request and, after a 401, runs the helper once more and sends the request again with
-    the new key. A transport (the SDK's HTTP library's own extension point, the same in httpx
-    and httpx2) rather than SDK middleware, which only some SDK versions have."""
+def _key_helper_auth(anthropic: Any, command: str, key: str) -> Any:
+    """The auth of the SDK's HTTP client under ``apiKeyHelper``: puts the helper's key on
+    every request and, after a 401, runs the helper once more and sends the request again
+    with the new key. An auth flow (the HTTP library's own extension point, the same in
+    httpx and httpx2) rather than SDK middleware, which only some SDK versions have, or a
+    transport, which would replace the SDK's own (its TCP keepalive, the proxies of the
+    environment)."""
+    import asyncio
 
-    def __init__(self, inner: Any, command: str, key: str) -> None:
-        self.inner = inner
-        self.command = command
-        self.key = key
+    class KeyHelperAuth(_sdk_http(anthropic).Auth):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.key = key
 
-    async def handle_async_request(self, request: Any) -> Any:
-        import asyncio
+        async def async_auth_flow(self, request: Any) -> Any:
+            self._with_key(request)
+            response = yield request
+            if response.status_code != 401:
+                return
+            fresh = await asyncio.to_thread(run_api_key_helper, command)
+            if fresh == self.key:
+                return
+            self.key = fresh
+            self._with_key(request)
+            yield request
 
-        self._with_key(request)
-        response = await self.inner.handle_async_request(request)
-        if response.status_code != 401:
-            return response
-        fresh = await asyncio.to_thread(run_api_key_helper, self.command)
-        if fresh == self.key:
-            return response
-        self.key = fresh
-        await response.aclose()
-        self._with_key(request)
-        return await self.inner.handle_async_request(request)
+        def _with_key(self, request: Any) -> None:
+            # the SDK sends the key as x-api-key (before 2.0) or as a bearer token (2.x)
+            if request.headers.get("authorization", "").lower().startswith("bearer "):
+                request.headers["Authorization"] = f"Bearer {self.key}"
+            else:
+                request.headers["X-Api-Key"] = self.key
 
-    def _with_key(self, request: Any) -> None:
-        # the SDK sends the key as x-api-key (before 2.0) or as a bearer token (2.x)
-        if request.headers.get("authorization", "").lower().startswith("bearer "):
-            request.headers["Authorization"] = f"Bearer {self.key}"
-        else:
-            request.headers["X-Api-Key"] = self.key
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
+    return KeyHelperAuth()
 
 
 KEEP_ALIVE_S = 300.0
@@ -264,10 +262,8 @@ def make_client(kwargs: dict[str, Any]) -> tuple[Any, Any]:
         key = run_api_key_helper(_api_key_helper)
         kwargs.pop("auth_token", None)
         kwargs["api_key"] = key
-        http = _sdk_http(anthropic)
-        inner = http.AsyncHTTPTransport(limits=kept_alive(anthropic))
-        transport = _KeyHelperTransport(inner, _api_key_helper, key)
-        kwargs["http_client"] = body_client(anthropic, transport=transport)
+        auth = _key_helper_auth(anthropic, _api_key_helper, key)
+        kwargs["http_client"] = body_client(anthropic, limits=kept_alive(anthropic), auth=auth)
     if "http_client" not in kwargs:  # (a default argument would make a client to drop)
         kwargs["http_client"] = body_client(anthropic, limits=kept_alive(anthropic))
     if chosen == "anthropic":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -263,3 +264,26 @@ async def test_a_failing_api_key_helper_is_a_message(
     events = await _run(tmp_path, AnthropicModel(MODEL, base_url="http://127.0.0.1:9"))
     (message,) = _errors(events)
     assert "apiKeyHelper" in message and "exited with 3" in message and "nope" in message
+
+
+async def test_api_key_helper_keeps_the_sdks_tcp_keepalive(
+    fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under apiKeyHelper the HTTP client is still the SDK's own, with its TCP keepalive
+    probes: an idle connection is kept for the next prompt (KEEP_ALIVE_S), and without them
+    a router that forgets quiet connections would leave that prompt on a dead one."""
+    providers.set_api_key_helper("echo key-1")
+    options: list[tuple[int, int]] = []
+    setsockopt = socket.socket.setsockopt
+
+    def noted(sock: socket.socket, level: int, name: int, *value: object) -> None:
+        options.append((level, name))
+        setsockopt(sock, level, name, *value)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(socket.socket, "setsockopt", noted)
+    fake_api.push(Reply([text("ok")]))
+    events = await _run(tmp_path, AnthropicModel(MODEL, base_url=fake_api.base_url))
+    assert events.of(ev.TurnFinished)[-1].subtype == "success", _errors(events)
+    assert (socket.SOL_SOCKET, socket.SO_KEEPALIVE) in options
+    (headers,) = fake_api.headers
+    assert (headers.get("x-api-key") or headers["authorization"].removeprefix("Bearer ")) == "key-1"
