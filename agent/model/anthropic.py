@@ -297,7 +297,9 @@ class AnthropicModel:
             make_client,  # Bedrock, Vertex, Foundry by Claude Code's env
         )
 
-        return make_client(kwargs)
+        made = make_client(kwargs)
+        _ask_the_platform()
+        return made
 
     async def aclose(self) -> None:
         """Close the HTTP client (if one was made)."""
@@ -420,6 +422,20 @@ def _before_body(exc: Exception) -> bool:
     if isinstance(exc, anthropic.APIStatusError):
         return exc.status_code != 200  # 200: an SSE error event, after the body began
     return isinstance(exc, anthropic.APIConnectionError)
+
+
+def _ask_the_platform() -> None:
+    """Ask what the SDK asks about the machine at its client's first request, for its
+    ``X-Stainless-OS`` header (``uname -p`` in a subprocess, /etc/os-release: 20-40 ms, in a
+    thread, between the prompt and its request): the standard library and ``distro`` cache
+    the answers, so that request finds them. Called where the client is made, which is in a
+    thread ahead of the first prompt. An SDK without that function is left alone."""
+    from anthropic import _base_client
+
+    get_platform = getattr(_base_client, "get_platform", None)
+    if get_platform is not None:
+        with contextlib.suppress(Exception):
+            get_platform()
 
 
 async def warm_up(model: Any) -> None:

@@ -213,3 +213,24 @@ async def test_no_connection_is_opened_ahead_once_a_request_went_out(
     await warm_up(fresh)
     await fresh.aclose()
     assert [path for path, _ in fake_api.probes] == ["/api/hello"]
+
+
+async def test_the_platform_is_asked_when_the_client_is_made(fake_api, monkeypatch) -> None:
+    """The SDK asks what the machine is at its client's first request (``uname -p`` in a
+    subprocess and /etc/os-release, 20-40 ms between the prompt and its request); eddy asks
+    it where it makes the client, ahead of the first prompt, so that request finds the
+    answers cached."""
+    from anthropic import _base_client
+
+    asked: list[str] = []
+    real = _base_client.get_platform
+
+    def get_platform() -> object:
+        asked.append("platform")
+        return real()
+
+    monkeypatch.setattr(_base_client, "get_platform", get_platform)
+    model = AnthropicModel("claude-sonnet-5-5", api_key="test", base_url=fake_api.base_url)
+    model.client()
+    await model.aclose()
+    assert asked == ["platform"]
