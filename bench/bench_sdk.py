@@ -31,6 +31,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_headless import PACKAGES, claude_home  # noqa: E402
+
 from tests.fakes.fake_api import FakeAnthropic, Reply, text  # noqa: E402
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 5
@@ -44,18 +46,6 @@ USER = {
     "parent_tool_use_id": None,
     "session_id": "default",
 }
-
-
-def claude_home(cwd: Path) -> str:
-    """A scratch HOME in which Claude Code is past onboarding and trusts ``cwd``."""
-    home = tempfile.mkdtemp(prefix="claude-bench-home-")
-    config = {
-        "hasCompletedOnboarding": True,
-        "customApiKeyResponses": {"approved": [KEY[-20:]], "rejected": []},
-        "projects": {str(cwd): {"hasTrustDialogAccepted": True}},
-    }
-    Path(home, ".claude.json").write_text(json.dumps(config))
-    return home
 
 
 class Agent:
@@ -74,7 +64,7 @@ class Agent:
         if self.name == "eddy":
             env |= {"EDDY_DATA_DIR": str(cwd / ".data"), "EDDY_TRUSTED_FOLDERS": str(cwd)}
         else:
-            env |= {"HOME": claude_home(cwd), "DISABLE_AUTOUPDATER": "1"}
+            env |= {"HOME": claude_home(cwd, KEY), "DISABLE_AUTOUPDATER": "1"}
         self.fake.validate = self.name == "eddy"  # Claude Code sends shapes it does not model
         self.fake.push(Reply([text("Hi.")]))
         start = time.time()
@@ -163,6 +153,8 @@ def line(what: str, ours: list[float], theirs: list[float]) -> str:
 
 
 def main() -> None:
+    # compiled once, as an installation is (bench_headless.py says why)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *PACKAGES], cwd=ROOT, check=True)
     claude = os.environ.get("CLAUDE_BIN") or shutil.which("claude")
     eddy = str(Path(sys.executable).with_name("eddy"))
     figures: dict[str, dict[str, list[float]]] = {}

@@ -18,6 +18,23 @@ from tests.helpers.headless import eddy
 pytestmark = pytest.mark.slow
 
 
+def late_server(tmp_path: Path, marker: Path) -> Path:
+    """A servers file for ``--mcp-config`` naming one server, ``late``, that answers only
+    once ``marker`` exists (its echo tool is then offered)."""
+    server = tmp_path / "late_server.py"
+    server.write_text(
+        "import pathlib, runpy, sys, time\n"
+        f"while not pathlib.Path({str(marker)!r}).exists():\n"
+        "    time.sleep(0.02)\n"
+        f"sys.argv = [{str(FAKE)!r}, '--name', 'late']\n"
+        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
+    )
+    servers = tmp_path / "servers.json"
+    entry = {"command": sys.executable, "args": [str(server)]}
+    servers.write_text(json.dumps({"mcpServers": {"late": entry}}))
+    return servers
+
+
 def test_the_api_client_is_made_while_the_servers_start(
     fake_api: FakeAnthropic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -28,21 +45,11 @@ def test_the_api_client_is_made_while_the_servers_start(
     made = tmp_path / "client-made"
     helper = tmp_path / "key.py"
     helper.write_text(f"import pathlib\npathlib.Path({str(made)!r}).touch()\nprint('test-key')\n")
-    server = tmp_path / "after_client.py"
-    server.write_text(
-        "import pathlib, runpy, sys, time\n"
-        f"while not pathlib.Path({str(made)!r}).exists():\n"
-        "    time.sleep(0.02)\n"
-        f"sys.argv = [{str(FAKE)!r}, '--name', 'late']\n"
-        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
-    )
+    servers = late_server(tmp_path, made)
     config_dir().mkdir(parents=True, exist_ok=True)
     (config_dir() / "settings.json").write_text(
         json.dumps({"apiKeyHelper": f"{sys.executable} {helper}"})
     )
-    servers = tmp_path / "servers.json"
-    entry = {"command": sys.executable, "args": [str(server)]}
-    servers.write_text(json.dumps({"mcpServers": {"late": entry}}))
     monkeypatch.setenv("MCP_TIMEOUT", "20000")
     fake_api.push(Reply([text("done")]))
     done = eddy(
@@ -78,17 +85,7 @@ def test_the_connection_is_opened_while_the_servers_start(
         probed.touch()
 
     monkeypatch.setattr(fake_api, "_probed", noting)
-    server = tmp_path / "after_probe.py"
-    server.write_text(
-        "import pathlib, runpy, sys, time\n"
-        f"while not pathlib.Path({str(probed)!r}).exists():\n"
-        "    time.sleep(0.02)\n"
-        f"sys.argv = [{str(FAKE)!r}, '--name', 'late']\n"
-        f"runpy.run_path({str(FAKE)!r}, run_name='__main__')\n"
-    )
-    servers = tmp_path / "servers.json"
-    entry = {"command": sys.executable, "args": [str(server)]}
-    servers.write_text(json.dumps({"mcpServers": {"late": entry}}))
+    servers = late_server(tmp_path, probed)
     monkeypatch.setenv("MCP_TIMEOUT", "20000")
     fake_api.push(Reply([text("done")]))
     done = eddy(
