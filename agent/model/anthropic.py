@@ -249,8 +249,8 @@ class AnthropicModel:
         """The HTTP client the SDK client sends through (Anthropic's API only)."""
         self._client_lock = threading.Lock()
         self._last_breakpoint: int | None = None
-        self._asked = False
-        """Whether a request has been started: a connection opened ahead is then moot (the
+        self._requested = False
+        """Whether a request has been started: a connection opened ahead is then moot (that
         request opens its own, or already did)."""
 
     def client(self) -> Any:
@@ -275,7 +275,7 @@ class AnthropicModel:
         if (
             http is None
             or client is None
-            or self._asked
+            or self._requested
             or os.environ.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")
         ):
             return
@@ -342,7 +342,7 @@ class AnthropicModel:
         Each wait is announced through ``sink.retrying`` and is an ordinary ``await``: Esc
         (cancelling this task) stops it at once, with nothing sent and nothing to undo.
         """
-        self._asked = True
+        self._requested = True
         client = await self.ready_client()
         # the moving breakpoint follows the session's conversation, not side questions
         # (WebFetch's small-model calls go through this client with another model id)
