@@ -279,7 +279,9 @@ class SessionHost:
             return
         sent = main.client_ready()
         preconnect = getattr(getattr(session, "model", None), "preconnect", None)
-        if preconnect is not None and not sent:  # (a prompt sent now opens its own)
+        # prompts typed while the client was made were held here, not sent: the model's own
+        # check (no probe once a request started) would come too late for the one sent now
+        if preconnect is not None and not sent:
             self.app.run_worker(preconnect(), group="preconnect", exit_on_error=False)
 
     def _banner(self) -> str:

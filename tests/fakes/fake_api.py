@@ -727,6 +727,10 @@ class FakeAnthropic:
         """The client's address of each Messages request (a new port: a new connection)."""
         self.probes: list[tuple[str, tuple[str, int]]] = []
         """Each HEAD request's path and the client's address."""
+        self.probed = threading.Event()
+        """Set at the first HEAD request (a test waits for it)."""
+        self.on_probe: Callable[[], Any] | None = None
+        """Called at each HEAD request, once noted (a test tells another process)."""
         self.violations: list[str] = []
         self.usage_log: list[dict[str, int]] = []
         self.count_requests: list[dict[str, Any]] = []
@@ -763,6 +767,9 @@ class FakeAnthropic:
     def _probed(self, h: _Handler) -> None:
         with self._lock:
             self.probes.append((h.path, h.client_address[:2]))
+        self.probed.set()
+        if self.on_probe is not None:
+            self.on_probe()
         h.send_response(200)
         h.send_header("Content-Length", "0")
         h.end_headers()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -240,9 +239,7 @@ def test_the_connection_is_opened_while_the_program_prepares_its_first_prompt(
     try:
         eddy.send(request("r1", "initialize"))
         assert eddy.response("r1")["subtype"] == "success"
-        deadline = time.monotonic() + 60
-        while not fake_api.probes and time.monotonic() < deadline:  # wait for the condition
-            time.sleep(0.01)
+        assert fake_api.probed.wait(60), "no probe"
         assert [path for path, _ in fake_api.probes] == ["/api/hello"]
         assert fake_api.requests == []  # ahead of any prompt
         eddy.send(user("hi"))

@@ -7,7 +7,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -128,9 +127,7 @@ def test_line_mode_opens_the_connection_before_the_first_line(
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not fake_api.probes and time.monotonic() < deadline:  # wait for the condition
-            time.sleep(0.01)
+        assert fake_api.probed.wait(60), "no probe"
         assert [path for path, _ in fake_api.probes] == ["/api/hello"]
         assert fake_api.requests == []  # no line written yet
         out, err = proc.communicate("hello\n", timeout=60)

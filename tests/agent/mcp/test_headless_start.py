@@ -18,9 +18,12 @@ from tests.helpers.headless import eddy
 pytestmark = pytest.mark.slow
 
 
-def late_server(tmp_path: Path, marker: Path) -> Path:
-    """A servers file for ``--mcp-config`` naming one server, ``late``, that answers only
-    once ``marker`` exists (its echo tool is then offered)."""
+def run_with_late_server(
+    fake_api: FakeAnthropic, tmp_path: Path, marker: Path, *, key: bool = True
+) -> list[str]:
+    """``eddy -p hi`` with one MCP server, ``late``, that answers only once ``marker`` exists
+    (it polls for the file: another process); the names of the tools its one request
+    offered (``mcp__late__echo`` once the server answered in time)."""
     server = tmp_path / "late_server.py"
     server.write_text(
         "import pathlib, runpy, sys, time\n"
@@ -32,7 +35,22 @@ def late_server(tmp_path: Path, marker: Path) -> Path:
     servers = tmp_path / "servers.json"
     entry = {"command": sys.executable, "args": [str(server)]}
     servers.write_text(json.dumps({"mcpServers": {"late": entry}}))
-    return servers
+    fake_api.push(Reply([text("done")]))
+    done = eddy(
+        fake_api,
+        tmp_path,
+        "-p",
+        "hi",
+        "--mcp-config",
+        str(servers),
+        "--strict-mcp-config",
+        key=key,
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stderr
+    assert fake_api.violations == []
+    (first,) = fake_api.requests
+    return [tool["name"] for tool in first.get("tools", [])]
 
 
 def test_the_api_client_is_made_while_the_servers_start(
@@ -45,28 +63,12 @@ def test_the_api_client_is_made_while_the_servers_start(
     made = tmp_path / "client-made"
     helper = tmp_path / "key.py"
     helper.write_text(f"import pathlib\npathlib.Path({str(made)!r}).touch()\nprint('test-key')\n")
-    servers = late_server(tmp_path, made)
     config_dir().mkdir(parents=True, exist_ok=True)
     (config_dir() / "settings.json").write_text(
         json.dumps({"apiKeyHelper": f"{sys.executable} {helper}"})
     )
     monkeypatch.setenv("MCP_TIMEOUT", "20000")
-    fake_api.push(Reply([text("done")]))
-    done = eddy(
-        fake_api,
-        tmp_path,
-        "-p",
-        "hi",
-        "--mcp-config",
-        str(servers),
-        "--strict-mcp-config",
-        key=False,
-        timeout=90,
-    )
-    assert done.returncode == 0, done.stderr
-    assert fake_api.violations == []
-    (first,) = fake_api.requests
-    assert "mcp__late__echo" in [t["name"] for t in first.get("tools", [])], done.stderr
+    assert "mcp__late__echo" in run_with_late_server(fake_api, tmp_path, made, key=False)
 
 
 def test_the_connection_is_opened_while_the_servers_start(
@@ -78,30 +80,10 @@ def test_the_connection_is_opened_while_the_servers_start(
     goes on the probe's connection."""
     monkeypatch.delenv("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", raising=False)
     probed = tmp_path / "probed"
-    answer = fake_api._probed
-
-    def noting(handler: object) -> None:  # the fake notes the probe where the server sees it
-        answer(handler)
-        probed.touch()
-
-    monkeypatch.setattr(fake_api, "_probed", noting)
-    servers = late_server(tmp_path, probed)
+    fake_api.on_probe = probed.touch  # the server, another process, waits for this file
     monkeypatch.setenv("MCP_TIMEOUT", "20000")
-    fake_api.push(Reply([text("done")]))
-    done = eddy(
-        fake_api,
-        tmp_path,
-        "-p",
-        "hi",
-        "--mcp-config",
-        str(servers),
-        "--strict-mcp-config",
-        timeout=90,
-    )
-    assert done.returncode == 0, done.stderr
+    assert "mcp__late__echo" in run_with_late_server(fake_api, tmp_path, probed)
     assert [path for path, _ in fake_api.probes] == ["/api/hello"]
-    (first,) = fake_api.requests
-    assert "mcp__late__echo" in [t["name"] for t in first.get("tools", [])], done.stderr
     assert fake_api.peers == [fake_api.probes[0][1]]
 
 

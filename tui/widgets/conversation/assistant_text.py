@@ -29,7 +29,7 @@ from typing import Any
 from frontend.partial_markdown import close_partial
 from frontend.sanitize import sanitize
 from tui.widgets.conversation.frozen_markdown import FrozenMarkdown
-from tui.widgets.conversation.markdown_content import estimate_height
+from tui.widgets.conversation.markdown_content import FENCES, estimate_height
 from tui.widgets.laid_out import LaidOut
 from tui.widgets.prompt.prompt_input import PromptInput
 
@@ -82,7 +82,7 @@ def seal_point(text: str) -> int:
     lines = text.split("\n")
     for i, line in enumerate(lines[:-1]):
         offset += len(line) + 1
-        if line.lstrip().startswith(("```", "~~~")):
+        if line.lstrip().startswith(FENCES):
             fenced = not fenced
         elif not fenced and not line.strip() and i > 0 and _cuttable(lines[i + 1]):
             cut = offset
@@ -97,7 +97,7 @@ def split_blocks(text: str, size: int = PIECE_CHARS) -> list[str]:
     lines = text.split("\n")
     for i, line in enumerate(lines[:-1]):
         offset += len(line) + 1
-        if line.lstrip().startswith(("```", "~~~")):
+        if line.lstrip().startswith(FENCES):
             fenced = not fenced
         elif (
             not fenced
