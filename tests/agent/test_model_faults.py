@@ -215,11 +215,12 @@ async def test_no_connection_is_opened_ahead_once_a_request_went_out(
     assert [path for path, _ in fake_api.probes] == ["/api/hello"]
 
 
-async def test_the_platform_is_asked_when_the_client_is_made(fake_api, monkeypatch) -> None:
-    """The SDK asks what the machine is at its client's first request (``uname -p`` in a
-    subprocess and /etc/os-release, 20-40 ms between the prompt and its request); eddy asks
-    it where it makes the client, ahead of the first prompt, so that request finds the
-    answers cached."""
+async def test_the_first_request_waits_for_no_thread(fake_api, tmp_path, monkeypatch) -> None:
+    """The SDK asks what the machine is (``uname -p`` in a subprocess, /etc/os-release) at its
+    client's first request, in a worker thread: the request waited for it, and the loop ran
+    what was ready meanwhile (in the TUI, the prompt's frame went out before the request).
+    eddy asks it where it makes the client, ahead of the first prompt, and hands the answer
+    to the client: the first request hops to no thread, and still says what the OS is."""
     from anthropic import _base_client
 
     asked: list[str] = []
@@ -230,7 +231,19 @@ async def test_the_platform_is_asked_when_the_client_is_made(fake_api, monkeypat
         return real()
 
     monkeypatch.setattr(_base_client, "get_platform", get_platform)
-    model = AnthropicModel("claude-sonnet-5-5", api_key="test", base_url=fake_api.base_url)
-    model.client()
-    await model.aclose()
+    fake_api.push(Reply([text("Hi.")]))
+    session, _events = session_for(fake_api, tmp_path)
+    session.model.client()
     assert asked == ["platform"]
+    hops: list[object] = []
+    to_thread = asyncio.to_thread
+
+    async def spy(func, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+        hops.append(func)
+        return await to_thread(func, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "to_thread", spy)
+    await run(session, "hi")
+    assert [m.role for m in session.history] == ["user", "assistant"]
+    assert hops == [] and asked == ["platform"]
+    assert fake_api.headers[0].get("x-stainless-os") == str(real())
