@@ -238,7 +238,7 @@ async def test_the_first_request_waits_for_no_thread(fake_api, tmp_path, monkeyp
     hops: list[object] = []
     to_thread = asyncio.to_thread
 
-    async def spy(func, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+    async def spy(func, /, *args, **kwargs):
         hops.append(func)
         return await to_thread(func, *args, **kwargs)
 

@@ -154,6 +154,33 @@ async def test_pieces_of_one_widget_show_as_blocks_and_are_selectable_once_all_r
         assert not widget.materialize_next()  # nothing left to render
 
 
+def _text_and_styles(line: list[Any]) -> list[tuple[str, str]]:
+    return [(segment.text, str(segment.style)) for segment in line]  # str(): no meta
+
+
+async def test_lines_drawn_before_selection_is_offered_carry_no_offsets_then_do() -> None:
+    """Until every piece is rendered (selection not offered yet), a line is drawn with the
+    text and styles Textual draws, without the selection offsets in its styles (40% of a
+    line's drawing, in the final frame of an answer streamed at full speed); once every piece
+    is rendered, exactly as Textual draws them, offsets and all."""
+    app = Grown()
+    async with app.run_test(size=(57, 10)) as pilot:  # the last piece off screen: lazy
+        await pilot.pause()
+        widget = app.query_one(FrozenMarkdown)
+        assert not widget.materialized
+        ours = lines(widget, 10)
+        assert all(not segment.style.meta for segment in ours[0])  # type: ignore[union-attr]
+        widget.materialize()
+        await pilot.pause()
+        Widget._render_content(widget)  # Textual's own: every line of the content at once
+        textual = [list(Widget.render_line(widget, y)) for y in range(10)]
+        assert [_text_and_styles(line) for line in ours] == [
+            _text_and_styles(line) for line in textual
+        ]
+        assert any(s.style.meta.get("offset") for line in textual for s in line)  # type: ignore[attr-defined]
+        assert_drawn_as_textual_would(widget)
+
+
 async def all_rendered(app: Grown, pilot: Any) -> FrozenMarkdown:
     """The app's FrozenMarkdown, every piece rendered and painted."""
     await pilot.pause()

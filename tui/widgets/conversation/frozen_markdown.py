@@ -11,6 +11,11 @@ Only the lines on screen are turned into strips: the Content is kept as its sour
 (paragraphs), each wrapped for the layout's height and rendered to strips only when one of
 its lines is painted, and kept when the widget's height changes (an estimated height
 replaced by the real one would otherwise render the whole piece again).
+
+Until every piece is rendered, mouse selection is not offered, and a line that fits is drawn
+without the selection offsets Textual puts in the style of every segment (``quick_strip``:
+the same text and styles; the offsets cost 40% of a line's drawing, and the last screenful
+of an answer streamed at full speed is drawn in its final frame, after the stream).
 """
 
 from __future__ import annotations
@@ -44,6 +49,22 @@ def _on_line(strip: Strip, y: int) -> Strip:
     return Strip(segments, strip.cell_length)
 
 
+def quick_strip(widget: Widget, paragraph: Content, width: int, style: Any) -> Strip | None:
+    """``paragraph`` drawn as ``Visual.to_strips`` draws a line that fits in ``width`` in a
+    widget with Textual's default text rules, without the selection offsets in its segments'
+    styles; None when it does not fit or holds a tab (Textual's own drawing then)."""
+    if paragraph.cell_length > width or "\t" in paragraph.plain:
+        return None
+    rules = widget.styles
+    if rules.text_align not in ("left", "start") or rules.line_pad:
+        return None
+    segments = [
+        Segment(text, (style + text_style).rich_style)
+        for text, text_style in paragraph.render(style, end="", parse_style=widget._get_style)
+    ]
+    return Strip(segments, paragraph.cell_length)
+
+
 def _height(paragraph: Content, width: int, rules: Any) -> int:
     """The screen lines of a paragraph too long for ``width``: with its hanging indent."""
     if hang_of(paragraph.plain, width):
@@ -71,7 +92,16 @@ class _Piece:
     """Part of a FrozenMarkdown: its markdown, rendered when first painted, kept as its
     lines (paragraphs) and the strips of those painted so far."""
 
-    __slots__ = ("content", "estimate", "paragraphs", "placed", "starts", "strips", "text")
+    __slots__ = (
+        "content",
+        "estimate",
+        "paragraphs",
+        "placed",
+        "quick",
+        "starts",
+        "strips",
+        "text",
+    )
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -83,6 +113,8 @@ class _Piece:
         self.strips: dict[int, list[Strip]] = {}
         self.placed: dict[int, list[Strip]] = {}
         """Strips whose selection offsets name the line in the whole widget."""
+        self.quick: dict[int, list[Strip]] = {}
+        """Strips drawn while the widget is not selectable (no selection offsets)."""
 
     def render(self) -> bool:
         """Render the markdown; True if it was not rendered before."""
@@ -259,6 +291,7 @@ class FrozenMarkdown(Widget):
             for piece in self._pieces:
                 piece.strips.clear()
                 piece.placed.clear()
+                piece.quick.clear()
         offsets = self._offsets[1] if self._offsets[0] == width else self._layout(width)
         index = bisect_right(offsets, y) - 1  # as laid out: a piece rendered now moves
         if not 0 <= index < len(self._pieces):  # the ones below at the next layout
@@ -282,25 +315,21 @@ class FrozenMarkdown(Widget):
     def _strips(self, index: int, line: int, width: int, style: Any) -> list[Strip]:
         """The strips of a piece's line (-1: the blank line above it); with the selection
         offsets of the whole once every piece is rendered (before that, selection is not
-        offered)."""
+        offered, and a line that fits is drawn without any: ``quick_strip``)."""
         piece = self._pieces[index]
         strips = piece.placed.get(line)
         if strips is not None:
             return strips
+        materialized = self.materialized
+        if not materialized:
+            strips = piece.quick.get(line)
+            if strips is None:
+                strips = piece.quick[line] = self._draw(piece, line, width, style, quick=True)
+            return strips
+        piece.quick.clear()
         strips = piece.strips.get(line)
         if strips is None:
-            paragraph = piece.paragraphs[line] if line >= 0 else Content("")
-            if paragraph.cell_length > width and hang_of(paragraph.plain, width):
-                strips = [
-                    _shifted(strip, dx)
-                    for part, dx in hanging_lines(paragraph, width)
-                    for strip in Visual.to_strips(self, part, width, None, style)
-                ]
-            else:
-                strips = Visual.to_strips(self, paragraph, width, None, style)
-            piece.strips[line] = strips
-        if not self.materialized:
-            return strips
+            strips = piece.strips[line] = self._draw(piece, line, width, style, quick=False)
         if self._bases is None:  # the first line of each piece in render()'s Content
             self._bases, base = [], 0
             for other in self._pieces:
@@ -310,3 +339,23 @@ class FrozenMarkdown(Widget):
         placed = [_on_line(strip, y) for strip in strips] if y else strips
         piece.placed[line] = placed
         return placed
+
+    def _draw(
+        self, piece: _Piece, line: int, width: int, style: Any, *, quick: bool
+    ) -> list[Strip]:
+        """A piece's line (-1: the blank line above it) drawn at ``width``: wrapped, under
+        its hanging indent if it has one; ``quick``: without selection offsets where it can."""
+        paragraph = piece.paragraphs[line] if line >= 0 else Content("")
+        if paragraph.cell_length > width and hang_of(paragraph.plain, width):
+            return [
+                _shifted(strip, dx)
+                for part, dx in hanging_lines(paragraph, width)
+                for strip in self._to_strips(part, width, style, quick=quick)
+            ]
+        return self._to_strips(paragraph, width, style, quick=quick)
+
+    def _to_strips(self, paragraph: Content, width: int, style: Any, *, quick: bool) -> list[Strip]:
+        strip = quick_strip(self, paragraph, width, style) if quick else None
+        if strip is not None:
+            return [strip]
+        return Visual.to_strips(self, paragraph, width, None, style)
