@@ -5,7 +5,9 @@ stdout and stderr merged into one pipe of its own (a killed command's output can
 the next call). The output is read as it comes, decoded incrementally (a UTF-8 sequence split
 between reads is kept whole), passed to ``ctx.output`` chunk by chunk and kept in a bounded
 head-and-tail buffer. ``cd`` persists: an EXIT trap writes ``pwd -P`` to a temporary file (not
-to the output), and the next call starts there if it lies inside the workspace.
+to the output), and the next call starts there if it lies inside the workspace. The file goes
+with the call; one that an eddy killed with SIGKILL left behind (its name holds the process
+id) is removed by the next eddy's first call (``sweep_dead_cwd_files``).
 
 On timeout or cancellation the whole group gets SIGTERM, then SIGKILL if anything survives half
 a second, and is reaped (see :mod:`tools.procgroup`). When the shell exits but a background job
@@ -42,6 +44,44 @@ from tools.shellproc import DRAIN_S, ENV_EXTRA, PipeReader, spawn_in_group
 from tools.spool import OutputSpool
 
 _LIMITS = ToolLimits()
+CWD_PREFIX = "eddy-cwd-"
+"""The start of the temporary files the shells write their last directory into, followed by
+the id of the eddy process that made one and a dash."""
+_swept = False
+
+
+def sweep_dead_cwd_files() -> int:
+    """Remove the directory files of eddy processes that no longer run (killed with SIGKILL,
+    before their ``finally`` could), this user's only; once per process. Returns how many."""
+    global _swept
+    if _swept:
+        return 0
+    _swept = True
+    removed = 0
+    try:
+        entries = list(os.scandir(tempfile.gettempdir()))
+    except OSError:
+        return 0
+    for entry in entries:
+        pid_text, dash, _rest = entry.name.removeprefix(CWD_PREFIX).partition("-")
+        if not (entry.name.startswith(CWD_PREFIX) and dash and pid_text.isdigit()):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.stat(follow_symlinks=False).st_uid != os.getuid() or _alive(int(pid_text)):
+                continue
+            os.unlink(entry.path)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process (EPERM): alive
+        return True
+    return True
 
 
 def _shell() -> str:
@@ -186,7 +226,8 @@ class BashTool:
         procgroup.sweep()
         if args.get("run_in_background"):
             return await self._run_in_background(args, ctx, cwd, notes)
-        fd, cwd_file = tempfile.mkstemp(prefix="eddy-cwd-")
+        sweep_dead_cwd_files()
+        fd, cwd_file = tempfile.mkstemp(prefix=f"{CWD_PREFIX}{os.getpid()}-")
         os.close(fd)
         outcome = _Outcome()
         try:  # the file goes with the call, whatever ends it (Esc included), or with its shell

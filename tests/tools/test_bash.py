@@ -252,7 +252,8 @@ async def test_a_cancelled_call_leaves_no_file_behind(
     ctx = make_ctx(tmp_path, checkpoints=Hooks(before_shell=before, after_shell=after))
     task = asyncio.create_task(bash(ctx, "true"))
     await asyncio.wait_for(hooked.wait(), 5)
-    assert [p.name[:9] for p in temp.iterdir()] == ["eddy-cwd-"]  # the file the test watches
+    # the file the test watches, named for this process
+    assert [p.name.startswith(f"eddy-cwd-{os.getpid()}-") for p in temp.iterdir()] == [True]
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -297,3 +298,42 @@ async def test_background_job_does_not_hold_the_call(tmp_path: Path) -> None:
     out = text_of(result)
     assert out.startswith("spawned\n(Background processes started by the command")
     assert not result.is_error
+
+
+SWEEP = """
+import asyncio, sys, tempfile
+from pathlib import Path
+tempfile.tempdir = sys.argv[1]
+from tests.tools.test_bash import bash, make_ctx
+result = asyncio.run(bash(make_ctx(Path(sys.argv[2])), "true"))
+print(result.is_error)
+"""
+
+
+def test_a_directory_file_a_killed_eddy_left_goes_at_the_next_ones_first_call(
+    tmp_path: Path,
+) -> None:
+    """An eddy killed with SIGKILL during a Bash call leaves the file its shell writes its
+    directory into (its ``finally`` never runs). The next eddy's first Bash call removes the
+    ones whose process is gone, and only those: a running eddy's, another name's, stay."""
+    import subprocess
+    import sys
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # its process id now names no process
+    left = temp / f"eddy-cwd-{gone.pid}-abcd1234"
+    running = temp / f"eddy-cwd-{os.getpid()}-efgh5678"
+    other = temp / "eddy-cwd-plain"
+    for path in (left, running, other):
+        path.write_text("/somewhere\n")
+    out = subprocess.run(
+        [sys.executable, "-c", SWEEP, str(temp), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert out.stdout.strip() == "False", out.stderr
+    assert sorted(p.name for p in temp.iterdir()) == sorted([running.name, other.name])
