@@ -24,7 +24,10 @@ async def race_interrupt(interrupt: asyncio.Event, aw: Awaitable[Any]) -> Any:
     """
     if interrupt.is_set():
         if asyncio.iscoroutine(aw):
-            aw.close()
+            aw.close()  # never started
+        elif isinstance(aw, asyncio.Future):  # already running (a gather): stopped, seen
+            aw.cancel()
+            aw.add_done_callback(_retrieve)
         raise TurnInterrupted
     task = asyncio.ensure_future(aw)
     waiter = asyncio.ensure_future(interrupt.wait())

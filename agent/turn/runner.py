@@ -157,9 +157,13 @@ class ToolRunner:
                 decision = await self._admit(use, race)
                 if decision is not None:
                     approved.append((use, decision))
-            if approved:
-                await race(asyncio.gather(*(self._execute(use, d) for use, d in approved)))
+            if approved:  # a coroutine: if Esc came as the gate answered, it never starts
+                await race(self._execute_batch(approved))
         return [self._results[u.id] for u in uses]
+
+    async def _execute_batch(self, approved: list[tuple[ToolUseBlock, GateDecision]]) -> None:
+        """Run the calls of a batch together (read-only ones; a batch of one otherwise)."""
+        await asyncio.gather(*(self._execute(use, d) for use, d in approved))
 
     def halt(self, reason: str) -> None:
         """Stop the turn after this batch (see ``halt_reason``)."""

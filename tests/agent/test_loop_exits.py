@@ -13,6 +13,8 @@ from agent.messages import Message, TextBlock, ToolUseBlock, check_invariant
 from agent.turn import loop
 from agent.turn.loop import INTERRUPT_NOTE
 from agent.turn.outcome import Limits, TurnInterrupted
+from agent.turn.race import race_interrupt
+from agent.turn.runner import GateDecision
 from tests.fakes.scripted import ScriptedModel, tool_call
 from tests.fakes.tools import FnTool
 from tests.helpers.engine import run_turn
@@ -85,3 +87,45 @@ async def test_blank_text_inside_a_tool_result_never_reaches_the_model(tmp_path)
     outcome, history, _ = await run_turn(model, [blank], workspace=tmp_path)
     assert outcome.subtype == "success"
     check_invariant(model.requests[-1].messages)
+
+
+@pytest.mark.parametrize("read_only", [True, False])
+async def test_esc_as_the_gate_allows_a_call_runs_no_tool(tmp_path: Path, read_only: bool) -> None:
+    """Esc that lands while the gate decides (its hook or question ends in the same step, so
+    the gate's answer and the interrupt are both in when the runner looks) stops the turn
+    before the batch starts: no tool runs after Esc, and none is left running unawaited."""
+    ran: list[str] = []
+    interrupt = asyncio.Event()
+
+    async def gate(_use: ToolUseBlock, _tool: object) -> GateDecision:
+        interrupt.set()  # Esc, as the gate's answer comes
+        return GateDecision(True)
+
+    tool = FnTool("Probe", lambda a, c: ran.append("ran") or "done", read_only=read_only)
+    model = ScriptedModel([Message("assistant", (tool_call("t1", "Probe"),))])
+    outcome, history, _rec = await run_turn(
+        model, [tool], workspace=tmp_path, gate=gate, interrupt=interrupt
+    )
+    for _ in range(5):  # a tool started anyway would run within a few rounds of the loop
+        await asyncio.sleep(0)
+    assert outcome.subtype == "interrupted"
+    assert ran == []
+    check_invariant(history)
+
+
+async def test_an_awaitable_already_running_is_stopped_when_esc_came_first() -> None:
+    """``race_interrupt`` handed a future (a gather of calls) with Esc already in: the
+    future is cancelled before its work starts, and its end is seen (no "never retrieved")."""
+    ran: list[int] = []
+
+    async def work() -> None:
+        ran.append(1)
+
+    interrupt = asyncio.Event()
+    interrupt.set()
+    gathered = asyncio.gather(work())
+    with pytest.raises(TurnInterrupted):
+        await race_interrupt(interrupt, gathered)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert ran == [] and gathered.done()
