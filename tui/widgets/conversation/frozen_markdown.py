@@ -320,13 +320,12 @@ class FrozenMarkdown(Widget):
         strips = piece.placed.get(line)
         if strips is not None:
             return strips
-        materialized = self.materialized
-        if not materialized:
+        if not self.materialized:
             strips = piece.quick.get(line)
             if strips is None:
                 strips = piece.quick[line] = self._draw(piece, line, width, style, quick=True)
             return strips
-        piece.quick.clear()
+        piece.quick.clear()  # selectable now: those are drawn no more
         strips = piece.strips.get(line)
         if strips is None:
             strips = piece.strips[line] = self._draw(piece, line, width, style, quick=False)
