@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
 
 from agent import events as ev
 from tests.fakes.scripted import ScriptedModel
@@ -161,3 +164,27 @@ async def test_clicking_a_tool_block_expands_and_collapses_it(workspace: Path) -
         await pilot.pause()
         assert not block.expanded and "row 29" not in str(body.render())
         assert app.focused is app.main.prompt  # a click does not take the prompt's focus
+
+
+def _cells(strips: list[Strip]) -> list[list[tuple[str, str]]]:
+    return [[(ch, str(seg.style)) for seg in strip for ch in seg.text] for strip in strips]
+
+
+@pytest.mark.parametrize("no_color", [False, True])
+async def test_the_conversations_own_lines_are_drawn_as_textual_draws_them(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, no_color: bool
+) -> None:
+    """The conversation draws its own blank lines itself (one strip, the app's line filters
+    applied): cell by cell what Textual's styles cache draws, and under NO_COLOR no colour."""
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    app, _ = make_app(workspace, ScriptedModel([]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_ready(app, pilot)
+        conversation = app.main.conversation
+        crop = Region(0, 0, *conversation.size)
+        ours = conversation.render_lines(crop)
+        assert len(ours) == conversation.size.height > 0
+        assert _cells(ours) == _cells(Widget.render_lines(conversation, crop))
+        colours = {c for line in ours for s in line if s.style for c in (s.style.bgcolor,)}
+        assert all(c is not None and c.is_default for c in colours) == no_color, colours

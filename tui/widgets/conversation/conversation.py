@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from rich.style import Style as RichStyle
 from textual.containers import VerticalScroll
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widget import Widget
 
 from agent import events as ev
@@ -38,11 +41,6 @@ class Conversation(VerticalScroll, LaidOut):
         max_blocks: prune beyond this many blocks.
     """
 
-    BLANK = True
-    """Its own lines are blank (padding, no border, no content of its own): Textual draws them
-    as blank strips of its style instead of through its styles cache, 0.7-0.9 ms a frame at
-    every layout (a prompt sent, a block mounted, an answer's end)."""
-
     def focus_on_click(self) -> bool:
         """A click (expanding a tool block, selecting text) leaves the focus in the prompt:
         what the user types next must not land in the conversation."""
@@ -67,6 +65,18 @@ class Conversation(VerticalScroll, LaidOut):
 
     def on_mount(self) -> None:
         self.anchor()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Its own lines (under the blocks; padding, no border, no content of its own) are
+        blank: one strip of its background through the app's line filters (NO_COLOR's), for
+        every line, as Textual draws a blank line. Textual's styles cache drew each line
+        alone, 0.7-0.9 ms a frame at every layout (a prompt sent, a block mounted, an
+        answer's end); its ``BLANK`` flag skips that but the filters too."""
+        _, background = self.background_colors
+        strip = Strip.blank(crop.width, RichStyle.from_color(bgcolor=background.rich_color))
+        for line_filter in self.get_line_filters():
+            strip = strip.apply_filter(line_filter, background)
+        return [strip] * crop.height
 
     # -- adding blocks --------------------------------------------------------------------
     def add_block(self, widget: Widget) -> None:
