@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock
+from agent.turn.race import never_start
 
 if TYPE_CHECKING:
     from agent.permissions.policy import Rule
@@ -58,7 +59,11 @@ def parse_rules(texts: tuple[str, ...]) -> list[Rule]:
 
 
 async def _unless_interrupted(session: Session, work: Awaitable[T]) -> T:
-    """Await ``work``; Esc cancels it and raises :class:`CommandAborted`."""
+    """Await ``work``; Esc cancels it (or, already pressed, never starts it) and raises
+    :class:`CommandAborted`."""
+    if session.stop.event.is_set():
+        never_start(work)
+        raise CommandAborted("interrupted")
     job = asyncio.ensure_future(work)
     stop = asyncio.ensure_future(session.stop.event.wait())
     try:

@@ -16,6 +16,17 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
+def never_start(aw: Awaitable[Any]) -> None:
+    """Drop ``aw`` because Esc came before it was awaited: a coroutine is closed (it never
+    started); a future already scheduled (a gather of calls) is cancelled before its work
+    runs, and its end marked as seen."""
+    if asyncio.iscoroutine(aw):
+        aw.close()
+    elif isinstance(aw, asyncio.Future):
+        aw.cancel()
+        aw.add_done_callback(_retrieve)
+
+
 async def race_interrupt(interrupt: asyncio.Event, aw: Awaitable[Any]) -> Any:
     """Await ``aw`` unless ``interrupt`` is set first (then cancel ``aw`` and raise).
 
@@ -23,11 +34,7 @@ async def race_interrupt(interrupt: asyncio.Event, aw: Awaitable[Any]) -> Any:
         TurnInterrupted: the interrupt fired first (or was already set: ``aw`` never runs).
     """
     if interrupt.is_set():
-        if asyncio.iscoroutine(aw):
-            aw.close()  # never started
-        elif isinstance(aw, asyncio.Future):  # already running (a gather): stopped, seen
-            aw.cancel()
-            aw.add_done_callback(_retrieve)
+        never_start(aw)
         raise TurnInterrupted
     task = asyncio.ensure_future(aw)
     waiter = asyncio.ensure_future(interrupt.wait())

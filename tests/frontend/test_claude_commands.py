@@ -7,9 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agent import events as ev
 from agent import ops
 from agent.prompt.commands import command_problems, custom_commands, expand_arguments
+from agent.session.command_prompt import CommandAborted, expand_snippets
 from frontend.commands import completions, start_command
 from tests.fakes.fake_api import FakeAnthropic, Reply, text, tool_use
 from tests.helpers.claude_repo import (
@@ -177,3 +180,18 @@ async def test_a_failing_snippet_aborts_with_a_message(
     await session.close()
     assert fake_api.requests == []
     assert any("failed" in e.message for e in events.of(ev.Error))
+
+
+async def test_a_snippet_after_esc_is_neither_gated_nor_run(
+    fake_api: FakeAnthropic, tmp_path: Path
+) -> None:
+    """Esc already pressed when a command's snippet comes up (it landed as the question
+    before it was answered): the snippet is not handed to the gate or the shell at all."""
+    workspace = repo(tmp_path)
+    session, events, _ = open_session(fake_api, workspace)
+    session.stop.event.set()
+    with pytest.raises(CommandAborted, match="interrupted"):
+        await expand_snippets(session, "Branch: !`echo on-main`")
+    await session.close()
+    assert not events.of(ev.ToolCallRunning)
+    assert [e.status for e in events.of(ev.ToolCallFinished)] == ["interrupted"]
