@@ -728,9 +728,10 @@ class FakeAnthropic:
         self.probes: list[tuple[str, tuple[str, int]]] = []
         """Each HEAD request's path and the client's address."""
         self.probed = threading.Event()
-        """Set at the first HEAD request (a test waits for it)."""
+        """Set once the first HEAD request is answered (a test waits for it)."""
         self.on_probe: Callable[[], Any] | None = None
-        """Called at each HEAD request, once noted (a test tells another process)."""
+        """Called at each HEAD request, once answered and noted (a test tells another
+        process)."""
         self.violations: list[str] = []
         self.usage_log: list[dict[str, int]] = []
         self.count_requests: list[dict[str, Any]] = []
@@ -765,14 +766,17 @@ class FakeAnthropic:
         return self
 
     def _probed(self, h: _Handler) -> None:
-        with self._lock:
+        with self._lock:  # noted before the answer: the client that got it finds it here
             self.probes.append((h.path, h.client_address[:2]))
-        self.probed.set()
-        if self.on_probe is not None:
-            self.on_probe()
+        # ``probed`` after the answer: a test that acts on it (sends the first prompt) finds
+        # the probe's exchange over, so the prompt can go on its connection
         h.send_response(200)
         h.send_header("Content-Length", "0")
         h.end_headers()
+        h.wfile.flush()
+        self.probed.set()
+        if self.on_probe is not None:
+            self.on_probe()
 
     def close_connections(self) -> None:
         """Close the server's side of every open connection (an idle keep-alive one, as a
