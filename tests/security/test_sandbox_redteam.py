@@ -266,7 +266,12 @@ async def test_every_process_of_the_sandbox_stays_in_the_group_eddy_kills(
     task = asyncio.ensure_future(BashTool().run({"command": command}, ctx.for_call(output, "rule")))
     try:
         await asyncio.wait_for(started.wait(), 20)
-        inside = processes_with(marker, bwrap=True)  # both bwraps, the shell, the sleep
+        # both bwraps, the shell, the sleep; "ready" can come while the background sleep is
+        # mid-exec, when its command line reads empty: look again until all four show
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while len(inside := processes_with(marker, bwrap=True)) < 4 and loop.time() < deadline:
+            await asyncio.sleep(0.02)
         [leader] = [p for p in inside if _stat(p)[1] == os.getpid()]
         assert _stat(leader)[0] == "bwrap"
         # bubblewrap's pid 1 of the sandbox too: in a session of its own (--new-session), a
