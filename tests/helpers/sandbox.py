@@ -9,6 +9,7 @@ import os
 import signal
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,13 +60,30 @@ def processes_with(marker: str, bwrap: bool = False) -> list[int]:
     return found
 
 
+async def _poll(
+    marker: str, done: Callable[[list[int]], bool], seconds: float, bwrap: bool
+) -> list[int]:
+    """The processes carrying ``marker`` once ``done`` holds for them (or ``seconds`` pass):
+    other processes' command lines are read from /proc, with no event to wait on."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not done(found := processes_with(marker, bwrap=bwrap)) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    return found
+
+
+async def wait_shown(
+    marker: str, count: int, seconds: float = 10.0, *, bwrap: bool = False
+) -> list[int]:
+    """Wait until ``count`` processes carry ``marker`` (or ``seconds`` pass): one just forked
+    may be mid-exec, when its command line reads empty."""
+    return await _poll(marker, lambda found: len(found) >= count, seconds, bwrap)
+
+
 async def wait_gone(marker: str, seconds: float = 10.0, *, bwrap: bool = False) -> list[int]:
     """Wait until no process carries ``marker`` (or ``seconds`` pass); the survivors, which
     are killed so that a failing test leaves none behind."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while (left := processes_with(marker, bwrap=bwrap)) and loop.time() < deadline:
-        await asyncio.sleep(0.02)
+    left = await _poll(marker, lambda found: not found, seconds, bwrap)
     for pid in left:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)

@@ -25,6 +25,7 @@ from tests.helpers.sandbox import (
     run_bash,
     sandboxed_ctx,
     wait_gone,
+    wait_shown,
 )
 from tools import procgroup
 from tools.base import ToolContext
@@ -266,12 +267,8 @@ async def test_every_process_of_the_sandbox_stays_in_the_group_eddy_kills(
     task = asyncio.ensure_future(BashTool().run({"command": command}, ctx.for_call(output, "rule")))
     try:
         await asyncio.wait_for(started.wait(), 20)
-        # both bwraps, the shell, the sleep; "ready" can come while the background sleep is
-        # mid-exec, when its command line reads empty: look again until all four show
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 10
-        while len(inside := processes_with(marker, bwrap=True)) < 4 and loop.time() < deadline:
-            await asyncio.sleep(0.02)
+        # both bwraps, the shell, the sleep ("ready" can come while the sleep is mid-exec)
+        inside = await wait_shown(marker, 4, bwrap=True)
         [leader] = [p for p in inside if _stat(p)[1] == os.getpid()]
         assert _stat(leader)[0] == "bwrap"
         # bubblewrap's pid 1 of the sandbox too: in a session of its own (--new-session), a
