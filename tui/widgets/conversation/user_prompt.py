@@ -7,6 +7,7 @@ from textual.widgets import Static
 
 from frontend.sanitize import sanitize
 from frontend.tool_summary import clip_lines, more_lines
+from tui.widgets.laid_out import LaidOut
 
 MAX_SHOWN_LINES = 40
 """A huge pasted prompt is shown cut to this many lines (the model got all of it)."""
@@ -17,7 +18,7 @@ def _shown(text: str) -> str:
     return "\n".join(shown) + (f"\n{more_lines(more)}" if more else "")
 
 
-class UserPrompt(Static):
+class UserPrompt(Static, LaidOut):
     """The user's words in the conversation.
 
     Args:

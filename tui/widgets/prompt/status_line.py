@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from frontend.status import StatusModel
 from tools.textfile import plural
+from tui.widgets.laid_out import LaidOut
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -38,7 +39,7 @@ def human_tokens(n: int) -> str:
     return str(n)
 
 
-class StatusLine(Static, StatusModel):
+class StatusLine(Static, LaidOut, StatusModel):
     """One line at the very bottom. The app sets its attributes and calls :meth:`refresh_line`.
 
     Args:
