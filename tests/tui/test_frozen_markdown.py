@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from textual._styles_cache import StylesCache
+from textual.filter import Monochrome, NoColor
+from textual.geometry import Region
+
 from tui.widgets.conversation.markdown_content import estimate_height, markdown_to_content
 
 TABLE = (
@@ -212,3 +217,49 @@ async def test_a_new_theme_repaints_the_lines_in_its_colours() -> None:
         await pilot.pause()
         assert lines(widget, 5) != before
         assert_drawn_as_textual_would(widget, 5)
+
+
+def _cells(strips: list[Any]) -> list[list[tuple[str, str]]]:
+    return [[(ch, str(seg.style)) for seg in strip for ch in seg.text] for strip in strips]
+
+
+class Styled(App[None]):
+    CSS = ".padded { padding: 0 2; } .faded { opacity: 70%; }"
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield FrozenMarkdown(*PIECES[:2], lazy=True)
+            for name in ("padded", "faded"):
+                styled = FrozenMarkdown(PIECES[3])
+                styled.add_class(name)
+                yield styled
+
+
+@pytest.mark.parametrize("no_color", [False, True])
+async def test_its_lines_are_drawn_as_textual_draws_them(
+    monkeypatch: pytest.MonkeyPatch, no_color: bool
+) -> None:
+    """Without a border, padding or opacity, the widget draws its lines itself (each padded
+    with the background, the app's line filters applied): cell by cell what Textual's styles
+    cache draws, a column crop too, NO_COLOR's filter too. Styled otherwise, Textual's."""
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")
+    app = Styled()
+    async with app.run_test(size=(57, 40)) as pilot:
+        await pilot.pause()
+        plain, padded, faded = app.query(FrozenMarkdown)
+        assert plain._plain() and not padded._plain() and not faded._plain()
+        for widget in (plain, padded, faded):
+            width, height = widget.size
+            crops = [Region(0, 0, width, height), Region(3, 0, width - 10, height)]
+            if height > 2:
+                crops.append(Region(3, 1, width - 10, height - 2))
+            for crop in crops:
+                ours = widget.render_lines(crop)
+                assert len(ours) == crop.height > 0
+                textual = StylesCache().render_widget(widget, crop)
+                assert _cells(ours) == _cells(textual), widget.classes
+        drawn = plain.render_lines(Region(0, 0, *plain.size))
+        assert drawn[0].cell_length == plain.size.width  # padded to the width
+        filters = plain.get_line_filters()
+        assert any(isinstance(f, (NoColor, Monochrome)) for f in filters) == no_color

@@ -32,8 +32,8 @@ so a first base that is not the Textual class would drop that class's default st
 
 from __future__ import annotations
 
-from textual.layout import DockArrangeResult
 from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.widget import Widget
 
 
