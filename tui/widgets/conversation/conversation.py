@@ -56,6 +56,12 @@ class Conversation(VerticalScroll, LaidOut):
         self.subagent_blocks: dict[str, SubagentBlock] = {}
         """The live block of each Agent call's subagents, by the call's id."""
         self.text_block: AssistantText | None = None
+        self._ahead: AssistantText | None = None
+        """The answer block mounted ahead of a model call's text, empty (no line, no
+        margin): the text fills it without a mount in the middle of the stream (a layout of
+        the whole screen, and a frame, while the stream runs at full speed); the mount comes
+        with the call's start, when the loop waits for the network. Blocks added meanwhile
+        go above it; unused by the call's end, it is removed."""
         self.thinking_block: Thinking | None = None
         self.pruned = 0
         self._pruned_line: MessageLine | None = None
@@ -80,8 +86,12 @@ class Conversation(VerticalScroll, LaidOut):
 
     # -- adding blocks --------------------------------------------------------------------
     def add_block(self, widget: Widget) -> None:
-        """Mount ``widget`` at the bottom, pruning old blocks past the limit."""
-        self.mount(widget)
+        """Mount ``widget`` at the bottom (above an answer mounted ahead), pruning old blocks
+        past the limit."""
+        if self._ahead is not None:
+            self.mount(widget, before=self._ahead)
+        else:
+            self.mount(widget)
         overflow = len(self.children) - self.max_blocks
         if overflow > 0:
             self._prune(overflow)
@@ -137,7 +147,13 @@ class Conversation(VerticalScroll, LaidOut):
         self.anchor()
 
     def _on_model_call_started(self, event: ev.ModelCallStarted) -> None:
-        self._end_message()
+        self._end_message(keep_ahead=True)
+        if self._ahead is None:
+            from tui.widgets.conversation.assistant_text import AssistantText
+
+            ahead = AssistantText(ahead=True)
+            self.add_block(ahead)
+            self._ahead = ahead
 
     def _on_thinking_delta(self, event: ev.ThinkingDelta) -> None:
         if self.thinking_block is None:
@@ -156,7 +172,9 @@ class Conversation(VerticalScroll, LaidOut):
         if self.thinking_block is not None:
             self.thinking_block.finish()
             self.thinking_block = None
-        if self.text_block is None:
+        if self.text_block is None and self._ahead is not None:
+            self.text_block, self._ahead = self._ahead, None
+        elif self.text_block is None:
             from tui.widgets.conversation.assistant_text import (
                 AssistantText,  # markdown-it, pygments: after the first frame
             )
@@ -254,7 +272,10 @@ class Conversation(VerticalScroll, LaidOut):
     def _on_turn_finished(self, event: ev.TurnFinished) -> None:
         self._end_message()
 
-    def _end_message(self, *, interrupted: bool = False) -> None:
+    def _end_message(self, *, interrupted: bool = False, keep_ahead: bool = False) -> None:
+        if self._ahead is not None and not keep_ahead:
+            self._ahead.remove()
+            self._ahead = None
         if self.thinking_block is not None:
             self.thinking_block.finish()
             self.thinking_block = None
