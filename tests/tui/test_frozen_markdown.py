@@ -67,6 +67,7 @@ from textual.containers import VerticalScroll  # noqa: E402
 from textual.widget import Widget  # noqa: E402
 
 from tui.widgets.conversation.frozen_markdown import FrozenMarkdown  # noqa: E402
+from tui.widgets.plain_lines import plain  # noqa: E402
 
 PIECES = [
     "## Section\n\nThe function `step` reads the input, checks the **bounds** and returns the "
@@ -224,13 +225,13 @@ def _cells(strips: list[Any]) -> list[list[tuple[str, str]]]:
 
 
 class Styled(App[None]):
-    CSS = ".padded { padding: 0 2; } .faded { opacity: 70%; }"
+    CSS = ".padded { padding: 0 2; } .boxed { padding: 1 2; } .faded { opacity: 70%; }"
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield FrozenMarkdown(*PIECES[:2], lazy=True)
-            for name in ("padded", "faded"):
-                styled = FrozenMarkdown(PIECES[3])
+            for name in ("padded", "boxed", "faded"):
+                styled = FrozenMarkdown(PIECES[0])  # wrapped to the width inside the padding
                 styled.add_class(name)
                 yield styled
 
@@ -239,18 +240,19 @@ class Styled(App[None]):
 async def test_its_lines_are_drawn_as_textual_draws_them(
     monkeypatch: pytest.MonkeyPatch, no_color: bool
 ) -> None:
-    """Without a border, padding or opacity, the widget draws its lines itself (each padded
-    with the background, the app's line filters applied): cell by cell what Textual's styles
-    cache draws, a column crop too, NO_COLOR's filter too. Styled otherwise, Textual's."""
+    """Without a border, padding above or below, or opacity, the widget draws its lines itself
+    (each padded to the width and at its sides with the background, the app's line filters
+    applied): cell by cell what Textual's styles cache draws, a column crop too, NO_COLOR's
+    filter too. Styled otherwise, Textual's."""
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")
     app = Styled()
     async with app.run_test(size=(57, 40)) as pilot:
         await pilot.pause()
-        plain, padded, faded = app.query(FrozenMarkdown)
-        assert plain._plain() and not padded._plain() and not faded._plain()
-        for widget in (plain, padded, faded):
-            width, height = widget.size
+        bare, padded, boxed, faded = app.query(FrozenMarkdown)
+        assert [plain(w) for w in (bare, padded, boxed, faded)] == [True, True, False, False]
+        for widget in (bare, padded, boxed, faded):
+            width, height = widget.outer_size
             crops = [Region(0, 0, width, height), Region(3, 0, width - 10, height)]
             if height > 2:
                 crops.append(Region(3, 1, width - 10, height - 2))
@@ -259,7 +261,10 @@ async def test_its_lines_are_drawn_as_textual_draws_them(
                 assert len(ours) == crop.height > 0
                 textual = StylesCache().render_widget(widget, crop)
                 assert _cells(ours) == _cells(textual), widget.classes
-        drawn = plain.render_lines(Region(0, 0, *plain.size))
-        assert drawn[0].cell_length == plain.size.width  # padded to the width
-        filters = plain.get_line_filters()
+        drawn = bare.render_lines(Region(0, 0, *bare.size))
+        assert drawn[0].cell_length == bare.size.width  # padded to the width
+        drawn = padded.render_lines(Region(0, 0, *padded.outer_size))
+        assert drawn[0].cell_length == padded.outer_size.width
+        assert drawn[0].text.startswith("  ") and drawn[0].text.endswith("  ")
+        filters = bare.get_line_filters()
         assert any(isinstance(f, (NoColor, Monochrome)) for f in filters) == no_color

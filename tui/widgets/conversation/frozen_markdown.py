@@ -33,6 +33,7 @@ from textual.widget import Widget
 
 from tui.widgets.conversation.hanging import hang_of, hanging_lines
 from tui.widgets.conversation.markdown_content import estimate_height, markdown_to_content
+from tui.widgets.plain_lines import draw_plain, plain, quick_strip
 
 
 def _on_line(strip: Strip, y: int) -> Strip:
@@ -47,22 +48,6 @@ def _on_line(strip: Strip, y: int) -> Strip:
             segment = Segment(segment.text, style, segment.control)
         segments.append(segment)
     return Strip(segments, strip.cell_length)
-
-
-def quick_strip(widget: Widget, paragraph: Content, width: int, style: Any) -> Strip | None:
-    """``paragraph`` drawn as ``Visual.to_strips`` draws a line that fits in ``width`` in a
-    widget with Textual's default text rules, without the selection offsets in its segments'
-    styles; None when it does not fit or holds a tab (Textual's own drawing then)."""
-    if paragraph.cell_length > width or "\t" in paragraph.plain:
-        return None
-    rules = widget.styles
-    if rules.text_align not in ("left", "start") or rules.line_pad:
-        return None
-    segments = [
-        Segment(text, (style + text_style).rich_style)
-        for text, text_style in paragraph.render(style, end="", parse_style=widget._get_style)
-    ]
-    return Strip(segments, paragraph.cell_length)
 
 
 def _height(paragraph: Content, width: int, rules: Any) -> int:
@@ -281,43 +266,12 @@ class FrozenMarkdown(Widget):
         return self._layout(width)[-1] if width else 0
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """The lines in ``crop``, drawn as Textual's styles cache draws the lines of a widget
-        with no border, padding, outline, tint, hatch or opacity (an answer's): each line
-        padded to the width with the background, then the app's line filters (NO_COLOR's).
-        The cache read a dozen style rules and made two strips for every line (1.1 ms of a
-        20,000-token answer's final frame of 6; its line cache has nothing to keep here: the
-        pieces keep their strips). Any other styling, or a selection, is drawn its way."""
-        if not self._plain():
-            return super().render_lines(crop)
-        base, background = self.background_colors
-        inner = self._styles_cache.get_inner_outer(base, background)[0].rich_style
-        width = self.size.width
-        filters = self.get_line_filters()
-        strips = []
-        for y in crop.line_range:
-            strip = self.render_line(y).adjust_cell_length(width, inner)
-            for line_filter in filters:
-                strip = strip.apply_filter(line_filter, background)
-            strips.append(strip)
-        if crop.column_span != (0, width):
-            x1, x2 = crop.column_span
-            strips = [strip.crop(x1, x2) for strip in strips]
-        return strips
-
-    def _plain(self) -> bool:
-        """Whether nothing but the background is drawn around or over its lines."""
-        styles = self.styles
-        return (
-            self.text_selection is None
-            and not any(styles.gutter)  # padding and border
-            and not any(edge for edge, _ in styles.outline)
-            and not styles.tint.a
-            and self.opacity == 1.0
-            and styles.text_opacity == 1.0
-            and (not styles.has_rule("hatch") or styles.hatch == "none")
-            and self._border_title is None
-            and self._border_subtitle is None
-        )
+        """The lines in ``crop``: drawn here when nothing but the background surrounds them
+        (an answer's: ``draw_plain``; the pieces keep their strips, so the styles cache's line
+        cache has nothing to keep), else Textual's way."""
+        if plain(self):
+            return draw_plain(self, crop, self.render_line)
+        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         if self.text_selection is not None:  # drawn with the selection: Textual's way

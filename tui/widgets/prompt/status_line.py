@@ -11,11 +11,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.content import Content
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import Static
 
 from frontend.status import StatusModel
 from tools.textfile import plural
 from tui.widgets.laid_out import LaidOut
+from tui.widgets.plain_lines import draw_plain, plain, quick_strip
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -41,11 +44,14 @@ def human_tokens(n: int) -> str:
 
 class StatusLine(Static, LaidOut, StatusModel):
     """One line at the very bottom. The app sets its attributes and calls :meth:`refresh_line`.
+    Not selectable (its lines are drawn without the offsets selection reads).
 
     Args:
         clock: the app's clock; a frozen clock (snapshot tests) shows no spinner or time.
         frozen: whether the clock is frozen.
     """
+
+    ALLOW_SELECT = False
 
     def __init__(self, clock: Callable[[], float], *, frozen: bool = False, id: str | None = None):
         Static.__init__(self, "", id=id, classes="status")
@@ -57,6 +63,8 @@ class StatusLine(Static, LaidOut, StatusModel):
         self._frame = 0
         self._timer: Timer | None = None
         self._height = 0
+        self._line: Content | None = None
+        """The lines drawn, built from the attributes when next painted (None: not yet)."""
         self.script_lines: list[Content] = []
         """The ``statusLine`` script's lines (frontend/statusline.py), shown below."""
 
@@ -92,7 +100,40 @@ class StatusLine(Static, LaidOut, StatusModel):
         self.refresh_line()
 
     def refresh_line(self) -> None:
-        """Re-render from the attributes."""
+        """Draw again from the attributes: the lines are built when next painted, once for
+        all the changes made meanwhile (a turn's start or end changes them several times in
+        one step of the loop). One or two lines, never wrapped: a layout of the whole screen
+        (every block of the conversation) only when their number changes, not on every tick
+        of the spinner."""
+        scripts = sum(1 + line.plain.count("\n") for line in self.script_lines)
+        height = 1 + (self.working_since is not None) + scripts
+        self._line = None
+        self.refresh(layout=height != self._height)
+        self._height = height
+
+    def render(self) -> Content:
+        if self._line is None:
+            self._line = self._build_line()
+        return self._line
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Its lines, drawn here when each fits in the width and nothing but its padding
+        surrounds them (tui/widgets/plain_lines.py: a frame of a turn drew them through
+        Textual in 0.4-0.5 ms); else Textual's way (a line too long for the width ends in
+        an ellipsis there)."""
+        if plain(self):
+            width, style = self.size.width, self.visual_style
+            lines = [
+                quick_strip(self, line, width, style)
+                for line in self.render().split("\n", allow_blank=True)
+            ]
+            drawn = [line for line in lines if line is not None]
+            if len(drawn) == len(lines) >= crop.bottom:
+                return draw_plain(self, crop, drawn.__getitem__)
+        return super().render_lines(crop)
+
+    def _build_line(self) -> Content:
+        """The lines, from the attributes."""
         muted = "$text-muted"
         parts: list[Content] = []
         if self.label:
@@ -122,11 +163,7 @@ class StatusLine(Static, LaidOut, StatusModel):
             line = self._work_part() + Content("\n") + line
         if self.script_lines:
             line = Content("\n").join([line, *self.script_lines])
-        # one or two lines, never wrapped: a layout of the whole screen (every block of the
-        # conversation) only when that changes, not on every tick of the spinner
-        height = 1 + line.plain.count("\n")
-        self.update(line, layout=height != self._height)
-        self._height = height
+        return line
 
     def _work_part(self) -> Content:
         tokens = f"{human_tokens(self.turn_tokens)} tok" if self.turn_tokens else ""
