@@ -94,3 +94,21 @@ async def test_an_unused_answer_block_is_removed() -> None:
         await settle(pilot)
         assert not conversation.query(AssistantText)
         assert isinstance(conversation.children[-1], MessageLine)  # "Interrupted · ..."
+
+
+async def test_making_an_answer_block_applies_no_styles_before_its_mount() -> None:
+    """Its classes are given when it is made: a class added afterwards applied the stylesheet
+    to it at once, and again at its mount (0.4 ms before the request left)."""
+    app = Harness()
+    async with app.run_test(size=(60, 20)):
+        applied: list[Any] = []
+        apply = app.stylesheet.apply
+
+        def applying(node: Any, *args: Any, **kwargs: Any) -> Any:
+            applied.append(node)
+            return apply(node, *args, **kwargs)
+
+        app.stylesheet.apply = applying  # type: ignore[method-assign]
+        answer = AssistantText(ahead=True)
+        assert not applied
+        assert answer.has_class("answer") and answer.has_class("frozen-markdown")

@@ -142,8 +142,7 @@ class AssistantText(FrozenMarkdown, LaidOut):
     """A block of assistant markdown that grows as deltas arrive, then is finished."""
 
     def __init__(self, text: str = "", *, ahead: bool = False) -> None:
-        super().__init__(lazy=True)
-        self.add_class("answer")
+        super().__init__(lazy=True, classes="answer")
         self._ahead = ahead
         """Mounted ahead of its text (see ``Conversation``): no margin until its first write,
         so that until then it takes no line."""

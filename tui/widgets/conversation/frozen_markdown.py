@@ -147,8 +147,9 @@ class FrozenMarkdown(Widget):
     Textual's link styling of every strip drawn (it works the style out from the CSS each
     time: a fifth of a line's drawing) has nothing to do."""
 
-    def __init__(self, *texts: str, lazy: bool = False) -> None:
-        super().__init__(classes="frozen-markdown")
+    def __init__(self, *texts: str, lazy: bool = False, classes: str = "") -> None:
+        # classes given here, not added after: adding one applies the stylesheet at once
+        super().__init__(classes=f"frozen-markdown {classes}".strip())
         self._pieces = [_Piece(text) for text in texts]
         self._offsets: tuple[int, list[int]] = (-1, [])
         """At a width: the first line of each piece, then the height (as last laid out)."""
