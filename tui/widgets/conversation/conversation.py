@@ -59,9 +59,9 @@ class Conversation(VerticalScroll, LaidOut):
         self._ahead: AssistantText | None = None
         """The answer block mounted ahead of a model call's text, empty (no line, no
         margin): the text fills it without a mount in the middle of the stream (a layout of
-        the whole screen, and a frame, while the stream runs at full speed); the mount comes
-        with the call's start, when the loop waits for the network. Blocks added meanwhile
-        go above it; unused by the call's end, it is removed."""
+        the whole screen, and a frame, while the stream runs at full speed); mounted as the
+        call starts, its layout and frame come while the loop waits for the answer. Blocks
+        added meanwhile go above it; unused by the call's end, it is removed."""
         self.thinking_block: Thinking | None = None
         self.pruned = 0
         self._pruned_line: MessageLine | None = None
