@@ -105,13 +105,18 @@ async def test_a_turn_start_costs_one_pass_each() -> None:
         counted = count_layouts(app)
         conversation.add_user("fix the failing test")
         await settle(pilot)
-        assert counted[1] == 1
-        assert conversation.query_one(UserPrompt).size.height == 1
+        assert counted == [1, 1]
+        prompt = conversation.query_one(UserPrompt)
+        assert prompt.size.height == 1
         status.start_work()  # a second line: the spinner, what the turn does
         await settle(pilot)
         assert status.size.height == 2
-        assert counted[1] == 2  # (Textual moves a conversation shorter than the screen
-        # back to the top after a pass anchored it: that pass only scrolls)
+        # and no pass that only scrolls: shorter than its area, the anchored conversation
+        # gets a negative offset from Textual's compositor (its blocks at the bottom), which
+        # Textual clamped to 0 after the pass; the next pass, which only scrolled, set it back
+        assert counted == [2, 2]
+        assert conversation.scroll_y < 0 == conversation.max_scroll_y
+        assert prompt.region.bottom == conversation.content_region.bottom
 
 
 async def test_a_prompt_sent_shows_at_the_end_from_the_first_pass() -> None:

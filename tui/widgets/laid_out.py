@@ -19,7 +19,10 @@ widgets here depend on none:
   container size of the pass before (``Widget.container_size`` is updated only after the
   pass), one line short of the end; a second pass and frame moved the new prompt into view.
   ``LaidOut.arrange`` gives the anchor this pass's height instead, and the first frame shows
-  the end.
+  the end. Shorter than its area, the anchored conversation gets a negative offset from the
+  compositor (its blocks at the bottom); Textual clamped it to 0 after the pass and a pass
+  that only scrolled set it back, a frame that changed nothing: ``validate_scroll_y`` keeps
+  it.
 
 ``LaidOut`` skips the second pass in exactly those cases (it reads the size Textual recorded
 at the previous pass) and keeps Textual's bookkeeping otherwise (the repaint of a widget whose
@@ -55,6 +58,15 @@ class LaidOut(Widget):
             if height != self._container_size.height:
                 self._container_size = Size(self._container_size.width, height)
         return super().arrange(size, optimal=optimal)
+
+    def validate_scroll_y(self, value: float) -> float:
+        """Textual's clamp to the scrollable range, except for the offset the compositor gives
+        an anchored container shorter than its content area: negative, its children at the
+        bottom. Clamped to 0 after each pass, it was set back by another pass (a frame at
+        every turn's start in a new session) that changed nothing on screen."""
+        if value < 0 and self.is_scrollable and self._anchored and not self._anchor_released:
+            return value if self.max_scroll_y == 0 else 0
+        return super().validate_scroll_y(value)
 
     def _settled(self, size: Size, container_size: Size) -> bool:
         """Whether the pass that gave ``size`` needs no second one for this widget."""
