@@ -41,7 +41,8 @@ from textual.widget import Widget
 
 
 class LaidOut(Widget):
-    """The last base of a widget that grows with its content (see the module note)."""
+    """A base, right after the Textual class, of a widget that grows with its content, and of
+    the conversation that holds them (see the module note)."""
 
     def _size_updated(
         self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
