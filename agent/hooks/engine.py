@@ -27,7 +27,6 @@ from agent.hooks.config import HookConfig, HookHandler
 from agent.hooks.outcome import HookVerdict, cap_for_model, combine, interpret
 from agent.hooks.runner import HandlerRun, run_handlers
 from agent.messages import ToolUseBlock
-from agent.turn.race import never_start
 from tools.base import ToolResult
 
 SESSION_END_MAX_S = 5.0
@@ -353,26 +352,3 @@ class HookEngine:
             task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*tasks, return_exceptions=True)
-
-
-async def unless_interrupted(work: Awaitable[Any], interrupt: asyncio.Event) -> tuple[bool, Any]:
-    """Await ``work`` unless ``interrupt`` fires first (then cancel it: its hooks are killed).
-
-    Returns:
-        (True, its value), or (False, None) when interrupted (already: ``work`` never starts).
-    """
-    if interrupt.is_set():
-        never_start(work)
-        return False, None
-    task = asyncio.ensure_future(work)
-    waiter = asyncio.ensure_future(interrupt.wait())
-    try:
-        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        waiter.cancel()
-        if not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-    if task.cancelled():
-        return False, None
-    return True, task.result()

@@ -10,7 +10,6 @@ Each snippet shows as a Bash call outside any turn, as ``!command`` does.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import re
 from collections.abc import Awaitable
@@ -19,7 +18,8 @@ from typing import TYPE_CHECKING, TypeVar
 from agent import events as ev
 from agent import ops
 from agent.messages import ToolUseBlock
-from agent.turn.race import never_start
+from agent.turn.outcome import TurnInterrupted
+from agent.turn.race import race_interrupt
 
 if TYPE_CHECKING:
     from agent.permissions.policy import Rule
@@ -61,20 +61,11 @@ def parse_rules(texts: tuple[str, ...]) -> list[Rule]:
 async def _unless_interrupted(session: Session, work: Awaitable[T]) -> T:
     """Await ``work``; Esc cancels it (or, already pressed, never starts it) and raises
     :class:`CommandAborted`."""
-    if session.stop.event.is_set():
-        never_start(work)
-        raise CommandAborted("interrupted")
-    job = asyncio.ensure_future(work)
-    stop = asyncio.ensure_future(session.stop.event.wait())
     try:
-        await asyncio.wait({job, stop}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stop.cancel()
-    if not job.done():
-        job.cancel()
-        await asyncio.gather(job, return_exceptions=True)
-        raise CommandAborted("interrupted")
-    return job.result()
+        result: T = await race_interrupt(session.stop.event, work)
+    except TurnInterrupted:
+        raise CommandAborted("interrupted") from None
+    return result
 
 
 async def _run_snippet(session: Session, command: str) -> str:

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from agent import events as ev
 from agent.extension import Extensions, PromptAddition, StopRequest
-from agent.hooks.engine import unless_interrupted
 from agent.messages import Message
 from agent.model.pricing import Usage
 from agent.model.protocol import Model, ModelRequest
@@ -25,7 +24,8 @@ from agent.session.budget import Spend
 from agent.session.config import SessionConfig
 from agent.session.conversation import Conversation, CorrectionQueue
 from agent.turn.loop import Turn, TurnHost
-from agent.turn.outcome import TurnOutcome
+from agent.turn.outcome import TurnInterrupted, TurnOutcome
+from agent.turn.race import race_interrupt
 from agent.turn.runner import ToolRunner
 
 if TYPE_CHECKING:
@@ -151,10 +151,9 @@ class PromptRunner(TurnHost):
             else:
                 turn_id = next(self._turn_ids)
                 # the extensions' word on the prompt (hooks, MCP resources)
-                done, added = await unless_interrupted(
-                    self.extensions.on_prompt(text), self.stop.event
-                )
-                if not done:
+                try:
+                    added = await race_interrupt(self.stop.event, self.extensions.on_prompt(text))
+                except TurnInterrupted:
                     added = PromptAddition("Interrupted before the prompt was sent.")
                 if added.blocked is not None:
                     self._blocked(turn_id, text, added.blocked)

@@ -132,3 +132,20 @@ async def test_an_awaitable_already_running_is_stopped_when_esc_came_first() -> 
         await race_interrupt(interrupt, gathered)
     await asyncio.gather(gathered, return_exceptions=True)  # its end, whatever it is
     assert ran == [] and gathered.done()
+
+
+async def test_work_handed_over_after_esc_never_starts() -> None:
+    """``race_interrupt`` handed a coroutine with Esc already in (a prompt's hooks and
+    resources, a command's snippet): it is not started at all (scheduled, it ran its first
+    step, a hook's or a shell's spawn included, before the cancel)."""
+    ran: list[str] = []
+
+    async def work() -> str:
+        ran.append("hooks")
+        return "verdict"
+
+    interrupt = asyncio.Event()
+    interrupt.set()
+    with pytest.raises(TurnInterrupted):
+        await race_interrupt(interrupt, work())
+    assert ran == []

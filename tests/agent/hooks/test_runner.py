@@ -10,7 +10,6 @@ import os
 import pytest
 
 from agent.hooks.config import HookHandler
-from agent.hooks.engine import unless_interrupted
 from agent.hooks.runner import run_handler, run_handlers
 from tests.agent.hooks.scripts import pid_alive, script, wait_for_file
 from tests.helpers.starting import cancelled_as_it_starts
@@ -98,18 +97,3 @@ async def test_esc_while_a_hook_starts_kills_its_whole_group(tmp_path) -> None:
     cmd = f"sleep 300 >/dev/null 2>&1 & echo $$ > {fifo}; wait"  # not holding its pipes
     start = run_handler(HookHandler(cmd, 20), {}, tmp_path)
     assert await cancelled_as_it_starts(start, fifo), "the hook's background sleep outlived Esc"
-
-
-async def test_hooks_after_esc_never_start() -> None:
-    """``unless_interrupted`` with Esc already in: the hooks' work is not started at all (it
-    was scheduled and ran its first step, its handlers' spawn included, before the cancel)."""
-    ran: list[str] = []
-
-    async def work() -> str:
-        ran.append("hooks")
-        return "verdict"
-
-    stop = asyncio.Event()
-    stop.set()
-    assert await unless_interrupted(work(), stop) == (False, None)
-    assert ran == []
