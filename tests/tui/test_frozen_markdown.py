@@ -67,7 +67,6 @@ from textual.containers import VerticalScroll  # noqa: E402
 from textual.widget import Widget  # noqa: E402
 
 from tui.widgets.conversation.frozen_markdown import FrozenMarkdown  # noqa: E402
-from tui.widgets.plain_lines import plain  # noqa: E402
 
 PIECES = [
     "## Section\n\nThe function `step` reads the input, checks the **bounds** and returns the "
@@ -250,7 +249,7 @@ async def test_its_lines_are_drawn_as_textual_draws_them(
     async with app.run_test(size=(57, 40)) as pilot:
         await pilot.pause()
         bare, padded, boxed, faded = app.query(FrozenMarkdown)
-        assert [plain(w) for w in (bare, padded, boxed, faded)] == [True, True, False, False]
+        assert [w.drawn_plain() for w in (bare, padded, boxed, faded)] == [True, True, False, False]
         for widget in (bare, padded, boxed, faded):
             width, height = widget.outer_size
             crops = [Region(0, 0, width, height), Region(3, 0, width - 10, height)]

@@ -5,10 +5,11 @@ segment's style carries the offset that mouse selection reads), then its styles 
 padding, border, outline, tint, hatch and opacity rules read for every line, two strips made
 per line, the app's line filters). For text that is not selectable yet, or never is, and a
 widget that nothing but padding and its background surrounds, both steps come down to a
-little: ``quick_strip`` draws a line of content without the offsets, ``draw_plain`` pads the
-lines with the background and applies the filters. Each is equal, cell by cell, to Textual's
-drawing (tests/tui/test_frozen_markdown.py, tests/tui/test_status_line.py); anything else is
-left to Textual.
+little: ``PlainLines.quick_strip`` draws a line of content without the offsets,
+``draw_plain`` pads the lines with the background and applies the filters. Each is equal,
+cell by cell, to Textual's drawing (tests/tui/test_frozen_markdown.py,
+tests/tui/test_status_line.py); anything else is left to Textual. ``PlainLines`` is a base of
+the widgets that draw this way, right after their Textual class.
 
 An answer streamed at full speed is drawn in its final frame (its last screenful: the
 offsets were 40% of a line's drawing, the styles cache another 1.1 ms of a 6 ms frame), and
@@ -27,64 +28,66 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 
-def quick_strip(widget: Widget, line: Content, width: int, style: Any) -> Strip | None:
-    """``line`` drawn as ``Visual.to_strips`` draws a line that fits in ``width`` in a widget
-    with Textual's default text rules, without the selection offsets in its segments'
-    styles; None when it does not fit or holds a tab (Textual's own drawing then)."""
-    if line.cell_length > width or "\t" in line.plain:
-        return None
-    rules = widget.styles
-    if rules.text_align not in ("left", "start") or rules.line_pad:
-        return None
-    segments = [
-        Segment(text, (style + text_style).rich_style)
-        for text, text_style in line.render(style, end="", parse_style=widget._get_style)
-    ]
-    return Strip(segments, line.cell_length)
+class PlainLines(Widget):
+    """A base, right after the Textual class, of a widget that draws some of its lines the
+    short way (see the module note)."""
 
+    def quick_strip(self, line: Content, width: int, style: Any) -> Strip | None:
+        """``line`` drawn as ``Visual.to_strips`` draws a line that fits in ``width`` with
+        Textual's default text rules, without the selection offsets in its segments' styles;
+        None when it does not fit or holds a tab (Textual's own drawing then)."""
+        if line.cell_length > width or "\t" in line.plain:
+            return None
+        rules = self.styles
+        if rules.text_align not in ("left", "start") or rules.line_pad:
+            return None
+        segments = [
+            Segment(text, (style + text_style).rich_style)
+            for text, text_style in line.render(style, end="", parse_style=self._get_style)
+        ]
+        return Strip(segments, line.cell_length)
 
-def plain(widget: Widget) -> bool:
-    """Whether nothing but its background and a padding at its sides surrounds or covers its
-    lines, and no text of it is selected."""
-    styles = widget.styles
-    top, _, bottom, _ = styles.padding
-    return (
-        widget.text_selection is None
-        and not top
-        and not bottom
-        and not any(edge for edge, _ in styles.border)
-        and not any(edge for edge, _ in styles.outline)
-        and not styles.tint.a
-        and widget.opacity == 1.0
-        and styles.text_opacity == 1.0
-        and (not styles.has_rule("hatch") or styles.hatch == "none")
-        and widget._border_title is None
-        and widget._border_subtitle is None
-    )
+    def drawn_plain(self) -> bool:
+        """Whether nothing but its background and a padding at its sides surrounds or covers
+        its lines, and no text of it is selected (``draw_plain`` then draws them)."""
+        styles = self.styles
+        top, _, bottom, _ = styles.padding
+        return (
+            self.text_selection is None
+            and not top
+            and not bottom
+            and not any(edge for edge, _ in styles.border)
+            and not any(edge for edge, _ in styles.outline)
+            and not styles.tint.a
+            and self.opacity == 1.0
+            and styles.text_opacity == 1.0
+            and (not styles.has_rule("hatch") or styles.hatch == "none")
+            and self._border_title is None
+            and self._border_subtitle is None
+        )
 
-
-def draw_plain(widget: Widget, crop: Region, line: Callable[[int], Strip]) -> list[Strip]:
-    """The lines in ``crop`` of a ``plain`` widget, as its styles cache draws them: the
-    content line ``line(y)`` padded to the content's width and with the side padding, in the
-    background, then the app's line filters."""
-    base, background = widget.background_colors
-    inner = widget._styles_cache.get_inner_outer(base, background)[0].rich_style
-    _, right, _, left = widget.styles.padding
-    width, content = widget.outer_size.width, widget.size.width
-    filters = widget.get_line_filters()
-    strips = []
-    for y in crop.line_range:
-        strip = line(y).adjust_cell_length(content, inner)
-        if left or right:  # as Textual's line_pad
-            segments = [Segment(" " * left, inner)] if left else []
-            segments += strip
-            if right:
-                segments.append(Segment(" " * right, inner))
-            strip = Strip(segments, width)
-        for line_filter in filters:
-            strip = strip.apply_filter(line_filter, background)
-        strips.append(strip)
-    if crop.column_span != (0, width):
-        x1, x2 = crop.column_span
-        strips = [strip.crop(x1, x2) for strip in strips]
-    return strips
+    def draw_plain(self, crop: Region, line: Callable[[int], Strip]) -> list[Strip]:
+        """The lines in ``crop``, as the styles cache draws them when ``drawn_plain()``: the
+        content line ``line(y)`` padded to the content's width and with the side padding, in
+        the background, then the app's line filters."""
+        base, background = self.background_colors
+        inner = self._styles_cache.get_inner_outer(base, background)[0].rich_style
+        _, right, _, left = self.styles.padding
+        width, content = self.outer_size.width, self.size.width
+        filters = self.get_line_filters()
+        strips = []
+        for y in crop.line_range:
+            strip = line(y).adjust_cell_length(content, inner)
+            if left or right:  # as Textual's line_pad
+                segments = [Segment(" " * left, inner)] if left else []
+                segments += strip
+                if right:
+                    segments.append(Segment(" " * right, inner))
+                strip = Strip(segments, width)
+            for line_filter in filters:
+                strip = strip.apply_filter(line_filter, background)
+            strips.append(strip)
+        if crop.column_span != (0, width):
+            x1, x2 = crop.column_span
+            strips = [strip.crop(x1, x2) for strip in strips]
+        return strips

@@ -143,11 +143,8 @@ class AssistantText(FrozenMarkdown, LaidOut):
 
     def __init__(self, text: str = "", *, ahead: bool = False) -> None:
         super().__init__(lazy=True, classes="answer")
-        self._ahead = ahead
-        """Mounted ahead of its text (see ``Conversation``): no margin until its first write,
-        so that until then it takes no line."""
-        if ahead:
-            self.styles.margin = 0
+        if ahead:  # mounted ahead of its text (see ``Conversation``): it takes no line
+            self.styles.margin = 0  # until its first write
         self._unsent: list[str] = [text] if text else []
         """Deltas received and not written yet, as they came (sanitized when written)."""
         self._parts: list[str] = []
@@ -233,9 +230,8 @@ class AssistantText(FrozenMarkdown, LaidOut):
         """Show ``fragment`` after what is shown: the finished blocks of the live text are
         sealed into pieces (rendered once; those far up only if they are ever painted), the
         block being written stays the tail (rendered again at each write: it is small)."""
-        if self._ahead:
-            self._ahead = False
-            self.styles.clear_rule("margin")  # the stylesheet's, from now on
+        if self.styles.inline.has_rule("margin"):  # mounted ahead: the stylesheet's margin
+            self.styles.clear_rule("margin")
         live = self._live + fragment
         if self._no_more and self.interrupted:
             live = close_partial(live)  # the live text starts a block, outside any fence

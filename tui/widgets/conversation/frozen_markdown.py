@@ -29,11 +29,10 @@ from textual.content import Content
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.visual import Visual
-from textual.widget import Widget
 
 from tui.widgets.conversation.hanging import hang_of, hanging_lines
 from tui.widgets.conversation.markdown_content import estimate_height, markdown_to_content
-from tui.widgets.plain_lines import draw_plain, plain, quick_strip
+from tui.widgets.plain_lines import PlainLines
 
 
 def _on_line(strip: Strip, y: int) -> Strip:
@@ -128,7 +127,7 @@ class _Piece:
         return self.starts[1]
 
 
-class FrozenMarkdown(Widget):
+class FrozenMarkdown(PlainLines):
     """Markdown that will not change, as a single widget: one or more pieces, shown one
     below the other with a blank line between them (as separate blocks would be), and a
     last piece that may (``set_tail``: a streaming answer's block being written).
@@ -270,8 +269,8 @@ class FrozenMarkdown(Widget):
         """The lines in ``crop``: drawn here when nothing but the background surrounds them
         (an answer's: ``draw_plain``; the pieces keep their strips, so the styles cache's line
         cache has nothing to keep), else Textual's way."""
-        if plain(self):
-            return draw_plain(self, crop, self.render_line)
+        if self.drawn_plain():
+            return self.draw_plain(crop, self.render_line)
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
@@ -348,7 +347,7 @@ class FrozenMarkdown(Widget):
         return self._to_strips(paragraph, width, style, quick=quick)
 
     def _to_strips(self, paragraph: Content, width: int, style: Any, *, quick: bool) -> list[Strip]:
-        strip = quick_strip(self, paragraph, width, style) if quick else None
+        strip = self.quick_strip(paragraph, width, style) if quick else None
         if strip is not None:
             return [strip]
         return Visual.to_strips(self, paragraph, width, None, style)

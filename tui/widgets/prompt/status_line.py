@@ -18,7 +18,7 @@ from textual.widgets import Static
 from frontend.status import StatusModel
 from tools.textfile import plural
 from tui.widgets.laid_out import LaidOut
-from tui.widgets.plain_lines import draw_plain, plain, quick_strip
+from tui.widgets.plain_lines import PlainLines
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -42,7 +42,7 @@ def human_tokens(n: int) -> str:
     return str(n)
 
 
-class StatusLine(Static, LaidOut, StatusModel):
+class StatusLine(Static, LaidOut, PlainLines, StatusModel):
     """One line at the very bottom. The app sets its attributes and calls :meth:`refresh_line`.
     Not selectable (its lines are drawn without the offsets selection reads).
 
@@ -121,15 +121,15 @@ class StatusLine(Static, LaidOut, StatusModel):
         surrounds them (tui/widgets/plain_lines.py: a frame of a turn drew them through
         Textual in 0.4-0.5 ms); else Textual's way (a line too long for the width ends in
         an ellipsis there)."""
-        if plain(self):
+        if self.drawn_plain():
             width, style = self.size.width, self.visual_style
             lines = [
-                quick_strip(self, line, width, style)
+                self.quick_strip(line, width, style)
                 for line in self.render().split("\n", allow_blank=True)
             ]
             drawn = [line for line in lines if line is not None]
             if len(drawn) == len(lines) >= crop.bottom:
-                return draw_plain(self, crop, drawn.__getitem__)
+                return self.draw_plain(crop, drawn.__getitem__)
         return super().render_lines(crop)
 
     def _build_line(self) -> Content:
