@@ -7,7 +7,8 @@
    session with no UI: the one the TUI builds, through the same front door; both with the SDK
    client made beforehand, as eddy's start-up does; a bare ``Session`` printed beside), and
    the keystroke echo delay while it streams (real terminal: eddy in tmux, keys sent with
-   send-keys, echo seen in capture-pane).
+   send-keys, echo seen in capture-pane). The fake API runs on a CPU of its own and eddy on
+   the others, as a remote API would (``pinned_apart``; ``BENCH_PIN=0``: not pinned).
    (bench_render.py: the same answer handed to the UI in two bursts, with no network.)
 3. a 500-turn session (text, tool calls, 1,000-line outputs): RSS and DOM size as it grows, and
    the time to scroll the whole conversation.
@@ -32,6 +33,7 @@ Parts: ``bench_tui.py [startup|stream|paced|long|deep|flood]`` (default: all).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -40,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -124,9 +126,10 @@ def bench_startup() -> None:
 # -- streaming ------------------------------------------------------------------------------
 class FakeServer:
     """The fake Messages API in its own process (so it does not share our GIL), answering
-    every request with ``text`` as fast as it can (real HTTP, real SSE, 3 words per delta)."""
+    every request with ``text`` as fast as it can (real HTTP, real SSE, 3 words per delta);
+    on the CPUs ``cpus`` only, when given (see ``pinned_apart``)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, cpus: set[int] | None = None) -> None:
         script = Path(tempfile.mkdtemp(prefix="eddy-bench-")) / "script.json"
         script.write_text(json.dumps({"default": {"content": [{"type": "text", "text": text}]}}))
         self.proc = subprocess.Popen(
@@ -134,6 +137,7 @@ class FakeServer:
             cwd=ROOT,
             stdout=subprocess.PIPE,
             text=True,
+            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
         )
         assert self.proc.stdout is not None
         self.base_url = self.proc.stdout.readline().strip()
@@ -146,6 +150,29 @@ class FakeServer:
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait()
+
+
+@contextlib.contextmanager
+def pinned_apart() -> Iterator[set[int] | None]:
+    """The CPUs the fake API is to run on, with this process kept off them meanwhile; None
+    (nothing pinned) on one CPU or with ``BENCH_PIN=0``.
+
+    The fake API stands for a remote server, which never runs on eddy's core. On a small
+    machine the kernel runs a thread woken by a loopback write on the writer's core (it
+    expects the writer to sleep next, as a pipe's does): the fake API then took eddy's core
+    right after the request, and eddy, which has work left after sending when a UI runs (the
+    prompt's frame), waited for it. Measured on 2 cores, same process, alternating: the UI
+    run's socket writes took 0.28 ms median and 2.2 ms p90 against the raw run's 0.05 ms,
+    its stream 5 ms longer; apart, both write in 0.05-0.08 ms."""
+    cores = sorted(os.sched_getaffinity(0))
+    if os.environ.get("BENCH_PIN") == "0" or len(cores) < 2:
+        yield None
+        return
+    os.sched_setaffinity(0, set(cores[:-1]))  # threads made from now on inherit it
+    try:
+        yield {cores[-1]}
+    finally:
+        os.sched_setaffinity(0, set(cores))
 
 
 async def raw_stream_seconds(
@@ -304,23 +331,20 @@ def echo_delays(tokens_per_s: float, samples: int = 30) -> list[float]:
     return delays
 
 
-def bench_stream() -> None:
-    text = answer_text()
-    workspace = Path(tempfile.mkdtemp(prefix="eddy-bench-ws-"))
-    os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
-    server = FakeServer(text)
+StreamRuns = tuple[list[float], ...]
+
+
+def stream_runs(text: str, workspace: Path, server_cpus: set[int] | None) -> StreamRuns:
+    """``BENCH_RUNS`` rounds of the raw stream, a bare Session's and the UI's, interleaved so
+    noise hits all alike: their wall and CPU seconds (see ``bench_stream``)."""
+    server = FakeServer(text, server_cpus)
+    runs = int(os.environ.get("BENCH_RUNS", "7"))
+    got: StreamRuns = tuple([] for _ in range(7))
+    raw, raw_cpu, bare, engine, final, settled, final_cpu = got
     try:
         asyncio.run(raw_stream_seconds(server.model(), workspace))  # warm-up: SDK import
         asyncio.run(ui_stream_seconds(server.model(), workspace))  # ... and the UI's
-        runs = int(os.environ.get("BENCH_RUNS", "7"))
-        raw: list[float] = []
-        raw_cpu: list[float] = []
-        bare: list[float] = []
-        engine: list[float] = []
-        final: list[float] = []
-        settled: list[float] = []
-        final_cpu: list[float] = []
-        for _ in range(runs):  # interleaved, so noise hits all alike
+        for _ in range(runs):
             r, r_cpu = asyncio.run(raw_stream_seconds(server.model(), workspace))
             raw.append(r)
             raw_cpu.append(r_cpu)
@@ -332,15 +356,31 @@ def bench_stream() -> None:
             final_cpu.append(f_cpu)
     finally:
         server.stop()
+    return got
+
+
+def bench_stream() -> None:
+    text = answer_text()
+    workspace = Path(tempfile.mkdtemp(prefix="eddy-bench-ws-"))
+    os.environ.update({k: v for k, v in scratch_env().items() if k.startswith("EDDY")})
+    with pinned_apart() as server_cpus:
+        got = stream_runs(text, workspace, server_cpus)
+    raw, raw_cpu, bare, engine, final, settled, final_cpu = got
+    runs = len(raw)
+    where = (
+        f"fake server on CPU {min(server_cpus)}, eddy on the others"
+        if server_cpus
+        else "nothing pinned"
+    )
     med = statistics.median
     pairs = sorted(f / r for f, r in zip(final, raw, strict=True))
     print(
         f"stream 20k tokens ({len(text)} chars, real SDK, fake server at full speed, median of "
-        f"{runs}): raw stream (the TUI's session, no UI) {med(raw):.3f}s; under the UI: engine "
-        f"done {med(engine):.3f}s, final frame {med(final):.3f}s = {med(final) / med(raw):.2f}x "
-        f"raw (target 1.2x), every piece rendered {med(settled):.2f}s; run by run "
-        f"{pairs[0]:.2f}x to {pairs[-1]:.2f}x, {sum(p <= 1.2 for p in pairs)} of {runs} within "
-        f"1.2x; load {os.getloadavg()[0]:.1f}"
+        f"{runs}; {where}): raw stream (the TUI's session, no UI) {med(raw):.3f}s; under the "
+        f"UI: engine done {med(engine):.3f}s, final frame {med(final):.3f}s = "
+        f"{med(final) / med(raw):.2f}x raw (target 1.2x), every piece rendered "
+        f"{med(settled):.2f}s; run by run {pairs[0]:.2f}x to {pairs[-1]:.2f}x, "
+        f"{sum(p <= 1.2 for p in pairs)} of {runs} within 1.2x; load {os.getloadavg()[0]:.1f}"
     )
     print(
         f"  a bare Session (no transcript, checkpoints or extensions) streams it in "
