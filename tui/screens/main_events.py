@@ -20,6 +20,13 @@ if TYPE_CHECKING:
     from tui.screens.main import MainScreen
 
 
+AHEAD_OF_REQUEST = (ev.TurnStarted, ev.ModelCallStarted)
+"""Events the engine emits just before a request to the model leaves: shown once the loop
+waits for the network (``FramePacer.before_frame``), so that the request goes first. Their
+blocks' mounts, and Textual's messages about them, ran between the steps that build and send
+it and held it back 2.5 ms; the frame that shows them comes after it either way."""
+
+
 class EventRouter:
     """Routes engine events to the widgets of a main screen.
 
@@ -33,15 +40,27 @@ class EventRouter:
         """Characters streamed in the running turn (a token estimate until usage comes)."""
         self._text: list[str] = []
         """Text deltas not shown yet: those parsed from one read of the stream go as one."""
+        self._held: list[ev.Event] = []
+        """Events ahead of a request (``AHEAD_OF_REQUEST``) not shown yet, in order."""
 
     def handle(self, event: ev.Event) -> None:
-        """Route one engine event to the widgets that show it."""
+        """Route one engine event to the widgets that show it (every event in the order it
+        came: those held back are shown before any that follows)."""
         if type(event) is ev.TextDelta:  # the hot path: thousands a second at full speed
             if not self._text:
                 asyncio.get_running_loop().call_soon(self._show_text_later)
             self._text.append(event.text)
             return
+        if isinstance(event, AHEAD_OF_REQUEST):
+            self._show_text()  # (text comes before them in practice: shown first if not)
+            if not self._held:
+                self.screen.frames.before_frame(self._show_held)
+            self._held.append(event)
+            return
         self._show_text()  # what was said before this event comes first
+        self._show(event)
+
+    def _show(self, event: ev.Event) -> None:
         screen = self.screen
         screen.conversation.apply(event)
         screen.status.follow(event)  # the figures and the activity (frontend/status.py)
@@ -219,12 +238,26 @@ class EventRouter:
         try:
             self._show_text()
         except Exception as exc:  # outside the app's emit, so reported as it would
-            app = cast("EddyApp", self.screen.app)
-            app.report_render_error("text_delta", exc)
+            self._report("text_delta", exc)
+
+    def _report(self, what: str, exc: Exception) -> None:
+        cast("EddyApp", self.screen.app).report_render_error(what, exc)
+
+    def _show_held(self) -> None:
+        """Show the events held back ahead of a request, in order (called once the loop
+        waits, or before an event that follows them); one that fails to show is reported as
+        the app's emit would, and the next is still shown."""
+        while self._held:
+            event = self._held.pop(0)
+            try:
+                self._show(event)
+            except Exception as exc:
+                self._report(event.type, exc)
 
     def _show_text(self) -> None:
         """Show the text deltas received since the engine last let the loop run (once the
         stream waits for the network, or before any other event)."""
+        self._show_held()
         if not self._text:
             return
         text = "".join(self._text)

@@ -25,6 +25,12 @@ has work ready (an answer streaming at full speed) still gets a frame within ``Y
 of its asking, and keys typed meanwhile are echoed as fast as before the change allowed
 (a frame a period at most).
 
+Work can wait for that moment too (``before_frame``): what the screen does with the events
+the engine emits just before a request leaves (a prompt's block, an answer's, mounted) ran
+between the steps that build and send it, and held the request back 2.5 ms (Textual's
+messages about the new widgets ran there too); done once the loop waits for the network, it
+costs the request nothing, and the frame that shows it still follows it.
+
 It is the LAST base of a screen class (``class MainScreen(CompletingScreen, PacedScreen)``),
 as Textual's CSS follows the first base only.
 """
@@ -60,18 +66,22 @@ class FramePacer:
         paint: Callable[[], None],
         period: float = UPDATE_PERIOD,
         burst: int = BURST,
-        yield_s: float = YIELD_S,
+        yield_s: float | None = None,
     ) -> None:
         self._paint = paint
         self._period = period
         self._burst = burst
-        self._yield_s = yield_s
+        self._yield_s = YIELD_S if yield_s is None else yield_s
         self._asked = 0.0
         """When the frame to paint was asked for (loop time)."""
         self._credit = float(burst)
         """Frames that may be painted at once, as of ``_at`` (loop time)."""
         self._at = 0.0
         self._handle: asyncio.TimerHandle | None = None
+        self._frame = False
+        """Whether a frame was asked for (``resume``) and not painted or called off yet."""
+        self._work: list[Callable[[], None]] = []
+        """Work to do before the next frame, once the loop has nothing else ready."""
 
     def credit(self, now: float) -> float:
         """How many frames may be painted at once at ``now`` (loop time)."""
@@ -89,14 +99,30 @@ class FramePacer:
 
     def resume(self) -> None:
         """Paint a frame as soon as the credit allows (once, however often it is asked)."""
+        self._frame = True
         if self._handle is None:
             loop = asyncio.get_running_loop()
             now = self._asked = loop.time()
             self._handle = loop.call_at(now + self.wait(now), self._fire)
 
+    def before_frame(self, work: Callable[[], None]) -> None:
+        """Do ``work`` once the loop has nothing else ready to run (``yield_s`` from now at
+        most), before the next frame; the frame then waits for what the work started."""
+        self._work.append(work)
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self._handle is not None and self._handle.when() <= now:
+            return  # the frame's wait for the loop: the work goes first
+        if self._handle is not None:  # a frame waiting for its credit: the work does not
+            self._handle.cancel()
+        self._asked = now
+        self._handle = loop.call_at(now, self._fire)
+
     def pause(self) -> None:
-        """No frame after all (one was just painted, by a frame or a layout)."""
-        if self._handle is not None:
+        """No frame after all (one was just painted, by a frame or a layout); work still
+        waiting is done as planned."""
+        self._frame = False
+        if self._handle is not None and not self._work:
             self._handle.cancel()
             self._handle = None
 
@@ -113,6 +139,17 @@ class FramePacer:
             self._handle = loop.call_at(now, self._fire)
             return
         self._handle = None
+        if self._work:
+            work, self._work = self._work, []
+            for item in work:
+                item()
+            if self._frame:  # the frame asked for, after what the work started
+                self._frame = False
+                self.resume()
+            return
+        if not self._frame:  # called off meanwhile (a layout painted it)
+            return
+        self._frame = False
         self.painted(now)
         self._paint()
 
