@@ -43,10 +43,14 @@ async def test_work_goes_after_the_ready_chain_and_the_frame_after_what_it_start
         order.append("paint")
         painted.set()
 
+    def work() -> None:
+        order.append("work")
+        chain(loop, order, "mount", 3)
+
     pacer = FramePacer(paint, PERIOD, yield_s=30.0)
     chain(loop, order, "request", 4)
     pacer.resume()  # a frame asked for before the work (the prompt cleared)
-    pacer.before_frame(lambda: (order.append("work"), chain(loop, order, "mount", 3)))
+    pacer.before_frame(work)
     await asyncio.wait_for(painted.wait(), 30)
     assert order == [
         *(f"request {n}" for n in range(1, 5)),
@@ -60,9 +64,14 @@ async def test_work_is_kept_when_a_frame_is_called_off_and_paints_nothing_itself
     loop = asyncio.get_running_loop()
     order: list[str] = []
     done = asyncio.Event()
+
+    def work() -> None:
+        order.append("work")
+        done.set()
+
     pacer = FramePacer(lambda: order.append("paint"), PERIOD, yield_s=30.0)
     pacer.resume()
-    pacer.before_frame(lambda: (order.append("work"), done.set()))
+    pacer.before_frame(work)
     pacer.pause()  # a layout painted the frame meanwhile: the work still goes
     await asyncio.wait_for(done.wait(), 30)
     for _ in range(5):
