@@ -132,10 +132,10 @@ async def test_the_request_leaves_before_the_answers_block_is_mounted(
         await type_and_send(pilot, "hello")
         await events.wait_for(ev.TurnFinished)
         await settle(app, pilot)
-        # the answer's block (ModelCallStarted, just before the request) was not mounted
-        # while the request was built; the prompt's may have been, if the engine waited for
-        # something between the turn's start and the call (the loop idle then)
-        assert model.at_request is not None and model.at_request[1] == 0
+        # neither the prompt's block (TurnStarted) nor the answer's (ModelCallStarted, just
+        # before the request) was mounted while the turn started and the request was built:
+        # the loop was never idle in between, and the second event did not show the first
+        assert model.at_request == (0, 0)
         assert model.at_answer == (1, 1)  # both mounted while it waited for the network
         conversation = app.main.query_one(Conversation)
         blocks = [type(b).__name__ for b in conversation.children][-2:]

@@ -52,7 +52,8 @@ class EventRouter:
             self._text.append(event.text)
             return
         if isinstance(event, AHEAD_OF_REQUEST):
-            self._show_text()  # (text comes before them in practice: shown first if not)
+            if self._text:  # text that came before it (never in practice) shows first
+                self._show_text()
             if not self._held:
                 self.screen.frames.before_frame(self._show_held)
             self._held.append(event)
