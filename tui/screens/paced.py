@@ -144,7 +144,6 @@ class FramePacer:
             for item in work:
                 item()
             if self._frame:  # the frame asked for, after what the work started
-                self._frame = False
                 self.resume()
             return
         if not self._frame:  # called off meanwhile (a layout painted it)

@@ -109,7 +109,9 @@ class Cuts:
         first_end = text.find("\n") + 1
         if self._blank_first and first_end >= at and self._cut_after(0, first_end):
             return first_end
-        pos = max(text.rfind("\n", 0, max(at - 1, 0)), 0)  # the line that ends at ``at``
+        # from the newline before the line that holds ``at - 1``: a blank line there may end
+        # at ``at`` (a cut goes just after the newline that ends a blank line)
+        pos = max(text.rfind("\n", 0, max(at - 1, 0)), 0)
         while (match := _BLANK.search(text, pos)) is not None:
             if match.end() >= at and self._cut_after(match.start() + 1, match.end()):
                 return match.end()
