@@ -13,6 +13,7 @@ from typing import Any
 from agent import events as ev
 from tests.fakes.scripted import ScriptedModel
 from tests.helpers.tui import SIZE, make_app, settle, type_and_send, wait_ready
+from tests.helpers.wait import until
 from tui.screens import paced
 from tui.screens.paced import FramePacer
 from tui.widgets.conversation.assistant_text import AssistantText
@@ -61,7 +62,6 @@ async def test_work_goes_after_the_ready_chain_and_the_frame_after_what_it_start
 
 
 async def test_work_is_kept_when_a_frame_is_called_off_and_paints_nothing_itself() -> None:
-    loop = asyncio.get_running_loop()
     order: list[str] = []
     done = asyncio.Event()
 
@@ -74,10 +74,8 @@ async def test_work_is_kept_when_a_frame_is_called_off_and_paints_nothing_itself
     pacer.before_frame(work)
     pacer.pause()  # a layout painted the frame meanwhile: the work still goes
     await asyncio.wait_for(done.wait(), 30)
-    for _ in range(5):
-        await asyncio.sleep(0)
-    assert order == ["work"] and pacer.due is None  # no frame was asked for after it
-    assert loop.is_running()
+    # nothing is scheduled after the work: no frame can follow unless one is asked for
+    assert order == ["work"] and pacer.due is None
 
 
 async def test_work_does_not_wait_for_a_frames_credit() -> None:
@@ -111,11 +109,14 @@ class RequestModel:
         return len(app.query(UserPrompt)), len(app.query(AssistantText))
 
     async def respond(self, request: Any, sink: Any) -> Any:
-        for _ in range(10):
+        for _ in range(10):  # steps of the loop, not time: sleep(0) only yields once
             await asyncio.sleep(0)
         self.at_request = self.shown()
-        await asyncio.sleep(0.05)  # the network: nothing ready on the loop meanwhile
-        self.at_answer = self.shown()
+        # the network: the loop has nothing ready while it polls, so the held blocks show
+        self.at_answer = await until(
+            lambda: self.shown() if self.shown() == (1, 1) else None,
+            what=lambda: f"both blocks shown while the request waits (shown: {self.shown()})",
+        )
         return await self._script.respond(request, sink)
 
 

@@ -49,6 +49,24 @@ async def test_changes_in_one_step_build_the_lines_once() -> None:
         assert "tok" not in str(status.render())
 
 
+async def test_a_multi_line_activity_or_title_keeps_the_height_worked_out() -> None:
+    """The height is decided from the attributes before the lines are built: text with a
+    newline in it (a multi-line ``!`` command's activity, a title) stays on its line."""
+    app = Harness()
+    async with app.run_test(size=(80, 10)) as pilot:
+        await pilot.pause()
+        status = app.query_one(StatusLine)
+        status.label = "two\nlines"
+        status.start_work()
+        status.activity = "running !printf a\nprintf b"
+        status.refresh_line()
+        for _ in range(3):
+            await pilot.pause()
+        lines = status.render().plain.split("\n")
+        assert len(lines) == 2 == status.size.height
+        assert "running !printf a printf b" in lines[0] and "two lines" in lines[1]
+
+
 def _cells(strips: list[Any]) -> list[list[tuple[str, str]]]:
     return [[(ch, str(seg.style)) for seg in strip for ch in seg.text] for strip in strips]
 

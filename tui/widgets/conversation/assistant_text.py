@@ -92,7 +92,8 @@ class Cuts:
         self._fences = [0] if first.lstrip().startswith(FENCES) else []
         """Where each fence line starts, in order."""
         self._fences += [match.start() + 1 for match in _FENCE.finditer(text)]
-        self._blank_first = len(first) < len(text) and not first.strip()
+        self._after_blank_first = 0 if first.strip() or len(first) == len(text) else len(first) + 1
+        """Where the line after the first starts, when the first is blank (else 0)."""
 
     def _cut_after(self, line: int, offset: int) -> bool:
         """Whether a cut may go after the blank line that starts at ``line`` and ends just
@@ -106,9 +107,9 @@ class Cuts:
     def after(self, at: int) -> int:
         """The first place at or after ``at`` where the text may be cut; -1 if none."""
         text = self.text
-        first_end = text.find("\n") + 1
-        if self._blank_first and first_end >= at and self._cut_after(0, first_end):
-            return first_end
+        second = self._after_blank_first
+        if second >= at and second and self._cut_after(0, second):
+            return second
         # from the newline before the line that holds ``at - 1``: a blank line there may end
         # at ``at`` (a cut goes just after the newline that ends a blank line)
         pos = max(text.rfind("\n", 0, max(at - 1, 0)), 0)

@@ -42,6 +42,13 @@ def human_tokens(n: int) -> str:
     return str(n)
 
 
+def _one_line(text: str) -> str:
+    """``text`` on one line: the status line's height is worked out from its attributes
+    before it is built (``refresh_line``), one line for the figures and one for the work; an
+    activity such as a multi-line ``!`` command must not add one."""
+    return " ".join(text.splitlines()) if "\n" in text or "\r" in text else text
+
+
 class StatusLine(Static, LaidOut, PlainLines, StatusModel):
     """One line at the very bottom. The app sets its attributes and calls :meth:`refresh_line`.
     Not selectable (its lines are drawn without the offsets selection reads).
@@ -137,8 +144,8 @@ class StatusLine(Static, LaidOut, PlainLines, StatusModel):
         muted = "$text-muted"
         parts: list[Content] = []
         if self.label:
-            parts.append(Content.styled(self.label, "bold reverse $text-warning"))
-        parts.append(Content.styled(self.model, "bold"))
+            parts.append(Content.styled(_one_line(self.label), "bold reverse $text-warning"))
+        parts.append(Content.styled(_one_line(self.model), "bold"))
         parts.append(Content.styled(self.mode, MODE_STYLES.get(self.mode, muted)))
         if self.context_window:
             pct = 100 * self.context_tokens / self.context_window
@@ -153,9 +160,9 @@ class StatusLine(Static, LaidOut, PlainLines, StatusModel):
             turns += f" (max {self.max_turns} per prompt)"
         parts.append(Content.styled(turns, muted))
         if self.mcp:
-            parts.append(Content.styled(self.mcp, muted))
+            parts.append(Content.styled(_one_line(self.mcp), muted))
         if self.background:
-            parts.append(Content.styled(self.background, "$accent"))
+            parts.append(Content.styled(_one_line(self.background), "$accent"))
         if self.queued:
             parts.append(Content.styled(f"{self.queued} queued", "bold $text-warning"))
         line = Content(" · ").join(parts)
@@ -174,4 +181,6 @@ class StatusLine(Static, LaidOut, PlainLines, StatusModel):
             spin = SPINNER[self._frame % len(SPINNER)]
             secs = int(self._clock() - self.working_since)
             text = " ".join(p for p in (spin, self.activity, f"{secs}s", tokens) if p)
-        return Content.assemble((text, "bold $text-accent"), ("  esc to stop", "$text-muted"))
+        return Content.assemble(
+            (_one_line(text), "bold $text-accent"), ("  esc to stop", "$text-muted")
+        )
